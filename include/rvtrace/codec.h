@@ -1,0 +1,92 @@
+/* rvtrace — the trace-family interface.
+ *
+ * Each protocol family (ntrace, etrace, cdl, dbg) implements one struct
+ * rvt_codec: configuration from named options, an encoder (ingress records
+ * -> bytes into a sink), a decoder (bytes -> calls on the shared flow
+ * engine) and a dump (bytes -> one text line per packet).  The CLI and the
+ * tests drive every family through this table, so a family needs no CLI
+ * code of its own.
+ */
+#ifndef RVTRACE_CODEC_H
+#define RVTRACE_CODEC_H
+
+#include "rvtrace/common.h"
+#include "rvtrace/flow.h"
+#include "rvtrace/image.h"
+#include "rvtrace/ingress.h"
+#include "rvtrace/sink.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One option a family accepts ("--name ARG").  arg == NULL: a flag that
+ * takes no value (cfg_set receives "1"). */
+struct rvt_codec_opt {
+    const char *name;
+    const char *arg;
+    const char *help;
+};
+
+/* Counters an encoder reports after finishing. */
+struct rvt_codec_stats {
+    uint64_t insns;     /* instructions seen */
+    uint64_t records;   /* ingress records seen */
+    uint64_t packets;   /* messages/packets produced */
+    uint64_t bytes;     /* bytes produced (before any sink loss) */
+    uint64_t lost;      /* bytes the sink refused */
+};
+
+struct rvt_codec {
+    const char *name;     /* "ntrace" */
+    const char *summary;  /* one line for --help */
+    const struct rvt_codec_opt *options; /* terminated by {NULL} */
+
+    size_t cfg_size;
+    void (*cfg_init)(void *cfg);
+    /* key is the option name without dashes; val is "1" for flags. */
+    int (*cfg_set)(void *cfg, const char *key, const char *val, struct rvt_diag *d);
+    /* Called once all options are set: check consistency, fill defaults
+     * from the stream's xlen (and the image, if any; may be NULL). */
+    int (*cfg_finish)(void *cfg, unsigned xlen, const struct rvt_image *img, struct rvt_diag *d);
+    /* Flow settings the decoder needs (ecall mode, call stack, sijump). */
+    void (*flow_config)(const void *cfg, struct rvt_flow_config *fc);
+
+    /* Encoder: records -> bytes written to out. */
+    int (*enc_new)(void **enc, const void *cfg, const struct rvt_byte_sink *out, struct rvt_diag *d);
+    int (*enc_put)(void *enc, const struct rvt_ing_rec *r);
+    int (*enc_finish)(void *enc);
+    void (*enc_stats)(const void *enc, struct rvt_codec_stats *st);
+    const char *(*enc_error)(const void *enc);
+    void (*enc_free)(void *enc);
+
+    /* Decoder: bytes -> flow.  dec_run decodes a whole buffer from its first
+     * synchronisation point, reporting errors as RVT_NOTE_ERROR notes and
+     * resynchronising; it returns <0 only for errors it cannot step over
+     * (out of memory, sink abort) or, in strict mode, at the first error. */
+    int (*dec_new)(void **dec, const void *cfg, struct rvt_flow *flow, struct rvt_diag *d);
+    int (*dec_run)(void *dec, const uint8_t *buf, size_t len);
+    const char *(*dec_error)(const void *dec);
+    void (*dec_free)(void *dec);
+
+    /* Dump: one line per packet: byte offset, name, every field. */
+    int (*dump)(const void *cfg, const uint8_t *buf, size_t len, FILE *out, struct rvt_diag *d);
+
+    /* Optional: print discovery/parameter information (`rvtrace info`). */
+    int (*info)(const void *cfg, FILE *out, struct rvt_diag *d);
+};
+
+/* All families, NULL-terminated. */
+const struct rvt_codec *const *rvt_codec_list(void);
+const struct rvt_codec *rvt_codec_find(const char *name);
+
+/* Convenience: allocate and initialise a family's config. */
+void *rvt_codec_cfg_new(const struct rvt_codec *c);
+void rvt_codec_cfg_free(void *cfg);
+
+/* Decoder strictness shared by all families (cfg_set key "strict"). */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

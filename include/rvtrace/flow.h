@@ -1,0 +1,261 @@
+/* rvtrace — the flow engine: the one code walker every decoder feeds.
+ *
+ * A decoder turns packets into calls on a struct rvt_flow:
+ *
+ *   rvt_flow_sync(f, addr, ...)        start/resync at a full address
+ *   rvt_flow_push_branches(f, bits, n) outcomes of the next n conditional branches
+ *   rvt_flow_walk(f, &limit, &stop)    retire code until a limit or a decision
+ *   rvt_flow_branch/jump/trap/...      resolve the pending decision
+ *   rvt_flow_gap(f, ...)               trace off, data lost, decoder error
+ *
+ * The engine walks the image one cached block at a time, follows inferable
+ * jumps (and returns predicted by the implicit-return call stack, when the
+ * walk asks for it), consumes queued branch outcomes, and emits *blocks* —
+ * maximal runs of sequentially retired instructions — to a sink.  When the
+ * events and the code disagree it fails with the address, the event and
+ * what the code expected.
+ */
+#ifndef RVTRACE_FLOW_H
+#define RVTRACE_FLOW_H
+
+#include "rvtrace/common.h"
+#include "rvtrace/image.h"
+#include "rvtrace/ingress.h"
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- call stack (shared by encoders and the flow engine) --------------- */
+
+/* What happens when a call is pushed onto a full stack. */
+enum rvt_cs_overflow {
+    RVT_CS_DROP_OLDEST = 0, /* circular: the oldest entry is overwritten */
+    RVT_CS_IGNORE_NEW = 1   /* the new entry is not pushed */
+};
+
+#define RVT_CALLSTACK_MAX 1024
+
+struct rvt_callstack {
+    uint64_t entry[RVT_CALLSTACK_MAX]; /* return addresses, circular */
+    unsigned depth;                    /* capacity in use (0 = disabled) */
+    unsigned count;                    /* entries held (<= depth) */
+    unsigned top;                      /* index of the next free slot */
+    enum rvt_cs_overflow overflow;
+};
+
+void rvt_cs_init(struct rvt_callstack *cs, unsigned depth, enum rvt_cs_overflow overflow);
+void rvt_cs_clear(struct rvt_callstack *cs);
+/* Push a return address; returns true if an entry was lost (overflow). */
+bool rvt_cs_push(struct rvt_callstack *cs, uint64_t ret);
+/* Pop into *ret; false if empty. */
+bool rvt_cs_pop(struct rvt_callstack *cs, uint64_t *ret);
+/* Peek at the top; false if empty. */
+bool rvt_cs_peek(const struct rvt_callstack *cs, uint64_t *ret);
+
+/* ---- blocks: what the engine emits ------------------------------------- */
+
+enum rvt_block_end {
+    RVT_END_SEQ = 0,   /* cut without a discontinuity (limit, resync, end) */
+    RVT_END_BRANCH,    /* taken conditional branch */
+    RVT_END_JUMP,      /* jump without linkage (inferable or not) */
+    RVT_END_CALL,      /* call (jal/jalr with x1/x5, other linking jump) */
+    RVT_END_RETURN,    /* return */
+    RVT_END_COSWAP,    /* co-routine swap */
+    RVT_END_TRAP,      /* exception or interrupt after the last instruction */
+    RVT_END_TRAPRET,   /* mret/sret/... */
+    RVT_END_ECALL,     /* ecall treated as an uninferable jump (user emulation) */
+    RVT_END_GAP        /* trace stopped / lost / error: `next` unknown */
+};
+const char *rvt_block_end_name(unsigned end);
+
+enum rvt_block_flags {
+    RVT_BLK_INTERRUPT = 1u << 0, /* END_TRAP: asynchronous */
+    RVT_BLK_IMPLICIT = 1u << 1,  /* RETURN predicted by the call stack */
+    RVT_BLK_HAS_TIME = 1u << 2
+};
+
+struct rvt_block {
+    uint64_t start;   /* first instruction */
+    uint64_t last;    /* last instruction */
+    uint64_t next;    /* where execution continued (valid unless END_GAP/SEQ-at-end) */
+    uint64_t ninsns;  /* instructions in the block (>= 1) */
+    uint64_t index;   /* stream index of the first instruction */
+    uint64_t context;
+    uint64_t time;
+    uint64_t tval;    /* END_TRAP */
+    uint64_t trace_offset; /* byte offset in the trace of the packet that ended the block */
+    uint32_t cause;   /* END_TRAP */
+    uint8_t end;      /* enum rvt_block_end */
+    uint8_t cf;       /* class of the last instruction */
+    uint8_t priv;
+    uint8_t flags;    /* enum rvt_block_flags */
+};
+
+/* Non-block events a consumer may want (for listings and loss reports). */
+enum rvt_note_kind {
+    RVT_NOTE_SYNC = 1,   /* resynchronised at `addr` */
+    RVT_NOTE_GAP,        /* trace lost / off from here (reason in `reason`) */
+    RVT_NOTE_ERROR,      /* decoder error at `offset`; `text` explains; resync follows */
+    RVT_NOTE_CONTEXT,    /* priv/context changed */
+    RVT_NOTE_TIME        /* timestamp */
+};
+enum rvt_gap_reason {
+    RVT_GAP_TRACE_OFF = 1, /* tracing disabled / filtered out */
+    RVT_GAP_LOST,          /* overflow: the encoder dropped trace */
+    RVT_GAP_ERROR,         /* the decoder could not follow: corrupt or inconsistent trace */
+    RVT_GAP_WRAP,          /* circular buffer overwrote older trace */
+    RVT_GAP_END            /* trace ended (truncated) */
+};
+struct rvt_note {
+    uint64_t addr;
+    uint64_t offset;     /* trace byte offset */
+    uint64_t value;      /* context or time */
+    uint64_t index;      /* instruction index in the stream at this point */
+    const char *text;    /* NOTE_ERROR: message */
+    uint8_t kind;        /* enum rvt_note_kind */
+    uint8_t reason;      /* enum rvt_gap_reason */
+    uint8_t priv;
+};
+
+struct rvt_flow_sink {
+    int (*block)(void *ctx, const struct rvt_block *b); /* nonzero return aborts the decode */
+    int (*note)(void *ctx, const struct rvt_note *n);   /* optional */
+    void *ctx;
+};
+
+/* ---- the engine --------------------------------------------------------- */
+
+/* How the walker treats ecall/ebreak.  TRAP: they do not retire; the walk
+ * stops before them (RVT_STOP_TRAPINSN) for the decoder to report the trap. */
+enum rvt_flow_ecall {
+    RVT_FLOW_ECALL_SEQUENTIAL = 0, /* user-mode emulation: ecall falls through */
+    RVT_FLOW_ECALL_UNINFERABLE = 1,/* reference N-Trace: ecall is an uninferable call (target from trace) */
+    RVT_FLOW_ECALL_TRAP = 2        /* system mode: ecall/ebreak trap */
+};
+
+struct rvt_flow_config {
+    size_t size;                     /* sizeof(struct rvt_flow_config) */
+    const struct rvt_image *image;   /* required */
+    unsigned xlen;                   /* 0: from image */
+    enum rvt_flow_ecall ecall;
+    unsigned callstack_depth;        /* implicit-return stack (0: none) */
+    enum rvt_cs_overflow callstack_overflow;
+    bool sijump;                     /* follow sequentially inferable jumps */
+    struct rvt_flow_sink sink;
+};
+
+struct rvt_flow;
+struct rvt_flow *rvt_flow_new(const struct rvt_flow_config *cfg);
+void rvt_flow_free(struct rvt_flow *f);
+const char *rvt_flow_error(const struct rvt_flow *f);
+/* Reset to "no address known" (keeps configuration, clears stack and queue). */
+void rvt_flow_reset(struct rvt_flow *f);
+
+/* Byte offset of the packet being applied (goes into blocks, notes and errors). */
+void rvt_flow_set_offset(struct rvt_flow *f, uint64_t offset);
+
+/* Start or resynchronise at addr.  Any pending decision and queued branches
+ * are dropped (a NOTE_SYNC is emitted).  The call stack is kept unless
+ * clear_stack. */
+int rvt_flow_sync(struct rvt_flow *f, uint64_t addr, uint8_t priv, uint64_t context, bool clear_stack);
+/* Change priv/context from the next instruction on (NOTE_CONTEXT). */
+int rvt_flow_set_context(struct rvt_flow *f, uint8_t priv, uint64_t context);
+void rvt_flow_set_time(struct rvt_flow *f, uint64_t time);
+
+/* Queue outcomes of the next n (<= 64) conditional branches, bit 0 first
+ * (1 = taken). */
+int rvt_flow_push_branches(struct rvt_flow *f, uint64_t bits, unsigned n);
+unsigned rvt_flow_queued_branches(const struct rvt_flow *f);
+void rvt_flow_clear_branches(struct rvt_flow *f);
+
+/* Walk limits.  Zero / absent fields mean "no limit". */
+enum rvt_walk_flags {
+    RVT_WALK_HALFWORDS = 1u << 0,   /* stop after `halfwords` halfwords retired */
+    RVT_WALK_INSNS = 1u << 1,       /* stop after `insns` instructions retired */
+    RVT_WALK_ADDR = 1u << 2,        /* stop when the next instruction is at `addr` */
+    RVT_WALK_ADDR_NOT_FIRST = 1u << 3, /* ...but not before retiring at least one */
+    RVT_WALK_NT_DEFAULT = 1u << 4,  /* branches without a queued outcome are not taken */
+    RVT_WALK_IMPLICIT_RET = 1u << 5,/* returns with a non-empty call stack pop it (no stop) */
+    RVT_WALK_STOP_BRANCH = 1u << 6, /* stop after every conditional branch, even with outcomes queued */
+    RVT_WALK_STOP_JUMP = 1u << 7    /* stop after inferable jumps too (before following) */
+};
+struct rvt_walk {
+    uint32_t flags;
+    uint64_t halfwords;
+    uint64_t insns;
+    uint64_t addr;
+};
+
+/* Why a walk stopped.  For COUNT/BRANCH/UNINF/JUMP the last retired
+ * instruction's successor is pending: resolve it with rvt_flow_branch /
+ * rvt_flow_jump / rvt_flow_trap / rvt_flow_continue (a following walk
+ * resolves it by the code if it can). */
+enum rvt_stop_reason {
+    RVT_STOP_COUNT = 1,  /* halfword/instruction limit reached exactly */
+    RVT_STOP_ADDR,       /* the next instruction is at walk.addr (not retired) */
+    RVT_STOP_BRANCH,     /* a conditional branch retired, no outcome queued (or STOP_BRANCH) */
+    RVT_STOP_UNINF,      /* an uninferable jump / trap return / ecall(UNINFERABLE) retired */
+    RVT_STOP_JUMP,       /* an inferable jump retired (RVT_WALK_STOP_JUMP) */
+    RVT_STOP_TRAPINSN    /* next instruction is ecall/ebreak and ecall mode is TRAP (not retired) */
+};
+struct rvt_stop {
+    uint8_t reason;      /* enum rvt_stop_reason */
+    uint8_t cf;          /* class of the last retired instruction (pending one) */
+    uint64_t last;       /* address of the last retired instruction (if any this walk) */
+    uint64_t pc;         /* address of the next instruction if known (ADDR, TRAPINSN, natural successor) */
+    uint64_t insns;      /* instructions retired by this walk */
+    uint64_t halfwords;  /* halfwords retired by this walk */
+    uint64_t target;     /* static target of the pending branch/jump, if any */
+};
+
+/* Retire instructions from the current pc under the limits.  Returns 0 and
+ * fills *stop, or <0 on error (no code, count ending mid-instruction, a
+ * count that overruns an uninferable jump, ...: rvt_flow_error explains). */
+int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *stop);
+
+/* Resolutions of the pending instruction. */
+int rvt_flow_branch(struct rvt_flow *f, bool taken);   /* pending must be a conditional branch */
+int rvt_flow_jump(struct rvt_flow *f, uint64_t target);/* pending jump/trap return/ecall goes to target */
+int rvt_flow_continue(struct rvt_flow *f);             /* natural successor (sequential/inferable/call stack) */
+/* A trap after the last retired instruction (or instead of the ecall/ebreak
+ * the walk stopped at); execution continues at handler (if known; pass
+ * have_handler=false when the handler address comes later, e.g. by sync). */
+int rvt_flow_trap(struct rvt_flow *f, bool interrupt, uint32_t cause, uint64_t tval, bool have_handler,
+                  uint64_t handler);
+/* Trace stopped/lost/error here; the pc becomes unknown until rvt_flow_sync. */
+int rvt_flow_gap(struct rvt_flow *f, enum rvt_gap_reason reason, const char *text);
+/* Flush the block in progress (end of trace). */
+int rvt_flow_finish(struct rvt_flow *f);
+
+/* State queries. */
+bool rvt_flow_have_pc(const struct rvt_flow *f);
+bool rvt_flow_pending(const struct rvt_flow *f);
+uint64_t rvt_flow_pc(const struct rvt_flow *f);           /* next pc (if known) */
+uint64_t rvt_flow_insns(const struct rvt_flow *f);        /* instructions retired so far */
+struct rvt_callstack *rvt_flow_callstack(struct rvt_flow *f);
+struct rvt_bcache *rvt_flow_bcache(struct rvt_flow *f);
+unsigned rvt_flow_xlen(const struct rvt_flow *f);
+
+/* Per-instruction adapter: call fn for every instruction of a block emitted
+ * by this flow (addresses in order).  Uses the block cache. */
+int rvt_flow_block_insns(struct rvt_flow *f, const struct rvt_block *b,
+                         int (*fn)(void *ctx, uint64_t pc, const struct rvt_block *b), void *ctx);
+
+/* ---- the ideal decoder: ingress -> flow --------------------------------- */
+
+/* Feed a flow from ingress records directly (no trace family).  This is
+ * what `rvtrace check` runs and the reference for every decoder: the blocks
+ * must reproduce the records' instructions. */
+struct rvt_ingflow;
+struct rvt_ingflow *rvt_ingflow_new(struct rvt_flow *f);
+void rvt_ingflow_free(struct rvt_ingflow *x);
+int rvt_ingflow_put(struct rvt_ingflow *x, const struct rvt_ing_rec *r);
+int rvt_ingflow_finish(struct rvt_ingflow *x);
+const char *rvt_ingflow_error(const struct rvt_ingflow *x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

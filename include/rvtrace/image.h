@@ -1,0 +1,136 @@
+/* rvtrace — code image: ELF segments, raw binaries, a read callback, symbols,
+ * and the decoded-block cache that lets the flow engine walk code one block
+ * (not one instruction) at a time.
+ *
+ * An image is immutable once loaded and may be shared by threads; each
+ * thread walks with its own block cache (struct rvt_bcache).
+ */
+#ifndef RVTRACE_IMAGE_H
+#define RVTRACE_IMAGE_H
+
+#include "rvtrace/common.h"
+#include "rvtrace/isa.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rvt_image;
+
+/* Caller-supplied code reader: copy up to len bytes at addr into buf and
+ * return how many were available (0 = no code there).  Must be thread-safe
+ * if the image is used from several threads. */
+typedef size_t (*rvt_img_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+struct rvt_image *rvt_img_new(void);
+void rvt_img_free(struct rvt_image *img);
+/* Last error text ("prog.elf: offset 0x40: section header table beyond end of file (size 812)"). */
+const char *rvt_img_error(const struct rvt_image *img);
+
+/* Load an ELF32/ELF64 little-endian RISC-V file: every PT_LOAD segment with
+ * file contents (executable ones are marked as code), the entry point, the
+ * xlen, and the function/object symbols (.symtab, else .dynsym). */
+int rvt_img_load_elf(struct rvt_image *img, const char *path);
+/* Same from memory; `name` is used in messages.  The bytes are copied. */
+int rvt_img_load_elf_mem(struct rvt_image *img, const void *buf, size_t len, const char *name);
+/* Add a raw binary at an address (copied).  Overlapping segments: the one
+ * added last wins. */
+int rvt_img_add_raw(struct rvt_image *img, uint64_t addr, const void *data, size_t len,
+                    const char *name);
+int rvt_img_add_raw_file(struct rvt_image *img, uint64_t addr, const char *path);
+/* Consulted for addresses no segment covers. */
+void rvt_img_set_reader(struct rvt_image *img, rvt_img_read_fn fn, void *ctx);
+
+/* 32 or 64; taken from the first ELF loaded, else 64, else as set. */
+unsigned rvt_img_xlen(const struct rvt_image *img);
+void rvt_img_set_xlen(struct rvt_image *img, unsigned xlen);
+uint64_t rvt_img_entry(const struct rvt_image *img);
+
+/* Copy code bytes; returns the number available at addr (0 = none). */
+size_t rvt_img_read(const struct rvt_image *img, uint64_t addr, void *buf, size_t len);
+/* Decode the instruction at addr.  -RVT_ERR_NOCODE if no bytes there
+ * (a message names the address). */
+int rvt_img_insn(const struct rvt_image *img, uint64_t addr, struct rvt_insn *out);
+
+/* Symbols. */
+struct rvt_symbol {
+    uint64_t addr;
+    uint64_t size;
+    const char *name;
+    uint8_t is_func;
+};
+/* The symbol containing addr (function symbols preferred; else the nearest
+ * preceding function symbol).  Returns NULL if none. */
+const struct rvt_symbol *rvt_img_symbol_at(const struct rvt_image *img, uint64_t addr);
+/* Find a symbol by name; NULL if none. */
+const struct rvt_symbol *rvt_img_symbol_named(const struct rvt_image *img, const char *name);
+size_t rvt_img_symbol_count(const struct rvt_image *img);
+const struct rvt_symbol *rvt_img_symbol_index(const struct rvt_image *img, size_t i);
+
+/* Loaded segments, for listings and coverage. */
+struct rvt_segment {
+    uint64_t addr;
+    uint64_t size;
+    const uint8_t *data;
+    uint8_t exec;
+    const char *name;
+};
+size_t rvt_img_segment_count(const struct rvt_image *img);
+const struct rvt_segment *rvt_img_segment(const struct rvt_image *img, size_t i);
+
+/* ---- decoded-block cache ------------------------------------------------ */
+
+/* A run of instructions starting at `start`, ending with the first
+ * control-flow instruction (any class except NONE), or cut after
+ * RVT_BLOCK_MAX_INSNS instructions, or before bytes that are not code or not
+ * a valid instruction. */
+#define RVT_BLOCK_MAX_INSNS 64
+
+enum rvt_block_info_flags {
+    RVT_BI_CF_END = 1u << 0,    /* the last instruction has class `cf` != NONE */
+    RVT_BI_CAPPED = 1u << 1,    /* cut at RVT_BLOCK_MAX_INSNS; continues at `next` */
+    RVT_BI_STOP_NOCODE = 1u << 2,  /* no code at `next` */
+    RVT_BI_STOP_BADINSN = 1u << 3, /* invalid instruction at `next` */
+    RVT_BI_SIJUMP = 1u << 4,    /* last is an uninferable jump whose rs1 was set by
+                                   the instruction before it in this block:
+                                   `target` holds the sequentially inferred target */
+    RVT_BI_EMPTY = 1u << 5      /* no instruction at all at `start` (ninsns == 0) */
+};
+
+struct rvt_block_info {
+    uint64_t start;
+    uint64_t last;         /* address of the last instruction */
+    uint64_t next;         /* last + its length (fall-through / return address) */
+    uint64_t target;       /* static target of branch/jal, or sijump target */
+    uint64_t rvc_mask;     /* bit i set: instruction i is 16-bit */
+    uint32_t ninsns;
+    uint32_t halfwords;
+    uint8_t cf;            /* class of the last instruction (enum rvt_cf) */
+    uint8_t flags;         /* enum rvt_block_info_flags */
+    uint8_t rd, rs1;       /* of the last instruction */
+    uint32_t last_bits;    /* raw bits of the last instruction */
+};
+
+struct rvt_bcache;
+/* A cache of decoded blocks for one thread.  `slots_log2` 0 = default. */
+struct rvt_bcache *rvt_bcache_new(const struct rvt_image *img, unsigned slots_log2);
+void rvt_bcache_free(struct rvt_bcache *bc);
+/* The block starting at addr.  Never NULL: a block with ninsns == 0 and
+ * RVT_BI_EMPTY set describes an address without code or with an invalid
+ * instruction (flags say which). */
+const struct rvt_block_info *rvt_bcache_get(struct rvt_bcache *bc, uint64_t addr);
+const struct rvt_image *rvt_bcache_image(const struct rvt_bcache *bc);
+/* Cache statistics (hits, misses) for benchmarks. */
+void rvt_bcache_stats(const struct rvt_bcache *bc, uint64_t *hits, uint64_t *misses);
+
+/* Offset in halfwords of instruction i (0..ninsns) from the block start. */
+static inline uint32_t rvt_block_hw_offset(const struct rvt_block_info *b, uint32_t i)
+{
+    uint64_t m = i >= 64 ? b->rvc_mask : (b->rvc_mask & ((1ull << i) - 1));
+    return 2 * i - (uint32_t)__builtin_popcountll(m);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

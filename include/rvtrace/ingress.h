@@ -1,0 +1,227 @@
+/* rvtrace — ingress: what the hart retired, as E-Trace ingress-port records.
+ *
+ * One record = one block of the ingress port: `iretire` halfwords of
+ * contiguous instructions starting at `iaddr`, the last of size
+ * 2^ilastsize halfwords, ending with `itype`.  A trap (itype 1/2) follows the
+ * last retired instruction of its block; a synchronous exception's faulting
+ * instruction did not retire, so its block may have iretire == 0 and iaddr =
+ * the faulting instruction (epc).  Records with RVT_ING_SAME_CYCLE retired in
+ * the same cycle as the previous record (multiple retirement).
+ *
+ * Readers turn outside sources into records; the builder turns a stream of
+ * executed PCs (with optional instruction bits and trap notes) into records,
+ * deriving itype/iretire/ilastsize from the code.
+ */
+#ifndef RVTRACE_INGRESS_H
+#define RVTRACE_INGRESS_H
+
+#include "rvtrace/common.h"
+#include "rvtrace/image.h"
+#include "rvtrace/isa.h"
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* itype codes (4-bit ingress encoding, ingressPort.adoc table itype). */
+enum rvt_itype {
+    RVT_ITYPE_NONE = 0,
+    RVT_ITYPE_EXCEPTION = 1,
+    RVT_ITYPE_INTERRUPT = 2,
+    RVT_ITYPE_TRAPRET = 3,
+    RVT_ITYPE_NOT_TAKEN = 4,
+    RVT_ITYPE_TAKEN = 5,
+    RVT_ITYPE_UNINF_JUMP3 = 6, /* itype_width_p == 3 only */
+    RVT_ITYPE_CALL_UNINF = 8,
+    RVT_ITYPE_CALL_INF = 9,
+    RVT_ITYPE_JUMP_UNINF = 10,
+    RVT_ITYPE_JUMP_INF = 11,
+    RVT_ITYPE_COSWAP = 12,
+    RVT_ITYPE_RETURN = 13,
+    RVT_ITYPE_OTHER_UNINF = 14,
+    RVT_ITYPE_OTHER_INF = 15
+};
+
+/* ctype (context report type). */
+enum rvt_ctype {
+    RVT_CTYPE_UNREPORTED = 0,
+    RVT_CTYPE_IMPRECISE = 1,
+    RVT_CTYPE_PRECISE = 2,
+    RVT_CTYPE_ASYNC = 3
+};
+
+enum rvt_ing_flags {
+    RVT_ING_SAME_CYCLE = 1u << 0, /* retired in the same cycle as the previous record */
+    RVT_ING_SIJUMP = 1u << 1,     /* itype uninferable but sequentially inferable */
+    RVT_ING_HAS_TIME = 1u << 2,   /* `time` is valid */
+    RVT_ING_HAS_RD = 1u << 3,     /* the last instruction wrote rd_value to rd */
+    RVT_ING_HAS_MEM = 1u << 4,    /* the last instruction accessed memory */
+    RVT_ING_MEM_STORE = 1u << 5,  /* ...and it was a store (else a load) */
+    RVT_ING_HAS_MEMVAL = 1u << 6, /* mem_value is valid */
+    RVT_ING_TRACEPOINT = 1u << 7  /* the last instruction is a tracepoint (tp_type) */
+};
+
+struct rvt_ing_rec {
+    uint64_t iaddr;     /* first instruction of the block (or faulting insn) */
+    uint64_t tval;      /* trap value (itype 1) */
+    uint64_t context;   /* context / hart id for the block */
+    uint64_t time;      /* RVT_ING_HAS_TIME */
+    uint64_t rd_value;  /* RVT_ING_HAS_RD */
+    uint64_t mem_addr;  /* RVT_ING_HAS_MEM */
+    uint64_t mem_value; /* RVT_ING_HAS_MEMVAL */
+    uint32_t iretire;   /* halfwords retired in this block */
+    uint32_t cause;     /* exception/interrupt cause (itype 1/2) */
+    uint16_t flags;     /* enum rvt_ing_flags */
+    uint8_t itype;      /* enum rvt_itype */
+    uint8_t ilastsize;  /* last instruction is 2^ilastsize halfwords (0: 16-bit, 1: 32-bit) */
+    uint8_t priv;       /* enum rvt_priv, for all instructions of the block */
+    uint8_t ctype;      /* enum rvt_ctype */
+    uint8_t rd;         /* RVT_ING_HAS_RD: register number (0..31; 32..63 = f0..f31) */
+    uint8_t mem_size;   /* RVT_ING_HAS_MEM: bytes */
+    uint8_t tp_type;    /* RVT_ING_TRACEPOINT: 0..15 */
+};
+
+/* Address of the last instruction of a record's block (iaddr + 2*iretire - size). */
+static inline uint64_t rvt_ing_last_addr(const struct rvt_ing_rec *r)
+{
+    return r->iaddr + 2u * (uint64_t)r->iretire - (2u << r->ilastsize);
+}
+/* Address following the block. */
+static inline uint64_t rvt_ing_next_addr(const struct rvt_ing_rec *r)
+{
+    return r->iaddr + 2u * (uint64_t)r->iretire;
+}
+
+/* How an `ecall` that does not trap (user-mode emulation: the emulator does
+ * the system call and execution continues at ecall+4) is recorded.
+ * SEQUENTIAL: an ordinary instruction (itype 0).  UNINFERABLE: an
+ * uninferable call (itype 8) to ecall+4 — the N-Trace reference tool's
+ * treatment, which makes encoders report its target explicitly. */
+enum rvt_ecall_mode {
+    RVT_ECALL_SEQUENTIAL = 0,
+    RVT_ECALL_UNINFERABLE = 1
+};
+
+/* ---- builder: executed PCs -> records ---------------------------------- */
+
+struct rvt_ing_builder;
+typedef int (*rvt_ing_emit_fn)(void *ctx, const struct rvt_ing_rec *rec);
+
+struct rvt_ing_builder_config {
+    size_t size;                  /* sizeof(struct rvt_ing_builder_config) */
+    const struct rvt_image *image;/* code source when instruction bits are not given; may be NULL if bits always are */
+    unsigned xlen;                /* 32 or 64 (0: from image) */
+    enum rvt_ecall_mode ecall_mode;
+    bool one_insn_per_record;     /* false: merge sequential instructions into blocks (iretire > 1 insn) */
+    rvt_ing_emit_fn emit;
+    void *emit_ctx;
+};
+
+struct rvt_ing_builder *rvt_ing_builder_new(const struct rvt_ing_builder_config *cfg);
+void rvt_ing_builder_free(struct rvt_ing_builder *b);
+const char *rvt_ing_builder_error(const struct rvt_ing_builder *b);
+
+/* Optional per-instruction side data for rvt_ing_builder_insn. */
+struct rvt_ing_extra {
+    uint16_t flags;      /* RVT_ING_HAS_TIME/RD/MEM/MEM_STORE/MEMVAL/TRACEPOINT */
+    uint8_t rd, mem_size, tp_type;
+    uint64_t time, rd_value, mem_addr, mem_value;
+};
+
+/* One retired instruction.  `bits` < 0: read the instruction from the image.
+ * priv/context apply to this instruction (a change ends the previous block
+ * and, for context, sets ctype on the new one: `ctype_on_change`). */
+int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, uint8_t priv,
+                         uint64_t context, const struct rvt_ing_extra *extra);
+/* A trap taken after the last instruction given (interrupt), or by the
+ * instruction at epc which did not retire (exception, epc = faulting pc). */
+int rvt_ing_builder_trap(struct rvt_ing_builder *b, bool interrupt, uint32_t cause, uint64_t tval,
+                         uint64_t epc);
+/* Context reporting type used when `context` changes (default PRECISE). */
+void rvt_ing_builder_set_ctype(struct rvt_ing_builder *b, enum rvt_ctype ctype_on_change);
+/* Flush the last instruction (its itype is decided without a successor:
+ * branches are reported as not taken, jumps by class). */
+int rvt_ing_builder_finish(struct rvt_ing_builder *b);
+/* Instructions and records so far. */
+uint64_t rvt_ing_builder_insns(const struct rvt_ing_builder *b);
+
+/* ---- readers ------------------------------------------------------------ */
+
+enum rvt_ing_format {
+    RVT_ING_FMT_AUTO = 0,
+    RVT_ING_FMT_PCLIST,   /* "0x20010522" per line (needs an image) */
+    RVT_ING_FMT_PCINSN,   /* "20010522 4501" per line: hex pc, hex bits */
+    RVT_ING_FMT_NATIVE,   /* rvtrace binary ingress (docs/ingress-format.md) */
+    RVT_ING_FMT_REFCSV,   /* E-Trace reference flow encoder-port CSV */
+    RVT_ING_FMT__COUNT
+};
+const char *rvt_ing_format_name(enum rvt_ing_format f);
+/* "pclist", "pcinsn", "ingress", "refcsv"; -1 if unknown. */
+int rvt_ing_format_parse(const char *name);
+
+struct rvt_ing_reader_config {
+    size_t size;
+    enum rvt_ing_format format;   /* AUTO: sniff the file */
+    const struct rvt_image *image;/* for PCLIST (required) and PCINSN (optional) */
+    unsigned xlen;                /* 0: from image or file header */
+    enum rvt_ecall_mode ecall_mode;
+    bool one_insn_per_record;
+};
+
+struct rvt_ing_reader;
+/* Open a file ("-" = stdin).  Reads with bounded memory. */
+int rvt_ing_open(struct rvt_ing_reader **out, const char *path, const struct rvt_ing_reader_config *cfg,
+                 struct rvt_diag *diag);
+/* Next record: 1 = got one, 0 = end of stream, <0 error (see rvt_ing_error:
+ * "trace.txt: line 1042: pc 0x20010524 -> 0x20010600 not explained by c.addi at 0x20010524"). */
+int rvt_ing_next(struct rvt_ing_reader *r, struct rvt_ing_rec *rec);
+const char *rvt_ing_error(const struct rvt_ing_reader *r);
+/* xlen of the stream (from header, image or config). */
+unsigned rvt_ing_xlen(const struct rvt_ing_reader *r);
+enum rvt_ing_format rvt_ing_reader_format(const struct rvt_ing_reader *r);
+void rvt_ing_close(struct rvt_ing_reader *r);
+
+/* Register an extra format reader (used by family modules, e.g. refcsv).
+ * open() must return a reader that calls the generic next/close hooks. */
+struct rvt_ing_source_ops {
+    int (*next)(void *self, struct rvt_ing_rec *rec);
+    const char *(*error)(const void *self);
+    void (*close)(void *self);
+    unsigned (*xlen)(const void *self);
+};
+/* Wrap an arbitrary record source as a reader. */
+struct rvt_ing_reader *rvt_ing_reader_wrap(const struct rvt_ing_source_ops *ops, void *self,
+                                           enum rvt_ing_format fmt);
+
+/* ---- native binary format ---------------------------------------------- */
+
+#define RVT_ING_MAGIC "RVTING\r\n" /* 8 bytes */
+#define RVT_ING_VERSION 1
+
+struct rvt_ing_writer;
+/* Write to a FILE (not closed by the writer) with the given xlen. */
+struct rvt_ing_writer *rvt_ing_writer_new(FILE *f, unsigned xlen);
+int rvt_ing_writer_open(struct rvt_ing_writer **out, const char *path, unsigned xlen, struct rvt_diag *diag);
+int rvt_ing_write(struct rvt_ing_writer *w, const struct rvt_ing_rec *rec);
+/* Flush and free; closes the file if opened by rvt_ing_writer_open. */
+int rvt_ing_writer_close(struct rvt_ing_writer *w);
+const char *rvt_ing_writer_error(const struct rvt_ing_writer *w);
+uint64_t rvt_ing_writer_records(const struct rvt_ing_writer *w);
+
+/* Decode native records from memory (fuzzing, tests).  Returns records read
+ * or <0 with diag naming the byte offset. */
+int rvt_ing_parse_native(const uint8_t *buf, size_t len, int (*fn)(void *ctx, const struct rvt_ing_rec *r),
+                         void *ctx, struct rvt_diag *diag);
+
+/* ---- records -> per-instruction view ----------------------------------- */
+
+/* Number of instructions a record retires (needs the image for mixed sizes
+ * when iretire covers more than one instruction; uses ilastsize when the
+ * block is a single instruction). */
+int rvt_ing_count_insns(const struct rvt_ing_rec *r, struct rvt_bcache *bc, uint64_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,13 @@
+/* rvtrace — RISC-V processor trace toolkit: the whole public API. */
+#ifndef RVTRACE_RVTRACE_H
+#define RVTRACE_RVTRACE_H
+
+#include "rvtrace/common.h"
+#include "rvtrace/isa.h"
+#include "rvtrace/image.h"
+#include "rvtrace/ingress.h"
+#include "rvtrace/flow.h"
+#include "rvtrace/sink.h"
+#include "rvtrace/codec.h"
+
+#endif

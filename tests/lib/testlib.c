@@ -1,0 +1,105 @@
+#include "testlib.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+unsigned long rvt_test_checks, rvt_test_failures;
+
+void rvt_test_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    rvt_test_failures++;
+    fprintf(stderr, "%s:%d: FAIL: ", file, line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int rvt_test_summary(const char *name)
+{
+    printf("%s: %lu checks, %lu failed\n", name, rvt_test_checks, rvt_test_failures);
+    return rvt_test_failures ? 1 : 0;
+}
+
+char *rvt_test_data(const char *rel)
+{
+    const char *base = getenv("RVT_TEST_DATA");
+    if (!base)
+        base = "tests/data";
+    size_t n = strlen(base) + strlen(rel) + 2;
+    char *p = malloc(n);
+    if (!p)
+        abort();
+    snprintf(p, n, "%s/%s", base, rel);
+    return p;
+}
+
+uint8_t *rvt_test_read(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        rvt_test_fail(__FILE__, __LINE__, "cannot open %s", path);
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
+    if (!b || (n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n)) {
+        fclose(f);
+        free(b);
+        rvt_test_fail(__FILE__, __LINE__, "cannot read %s", path);
+        return NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static char g_tmp[256];
+
+static void rm_tmp(void)
+{
+    if (g_tmp[0] && !getenv("RVT_KEEP_TMP")) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+        if (system(cmd) != 0)
+            fprintf(stderr, "warning: could not remove %s\n", g_tmp);
+    }
+}
+
+const char *rvt_test_tmpdir(void)
+{
+    if (!g_tmp[0]) {
+        const char *t = getenv("TMPDIR");
+        snprintf(g_tmp, sizeof g_tmp, "%s/rvt-test-XXXXXX", t ? t : "/tmp");
+        if (!mkdtemp(g_tmp)) {
+            perror("mkdtemp");
+            abort();
+        }
+        atexit(rm_tmp);
+    }
+    return g_tmp;
+}
+
+int rvt_test_sh(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    if (st == -1)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+const char *rvt_test_cli(void)
+{
+    const char *b = getenv("RVT_BIN");
+    return b ? b : "rvtrace";
+}
