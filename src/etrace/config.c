@@ -516,8 +516,6 @@ int et_load_ini_mem(struct et_params *p, const char *text, size_t len, const cha
             return rvt_fail(d, RVT_ERR_FORMAT, "%s:%u: missing name before '='", name, line);
         if (ucf && strcmp(section, "codec") != 0)
             continue; /* [required], [flags]: reference-flow harness settings */
-        if (!ucf && !strcmp(section, "codec"))
-            ; /* a static file may carry options too */
         struct rvt_diag sub = {0};
         int rc = et_param_set(p, key, val, &sub);
         if (rc == -RVT_ERR_UNSUPPORTED)

@@ -332,6 +332,10 @@ bool et_jtc_lookup_update(struct et_jtc *c, uint64_t addr, unsigned *index);
 /* Decoder side: address at an index (false if invalid). */
 bool et_jtc_get(const struct et_jtc *c, unsigned index, uint64_t *addr);
 
+/* Entries of the implicit-return stack (0: implicit return off); shared by
+ * the encoder and the decoder's flow configuration. */
+unsigned et_callstack_depth(const struct et_params *p);
+
 /* ---- config (codec.c) ---------------------------------------------------- */
 
 struct et_config {
