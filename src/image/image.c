@@ -252,11 +252,14 @@ static size_t copy_bytes(const struct rvt_image *img, uint64_t addr, uint8_t *bu
             if (!img->reader)
                 break;
             size_t want = len - got;
-            if (next_start - a < want)
+            bool gap_limited = next_start - a < want;
+            if (gap_limited)
                 want = (size_t)(next_start - a);
             size_t n = img->reader(img->reader_ctx, a, buf + got, want);
             got += n < want ? n : want;
-            break; /* the reader said all it has here */
+            if (n < want || !gap_limited)
+                break; /* the reader has no more here, or the request is complete */
+            continue;  /* the reader filled the gap: a segment follows */
         }
         const struct area *ar = &img->areas[r->area];
         if (code_only && !ar->exec)
