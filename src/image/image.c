@@ -276,6 +276,17 @@ static size_t copy_bytes(const struct rvt_image *img, uint64_t addr, uint8_t *bu
     return got;
 }
 
+const uint8_t *rvt_img_code_span(const struct rvt_image *img, uint64_t addr, size_t *avail)
+{
+    const struct range *r = find_range(img, addr, NULL);
+    if (!r || !img->areas[r->area].exec || !img->areas[r->area].data)
+        return NULL;
+    const struct area *ar = &img->areas[r->area];
+    uint64_t n = r->end - addr;
+    *avail = n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+    return ar->data + (addr - ar->start);
+}
+
 size_t rvt_img_read(const struct rvt_image *img, uint64_t addr, void *buf, size_t len)
 {
     return copy_bytes(img, addr, buf, len, false);
