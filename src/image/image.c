@@ -347,7 +347,7 @@ int rvt_img_add_raw(struct rvt_image *img, uint64_t addr, const void *data, size
                         "%s: 0x%zx bytes at 0x%llx run past the end of the address space", name,
                         len, (unsigned long long)addr);
     size_t nlen = strlen(name) + 1;
-    uint8_t *blob = malloc(len + nlen);
+    uint8_t *blob = len <= SIZE_MAX - nlen ? malloc(len + nlen) : NULL;
     if (!blob || reserve_segments(img, 1, 1) < 0) {
         free(blob);
         return rvt_fail(&img->diag, RVT_ERR_NOMEM, "%s: out of memory for 0x%zx bytes", name, len);
