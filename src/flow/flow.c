@@ -283,10 +283,19 @@ static int flush(struct rvt_flow *f, uint8_t end, uint64_t next)
 /* Append n instructions of cache block b (from its first) to the open block. */
 static int retire(struct rvt_flow *f, const struct rvt_block_info *b, uint32_t n)
 {
-    uint32_t hw = rvt_block_hw_offset(b, n);
-    uint32_t lasthw = rvt_block_hw_offset(b, n - 1);
-    uint64_t last = (b->start + 2ull * lasthw) & f->mask;
-    uint8_t last_len = (uint8_t)(2 * (hw - lasthw));
+    uint32_t hw;
+    uint64_t last;
+    uint8_t last_len;
+    if (n == b->ninsns) { /* the common case: the cache block has it all */
+        hw = b->halfwords;
+        last = b->last;
+        last_len = (uint8_t)(b->next - b->last);
+    } else {
+        hw = rvt_block_hw_offset(b, n);
+        uint32_t lasthw = rvt_block_hw_offset(b, n - 1);
+        last = (b->start + 2ull * lasthw) & f->mask;
+        last_len = (uint8_t)(2 * (hw - lasthw));
+    }
     if (f->blk_open && f->blk_end == b->start) {
         f->blk.ninsns += n;
         f->blk.last = last;
@@ -682,11 +691,12 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
             fill_stop(f, st, RVT_STOP_ADDR);
             return 0;
         }
-        const struct rvt_block_info *b = rvt_bcache_get(f->bc, pc);
-        if (b->ninsns == 0) {
-            /* ecall/ebreak in trap mode can be the first instruction of a block */
+        /* A copy: the cache entry may move when the output callbacks that
+         * retire() triggers use the same cache. */
+        const struct rvt_block_info bi = *rvt_bcache_get(f->bc, pc);
+        const struct rvt_block_info *b = &bi;
+        if (b->ninsns == 0)
             return no_code(f, b, pc);
-        }
         uint32_t n = b->ninsns;
         uint8_t reason = 0;
 
@@ -716,7 +726,7 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
             reason = RVT_STOP_COUNT;
         }
         /* Halfword limit: must end on an instruction boundary. */
-        if (hw_left < rvt_block_hw_offset(b, n)) {
+        if (hw_left < (n == b->ninsns ? b->halfwords : rvt_block_hw_offset(b, n))) {
             uint32_t i = 0;
             while (i < n && rvt_block_hw_offset(b, i + 1) <= hw_left)
                 i++;
@@ -743,7 +753,7 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
         int rc = retire(f, b, n);
         if (rc < 0)
             return rc;
-        uint32_t hw = rvt_block_hw_offset(b, n);
+        uint32_t hw = n == b->ninsns ? b->halfwords : rvt_block_hw_offset(b, n);
         st->insns += n;
         st->halfwords += hw;
         if (in_left != UINT64_MAX)
@@ -798,7 +808,8 @@ int rvt_block_insns(struct rvt_bcache *bc, unsigned xlen, const struct rvt_block
     const uint64_t mask = xlen == 32 ? 0xffffffffull : ~0ull;
     uint64_t addr = blk->start, left = blk->ninsns;
     while (left) {
-        const struct rvt_block_info *b = rvt_bcache_get(bc, addr);
+        const struct rvt_block_info bi = *rvt_bcache_get(bc, addr); /* fn may use the cache */
+        const struct rvt_block_info *b = &bi;
         if (b->ninsns == 0)
             return -RVT_ERR_NOCODE;
         uint32_t k = left < b->ninsns ? (uint32_t)left : b->ninsns;
