@@ -752,7 +752,7 @@ static bool cause_match(const struct et_params *p, const struct rvt_ing_rec *r)
 static bool qualify(struct et_encoder *e, const struct rvt_ing_rec *r)
 {
     const struct et_params *p = &e->p;
-    bool q = true;
+    bool q = !(r->flags & RVT_ING_UNQUALIFIED); /* filtered out upstream */
     if (p->n_ranges) {
         uint64_t lo = r->iaddr, hi = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
         bool any = false;
