@@ -37,8 +37,11 @@ struct et_decoder {
     uint64_t single_addr;
     uint8_t single_cf;
 
+    uint8_t priv;         /* privilege the trace last reported */
     bool held;            /* the flow's pending branch has this known outcome */
     bool held_taken;
+    bool held_jump;       /* the flow's pending jump is sequentially inferable to held_target */
+    uint64_t held_target;
 
     /* branch outcomes of the current packet (branch-prediction mode) */
     uint64_t src_map;
@@ -138,6 +141,7 @@ static void reset_sync_state(struct et_decoder *dec)
     et_bpred_reset(&dec->bp);
     et_jtc_reset(&dec->jtc);
     dec->held = false;
+    dec->held_jump = false;
     dec->src_nmap = 0;
     dec->src_npred = 0;
     dec->src_fail = false;
@@ -209,6 +213,11 @@ static int resolve_reported_branch(struct et_decoder *dec, uint64_t addr)
 /* A held outcome for the flow's pending branch (from a packet without address). */
 static int apply_held(struct et_decoder *dec)
 {
+    if (dec->held_jump) {
+        dec->held_jump = false;
+        if (FL(rvt_flow_jump(dec->f, dec->held_target)) < 0)
+            return flow_fail(dec);
+    }
     if (!dec->held)
         return 0;
     dec->held = false;
@@ -229,9 +238,9 @@ static int pop_implicit(struct et_decoder *dec)
 
 /* Sequentially inferable jump whose auipc/lui was retired alone by the
  * previous walk (the flow engine only sees pairs inside one block). */
-static bool sij_across(struct et_decoder *dec, const struct rvt_stop *st, uint64_t *target)
+static bool sij_across(struct et_decoder *dec, bool had_single, const struct rvt_stop *st, uint64_t *target)
 {
-    if (!dec->p.sijump || !dec->have_single || st->insns != 1)
+    if (!dec->p.sijump || !had_single || st->insns != 1)
         return false;
     struct rvt_insn prev, jump;
     if (!insn_at(dec, dec->single_addr, &prev) || !insn_at(dec, st->last, &jump))
@@ -239,6 +248,17 @@ static bool sij_across(struct et_decoder *dec, const struct rvt_stop *st, uint64
     if (((dec->single_addr + prev.len) & xmask(dec)) != st->last)
         return false;
     return rvt_isa_sijump_target(&prev, &jump, rvt_flow_xlen(dec->f), target);
+}
+
+/* Is the flow waiting for the target of the uninferable jump retired alone
+ * by retire_one (which a walk with these flags cannot resolve)? */
+static bool pending_unresolvable(struct et_decoder *dec, uint32_t flags)
+{
+    if (!dec->have_single || !rvt_flow_pending(dec->f) || !rvt_cf_uninferable(dec->single_cf))
+        return false;
+    if (dec->single_cf == RVT_CF_RETURN && (flags & RVT_WALK_IMPLICIT_RET) && rvt_flow_callstack(dec->f)->count)
+        return false;
+    return true;
 }
 
 /* ---- the segment walk -------------------------------------------------------------- */
@@ -250,9 +270,10 @@ struct seg {
     uint32_t irdepth;
     uint64_t offset;
     bool sync;           /* a format 3 address: its branch outcome is not in any map */
+    bool uninf_only;     /* only an uninferable jump (a trap return) can lead there */
 };
 
-static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump)
+static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, bool *retired)
 {
     struct rvt_flow *f = dec->f;
     struct rvt_callstack *cs = rvt_flow_callstack(f);
@@ -263,11 +284,28 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump)
     unsigned popped = 0;
     bool not_first = false;
     struct rvt_insn ain;
-    bool a_branch = !s->sync && insn_at(dec, s->addr, &ain) && ain.cf == RVT_CF_BRANCH;
+    bool a_ok = insn_at(dec, s->addr, &ain);
+    bool a_branch = !s->sync && a_ok && ain.cf == RVT_CF_BRANCH;
     *via_jump = false;
+    *retired = false;
+    bool had_single = false;
+    /* A sequentially inferable jump is only seen as such in the same block
+     * as its auipc/lui: stop before that instruction instead of between. */
+    uint64_t stop_at = s->addr;
+    unsigned pair_len = 0;
+    if (dec->p.sijump && !s->sync && a_ok && rvt_cf_uninferable(ain.cf) && ain.cf != RVT_CF_TRAPRET) {
+        for (unsigned plen = 2; plen <= 4 && !pair_len; plen += 2) {
+            struct rvt_insn pin;
+            if (insn_at(dec, s->addr - plen, &pin) && pin.len == plen &&
+                rvt_isa_sijump_target(&pin, &ain, rvt_flow_xlen(f), NULL)) {
+                stop_at = s->addr - plen;
+                pair_len = plen;
+            }
+        }
+    }
 
     for (unsigned guard = 0;; guard++) {
-        struct rvt_walk w = {.flags = RVT_WALK_ADDR, .addr = s->addr};
+        struct rvt_walk w = {.flags = RVT_WALK_ADDR, .addr = stop_at};
         if (not_first)
             w.flags |= RVT_WALK_ADDR_NOT_FIRST;
         if (ir && !per_return)
@@ -275,16 +313,39 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump)
         if (bp_on(dec))
             w.flags |= RVT_WALK_STOP_BRANCH;
         struct rvt_stop st;
-        if (FL(rvt_flow_walk(f, &w, &st)) < 0)
-            return flow_fail(dec);
-        if (st.insns)
-            dec->have_single = false;
+        if (pending_unresolvable(dec, w.flags)) {
+            /* the reported instruction before is an uninferable jump: it
+             * retired on its own, its target is this packet's address */
+            memset(&st, 0, sizeof st);
+            st.reason = RVT_STOP_UNINF;
+            st.cf = dec->single_cf;
+            st.last = dec->single_addr;
+        } else {
+            had_single = dec->have_single;
+            if (FL(rvt_flow_walk(f, &w, &st)) < 0)
+                return flow_fail(dec);
+            if (st.insns)
+                dec->have_single = false;
+        }
         switch (st.reason) {
         case RVT_STOP_ADDR: {
             uint64_t left = src_remaining(dec);
-            bool ok = s->kind == K_INFERRED && left == (a_branch ? 1u : 0u);
+            bool ok = s->kind == K_INFERRED && !s->uninf_only && left == (a_branch ? 1u : 0u);
             if (ok && s->irreport && ir)
                 ok = fixed ? popped == s->irdepth : cs->count == s->irdepth;
+            if (ok && pair_len) {
+                /* the reported jump follows its auipc/lui: retire both together */
+                struct rvt_walk w2 = {.flags = RVT_WALK_INSNS, .insns = 2};
+                struct rvt_stop st2;
+                if (FL(rvt_flow_walk(f, &w2, &st2)) < 0)
+                    return flow_fail(dec);
+                if (st2.insns != 2 || st2.last != s->addr)
+                    return dfail(dec, s->offset, "the instruction pair before 0x%" PRIx64 " does not retire",
+                                 s->addr);
+                dec->have_single = false; /* the flow knows the pair */
+                *retired = true;
+                return 0;
+            }
             if (ok)
                 return 0;
             not_first = true;
@@ -309,7 +370,30 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump)
         }
         case RVT_STOP_UNINF: {
             uint64_t t;
-            if (sij_across(dec, &st, &t)) {
+            if (pair_len && st.last == s->addr && st.insns) {
+                /* the reported jump reached without its auipc/lui: it retired
+                 * here, an ordinary uninferable jump */
+                uint64_t left = src_remaining(dec);
+                bool ok = s->kind == K_INFERRED && !s->uninf_only && left == 0;
+                if (ok && s->irreport && ir)
+                    ok = fixed ? popped == s->irdepth : cs->count == s->irdepth;
+                if (ok) {
+                    uint64_t sij_t;
+                    if (sij_across(dec, had_single, &st, &sij_t)) {
+                        /* it follows its auipc/lui after all: resolve it later */
+                        dec->held_jump = true;
+                        dec->held_target = sij_t;
+                        dec->have_single = false;
+                    } else {
+                        dec->have_single = true;
+                        dec->single_addr = s->addr;
+                        dec->single_cf = st.cf;
+                    }
+                    *retired = true;
+                    return 0;
+                }
+            }
+            if (sij_across(dec, had_single, &st, &t)) {
                 if (FL(rvt_flow_jump(f, t)) < 0)
                     return flow_fail(dec);
                 not_first = false;
@@ -379,11 +463,15 @@ static int do_sync(struct et_decoder *dec, const struct et_packet *k, uint64_t a
     if (dec->synced && rvt_flow_have_pc(f)) {
         if ((rc = apply_held(dec)) < 0)
             return rc;
-        struct seg s = {.addr = addr, .kind = K_INFERRED, .offset = offset, .sync = true};
-        bool via;
-        rc = walk_to(dec, &s, &via);
+        /* a new privilege is only entered by a trap return */
+        struct seg s = {.addr = addr, .kind = K_INFERRED, .offset = offset, .sync = true,
+                        .uninf_only = k->privilege != dec->priv};
+        bool via, ret;
+        rc = walk_to(dec, &s, &via, &ret);
         if (rc < 0)
             return rc;
+        if (ret)
+            return dfail(dec, offset, "sync address 0x%" PRIx64 " reached after it retired", addr);
         if ((rc = FL(rvt_flow_set_context(f, k->privilege, k->context))) < 0)
             return flow_fail(dec);
     } else {
@@ -404,6 +492,7 @@ static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, u
         return flow_fail(dec);
     dec->last_addr = addr;
     dec->synced = true;
+    dec->priv = k->privilege;
     return 0;
 }
 
@@ -420,6 +509,7 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
 {
     struct rvt_flow *f = dec->f;
     dec->held = false;
+    dec->held_jump = false;
     rvt_flow_clear_branches(f);
     if (!k->thaddr) {
         if (dec->synced && rvt_flow_have_pc(f)) {
@@ -519,8 +609,14 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
             return flow_fail(dec);
     }
 
-    /* A repeat of the address just reported, with nothing in between. */
-    if (kind == K_INFERRED && nmap == 0 && dec->have_single && dec->single_addr == addr &&
+    /* A repeat of the address just reported, with nothing in between: the
+     * reference model's final packet, or the 0.026 encoder marking an
+     * uninferable target followed by a format 3 (a notification in 2.0
+     * would be a further pass through a loop instead). */
+    bool before_end = !next || next->msg == ET_MSG_TE_SUPPORT ||
+                      (next->format == ET_F3 && next->subformat == ET_SF_SUPPORT && next->qual_status != ET_QUAL_NO_CHANGE);
+    bool repeat_ok = v026 ? (!next || next->format == ET_F3 || next->msg == ET_MSG_TE_SUPPORT) : (!k->notify && before_end);
+    if (repeat_ok && kind == K_INFERRED && nmap == 0 && dec->have_single && dec->single_addr == addr &&
         !(k->format == ET_F0 && k->subformat == ET_SF0_BPRED)) {
         dec->last_addr = addr;
         return 0;
@@ -533,11 +629,11 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
     }
 
     struct seg s = {.addr = addr, .kind = kind, .irreport = k->irreport, .irdepth = k->irdepth, .offset = offset};
-    bool via;
-    rc = walk_to(dec, &s, &via);
+    bool via, done;
+    rc = walk_to(dec, &s, &via, &done);
     if (rc < 0)
         return rc;
-    if ((rc = retire_one(dec, addr)) < 0)
+    if (!done && (rc = retire_one(dec, addr)) < 0)
         return rc;
     if ((rc = resolve_reported_branch(dec, addr)) < 0)
         return rc;
@@ -589,13 +685,14 @@ static int do_branches(struct et_decoder *dec, const struct et_packet *k, uint64
     for (;;) {
         struct rvt_walk w = {.flags = (ir ? RVT_WALK_IMPLICIT_RET : 0) | (bp ? RVT_WALK_STOP_BRANCH : 0)};
         struct rvt_stop st;
+        bool had_single = dec->have_single;
         if (FL(rvt_flow_walk(f, &w, &st)) < 0)
             return flow_fail(dec);
         if (st.insns)
             dec->have_single = false;
         if (st.reason == RVT_STOP_UNINF) {
             uint64_t t;
-            if (sij_across(dec, &st, &t)) {
+            if (sij_across(dec, had_single, &st, &t)) {
                 if (FL(rvt_flow_jump(f, t)) < 0)
                     return flow_fail(dec);
                 continue;
@@ -653,6 +750,7 @@ static int do_support(struct et_decoder *dec, const struct et_packet *k)
     }
     if (k->qual_status != ET_QUAL_NO_CHANGE || !k->ienable) {
         dec->held = false;
+        dec->held_jump = false;
         if (dec->synced && rvt_flow_have_pc(f)) {
             enum rvt_gap_reason why = k->qual_status == ET_QUAL_TRACE_LOST ? RVT_GAP_LOST : RVT_GAP_TRACE_OFF;
             if (FL(rvt_flow_gap(f, why, why == RVT_GAP_LOST ? "trace packets lost" : "tracing stopped")) < 0)
@@ -677,6 +775,7 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
     switch (k->format) {
     case ET_F3:
         if (k->subformat == ET_SF_CONTEXT) {
+            dec->priv = k->privilege;
             if (FL(rvt_flow_set_context(f, k->privilege, k->context)) < 0)
                 return flow_fail(dec);
             if (et_time_bits(&dec->p))
@@ -813,6 +912,7 @@ static int note_error(struct et_decoder *dec, uint64_t offset, const char *text)
     rvt_flow_set_offset(dec->f, offset);
     dec->synced = false;
     dec->held = false;
+    dec->held_jump = false;
     dec->have_single = false;
     if (FL(rvt_flow_gap(dec->f, RVT_GAP_ERROR, text)) < 0)
         return flow_fail(dec);

@@ -38,6 +38,8 @@ struct ent {
     bool sijump;
     bool has_time;
     bool qualified;
+    bool last_of_rec; /* the last instruction of its record (or its only one) */
+    uint64_t rec_lo, rec_hi; /* the record's first and last instruction */
     /* decided when processed as the current instruction */
     bool updiscon;    /* its successor must be reported with an address */
     bool reported;    /* a packet reported this instruction's address */
@@ -50,6 +52,11 @@ static inline bool is_trap(unsigned itype)
 }
 
 enum akind { AK_UPDISCON, AK_INFERRED, AK_NOTIFY };
+
+struct win_range {
+    uint64_t lo, hi;
+    unsigned tag; /* implicit returns counted when added (the fixed irdepth tells passes apart) */
+};
 
 struct et_encoder {
     struct et_params p;
@@ -68,6 +75,15 @@ struct et_encoder {
     bool finished;
 
     uint64_t last_addr;
+    /* Address ranges run since the last branch or address (the decoder's
+     * candidates for a reported address). */
+    struct win_range seen[32];
+    unsigned nwin_r;
+    bool win_full;
+    /* The last packet reported an uninferable target without the updiscon
+     * flag: a format 3 must not follow it directly (the decoder would take
+     * that address for the last instruction before it). */
+    bool upd_open;
 
     /* branches not yet reported */
     unsigned branches;
@@ -135,6 +151,8 @@ void et_enc_stats(const struct et_encoder *e, struct rvt_codec_stats *st)
 
 static void seg_reset(struct et_encoder *e)
 {
+    e->nwin_r = 0;
+    e->win_full = false;
     e->seg_implicit = 0;
     e->ret_since_branch = false;
     e->pend_ret = false;
@@ -165,6 +183,10 @@ static int send(struct et_encoder *e, struct et_packet *k, uint64_t time)
     if (e->fr.overflow && !was_lost)
         e->lost = true;
     e->packets++;
+    e->upd_open = false;
+    if (getenv("ET_DBG"))
+        fprintf(stderr, "pkt %llu %s fmt=%u addr=%llx\n", (unsigned long long)e->packets, et_pkt_name(k), k->format,
+                (unsigned long long)k->address);
     e->resync_count++;
     e->fmt_count[k->format & 3]++;
     if (e->obs)
@@ -466,6 +488,8 @@ static void add_branch(struct et_encoder *e, uint64_t addr, bool taken)
 {
     /* a branch after implicit returns separates them from later reports */
     e->ret_since_branch = false;
+    e->nwin_r = 0;
+    e->win_full = false;
     e->gen++;
     if (!e->p.branch_prediction) {
         if (!taken)
@@ -495,6 +519,43 @@ static void add_branch(struct et_encoder *e, uint64_t addr, bool taken)
     }
 }
 
+/* ---- the window of code run since the last branch or address ------------- */
+
+static void win_add(struct et_encoder *e, uint64_t lo, uint64_t hi)
+{
+    unsigned tag = e->p.implicit_return == ET_IR_FIXED ? e->seg_implicit : 0;
+    if (e->nwin_r) {
+        /* extend the last range when contiguous */
+        struct win_range *w = &e->seen[e->nwin_r - 1];
+        if (w->tag == tag && lo <= w->hi + 4 && hi + 4 >= w->lo) {
+            if (lo < w->lo)
+                w->lo = lo;
+            if (hi > w->hi)
+                w->hi = hi;
+            return;
+        }
+    }
+    if (e->nwin_r == sizeof e->seen / sizeof e->seen[0]) {
+        e->win_full = true;
+        return;
+    }
+    e->seen[e->nwin_r].lo = lo;
+    e->seen[e->nwin_r].hi = hi;
+    e->seen[e->nwin_r].tag = tag;
+    e->nwin_r++;
+}
+
+static bool win_hits(const struct et_encoder *e, uint64_t lo, uint64_t hi)
+{
+    if (e->win_full)
+        return true;
+    unsigned tag = e->p.implicit_return == ET_IR_FIXED ? e->seg_implicit : 0;
+    for (unsigned i = 0; i < e->nwin_r; i++)
+        if (e->seen[i].tag == tag && lo <= e->seen[i].hi && hi >= e->seen[i].lo)
+            return true;
+    return false;
+}
+
 /* ---- the algorithm --------------------------------------------------------- */
 
 static bool ctx_reported(const struct et_encoder *e)
@@ -518,6 +579,26 @@ static bool pending_branches(const struct et_encoder *e)
     return e->branches || e->pbc || e->bp_fail || e->ret_since_branch;
 }
 
+/* An uninferable discontinuity by its class (before implicit-return and
+ * sequentially-inferable refinements). */
+static bool uninferable_itype(const struct ent *c)
+{
+    if (!c->retired)
+        return false;
+    switch (c->itype) {
+    case RVT_ITYPE_TRAPRET:
+    case RVT_ITYPE_UNINF_JUMP3:
+    case RVT_ITYPE_CALL_UNINF:
+    case RVT_ITYPE_JUMP_UNINF:
+    case RVT_ITYPE_COSWAP:
+    case RVT_ITYPE_RETURN:
+    case RVT_ITYPE_OTHER_UNINF:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Will the packet after one reporting c be a format 3 (or the end of trace)? */
 static bool next_is_f3(const struct et_encoder *e, const struct ent *c, const struct ent *n)
 {
@@ -537,6 +618,9 @@ static bool next_is_f3(const struct et_encoder *e, const struct ent *c, const st
 static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct ent *n, bool last)
 {
     int rc = 0;
+    if (getenv("ET_DBG"))
+        fprintf(stderr, "step %llx it=%u ret=%d next=%llx\n", (unsigned long long)c->addr, c->itype, c->retired,
+                n ? (unsigned long long)n->addr : 0ull);
     if (!c->qualified)
         return 0;
     const bool v026 = e->p.version == ET_V0_026;
@@ -612,8 +696,10 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
             if ((rc = send_address(e, c->addr, AK_UPDISCON, false, c->time)) < 0)
                 return rc;
             rc = send_address(e, c->addr, AK_INFERRED, false, c->time);
+            inferred = true;
         } else {
             rc = send_address(e, c->addr, AK_UPDISCON, upd, c->time);
+            e->upd_open = !upd;
         }
         c->reported = true;
         handled = true;
@@ -622,7 +708,14 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         bool er_n = c->retired && is_trap(c->itype);
         bool next_exc_only = n && n->qualified && !n->retired && is_trap(n->itype);
         bool next_async = n && ctx_reported(e) && n->context != c->context && n->ctype == RVT_CTYPE_ASYNC;
-        bool ppccd_br = n && ppccd(e, c, n) && pending_branches(e);
+        /* Before a sync for a privilege or precise context change, report
+         * this instruction if the decoder could not otherwise tell where the
+         * path to the sync address ends: branches or implicit returns to
+         * report, an uninferable jump that keeps the privilege (a fall-through
+         * arrival at its target would look the same), or an uninferable
+         * target reported just before without the updiscon flag. */
+        bool ppccd_br = n && ppccd(e, c, n) &&
+                        (pending_branches(e) || e->upd_open || (uninferable_itype(c) && n->priv == c->priv));
         if (resync_br || er_n || next_exc_only || next_async || ppccd_br) {
             rc = send_address(e, c->addr, AK_INFERRED, false, c->time);
             c->reported = true;
@@ -645,6 +738,24 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
     }
     if (rc < 0)
         return rc;
+
+    /* Execution about to re-enter code already run since the last branch
+     * or address: a later report there would be ambiguous (a loop without
+     * decisions, a function called twice); report this instruction. */
+    if (c->retired && c->last_of_rec) {
+        if (!c->reported && !is_branch)
+            win_add(e, c->rec_lo, c->rec_hi);
+        if (!c->reported && !v026 && n && n->retired && n->qualified &&
+            win_hits(e, n->rec_lo, n->rec_hi)) {
+            if ((rc = send_address(e, c->addr, AK_NOTIFY, false, c->time)) < 0)
+                return rc;
+            c->reported = true;
+            inferred = true;
+        }
+    } else if (c->retired && c->reported && c->rec_hi > c->addr) {
+        /* first instruction of a block reported: the rest is still ahead */
+        win_add(e, c->addr + 2, c->rec_hi);
+    }
 
     /* End of tracing: report the final instruction, then say so. */
     if (n ? !n->qualified : last) {
@@ -859,6 +970,8 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
     x.cause = r->cause;
     x.priv = r->priv;
     x.qualified = q;
+    x.rec_lo = r->iaddr;
+    x.rec_hi = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
     uint8_t itype = map_itype(&e->p, r->itype);
     if (r->iretire > (1u << r->ilastsize)) {
         /* first instruction of a multi-instruction block */
@@ -874,6 +987,7 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
         x.ctype = r->ctype;
     }
     x.retired = r->iretire != 0;
+    x.last_of_rec = true;
     x.addr = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
     x.next = rvt_ing_next_addr(r);
     x.itype = itype;

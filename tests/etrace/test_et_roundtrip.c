@@ -1,0 +1,154 @@
+/* E-Trace round trips on generated programs: every option combination must
+ * reproduce the executed instructions exactly (RV32 and RV64, traps,
+ * interrupts, nested traps, privilege and context changes, recursion,
+ * mismatched returns, multiple retirement). */
+#include "etrace/refcsv.h"
+#include "rt.h"
+#include "synth.h"
+#include "testlib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct optset {
+    const char *name;
+    const char *opts[40];
+    bool merge, same_cycle, time, context;
+};
+
+static const struct optset sets[] = {
+    {"default", {NULL}, false, false, false, false},
+    {"refraw", {"framing", "refraw", NULL}, false, false, false, false},
+    {"full-address", {"full-address", "1", NULL}, false, false, false, false},
+    {"lsb0", {"iaddress_lsb_p", "0", NULL}, false, false, false, false},
+    {"resync0", {"resync-max", "0", NULL}, false, false, false, false},
+    {"no-resync", {"resync-max", "off", NULL}, false, false, false, false},
+    {"ir-2.0", {"implicit-return", "2.0", "return_stack_size_p", "2", NULL}, false, false, false, false},
+    {"ir-2.0-deep", {"implicit-return", "2.0", "return_stack_size_p", "5", NULL}, false, false, false, false},
+    {"ir-fixed", {"implicit-return", "fixed", "return_stack_size_p", "2", NULL}, false, false, false, false},
+    {"ir-fixed-counter", {"implicit-return", "fixed", "call_counter_size_p", "2", NULL}, false, false, false, false},
+    {"ir-2.0-counter", {"implicit-return", "2.0", "call_counter_size_p", "3", NULL}, false, false, false, false},
+    {"bpred", {"branch-prediction", "1", "bpred_size_p", "6", NULL}, false, false, false, false},
+    {"jtc", {"jump-target-cache", "1", "cache_size_p", "4", NULL}, false, false, false, false},
+    {"bpred+jtc", {"branch-prediction", "1", "jump-target-cache", "1", "f0s_width_p", "1", NULL}, false, false,
+     false, false},
+    {"sijump", {"sijump", "1", NULL}, false, false, false, false},
+    {"multi-retire", {"taken_branches_p", "4", NULL}, true, true, false, false},
+    {"context+time",
+     {"nocontext_p", "0", "context_width_p", "8", "notime_p", "0", "time_width_p", "40", NULL},
+     false, false, true, true},
+    {"encap-srcid-ts", {"src-bits", "12", "src-id", "0x5a5", "encap-timestamp", "2", "encap-type-bits", "1", NULL},
+     false, false, true, false},
+    {"0.026", {"etrace-version", "0.026", NULL}, false, false, false, false},
+    {"0.026-refraw-full", {"etrace-version", "0.026", "framing", "refraw", "full-address", "1", NULL}, false,
+     false, false, false},
+    {"all",
+     {"implicit-return", "fixed", "return_stack_size_p", "3", "branch-prediction", "1", "jump-target-cache", "1",
+      "f0s_width_p", "1", "sijump", "1", "resync-max", "0", "nocontext_p", "0", "context_width_p", "8", NULL},
+     true, true, false, true},
+    {"all-2.0",
+     {"implicit-return", "2.0", "return_stack_size_p", "2", "branch-prediction", "1", "jump-target-cache", "1",
+      "f0s_width_p", "1", "sijump", "1", "resync-max", "1", NULL},
+     true, false, false, false},
+};
+
+static unsigned failures_shown;
+
+static void run(const struct optset *os, unsigned xlen, unsigned seed, uint64_t insns)
+{
+    struct synth_opts so;
+    synth_default(&so, seed, xlen);
+    so.insns = insns;
+    so.merge_blocks = os->merge;
+    so.same_cycle = os->same_cycle;
+    so.with_time = os->time;
+    if (!os->context)
+        so.p_context = 0;
+    if (seed % 3 == 2)
+        so.max_depth = 300; /* deep recursion: far beyond any stack */
+    if (xlen == 64 && seed % 4 == 1)
+        so.base = 0xffffffffc0000000ull; /* addresses with the top bit set */
+    struct synth s;
+    if (synth_run(&s, &so) < 0) {
+        CHECK_MSG(0, "synth failed for %s seed %u", os->name, seed);
+        return;
+    }
+    char err[700] = "";
+    void *cfg = rt_config(os->opts, xlen, s.img, err, sizeof err);
+    CHECK_MSG(cfg != NULL, "%s: %s", os->name, err);
+    if (!cfg) {
+        synth_free(&s);
+        return;
+    }
+    struct rt_result enc = {0}, dec = {0};
+    int rc = rt_encode(cfg, s.recs, s.nrecs, &enc, err, sizeof err);
+    CHECK_MSG(rc == 0, "%s rv%u seed %u: encode: %s", os->name, xlen, seed, err);
+    if (rc == 0) {
+        rc = rt_decode(cfg, s.img, RVT_FLOW_ECALL_TRAP, enc.bytes, enc.nbytes, &dec, err, sizeof err);
+        CHECK_MSG(rc == 0, "%s rv%u seed %u: %s", os->name, xlen, seed, err);
+        size_t at = rt_first_diff(dec.pcs, dec.npcs, s.pcs, s.npcs);
+        bool ok = dec.npcs == s.npcs && at == s.npcs && dec.errors == 0;
+        CHECK_MSG(ok, "%s rv%u seed %u: %zu of %zu instructions decoded, first difference at #%zu "
+                      "(got 0x%llx, expected 0x%llx), %u errors%s%s",
+                  os->name, xlen, seed, dec.npcs, s.npcs, at, at < dec.npcs ? (unsigned long long)dec.pcs[at] : 0ull,
+                  at < s.npcs ? (unsigned long long)s.pcs[at] : 0ull, dec.errors, dec.errors ? ": " : "",
+                  dec.first_error);
+        if (!ok && failures_shown++ < 3) {
+            /* ET_FAIL_DIR keeps the failing case (trace, input, code, PCs) */
+            const char *dir = getenv("ET_FAIL_DIR") ? getenv("ET_FAIL_DIR") : rvt_test_tmpdir();
+            char path[512];
+            snprintf(path, sizeof path, "%s/fail-%s-rv%u-%u.bin", dir, os->name, xlen, seed);
+            FILE *f = fopen(path, "wb");
+            if (f) {
+                fwrite(enc.bytes, 1, enc.nbytes, f);
+                fclose(f);
+                fprintf(stderr, "  trace written to %s\n", path);
+            }
+            /* the input and the code, for rvtrace encode/decode --raw */
+            snprintf(path, sizeof path, "%s/fail-%s-rv%u-%u.csv", dir, os->name, xlen, seed);
+            if ((f = fopen(path, "w"))) {
+                rvt_refcsv_write_header_ex(f, RVT_REFCSV_SIJUMP | (os->time ? RVT_REFCSV_TIME : 0));
+                for (size_t k = 0; k < s.nrecs; k++)
+                    rvt_refcsv_write_ex(f, &s.recs[k], RVT_REFCSV_SIJUMP | (os->time ? RVT_REFCSV_TIME : 0));
+                fclose(f);
+            }
+            const struct rvt_segment *seg = rvt_img_segment(s.img, 0);
+            snprintf(path, sizeof path, "%s/fail-%s-rv%u-%u.code@%llx", dir, os->name, xlen, seed,
+                     (unsigned long long)seg->addr);
+            if ((f = fopen(path, "wb"))) {
+                fwrite(seg->data, 1, (size_t)seg->size, f);
+                fclose(f);
+            }
+            snprintf(path, sizeof path, "%s/fail-%s-rv%u-%u.pcs", dir, os->name, xlen, seed);
+            if ((f = fopen(path, "w"))) {
+                for (size_t k = 0; k < s.npcs; k++)
+                    fprintf(f, "0x%0*llX\n", xlen / 4, (unsigned long long)s.pcs[k]);
+                fclose(f);
+            }
+        }
+        if (seed == 1 && xlen == 64)
+            printf("  %-18s rv%u: %8zu insns %7zu bytes %6llu packets %.4f bits/insn\n", os->name, xlen, s.npcs,
+                   enc.nbytes, (unsigned long long)enc.packets, s.npcs ? 8.0 * (double)enc.nbytes / (double)s.npcs : 0);
+    }
+    rt_free(&enc);
+    rt_free(&dec);
+    rvt_codec_cfg_free(cfg);
+    synth_free(&s);
+}
+
+int main(int argc, char **argv)
+{
+    unsigned seeds = argc > 1 ? (unsigned)atoi(argv[1]) : 6;
+    uint64_t insns = argc > 2 ? (uint64_t)atoll(argv[2]) : 20000;
+    const char *only = argc > 3 ? argv[3] : NULL;
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        if (only && strcmp(only, sets[i].name))
+            continue;
+        for (unsigned seed = 1; seed <= seeds; seed++) {
+            run(&sets[i], 32, seed, insns);
+            run(&sets[i], 64, seed, insns);
+        }
+    }
+    return rvt_test_summary("test_et_roundtrip");
+}
