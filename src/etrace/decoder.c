@@ -41,6 +41,7 @@ struct et_decoder {
     bool held;            /* the flow's pending branch has this known outcome */
     bool held_taken;
     bool held_jump;       /* the flow's pending jump is sequentially inferable to held_target */
+    unsigned seg_popped;  /* implicit returns since the last reported address (fixed irdepth) */
     uint64_t held_target;
 
     /* branch outcomes of the current packet (branch-prediction mode) */
@@ -137,6 +138,7 @@ static uint64_t xmask(const struct et_decoder *dec)
 
 static void reset_sync_state(struct et_decoder *dec)
 {
+    dec->seg_popped = 0;
     rvt_cs_clear(rvt_flow_callstack(dec->f));
     et_bpred_reset(&dec->bp);
     et_jtc_reset(&dec->jtc);
@@ -281,7 +283,7 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
     const bool ir = dec->ir_on && dec->p.implicit_return != ET_IR_OFF;
     /* Returns must be seen one by one when the packet counts or names one. */
     const bool per_return = ir && s->irreport && (fixed || s->kind == K_UPDISCON);
-    unsigned popped = 0;
+    unsigned popped = dec->seg_popped;
     bool not_first = false;
     struct rvt_insn ain;
     bool a_ok = insn_at(dec, s->addr, &ain);
@@ -412,6 +414,7 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
                     if (rc < 0)
                         return rc;
                     popped++;
+                    dec->seg_popped++;
                     not_first = false;
                     break;
                 }
@@ -638,6 +641,7 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
     if ((rc = resolve_reported_branch(dec, addr)) < 0)
         return rc;
     dec->last_addr = addr;
+    dec->seg_popped = 0;
     if (bp_on(dec) && src_remaining(dec))
         return dfail(dec, offset, "%" PRIu64 " reported branch outcomes left at 0x%" PRIx64, src_remaining(dec), addr);
     return 0;
@@ -682,19 +686,35 @@ static int do_branches(struct et_decoder *dec, const struct et_packet *k, uint64
     }
     (void)total;
     const bool ir = dec->ir_on && dec->p.implicit_return != ET_IR_OFF;
+    /* the corrected irdepth counts implicit returns: see each one */
+    const bool count_rets = ir && dec->p.implicit_return == ET_IR_FIXED;
     for (;;) {
-        struct rvt_walk w = {.flags = (ir ? RVT_WALK_IMPLICIT_RET : 0) | (bp ? RVT_WALK_STOP_BRANCH : 0)};
+        struct rvt_walk w = {.flags = (ir && !count_rets ? RVT_WALK_IMPLICIT_RET : 0) | (bp ? RVT_WALK_STOP_BRANCH : 0)};
         struct rvt_stop st;
         bool had_single = dec->have_single;
-        if (FL(rvt_flow_walk(f, &w, &st)) < 0)
-            return flow_fail(dec);
-        if (st.insns)
+        if (pending_unresolvable(dec, w.flags)) {
+            memset(&st, 0, sizeof st);
+            st.reason = RVT_STOP_UNINF;
+            st.cf = dec->single_cf;
+            st.last = dec->single_addr;
             dec->have_single = false;
+        } else {
+            if (FL(rvt_flow_walk(f, &w, &st)) < 0)
+                return flow_fail(dec);
+            if (st.insns)
+                dec->have_single = false;
+        }
         if (st.reason == RVT_STOP_UNINF) {
             uint64_t t;
             if (sij_across(dec, had_single, &st, &t)) {
                 if (FL(rvt_flow_jump(f, t)) < 0)
                     return flow_fail(dec);
+                continue;
+            }
+            if (count_rets && st.cf == RVT_CF_RETURN && rvt_flow_callstack(f)->count) {
+                if ((rc = pop_implicit(dec)) < 0)
+                    return rc;
+                dec->seg_popped++;
                 continue;
             }
         }

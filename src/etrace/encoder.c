@@ -455,6 +455,10 @@ static int send_address_at(struct et_encoder *e, uint64_t addr, enum akind kind,
 
 static int send_address(struct et_encoder *e, uint64_t addr, enum akind kind, bool updiscon, uint64_t time)
 {
+    /* Reporting the address just reported again (after a pass through a
+     * loop) as a notification: an ordinary repeat reads as a duplicate. */
+    if (kind == AK_INFERRED && addr == e->last_addr && e->p.version == ET_V2_0 && e->packets)
+        kind = AK_NOTIFY;
     return send_address_at(e, addr, kind, updiscon, time, e->cs ? e->cs->count : 0);
 }
 
@@ -722,7 +726,10 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
             inferred = true;
             handled = true;
         } else if (e->bp_fail || e->branches == 31) {
-            rc = send_branches_only(e, c->time);
+            /* a full map at the last traced instruction goes with its
+             * address (branches = 31) in the final packet instead */
+            if (!(n ? !n->qualified : last))
+                rc = send_branches_only(e, c->time);
         } else if (e->pbc >= 31 && e->pbc - 31 == 0xffffffffu) {
             /* the branch count is at its maximum: report with an address */
             rc = send_address(e, c->addr, AK_INFERRED, false, c->time);
