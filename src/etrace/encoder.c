@@ -84,6 +84,7 @@ struct et_encoder {
      * flag: a format 3 must not follow it directly (the decoder would take
      * that address for the last instruction before it). */
     bool upd_open;
+    bool last_inferred; /* the last address packet did not follow an uninferable discontinuity */
 
     /* branches not yet reported */
     unsigned branches;
@@ -448,6 +449,7 @@ static int send_address_at(struct et_encoder *e, uint64_t addr, enum akind kind,
     if (rc < 0)
         return rc;
     e->last_addr = addr;
+    e->last_inferred = kind != AK_UPDISCON;
     map_reset(e);
     seg_reset(e);
     return 0;
@@ -619,6 +621,26 @@ static bool next_is_f3(const struct et_encoder *e, const struct ent *c, const st
     return false;
 }
 
+/* Will c's successor be an uninferable target (what the bookkeeping at the
+ * end of step() decides, without its side effects)? */
+static bool will_updiscon(const struct et_encoder *e, const struct ent *c, const struct ent *n)
+{
+    if (!c->retired || !uninferable_itype(c))
+        return false;
+    bool sij = c->sijump && e->p.sijump && !c->synced;
+    if (c->itype == RVT_ITYPE_TRAPRET)
+        return true;
+    if (c->itype != RVT_ITYPE_RETURN)
+        return !sij;
+    if (e->cs && e->ir_on && e->cs->count) {
+        uint64_t top;
+        rvt_cs_peek(e->cs, &top);
+        bool room = e->p.implicit_return != ET_IR_FIXED || e->seg_implicit < e->ir_max;
+        return !(n && top == n->addr && room);
+    }
+    return !sij;
+}
+
 static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct ent *n, bool last)
 {
     int rc = 0;
@@ -752,7 +774,8 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
     if (c->retired && c->last_of_rec) {
         if (!c->reported && !is_branch)
             win_add(e, c->rec_lo, c->rec_hi);
-        if (!c->reported && !v026 && n && n->retired && n->qualified &&
+        /* (an uninferable jump reports its target anyway) */
+        if (!c->reported && !v026 && n && n->retired && n->qualified && !will_updiscon(e, c, n) &&
             win_hits(e, n->rec_lo, n->rec_hi)) {
             if ((rc = send_address(e, c->addr, AK_NOTIFY, false, c->time)) < 0)
                 return rc;
@@ -768,7 +791,7 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
     if (n ? !n->qualified : last) {
         /* ended_rep: the preceding packet was sent only because tracing
          * ends (it does not follow an uninferable discontinuity) */
-        unsigned qual = inferred ? ET_QUAL_ENDED_REP : ET_QUAL_ENDED_NTR;
+        unsigned qual = (inferred || (!c->reported && e->last_inferred)) ? ET_QUAL_ENDED_REP : ET_QUAL_ENDED_NTR;
         if (!c->reported && c->retired) {
             if ((rc = send_address(e, c->addr, AK_INFERRED, false, c->time)) < 0)
                 return rc;

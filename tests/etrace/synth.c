@@ -454,14 +454,16 @@ static int emit(void *ctx, const struct rvt_ing_rec *r)
     return 0;
 }
 
-static void add_pc(struct synth *s, uint64_t pc)
+static void add_pc(struct synth *s, uint64_t pc, uint8_t priv)
 {
     if (s->npcs == s->cappcs) {
         s->cappcs = s->cappcs ? s->cappcs * 2 : 4096;
         s->pcs = realloc(s->pcs, s->cappcs * sizeof *s->pcs);
-        if (!s->pcs)
+        s->privs = realloc(s->privs, s->cappcs);
+        if (!s->pcs || !s->privs)
             abort();
     }
+    s->privs[s->npcs] = priv;
     s->pcs[s->npcs++] = pc;
 }
 
@@ -558,7 +560,7 @@ int synth_run(struct synth *s, const struct synth_opts *o)
         rc = rvt_ing_builder_insn(b, pc, -1, priv, context, o->with_time ? &ex : NULL);
         if (rc < 0)
             break;
-        add_pc(s, pc);
+        add_pc(s, pc, priv);
         n++;
         uint64_t next = (pc + in->len) & mask;
         switch (in->kind) {
@@ -635,5 +637,6 @@ void synth_free(struct synth *s)
     rvt_img_free(s->img);
     free(s->recs);
     free(s->pcs);
+    free(s->privs);
     memset(s, 0, sizeof *s);
 }

@@ -73,8 +73,8 @@ struct synth {
     struct rvt_ing_rec *recs;
     size_t nrecs, caprecs;
     uint64_t *pcs;          /* every retired instruction, in order */
+    uint8_t *privs;         /* ...and its privilege */
     size_t npcs, cappcs;
-    uint8_t *pc_rec_unq;    /* unused */
 };
 
 /* Build program and execution.  Returns 0 or <0 (message on stderr). */

@@ -11,46 +11,53 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { F_NONE, F_PRIV_U, F_RANGE };
+
 struct optset {
     const char *name;
     const char *opts[40];
     bool merge, same_cycle, time, context;
+    int filter;
 };
 
 static const struct optset sets[] = {
-    {"default", {NULL}, false, false, false, false},
-    {"refraw", {"framing", "refraw", NULL}, false, false, false, false},
-    {"full-address", {"full-address", "1", NULL}, false, false, false, false},
-    {"lsb0", {"iaddress_lsb_p", "0", NULL}, false, false, false, false},
-    {"resync0", {"resync-max", "0", NULL}, false, false, false, false},
-    {"no-resync", {"resync-max", "off", NULL}, false, false, false, false},
-    {"ir-2.0", {"implicit-return", "2.0", "return_stack_size_p", "2", NULL}, false, false, false, false},
-    {"ir-2.0-deep", {"implicit-return", "2.0", "return_stack_size_p", "5", NULL}, false, false, false, false},
-    {"ir-fixed", {"implicit-return", "fixed", "return_stack_size_p", "2", NULL}, false, false, false, false},
-    {"ir-fixed-counter", {"implicit-return", "fixed", "call_counter_size_p", "2", NULL}, false, false, false, false},
-    {"ir-2.0-counter", {"implicit-return", "2.0", "call_counter_size_p", "3", NULL}, false, false, false, false},
-    {"bpred", {"branch-prediction", "1", "bpred_size_p", "6", NULL}, false, false, false, false},
-    {"jtc", {"jump-target-cache", "1", "cache_size_p", "4", NULL}, false, false, false, false},
+    {"default", {NULL}, false, false, false, false, F_NONE},
+    {"refraw", {"framing", "refraw", NULL}, false, false, false, false, F_NONE},
+    {"full-address", {"full-address", "1", NULL}, false, false, false, false, F_NONE},
+    {"lsb0", {"iaddress_lsb_p", "0", NULL}, false, false, false, false, F_NONE},
+    {"resync0", {"resync-max", "0", NULL}, false, false, false, false, F_NONE},
+    {"no-resync", {"resync-max", "off", NULL}, false, false, false, false, F_NONE},
+    {"ir-2.0", {"implicit-return", "2.0", "return_stack_size_p", "2", NULL}, false, false, false, false, F_NONE},
+    {"ir-2.0-deep", {"implicit-return", "2.0", "return_stack_size_p", "5", NULL}, false, false, false, false, F_NONE},
+    {"ir-fixed", {"implicit-return", "fixed", "return_stack_size_p", "2", NULL}, false, false, false, false, F_NONE},
+    {"ir-fixed-counter", {"implicit-return", "fixed", "call_counter_size_p", "2", NULL}, false, false, false, false, F_NONE},
+    {"ir-2.0-counter", {"implicit-return", "2.0", "call_counter_size_p", "3", NULL}, false, false, false, false, F_NONE},
+    {"bpred", {"branch-prediction", "1", "bpred_size_p", "6", NULL}, false, false, false, false, F_NONE},
+    {"jtc", {"jump-target-cache", "1", "cache_size_p", "4", NULL}, false, false, false, false, F_NONE},
     {"bpred+jtc", {"branch-prediction", "1", "jump-target-cache", "1", "f0s_width_p", "1", NULL}, false, false,
-     false, false},
-    {"sijump", {"sijump", "1", NULL}, false, false, false, false},
-    {"multi-retire", {"taken_branches_p", "4", NULL}, true, true, false, false},
+     false, false, F_NONE},
+    {"sijump", {"sijump", "1", NULL}, false, false, false, false, F_NONE},
+    {"multi-retire", {"taken_branches_p", "4", NULL}, true, true, false, false, F_NONE},
     {"context+time",
      {"nocontext_p", "0", "context_width_p", "8", "notime_p", "0", "time_width_p", "40", NULL},
-     false, false, true, true},
+     false, false, true, true, F_NONE},
     {"encap-srcid-ts", {"src-bits", "12", "src-id", "0x5a5", "encap-timestamp", "2", "encap-type-bits", "1", NULL},
-     false, false, true, false},
-    {"0.026", {"etrace-version", "0.026", NULL}, false, false, false, false},
+     false, false, true, false, F_NONE},
+    {"0.026", {"etrace-version", "0.026", NULL}, false, false, false, false, F_NONE},
     {"0.026-refraw-full", {"etrace-version", "0.026", "framing", "refraw", "full-address", "1", NULL}, false,
-     false, false, false},
+     false, false, false, F_NONE},
     {"all",
      {"implicit-return", "fixed", "return_stack_size_p", "3", "branch-prediction", "1", "jump-target-cache", "1",
       "f0s_width_p", "1", "sijump", "1", "resync-max", "0", "nocontext_p", "0", "context_width_p", "8", NULL},
-     true, true, false, true},
+     true, true, false, true, F_NONE},
+    {"filter-priv", {"filter-priv", "u", NULL}, false, false, false, false, F_PRIV_U},
+    {"filter-range", {NULL}, false, false, false, false, F_RANGE},
+    {"filter-range-ir", {"implicit-return", "fixed", "return_stack_size_p", "3", "sijump", "1", NULL}, false,
+     false, false, false, F_RANGE},
     {"all-2.0",
      {"implicit-return", "2.0", "return_stack_size_p", "2", "branch-prediction", "1", "jump-target-cache", "1",
       "f0s_width_p", "1", "sijump", "1", "resync-max", "1", NULL},
-     true, false, false, false},
+     true, false, false, false, F_NONE},
 };
 
 static unsigned failures_shown;
@@ -75,9 +82,32 @@ static void run(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
         return;
     }
     char err[700] = "";
-    void *cfg = rt_config(os->opts, xlen, s.img, err, sizeof err);
+    /* filters: the expected instructions are the qualified ones */
+    const char *opts[48];
+    unsigned no = 0;
+    for (const char *const *o = os->opts; *o && no < 40; o++)
+        opts[no++] = *o;
+    char range[80];
+    uint64_t lo = so.base + 0x180, hi = so.base + 0x500;
+    if (os->filter == F_RANGE) {
+        snprintf(range, sizeof range, "0x%llx-0x%llx", (unsigned long long)lo, (unsigned long long)hi);
+        opts[no++] = "filter-range";
+        opts[no++] = range;
+    }
+    opts[no] = NULL;
+    size_t nexp = 0;
+    uint64_t *exp = malloc((s.npcs + 1) * sizeof *exp);
+    for (size_t k = 0; k < s.npcs; k++) {
+        bool q = os->filter == F_PRIV_U ? s.privs[k] == RVT_PRIV_U
+                 : os->filter == F_RANGE ? (s.pcs[k] >= lo && s.pcs[k] <= hi)
+                                         : true;
+        if (q)
+            exp[nexp++] = s.pcs[k];
+    }
+    void *cfg = rt_config(opts, xlen, s.img, err, sizeof err);
     CHECK_MSG(cfg != NULL, "%s: %s", os->name, err);
     if (!cfg) {
+        free(exp);
         synth_free(&s);
         return;
     }
@@ -87,12 +117,12 @@ static void run(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
     if (rc == 0) {
         rc = rt_decode(cfg, s.img, RVT_FLOW_ECALL_TRAP, enc.bytes, enc.nbytes, &dec, err, sizeof err);
         CHECK_MSG(rc == 0, "%s rv%u seed %u: %s", os->name, xlen, seed, err);
-        size_t at = rt_first_diff(dec.pcs, dec.npcs, s.pcs, s.npcs);
-        bool ok = dec.npcs == s.npcs && at == s.npcs && dec.errors == 0;
+        size_t at = rt_first_diff(dec.pcs, dec.npcs, exp, nexp);
+        bool ok = dec.npcs == nexp && at == nexp && dec.errors == 0;
         CHECK_MSG(ok, "%s rv%u seed %u: %zu of %zu instructions decoded, first difference at #%zu "
                       "(got 0x%llx, expected 0x%llx), %u errors%s%s",
-                  os->name, xlen, seed, dec.npcs, s.npcs, at, at < dec.npcs ? (unsigned long long)dec.pcs[at] : 0ull,
-                  at < s.npcs ? (unsigned long long)s.pcs[at] : 0ull, dec.errors, dec.errors ? ": " : "",
+                  os->name, xlen, seed, dec.npcs, nexp, at, at < dec.npcs ? (unsigned long long)dec.pcs[at] : 0ull,
+                  at < nexp ? (unsigned long long)exp[at] : 0ull, dec.errors, dec.errors ? ": " : "",
                   dec.first_error);
         if (!ok && failures_shown++ < 3) {
             /* ET_FAIL_DIR keeps the failing case (trace, input, code, PCs) */
@@ -134,6 +164,7 @@ static void run(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
     rt_free(&enc);
     rt_free(&dec);
     rvt_codec_cfg_free(cfg);
+    free(exp);
     synth_free(&s);
 }
 
