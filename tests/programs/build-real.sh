@@ -46,6 +46,11 @@ cache=$(cd "$cache" && pwd)
 bindir=$cache/bin
 srcdir=$cache/src
 mkdir -p "$bindir" "$srcdir"
+# Concurrent runs (parallel tests) share the cache: one builds, the others wait.
+if command -v flock >/dev/null; then
+    exec 9>"$cache/.lock"
+    flock 9
+fi
 
 # ---- private apt configuration: deb-src entries for the system's own mirrors ----
 apt_dir=$cache/apt
