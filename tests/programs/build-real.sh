@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
 done
 
 CC=${RVT_RISCV_CC:-riscv64-linux-gnu-gcc}
-common_cflags=(-O2 -g -static)
+common_cflags=(-O2 -static)
 jobs=${RVT_JOBS:-2}
 
 say() { [ "$quiet" = 1 ] || echo "build-real.sh: $*" >&2; }

@@ -60,6 +60,11 @@ static void usage(FILE *f)
             "For identical captures keep the same program path, arguments, --env, --stdin\n"
             "and --stdout kind; the environment is emptied, address randomisation is off\n"
             "and QEMU's random seed is fixed. Standard error is passed through.\n"
+            "Each guest thread is one stream: the first writes FILE, later threads FILE.1,\n"
+            "FILE.2 ... in creation order (multi-threaded runs are not reproducible). A forked\n"
+            "child is not recorded. Programs that handle signals cannot be captured (user-mode\n"
+            "QEMU enters and leaves handlers without a trap to record). Use static executables:\n"
+            "`rvtrace check` needs all executed code in the ELF.\n"
             "The exit status is 1 if the program exits non-zero (the trace is still\n"
             "written) or the capture fails, 2 on a usage error.\n");
 }
@@ -177,7 +182,7 @@ static void append_escaped(char *dst, size_t size, const char *src)
 
 struct stats {
     bool ok;
-    uint64_t insns, records;
+    uint64_t insns, records, streams;
     long long bytes;
     char error[600];
 };
@@ -200,6 +205,8 @@ static bool read_stats(const char *path, struct stats *st)
             cli_parse_u64(line + 6, &st->insns);
         } else if (strncmp(line, "records ", 8) == 0) {
             cli_parse_u64(line + 8, &st->records);
+        } else if (strncmp(line, "streams ", 8) == 0) {
+            cli_parse_u64(line + 8, &st->streams);
         } else if (strncmp(line, "bytes ", 6) == 0) {
             st->bytes = atoll(line + 6);
         } else if (strncmp(line, "error ", 6) == 0) {
@@ -369,9 +376,14 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
     if (!o->quiet) {
         double bpi = st.insns ? (double)st.bytes / (double)st.insns : 0.0;
         printf("%s: %" PRIu64 " instructions, %" PRIu64 " records, %lld bytes (%.3f bytes/insn) in %.2f s "
-               "(%.1f M insn/s) -> %s\n",
+               "(%.1f M insn/s) -> %s",
                program, st.insns, st.records, st.bytes, bpi, secs, secs > 0 ? (double)st.insns / secs / 1e6 : 0.0,
                o->out);
+        if (st.streams == 2)
+            printf(" and %s.1 (second thread)", o->out);
+        else if (st.streams > 2)
+            printf(" and %s.1 ... %s.%" PRIu64 " (one per further thread)", o->out, o->out, st.streams - 1);
+        printf("\n");
     }
     if (WIFEXITED(wst) && WEXITSTATUS(wst) == 0) {
         status = 0;
