@@ -26,6 +26,12 @@ n1=$(check_count "$WORK/threads" "$WORK/t.ing.1")
 [ $((n0 + n1)) = "$CAPTURED_INSNS" ] || fail "streams hold $n0 + $n1 instructions, capture reported $CAPTURED_INSNS"
 [ "$n0" -gt 300000 ] && [ "$n1" -gt 300000 ] || fail "a thread's loop is missing: $n0 and $n1 instructions"
 
+# A later single-thread capture to the same name removes the stale thread stream.
+capture "$WORK/again.ing" --stdout "$WORK/f.out" -- "$WORK/threads"
+[ -f "$WORK/again.ing.1" ] || fail "no stream again.ing.1"
+capture "$WORK/again.ing" --stdout "$WORK/f.out" -- "$WORK/forks"
+[ ! -e "$WORK/again.ing.1" ] || fail "a stale thread stream survived a new capture to the same name"
+
 capture "$WORK/f.ing" --stdout "$WORK/f.out" -- "$WORK/forks"
 grep -q "child status 0" "$WORK/f.out" || fail "forks printed '$(cat "$WORK/f.out")'"
 [ ! -e "$WORK/f.ing.1" ] || fail "the forked child wrote a stream"

@@ -264,8 +264,9 @@ static void retire(struct vcpu *v, const struct insn_info *in, const struct rvt_
     if (rc < 0 && !v->stopped) {
         v->stopped = true;
         plugin_fail(v->p,
-                    "vCPU %u: at pc 0x%" PRIx64 ": %s (QEMU user mode delivers signals to handlers, and "
-                    "returns from them, without any trace of a trap: such programs cannot be captured)",
+                    "vCPU %u: at pc 0x%" PRIx64 ": %s (in user mode this happens when QEMU delivers a "
+                    "signal to a handler or returns from one, which leaves no trap to record: programs "
+                    "that handle signals cannot be captured)",
                     v->index, in->pc, rvt_ing_builder_error(v->builder));
     }
 }
@@ -451,6 +452,15 @@ static bool parse_bool(const char *val, bool *out)
     return false;
 }
 
+static void plugin_free(struct plugin *p)
+{
+    if (!p)
+        return;
+    free(p->out_path);
+    free(p->stats_path);
+    free(p);
+}
+
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
@@ -464,6 +474,8 @@ static int usage_error(const char *fmt, ...)
             "[,mem=on|off][,stats=FILE]\n");
     return -1;
 }
+
+static int install(struct plugin *p, qemu_plugin_id_t id, int argc, char **argv);
 
 RVTQ_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
@@ -487,6 +499,14 @@ RVTQ_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info
     pthread_mutex_init(&p->lock, NULL);
     pthread_mutex_init(&p->intern_lock, NULL);
 
+    int rc = install(p, id, argc, argv);
+    if (rc < 0)
+        plugin_free(p);
+    return rc;
+}
+
+static int install(struct plugin *p, qemu_plugin_id_t id, int argc, char **argv)
+{
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *eq = strchr(a, '=');
@@ -520,11 +540,22 @@ RVTQ_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info
     if (!p->out_path || !*p->out_path)
         return usage_error("%s", "missing out=FILE");
 
+    if (strlen(p->out_path) > 4000)
+        return usage_error("out=%.40s...: path too long", p->out_path);
+
     /* Fail now, not at the first instruction, if the output cannot be written. */
     FILE *probe = fopen(p->out_path, "wb");
     if (!probe)
         return usage_error("%s: %s", p->out_path, strerror(errno));
     fclose(probe);
+    /* Thread streams of an earlier capture to the same name would look like
+     * part of this one. */
+    for (unsigned k = 1;; k++) {
+        char path[4096];
+        stream_path(p, k, path, sizeof path);
+        if (remove(path) != 0)
+            break;
+    }
 
     g_plugin = p;
     if (pthread_atfork(NULL, NULL, on_fork_child) != 0)
