@@ -41,6 +41,7 @@ say() { [ "$quiet" = 1 ] || echo "build-real.sh: $*" >&2; }
 die() { echo "build-real.sh: error: $*" >&2; exit 1; }
 
 command -v "$CC" >/dev/null || die "$CC not found (apt-get install gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)"
+command -v apt-get >/dev/null || die "apt-get not found: this script fetches Debian source packages"
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 bindir=$cache/bin
@@ -63,6 +64,7 @@ apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
 
 setup_apt() {
     [ -f "$apt_dir/ready" ] && return 0
+    command -v dpkg-source >/dev/null || die "dpkg-source not found (apt-get install dpkg-dev): apt-get source needs it"
     rm -rf "$apt_dir"
     mkdir -p "$apt_dir/sources.list.d" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
     : >"$apt_dir/sources.list"
