@@ -130,7 +130,11 @@ void rvt_bcache_stats(const struct rvt_bcache *bc, uint64_t *hits, uint64_t *mis
 static inline uint32_t rvt_block_hw_offset(const struct rvt_block_info *b, uint32_t i)
 {
     uint64_t m = i >= 64 ? b->rvc_mask : (b->rvc_mask & ((1ull << i) - 1));
-    return 2 * i - (uint32_t)__builtin_popcountll(m);
+    /* SWAR popcount: no libgcc call on targets without a popcount instruction */
+    m = m - ((m >> 1) & 0x5555555555555555ull);
+    m = (m & 0x3333333333333333ull) + ((m >> 2) & 0x3333333333333333ull);
+    m = (m + (m >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return 2 * i - (uint32_t)((m * 0x0101010101010101ull) >> 56);
 }
 
 #ifdef __cplusplus

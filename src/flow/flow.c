@@ -283,10 +283,19 @@ static int flush(struct rvt_flow *f, uint8_t end, uint64_t next)
 /* Append n instructions of cache block b (from its first) to the open block. */
 static int retire(struct rvt_flow *f, const struct rvt_block_info *b, uint32_t n)
 {
-    uint32_t hw = rvt_block_hw_offset(b, n);
-    uint32_t lasthw = rvt_block_hw_offset(b, n - 1);
-    uint64_t last = (b->start + 2ull * lasthw) & f->mask;
-    uint8_t last_len = (uint8_t)(2 * (hw - lasthw));
+    uint32_t hw;
+    uint64_t last;
+    uint8_t last_len;
+    if (n == b->ninsns) { /* the common case: the cache block has it all */
+        hw = b->halfwords;
+        last = b->last;
+        last_len = (uint8_t)(b->next - b->last);
+    } else {
+        hw = rvt_block_hw_offset(b, n);
+        uint32_t lasthw = rvt_block_hw_offset(b, n - 1);
+        last = (b->start + 2ull * lasthw) & f->mask;
+        last_len = (uint8_t)(2 * (hw - lasthw));
+    }
     if (f->blk_open && f->blk_end == b->start) {
         f->blk.ninsns += n;
         f->blk.last = last;
@@ -716,7 +725,7 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
             reason = RVT_STOP_COUNT;
         }
         /* Halfword limit: must end on an instruction boundary. */
-        if (hw_left < rvt_block_hw_offset(b, n)) {
+        if (hw_left < (n == b->ninsns ? b->halfwords : rvt_block_hw_offset(b, n))) {
             uint32_t i = 0;
             while (i < n && rvt_block_hw_offset(b, i + 1) <= hw_left)
                 i++;
@@ -743,7 +752,7 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
         int rc = retire(f, b, n);
         if (rc < 0)
             return rc;
-        uint32_t hw = rvt_block_hw_offset(b, n);
+        uint32_t hw = n == b->ninsns ? b->halfwords : rvt_block_hw_offset(b, n);
         st->insns += n;
         st->halfwords += hw;
         if (in_left != UINT64_MAX)

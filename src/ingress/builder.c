@@ -126,7 +126,7 @@ static int retire_prev(struct rvt_ing_builder *b, uint8_t itype, bool sijump)
     b->before = *in;
     b->have_before = true;
 
-    if (b->cfg.one_insn_per_record)
+    if (!b->cfg.merge_blocks)
         return emit(b, &r);
 
     /* Merge plain sequential instructions into one block: a block may only

@@ -27,7 +27,9 @@
 #define EXT_SAMECYCLE 0x100u
 #define EXT_SIJUMP 0x200u
 #define EXT_TP 0x400u        /* u8 tracepoint type */
-#define EXT_KNOWN 0x7ffu
+#define EXT_HART 0x800u      /* varint hart id; absent = same as the previous record */
+#define EXT_UNQUAL 0x1000u   /* flag: filtered out (not qualified for tracing) */
+#define EXT_KNOWN 0x1fffu
 
 static size_t put_varint(uint8_t *p, uint64_t v)
 {
@@ -48,6 +50,12 @@ static uint64_t zigzag(int64_t v)
 static int64_t unzigzag(uint64_t v)
 {
     return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+size_t rvt_native_encode_end(uint64_t records, uint8_t *out)
+{
+    out[0] = RVT_NATIVE_END_TAG;
+    return 1 + put_varint(out + 1, records);
 }
 
 void rvt_native_state_init(struct rvt_native_state *st)
@@ -91,6 +99,10 @@ size_t rvt_native_encode(struct rvt_native_state *st, const struct rvt_ing_rec *
         ext |= EXT_SIJUMP;
     if (r->flags & RVT_ING_TRACEPOINT)
         ext |= EXT_TP;
+    if (r->hart != st->hart)
+        ext |= EXT_HART;
+    if (r->flags & RVT_ING_UNQUALIFIED)
+        ext |= EXT_UNQUAL;
     bool addr = r->iaddr != st->next;
     *p++ = (uint8_t)((r->itype & TAG_ITYPE_MASK) | size << TAG_SIZE_SHIFT | (addr ? TAG_ADDR : 0) |
                      (ext ? TAG_EXT : 0));
@@ -124,7 +136,10 @@ size_t rvt_native_encode(struct rvt_native_state *st, const struct rvt_ing_rec *
             p += put_varint(p, r->mem_value);
         if (ext & EXT_TP)
             *p++ = r->tp_type;
+        if (ext & EXT_HART)
+            p += put_varint(p, r->hart);
     }
+    st->hart = r->hart;
     st->priv = r->priv;
     st->context = r->context;
     if (r->flags & RVT_ING_HAS_TIME)
@@ -174,6 +189,14 @@ int rvt_native_decode(struct rvt_native_state *st, const uint8_t *buf, size_t le
     memset(r, 0, sizeof r[0]);
     if (get_u8(&c, &tag))
         return RVT_NATIVE_NEED_MORE;
+    if (tag == RVT_NATIVE_END_TAG) {
+        /* End marker: the record count lands in r->iaddr. */
+        if ((e = get_varint(&c, &v)))
+            goto bad;
+        r->iaddr = v;
+        *used = (size_t)(c.p - buf);
+        return RVT_NATIVE_END;
+    }
     r->itype = tag & TAG_ITYPE_MASK;
     if (r->itype == 7 || (r->itype == 6)) {
         *why = "reserved itype 6/7 in a 4-bit itype record";
@@ -286,7 +309,19 @@ int rvt_native_decode(struct rvt_native_state *st, const uint8_t *buf, size_t le
                 return RVT_NATIVE_NEED_MORE;
             r->flags |= RVT_ING_TRACEPOINT;
         }
+        if (ext & EXT_HART) {
+            if ((e = get_varint(&c, &v)))
+                goto bad;
+            if (v > 0xffff) {
+                *why = "hart id above 65535";
+                return -RVT_ERR_FORMAT;
+            }
+            st->hart = (uint16_t)v;
+        }
+        if (ext & EXT_UNQUAL)
+            r->flags |= RVT_ING_UNQUALIFIED;
     }
+    r->hart = st->hart;
     if (r->iretire == 0 && r->itype != RVT_ITYPE_EXCEPTION && r->itype != RVT_ITYPE_INTERRUPT) {
         *why = "a record that retires nothing must be a trap (itype 1 or 2)";
         return -RVT_ERR_FORMAT;
@@ -407,7 +442,15 @@ int rvt_ing_writer_close(struct rvt_ing_writer *w)
 {
     if (!w)
         return 0;
-    int rc = w->diag.code ? -w->diag.code : writer_flush(w);
+    int rc = w->diag.code ? -w->diag.code : 0;
+    if (rc == 0) {
+        /* The end marker tells readers the stream is complete. */
+        if (sizeof w->buf - w->len < 16)
+            rc = writer_flush(w);
+        w->len += rvt_native_encode_end(w->records, w->buf + w->len);
+        if (rc == 0)
+            rc = writer_flush(w);
+    }
     if (rc == 0 && fflush(w->f) != 0)
         rc = rvt_fail(&w->diag, RVT_ERR_IO, "%s: write failed: %s", w->name ? w->name : "output",
                       strerror(errno));
@@ -440,10 +483,23 @@ int rvt_ing_parse_native(const uint8_t *buf, size_t len, int (*fn)(void *ctx, co
     rvt_native_state_init(&st);
     size_t off = RVT_NATIVE_HEADER_SIZE;
     int count = 0;
-    while (off < len) {
+    for (;;) {
+        if (off >= len)
+            return rvt_fail(diag, RVT_ERR_TRUNCATED,
+                            "offset 0x%zx: the stream ends without its end marker after %d records (truncated?)", off,
+                            count);
         struct rvt_ing_rec r;
         size_t used = 0;
         rc = rvt_native_decode(&st, buf + off, len - off, &r, &used, &why);
+        if (rc == RVT_NATIVE_END) {
+            if (r.iaddr != (uint64_t)count)
+                return rvt_fail(diag, RVT_ERR_FORMAT, "offset 0x%zx: end marker counts %llu records, the stream has %d",
+                                off, (unsigned long long)r.iaddr, count);
+            if (off + used != len)
+                return rvt_fail(diag, RVT_ERR_FORMAT, "offset 0x%zx: %zu bytes after the end marker", off + used,
+                                len - off - used);
+            return count;
+        }
         if (rc == RVT_NATIVE_NEED_MORE)
             return rvt_fail(diag, RVT_ERR_TRUNCATED, "offset 0x%zx: record %d truncated at end of input", off,
                             count);
@@ -458,5 +514,4 @@ int rvt_ing_parse_native(const uint8_t *buf, size_t len, int (*fn)(void *ctx, co
         if (count < 0x7fffffff)
             count++;
     }
-    return count;
 }

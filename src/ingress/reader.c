@@ -101,6 +101,7 @@ struct native_src {
     uint64_t base;      /* file offset of buf[0] */
     size_t pos, len;
     bool eof;
+    bool ended;         /* end marker seen */
     uint64_t count;
     uint8_t buf[1 << 16];
 };
@@ -131,12 +132,28 @@ static int native_next(void *self, struct rvt_ing_rec *rec)
     struct native_src *s = self;
     if (s->diag.code)
         return -s->diag.code;
+    if (s->ended)
+        return 0;
     for (;;) {
         size_t used = 0;
         const char *why = NULL;
         int rc = RVT_NATIVE_NEED_MORE;
         if (s->pos < s->len)
             rc = rvt_native_decode(&s->st, s->buf + s->pos, s->len - s->pos, rec, &used, &why);
+        if (rc == RVT_NATIVE_END) {
+            if (rec->iaddr != s->count)
+                return rvt_fail(&s->diag, RVT_ERR_FORMAT,
+                                "%s: offset 0x%" PRIx64 ": the end marker counts %" PRIu64 " records but %" PRIu64 " were read",
+                                s->name, s->base + s->pos, rec->iaddr, s->count);
+            s->pos += used;
+            if ((rc = native_fill(s)) < 0)
+                return rc;
+            if (s->pos != s->len)
+                return rvt_fail(&s->diag, RVT_ERR_FORMAT, "%s: offset 0x%" PRIx64 ": data after the end marker",
+                                s->name, s->base + s->pos);
+            s->ended = true;
+            return 0;
+        }
         if (rc == 0) {
             s->pos += used;
             s->count++;
@@ -147,7 +164,10 @@ static int native_next(void *self, struct rvt_ing_rec *rec)
                             s->name, s->base + s->pos, s->count, why);
         if (s->eof) {
             if (s->pos == s->len)
-                return 0;
+                return rvt_fail(&s->diag, RVT_ERR_TRUNCATED,
+                                "%s: offset 0x%" PRIx64 ": the file ends without its end marker after %" PRIu64
+                                " records (truncated, or the writer was killed?)",
+                                s->name, s->base + s->pos, s->count);
             return rvt_fail(&s->diag, RVT_ERR_TRUNCATED,
                             "%s: offset 0x%" PRIx64 ": file ends inside record %" PRIu64, s->name,
                             s->base + s->pos, s->count);
@@ -383,7 +403,7 @@ static int open_text(struct rvt_ing_reader **out, FILE *f, const char *path, con
         .image = cfg->image,
         .xlen = s->xlen,
         .ecall_mode = cfg->ecall_mode,
-        .one_insn_per_record = cfg->one_insn_per_record,
+        .merge_blocks = cfg->merge_blocks,
         .emit = text_emit,
         .emit_ctx = s,
     };
@@ -440,6 +460,39 @@ static enum rvt_ing_format sniff(FILE *f)
     return RVT_ING_FMT_AUTO;
 }
 
+int rvt_ing_open_stream(struct rvt_ing_reader **out, FILE *f, const char *path,
+                        const struct rvt_ing_reader_config *cfg, struct rvt_diag *diag)
+{
+    *out = NULL;
+    if (!cfg || cfg->size < sizeof *cfg) {
+        close_input(f);
+        return rvt_fail(diag, RVT_ERR_INVAL, "%s: bad reader configuration", path);
+    }
+    enum rvt_ing_format fmt = cfg->format;
+    if (fmt == RVT_ING_FMT_AUTO) {
+        fmt = sniff(f);
+        if (fmt == RVT_ING_FMT_AUTO) {
+            close_input(f);
+            return rvt_fail(diag, RVT_ERR_FORMAT,
+                            "%s: cannot tell the input format from its first line; use --input-format pclist|pcinsn|ingress|refcsv",
+                            path);
+        }
+    }
+    switch (fmt) {
+    case RVT_ING_FMT_NATIVE:
+        return open_native(out, f, path, diag);
+    case RVT_ING_FMT_PCLIST:
+    case RVT_ING_FMT_PCINSN:
+        return open_text(out, f, path, cfg, fmt, diag);
+    case RVT_ING_FMT_REFCSV:
+        close_input(f);
+        return rvt_fail(diag, RVT_ERR_UNSUPPORTED, "%s: the refcsv reader reads files by name", path);
+    default:
+        close_input(f);
+        return rvt_fail(diag, RVT_ERR_INVAL, "%s: unknown input format %d", path, (int)fmt);
+    }
+}
+
 int rvt_ing_open(struct rvt_ing_reader **out, const char *path, const struct rvt_ing_reader_config *cfg,
                  struct rvt_diag *diag)
 {
@@ -447,15 +500,11 @@ int rvt_ing_open(struct rvt_ing_reader **out, const char *path, const struct rvt
     if (!cfg || cfg->size < sizeof *cfg)
         return rvt_fail(diag, RVT_ERR_INVAL, "%s: bad reader configuration", path);
     enum rvt_ing_format fmt = cfg->format;
-    if (fmt == RVT_ING_FMT_REFCSV) {
-        if (!rvt_refcsv_open)
-            return rvt_fail(diag, RVT_ERR_UNSUPPORTED, "%s: the refcsv reader is not part of this build", path);
-        return rvt_refcsv_open(out, path, cfg, diag);
-    }
-    FILE *f = open_input(path, diag);
-    if (!f)
-        return -RVT_ERR_IO;
+    FILE *f = NULL;
     if (fmt == RVT_ING_FMT_AUTO) {
+        f = open_input(path, diag);
+        if (!f)
+            return -RVT_ERR_IO;
         if (f == stdin) {
             close_input(f);
             return rvt_fail(diag, RVT_ERR_INVAL, "stdin: give --input-format when reading from a pipe");
@@ -467,23 +516,20 @@ int rvt_ing_open(struct rvt_ing_reader **out, const char *path, const struct rvt
                             "%s: cannot tell the input format from its first line; use --input-format pclist|pcinsn|ingress|refcsv",
                             path);
         }
-        if (fmt == RVT_ING_FMT_REFCSV) {
-            close_input(f);
-            struct rvt_ing_reader_config c2 = *cfg;
-            c2.format = fmt;
-            return rvt_ing_open(out, path, &c2, diag);
-        }
     }
-    switch (fmt) {
-    case RVT_ING_FMT_NATIVE:
-        return open_native(out, f, path, diag);
-    case RVT_ING_FMT_PCLIST:
-    case RVT_ING_FMT_PCINSN:
-        return open_text(out, f, path, cfg, fmt, diag);
-    default:
+    if (fmt == RVT_ING_FMT_REFCSV) {
         close_input(f);
-        return rvt_fail(diag, RVT_ERR_INVAL, "%s: unknown input format %d", path, (int)fmt);
+        if (!rvt_refcsv_open)
+            return rvt_fail(diag, RVT_ERR_UNSUPPORTED, "%s: the refcsv reader is not part of this build", path);
+        struct rvt_ing_reader_config c2 = *cfg;
+        c2.format = fmt;
+        return rvt_refcsv_open(out, path, &c2, diag);
     }
+    if (!f && !(f = open_input(path, diag)))
+        return -RVT_ERR_IO;
+    struct rvt_ing_reader_config c2 = *cfg;
+    c2.format = fmt;
+    return rvt_ing_open_stream(out, f, path, &c2, diag);
 }
 
 int rvt_ing_count_insns(const struct rvt_ing_rec *r, struct rvt_bcache *bc, uint64_t *count)

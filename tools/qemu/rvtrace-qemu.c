@@ -237,7 +237,7 @@ static struct vcpu *vcpu_create(struct plugin *p, unsigned index)
     cfg.image = NULL; /* QEMU gives the bits of every instruction */
     cfg.xlen = p->xlen;
     cfg.ecall_mode = p->ecall;
-    cfg.one_insn_per_record = !p->merge;
+    cfg.merge_blocks = p->merge;
     cfg.emit = emit_record;
     cfg.emit_ctx = v;
     v->builder = rvt_ing_builder_new(&cfg);

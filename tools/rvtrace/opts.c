@@ -325,7 +325,7 @@ int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r)
         .image = o->img,
         .xlen = o->xlen,
         .ecall_mode = o->ecall == RVT_FLOW_ECALL_UNINFERABLE ? RVT_ECALL_UNINFERABLE : RVT_ECALL_SEQUENTIAL,
-        .one_insn_per_record = !o->merge_blocks,
+        .merge_blocks = o->merge_blocks,
     };
     struct rvt_diag d = {0};
     if (rvt_ing_open(r, o->input, &rc, &d) < 0)
