@@ -16,8 +16,9 @@
  * Each guest thread (a vCPU in user mode) is one hart with its own builder
  * and its own stream: the first thread writes OUT, later ones OUT.1, OUT.2
  * ... in the order the guest creates them; records carry the vCPU index as
- * `context`.  Only the process QEMU started is recorded: after a guest
- * fork() the child writes nothing.
+ * `hart` (context is 0: API v1 shows no address-space identity).  Only the
+ * process QEMU started is recorded: after a guest fork() the child writes
+ * nothing.
  *
  * System emulation is refused: API v1 reports neither traps nor the
  * privilege level, so a system-mode stream could not be made consistent.
@@ -196,7 +197,14 @@ out:
 static int emit_record(void *ctx, const struct rvt_ing_rec *rec)
 {
     struct vcpu *v = ctx;
-    int rc = rvt_ing_write(v->writer, rec);
+    int rc;
+    if (v->index == 0) {
+        rc = rvt_ing_write(v->writer, rec);
+    } else {
+        struct rvt_ing_rec r = *rec;
+        r.hart = (uint16_t)v->index;
+        rc = rvt_ing_write(v->writer, &r);
+    }
     if (rc < 0) {
         v->stopped = true;
         plugin_fail(v->p, "vCPU %u: %s", v->index, rvt_ing_writer_error(v->writer));
@@ -260,7 +268,7 @@ static inline struct vcpu *vcpu_get(struct plugin *p, unsigned index)
 /* Hand one retired instruction to the builder. */
 static void retire(struct vcpu *v, const struct insn_info *in, const struct rvt_ing_extra *extra)
 {
-    int rc = rvt_ing_builder_insn(v->builder, in->pc, (int64_t)in->bits, RVT_PRIV_U, v->index, extra);
+    int rc = rvt_ing_builder_insn(v->builder, in->pc, (int64_t)in->bits, RVT_PRIV_U, 0, extra);
     if (rc < 0 && !v->stopped) {
         v->stopped = true;
         plugin_fail(v->p,
