@@ -1,12 +1,13 @@
 # Guest programs with threads, fork and signals (static riscv64 glibc):
 # one stream per thread, each consistent with the ELF and together holding
 # every captured instruction; a forked child is not recorded; a handled
-# signal fails the capture with a clear message and leaves no stream.
+# signal fails the capture with a clear message and leaves no stream, and
+# so does a program killed by a signal.
 source "$(dirname "$0")/lib.sh"
 command -v riscv64-linux-gnu-gcc >/dev/null ||
     skip "riscv64-linux-gnu-gcc not installed (apt-get install gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)"
 guests=$RVT_SRC/tests/capture/guests
-for g in threads forks signals; do
+for g in threads forks signals aborts; do
     riscv64-linux-gnu-gcc -O2 -static -pthread -o "$WORK/$g" "$guests/$g.c" || fail "cannot build $g.c"
 done
 
@@ -40,4 +41,6 @@ nf=$(check_count "$WORK/forks" "$WORK/f.ing")
 
 expect_fail 1 "capture of .*signals failed: .*signal" "$RVT_BIN" capture -o "$WORK/s.ing" -- "$WORK/signals"
 [ ! -e "$WORK/s.ing" ] || fail "a failed capture left its stream behind"
+expect_fail 1 "aborts died of signal 6; no trace written" "$RVT_BIN" capture -o "$WORK/a.ing" -- "$WORK/aborts"
+[ ! -e "$WORK/a.ing" ] || fail "a capture of a killed program left its partial stream behind"
 echo "guests: threads $n0 + $n1 instructions in two streams, fork parent $nf, signal refused"

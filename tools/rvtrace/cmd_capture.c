@@ -63,8 +63,9 @@ static void usage(FILE *f)
             "Each guest thread is one stream: the first writes FILE, later threads FILE.1,\n"
             "FILE.2 ... in creation order (multi-threaded runs are not reproducible). A forked\n"
             "child is not recorded. Programs that handle signals cannot be captured (user-mode\n"
-            "QEMU enters and leaves handlers without a trap to record). Use static executables:\n"
-            "`rvtrace check` needs all executed code in the ELF.\n"
+            "QEMU enters and leaves handlers without a trap to record), and a program killed by\n"
+            "a signal leaves no trace (QEMU 7.2 runs no plugin exit hook then). Use static\n"
+            "executables: `rvtrace check` needs all executed code in the ELF.\n"
             "The exit status is 1 if the program exits non-zero (the trace is still\n"
             "written) or the capture fails, 2 on a usage error.\n");
 }
@@ -327,14 +328,26 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
         envp[i] = o->env[i];
     envp[o->nenv] = NULL;
 
+    /* Like system(): a Ctrl-C ends the program (QEMU still writes the trace
+     * of what ran), not this process, which then reports it. */
+    struct sigaction ign, old_int, old_quit;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
     fflush(NULL);
     double t0 = now_seconds();
     pid_t pid = fork();
     if (pid < 0) {
         cli_fail(CMD, "fork: %s", strerror(errno));
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
         goto out;
     }
     if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
         /* Guest stack and mmap addresses follow the host's layout. */
         personality(ADDR_NO_RANDOMIZE);
         if (redirect(0, o->in_path, O_RDONLY) < 0) {
@@ -349,14 +362,16 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
         fprintf(stderr, "rvtrace capture: %s: %s\n", qemu, strerror(errno));
         _exit(127);
     }
-    int wst;
-    while (waitpid(pid, &wst, 0) < 0) {
-        if (errno != EINTR) {
-            cli_fail(CMD, "waitpid: %s", strerror(errno));
-            goto out;
-        }
-    }
+    int wst, wrc;
+    while ((wrc = (int)waitpid(pid, &wst, 0)) < 0 && errno == EINTR)
+        ;
     double secs = now_seconds() - t0;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    if (wrc < 0) {
+        cli_fail(CMD, "waitpid: %s", strerror(errno));
+        goto out;
+    }
 
     struct stats st;
     if (!read_stats(stats_path, &st)) {
@@ -364,8 +379,10 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
             cli_fail(CMD, "%s exited with status %d before the plugin finished; no trace written", qemu,
                      WEXITSTATUS(wst));
         else
-            cli_fail(CMD, "%s killed by signal %d before the plugin finished; no trace written", qemu,
-                     WIFSIGNALED(wst) ? WTERMSIG(wst) : 0);
+            cli_fail(CMD,
+                     "%s died of signal %d; no trace written (QEMU 7.2 runs no plugin exit hook when the "
+                     "program is killed by a signal it does not handle)",
+                     program, WIFSIGNALED(wst) ? WTERMSIG(wst) : 0);
         remove(out_abs);
         goto out;
     }
@@ -488,6 +505,10 @@ int cmd_capture(int argc, char **argv)
     }
     if (i >= argc) {
         cli_fail(CMD, "no program given (rvtrace capture [options] -- PROGRAM [ARGS...])");
+        goto done;
+    }
+    if (strcmp(o.out, "-") == 0) {
+        cli_fail(CMD, "-o -: the trace is written by QEMU beside the program's own output; give a file name");
         goto done;
     }
     status = run(&o, argc - i, argv + i);
