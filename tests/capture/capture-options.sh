@@ -32,6 +32,15 @@ check "$bzip2" "$WORK/mem.ing"
 capture "$WORK/memblk.ing" --mem "${run[@]}"
 check "$bzip2" "$WORK/memblk.ing"
 
+# Commas and spaces in paths survive QEMU's -plugin option syntax.
+odd="$WORK/odd, dir"
+mkdir -p "$odd"
+cp "$bzip2" "$odd/bz,ip2"
+cp "$WORK/input.txt" "$odd/in put.txt"
+capture "$odd/t,1.ing" -- "$odd/bz,ip2" -9 -c "$odd/in put.txt"
+[ "$CAPTURED_INSNS" -gt 0 ] || fail "nothing captured with commas in paths"
+check "$odd/bz,ip2" "$odd/t,1.ing"
+
 # A program that fails: the trace is still written and consistent, the exit status says so.
 expect_fail 1 "exited with status 1 \(trace written" "$RVT_BIN" capture -o "$WORK/fail.ing" -- "$bzip2" -9 -c "$WORK/missing.txt"
 check "$bzip2" "$WORK/fail.ing"

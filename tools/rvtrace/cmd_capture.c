@@ -169,16 +169,22 @@ static unsigned elf_xlen(const char *path)
     return h[4] == 1 ? 32 : h[4] == 2 ? 64 : 0;
 }
 
-/* QEMU's option syntax takes ",," for a literal comma in a value. */
-static void append_escaped(char *dst, size_t size, const char *src)
+/* Append src to dst (NUL-terminated, capacity size), doubling commas when
+ * `escape` (QEMU's option syntax takes ",," for a literal comma in a
+ * value).  False if it does not fit. */
+static bool append(char *dst, size_t size, const char *src, bool escape)
 {
     size_t n = strlen(dst);
-    for (; *src && n + 2 < size; src++) {
+    for (; *src; src++) {
+        size_t need = escape && *src == ',' ? 2 : 1;
+        if (n + need >= size)
+            return false;
         dst[n++] = *src;
-        if (*src == ',')
+        if (need == 2)
             dst[n++] = ',';
     }
     dst[n] = 0;
+    return true;
 }
 
 struct stats {
@@ -243,9 +249,10 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
     int status = 1;
     char *program = NULL, *qemu = NULL, *plugin = NULL, *out_abs = NULL;
     char **args = NULL, **envp = NULL;
-    char stats_path[] = "/tmp/rvtrace-capture-XXXXXX";
+    char stats_path[PATH_MAX];
     int stats_fd = -1;
-    char plugin_arg[3 * PATH_MAX + 256];
+    char plugin_arg[6 * PATH_MAX + 256];
+    stats_path[0] = 0;
 
     program = realpath(pargv[0], NULL);
     if (!program) {
@@ -288,22 +295,35 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
         cli_fail(CMD, "%s: %s", o->out, strerror(errno));
         goto out;
     }
+    /* The plugin reports its counts through a private temporary file. */
+    const char *tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !*tmpdir)
+        tmpdir = "/tmp";
+    if ((size_t)snprintf(stats_path, sizeof stats_path, "%s/rvtrace-capture-XXXXXX", tmpdir) >= sizeof stats_path) {
+        cli_fail(CMD, "TMPDIR is too long");
+        stats_path[0] = 0;
+        goto out;
+    }
     stats_fd = mkstemp(stats_path);
     if (stats_fd < 0) {
-        cli_fail(CMD, "cannot create a temporary file in /tmp: %s", strerror(errno));
+        cli_fail(CMD, "cannot create a temporary file in %s: %s", tmpdir, strerror(errno));
         stats_path[0] = 0;
         goto out;
     }
     close(stats_fd);
 
+    char modes[96];
+    snprintf(modes, sizeof modes, ",merge=%s,mem=%s,ecall=%s", o->per_insn ? "off" : "on", o->mem ? "on" : "off",
+             o->ecall);
     plugin_arg[0] = 0;
-    append_escaped(plugin_arg, sizeof plugin_arg, plugin);
-    strcat(plugin_arg, ",out=");
-    append_escaped(plugin_arg, sizeof plugin_arg, out_abs);
-    strcat(plugin_arg, ",stats=");
-    append_escaped(plugin_arg, sizeof plugin_arg, stats_path);
-    snprintf(plugin_arg + strlen(plugin_arg), sizeof plugin_arg - strlen(plugin_arg),
-             ",merge=%s,mem=%s,ecall=%s", o->per_insn ? "off" : "on", o->mem ? "on" : "off", o->ecall);
+    if (!append(plugin_arg, sizeof plugin_arg, plugin, true) || !append(plugin_arg, sizeof plugin_arg, ",out=", false) ||
+        !append(plugin_arg, sizeof plugin_arg, out_abs, true) ||
+        !append(plugin_arg, sizeof plugin_arg, ",stats=", false) ||
+        !append(plugin_arg, sizeof plugin_arg, stats_path, true) ||
+        !append(plugin_arg, sizeof plugin_arg, modes, false)) {
+        cli_fail(CMD, "paths too long for the QEMU -plugin option");
+        goto out;
+    }
 
     /* qemu -seed 1 -plugin ... [qemu args] PROGRAM ARGS */
     size_t nargs = 5 + o->nqemu_args + (size_t)pargc + 1, k = 0;
@@ -411,7 +431,7 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
                  WIFSIGNALED(wst) ? WTERMSIG(wst) : 0, o->out);
     }
 out:
-    if (stats_path[0] && stats_fd >= 0)
+    if (stats_path[0])
         remove(stats_path);
     free(program);
     free(qemu);
