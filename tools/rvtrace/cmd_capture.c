@@ -43,7 +43,8 @@ static void usage(FILE *f)
             "  --qemu PATH         QEMU user-mode emulator (default: qemu-riscv64, or\n"
             "                      qemu-riscv32 for a 32-bit ELF, from PATH)\n"
             "  --plugin PATH       the capture plugin (default: $RVT_QEMU_PLUGIN, else the\n"
-            "                      one beside this rvtrace, else the installed one)\n"
+            "                      one beside this rvtrace (build tree), else ../lib/rvtrace/\n"
+            "                      from it, else the configured install path)\n"
             "  --ecall MODE        how a user-mode ecall (a system call QEMU performs) is\n"
             "                      recorded: sequential (itype 0, default) or uninferable\n"
             "                      (itype 8, an uninferable call to the next instruction)\n"
@@ -132,7 +133,11 @@ static char *find_plugin(void)
     char dir[PATH_MAX], cand[PATH_MAX + 64];
     self_dir(dir, sizeof dir);
     if (dir[0]) {
+        /* The build tree puts it beside rvtrace; a relocated install under ../lib. */
         snprintf(cand, sizeof cand, "%s/%s", dir, PLUGIN_NAME);
+        if (is_file(cand))
+            return strdup(cand);
+        snprintf(cand, sizeof cand, "%s/../lib/rvtrace/%s", dir, PLUGIN_NAME);
         if (is_file(cand))
             return strdup(cand);
     }
@@ -140,11 +145,6 @@ static char *find_plugin(void)
     if (is_file(RVT_PLUGIN_INSTALL_PATH))
         return strdup(RVT_PLUGIN_INSTALL_PATH);
 #endif
-    if (dir[0]) {
-        snprintf(cand, sizeof cand, "%s/../lib/rvtrace/%s", dir, PLUGIN_NAME);
-        if (is_file(cand))
-            return strdup(cand);
-    }
 #ifdef RVT_PLUGIN_BUILD_PATH
     if (is_file(RVT_PLUGIN_BUILD_PATH))
         return strdup(RVT_PLUGIN_BUILD_PATH);
