@@ -9,7 +9,14 @@ capture "$WORK/a.ing" --stdout "$WORK/a.out" -- "$lua" "$script" 300
 grep -q '^ok ' "$WORK/a.out" || fail "the Lua workload did not report ok: $(cat "$WORK/a.out")"
 check "$lua" "$WORK/a.ing"
 
-capture "$WORK/b.ing" --stdout "$WORK/b.out" -- "$lua" "$script" 300
+# The second run from another directory, with another environment and
+# stack limit: capture isolates the program from all three.
+(
+    ulimit -s unlimited 2>/dev/null || ulimit -s 65536 2>/dev/null || true
+    cd /
+    export RVT_UNRELATED=1 LUA_INIT='print("not isolated")'
+    capture "$WORK/b.ing" --stdout "$WORK/b.out" -- "$lua" "$script" 300
+) || fail "second capture failed"
 cmp "$WORK/a.out" "$WORK/b.out" || fail "the Lua workload printed different results"
 cmp "$WORK/a.ing" "$WORK/b.ing" || fail "two captures of the same Lua run differ"
 echo "lua: $CAPTURED_INSNS instructions, $(cat "$WORK/a.out"), reproducible, check passed"

@@ -4,9 +4,10 @@
  *
  * The run is made reproducible: the program is started by its absolute
  * path with an empty environment (plus --env entries), stdin and stdout
- * come from/go to fixed files, address-space randomisation is off and
- * QEMU's random seed is fixed (AT_RANDOM, getrandom), so the same command
- * line gives the same instruction stream, byte for byte. */
+ * come from/go to fixed files, address-space randomisation is off, the
+ * stack limit is fixed and QEMU's random seed is fixed (AT_RANDOM,
+ * getrandom), so the same command line gives the same instruction stream,
+ * byte for byte. */
 /* realpath() is an XSI interface. */
 #define _XOPEN_SOURCE 700
 
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -53,14 +55,16 @@ static void usage(FILE *f)
             "  --per-insn          one record per instruction (default: merged blocks)\n"
             "  --stdin FILE        the program's standard input (default: /dev/null)\n"
             "  --stdout FILE       the program's standard output (default: /dev/null)\n"
+            "  --stderr FILE       the program's (and QEMU's) standard error (default: this\n"
+            "                      command's)\n"
             "  --env NAME=VALUE    add to the program's otherwise empty environment\n"
             "  --qemu-arg ARG      pass ARG to QEMU before the program (repeatable)\n"
             "  -q, --quiet         print nothing on success\n"
             "  -h, --help          this text\n"
             "\n"
-            "For identical captures keep the same program path, arguments, --env, --stdin\n"
-            "and --stdout kind; the environment is emptied, address randomisation is off\n"
-            "and QEMU's random seed is fixed. Standard error is passed through.\n"
+            "For identical captures keep the same program path, arguments, --env, --stdin,\n"
+            "--stdout and --stderr kinds; the environment is emptied, address randomisation\n"
+            "is off, the stack limit is 8 MiB and QEMU's random seed is fixed.\n"
             "Each guest thread is one stream: the first writes FILE, later threads FILE.1,\n"
             "FILE.2 ... in creation order (multi-threaded runs are not reproducible). A forked\n"
             "child is not recorded. Programs that handle signals cannot be captured (user-mode\n"
@@ -78,6 +82,7 @@ struct capture_opts {
     const char *ecall;
     const char *in_path;
     const char *out_path;
+    const char *err_path; /* NULL: inherit */
     bool mem, per_insn, quiet;
     char **env;
     size_t nenv;
@@ -370,12 +375,27 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
         sigaction(SIGQUIT, &old_quit, NULL);
         /* Guest stack and mmap addresses follow the host's layout. */
         personality(ADDR_NO_RANDOMIZE);
+        /* QEMU sizes the guest stack from this limit and the guest's libc
+         * reads it at start-up: fix it (to Linux's default) so the run
+         * does not depend on the caller's `ulimit -s`. */
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_STACK, &rl) == 0) {
+            rlim_t want = 8u << 20;
+            if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+                want = rl.rlim_max;
+            rl.rlim_cur = want;
+            setrlimit(RLIMIT_STACK, &rl);
+        }
         if (redirect(0, o->in_path, O_RDONLY) < 0) {
             fprintf(stderr, "rvtrace capture: %s: %s\n", o->in_path, strerror(errno));
             _exit(127);
         }
         if (redirect(1, o->out_path, O_WRONLY | O_CREAT | O_TRUNC) < 0) {
             fprintf(stderr, "rvtrace capture: %s: %s\n", o->out_path, strerror(errno));
+            _exit(127);
+        }
+        if (o->err_path && redirect(2, o->err_path, O_WRONLY | O_CREAT | O_TRUNC) < 0) {
+            fprintf(stderr, "rvtrace capture: %s: %s\n", o->err_path, strerror(errno));
             _exit(127);
         }
         execve(qemu, args, envp);
@@ -503,6 +523,9 @@ int cmd_capture(int argc, char **argv)
         } else if (strcmp(a, "--stdout") == 0) {
             NEED_VALUE();
             o.out_path = val;
+        } else if (strcmp(a, "--stderr") == 0) {
+            NEED_VALUE();
+            o.err_path = val;
         } else if (strcmp(a, "--env") == 0) {
             NEED_VALUE();
             if (!strchr(val, '=') || val[0] == '=') {
