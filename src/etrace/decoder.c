@@ -740,7 +740,7 @@ static int do_branches(struct et_decoder *dec, const struct et_packet *k, uint64
     }
 }
 
-static int do_support(struct et_decoder *dec, const struct et_packet *k)
+static int do_support(struct et_decoder *dec, const struct et_packet *k, bool at_end)
 {
     struct rvt_flow *f = dec->f;
     if (k->msg != ET_MSG_TE_SUPPORT) {
@@ -771,6 +771,11 @@ static int do_support(struct et_decoder *dec, const struct et_packet *k)
     if (k->qual_status != ET_QUAL_NO_CHANGE || !k->ienable) {
         dec->held = false;
         dec->held_jump = false;
+        if (at_end && k->qual_status != ET_QUAL_TRACE_LOST) {
+            /* the end of the trace: nothing is missing */
+            dec->synced = false;
+            return 0;
+        }
         if (dec->synced && rvt_flow_have_pc(f)) {
             enum rvt_gap_reason why = k->qual_status == ET_QUAL_TRACE_LOST ? RVT_GAP_LOST : RVT_GAP_TRACE_OFF;
             if (FL(rvt_flow_gap(f, why, why == RVT_GAP_LOST ? "trace packets lost" : "tracing stopped")) < 0)
@@ -791,7 +796,7 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
     rvt_flow_set_offset(f, offset);
     dec->packets++;
     if (k->msg == ET_MSG_TE_SUPPORT || (k->format == ET_F3 && k->subformat == ET_SF_SUPPORT))
-        return do_support(dec, k);
+        return do_support(dec, k, next == NULL);
     switch (k->format) {
     case ET_F3:
         if (k->subformat == ET_SF_CONTEXT) {

@@ -181,6 +181,15 @@ bool et_deframer_resync(struct et_deframer *df)
 static void fill_bits(struct et_frame *fr, const uint8_t *src, unsigned start_bit, unsigned nbits)
 {
     memset(&fr->bits, 0, sizeof fr->bits);
+    if (start_bit % 8 == 0) { /* the usual case: whole bytes */
+        const uint8_t *p = src + start_bit / 8;
+        for (unsigned i = 0; i < (nbits + 7) / 8; i++)
+            fr->bits.w[i / 8] |= (uint64_t)p[i] << (8 * (i % 8));
+        if (nbits % 64)
+            fr->bits.w[nbits / 64] &= (1ull << (nbits % 64)) - 1;
+        fr->bits.n = nbits;
+        return;
+    }
     unsigned pos = start_bit;
     for (unsigned i = 0; i < nbits; i++) {
         uint64_t bit = br_get(src, &pos, 1);
