@@ -580,8 +580,14 @@ int et_print_discovery(const struct et_params *p, FILE *out)
     fprintf(out, "E-Trace %s discovery attributes (attribute = value  [parameter])\n",
             p->version == ET_V0_026 ? "0.026 draft" : "2.0");
     fprintf(out, "required:\n");
-    for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
-        fprintf(out, "  %-18s = %-4ld [%s = %u]\n", req[i].name, req[i].value, req[i].param_name, req[i].param);
+    for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
+        if (req[i].value < 0) /* e.g. iaddress_lsb_p 0 (byte addresses) has no attribute encoding */
+            fprintf(out, "  %-18s = %-4s [%s = %u: not encodable]\n", req[i].name, "-", req[i].param_name,
+                    req[i].param);
+        else
+            fprintf(out, "  %-18s = %-4ld [%s = %u]\n", req[i].name, req[i].value, req[i].param_name,
+                    req[i].param);
+    }
     struct {
         const char *name;
         long value;
