@@ -285,6 +285,7 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
     const bool per_return = ir && s->irreport && (fixed || s->kind == K_UPDISCON);
     unsigned popped = dec->seg_popped;
     bool not_first = false;
+
     struct rvt_insn ain;
     bool a_ok = insn_at(dec, s->addr, &ain);
     bool a_branch = !s->sync && a_ok && ain.cf == RVT_CF_BRANCH;
@@ -405,8 +406,8 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
                 bool explicit_ret;
                 if (!s->irreport)
                     explicit_ret = false;
-                else if (fixed)
-                    explicit_ret = s->kind == K_UPDISCON && popped == s->irdepth;
+                else if (fixed) /* (popping one more could never reach the count) */
+                    explicit_ret = popped == s->irdepth;
                 else
                     explicit_ret = s->kind == K_UPDISCON && cs->count == s->irdepth && src_remaining(dec) == 0;
                 if (!explicit_ret) {
@@ -979,8 +980,6 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
         rc = process(dec, &cur.k, nxt.status > 0 ? &nxt.k : NULL, cur.offset);
         if (rc < 0) {
             if (rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT || dec->p.strict)
-                return rc;
-            if (rc == -RVT_ERR_UNSUPPORTED)
                 return rc;
             char text[600];
             snprintf(text, sizeof text, "%s", dec->diag.msg);

@@ -54,6 +54,7 @@ static const struct optset sets[] = {
     {"filter-range", {NULL}, false, false, false, false, F_RANGE},
     {"filter-range-ir", {"implicit-return", "fixed", "return_stack_size_p", "3", "sijump", "1", NULL}, false,
      false, false, false, F_RANGE},
+    {"robust-all", {"resync-max", "1", "implicit-return", "fixed", "branch-prediction", "1", "jump-target-cache", "1", "sijump", "1", NULL}, false, false, false, false, F_NONE},
     {"all-2.0",
      {"implicit-return", "2.0", "return_stack_size_p", "2", "branch-prediction", "1", "jump-target-cache", "1",
       "f0s_width_p", "1", "sijump", "1", "resync-max", "1", NULL},
@@ -124,7 +125,7 @@ static void run(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
                   os->name, xlen, seed, dec.npcs, nexp, at, at < dec.npcs ? (unsigned long long)dec.pcs[at] : 0ull,
                   at < nexp ? (unsigned long long)exp[at] : 0ull, dec.errors, dec.errors ? ": " : "",
                   dec.first_error);
-        if (!ok && failures_shown++ < 3) {
+        if ((!ok && failures_shown++ < 3) || getenv("ET_DUMP_ALL")) {
             /* ET_FAIL_DIR keeps the failing case (trace, input, code, PCs) */
             const char *dir = getenv("ET_FAIL_DIR") ? getenv("ET_FAIL_DIR") : rvt_test_tmpdir();
             char path[512];
