@@ -22,11 +22,6 @@
 #define ENCAP_TYPE_DATA 1
 #define ENCAP_TYPE_SUPPORT_026 2
 
-static inline uint64_t mask64(unsigned w)
-{
-    return w >= 64 ? ~0ull : ((1ull << w) - 1);
-}
-
 static void bw_put(uint8_t *buf, unsigned *pos, uint64_t v, unsigned w)
 {
     for (unsigned i = 0; i < w; i++, (*pos)++)
