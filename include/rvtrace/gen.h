@@ -178,11 +178,12 @@ int rvt_gen_run_pcs(const struct rvt_gen_program *p, const struct rvt_gen_config
 
 /* The same execution as E-Trace ingress records, built by the shared ingress
  * builder from the instruction bits (itype, iretire, ilastsize derived
- * there), one instruction per record when one_insn_per_record. */
+ * there): one instruction per record, or sequential runs merged into
+ * multi-instruction records with merge_blocks. */
 int rvt_gen_run(const struct rvt_gen_program *p, const struct rvt_gen_config *cfg,
                 rvt_ing_emit_fn emit, void *ctx, struct rvt_diag *diag);
 int rvt_gen_run_ex(const struct rvt_gen_program *p, const struct rvt_gen_config *cfg,
-                   bool one_insn_per_record, rvt_ing_emit_fn emit, void *ctx, struct rvt_diag *diag);
+                   bool merge_blocks, rvt_ing_emit_fn emit, void *ctx, struct rvt_diag *diag);
 
 #ifdef __cplusplus
 }

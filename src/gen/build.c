@@ -646,7 +646,7 @@ int gb_finish(struct gbuild *b)
                 continue;
             }
             struct enc_out e[2];
-            unsigned ne;
+            unsigned ne = 0;
             int r = encode_item(b, f, g, pc, prev_pc, e, &ne);
             if (r < 0)
                 return r;

@@ -45,6 +45,7 @@ struct gfunc {
     bool generated;
     double cost;       /* expected instructions per call */
     uint64_t stack;    /* stack bytes it may use, callees included */
+    uint64_t callee_stack; /* FK_REC_MUTUAL (higher of the pair): its callees' stack */
 };
 
 struct gctx {

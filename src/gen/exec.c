@@ -910,7 +910,7 @@ static int step_to_builder(void *ctx, const struct rvt_gen_step *s)
     return r < 0 ? r : 0;
 }
 
-int rvt_gen_run_ex(const struct rvt_gen_program *p, const struct rvt_gen_config *cfg, bool one_insn_per_record,
+int rvt_gen_run_ex(const struct rvt_gen_program *p, const struct rvt_gen_config *cfg, bool merge_blocks,
                    rvt_ing_emit_fn emit, void *ctx, struct rvt_diag *diag)
 {
     if (!p || !emit)
@@ -921,7 +921,7 @@ int rvt_gen_run_ex(const struct rvt_gen_program *p, const struct rvt_gen_config 
     bc.image = NULL;
     bc.xlen = p->xlen;
     bc.ecall_mode = RVT_ECALL_SEQUENTIAL;
-    bc.one_insn_per_record = one_insn_per_record;
+    bc.merge_blocks = merge_blocks;
     bc.emit = emit;
     bc.emit_ctx = ctx;
     struct to_builder t = {rvt_ing_builder_new(&bc), 0};

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct fstate {
@@ -396,7 +397,7 @@ static double st_switch(struct fstate *fs, struct emit *e, double mult)
     uint32_t l_end = gb_new_label(g->b);
     for (unsigned i = 0; i < nent; i++)
         ents[i] = lcase[i < ncase ? i : grng_below(&g->rng, ncase)];
-    bool rel = grng_pct(&g->rng, 40);
+    bool rel = grng_pct(&g->rng, 40) && reach_auipc(g, e->seg, SEG_RODATA); /* 32-bit offsets reach */
     char name[32];
     snprintf(name, sizeof name, "%s_sw%zu", fs->fi >= 0 ? g->fn[fs->fi].name : "k", g->b->ntables);
     uint32_t tbl = gb_new_table(g->b, name, ents, nent, rel);
@@ -542,6 +543,9 @@ static bool callee_ok(const struct fstate *fs, unsigned j, double max_cost, bool
 {
     const struct gfunc *f = &fs->g->fn[j];
     if (!f->generated || (fs->fi >= 0 && (int)j <= fs->fi))
+        return false;
+    /* a mutual-recursion pair calls its partner only with the depth */
+    if (fs->fi >= 0 && fs->g->fn[fs->fi].kind == FK_REC_MUTUAL && (int)j == fs->g->fn[fs->fi].partner)
         return false;
     if ((f->kind == FK_LEAF5) != leaf5)
         return false;
@@ -738,7 +742,7 @@ static double coro_work(struct fstate *fs, struct emit *e)
             c += st_alu(fs, e);
         else if (k < 8)
             c += st_mem(fs, e);
-        else if (k < 9 && fs->allow_traps && grng_below(&g->rng, 1000) < g->cfg->p_trap * 20)
+        else if (k < 9 && fs->allow_traps && (g->feat & RVT_GEN_TRAPS) && grng_below(&g->rng, 1000) < g->cfg->p_trap * 20)
             c += st_trap(fs, e);
         else
             c += st_csr(fs, e);
@@ -1173,7 +1177,8 @@ static int gen_function(struct gctx *g, unsigned i)
                 double plevel = pt->cost; /* partner stored its own level cost */
                 f->cost = (ed + 1) * (level + plevel) / 2;
                 uint64_t fmax = frm.size > pt->stack ? frm.size : pt->stack;
-                f->stack = (uint64_t)(D + 2) * fmax + fs.callee_stack;
+                uint64_t cs = fs.callee_stack > pt->callee_stack ? fs.callee_stack : pt->callee_stack;
+                f->stack = (uint64_t)(D + 2) * fmax + cs;
                 pt->cost = f->cost;
                 pt->stack = f->stack;
                 if (fs.traps)
@@ -1183,6 +1188,7 @@ static int gen_function(struct gctx *g, unsigned i)
             } else {
                 f->cost = level;     /* per level, completed by the partner */
                 f->stack = frm.size; /* the frame, ditto */
+                f->callee_stack = fs.callee_stack;
             }
             break;
         }
@@ -1209,8 +1215,6 @@ int gen_functions(struct gctx *g)
 {
     /* Kinds and placement first (labels exist before any body refers to them). */
     unsigned n = g->nfn;
-    size_t high_bytes = 0;
-    bool first_high = true;
     for (unsigned i = 0; i < n; i++) {
         struct gfunc *f = &g->fn[i];
         snprintf(f->name, sizeof f->name, "f%u", i);
@@ -1249,17 +1253,21 @@ int gen_functions(struct gctx *g)
     }
     if (n && g->fn[n - 1].kind == FK_REC_MUTUAL && g->fn[n - 1].partner < 0)
         g->fn[n - 1].kind = FK_REC_LINEAR;
-    /* Generate from the last function down: callees exist before callers. */
+    /* Placement before any body refers to a function; the first function in
+     * .text.high (the highest-numbered, generated first) sits at its 4 KiB
+     * aligned start. */
+    unsigned nhigh = 0, maxhigh = n / 5 < 24 ? n / 5 : 24;
     for (unsigned k = n; k-- > 0;) {
         struct gfunc *f = &g->fn[k];
         f->seg = SEG_TEXT;
-        if ((g->feat & RVT_GEN_FARCODE) && grng_pct(&g->rng, 18) && high_bytes < 0xc000) {
+        if ((g->feat & RVT_GEN_FARCODE) && nhigh < maxhigh && grng_pct(&g->rng, 18)) {
             f->seg = SEG_HIGH;
-            if (first_high) {
-                f->aligned4k = true;
-                first_high = false;
-            }
+            f->aligned4k = nhigh++ == 0;
         }
+    }
+    /* Generate from the last function down: callees exist before callers. */
+    for (unsigned k = n; k-- > 0;) {
+        struct gfunc *f = &g->fn[k];
         unsigned align = f->aligned4k ? 4 : g->rvc && grng_pct(&g->rng, 50) ? 2 : 4;
         f->frag = gb_new_frag(g->b, f->name, f->seg, align, true);
         struct emit le = {g, &g->b->frags[f->frag].code, f->seg};
@@ -1267,10 +1275,6 @@ int gen_functions(struct gctx *g)
         int r = gen_function(g, k);
         if (r < 0)
             return r;
-        if (f->seg == SEG_HIGH) {
-            const struct gvec *v = &g->b->frags[f->frag].code;
-            high_bytes += v->n * 4;
-        }
     }
     return 0;
 }
@@ -1301,19 +1305,46 @@ int gen_task(struct gctx *g, size_t frag, unsigned proc)
     uint32_t top = gb_new_label(g->b);
     emit_addsp(&e, -64);
     e_label(&e, top);
-    double c = 0;
-    unsigned n = (unsigned)grng_range(&g->rng, 2, 5);
-    for (unsigned i = 0; i < n && fs.budget > 0; i++) {
-        if (i == 0) {
-            double s = st_call(&fs, &e, 1, false);
-            if (s >= 0) {
-                c += s;
-                fs.cost += s;
-                continue;
-            }
+    /* Each iteration calls one function of the whole pool through a
+     * table indexed by the entropy CSR (so every function runs over time),
+     * then a few random statements. */
+    unsigned nf = 0;
+    for (unsigned j = 0; j < g->nfn; j++)
+        if (g->fn[j].kind != FK_LEAF5)
+            nf++;
+    unsigned n2 = 1;
+    while (n2 < nf)
+        n2 *= 2;
+    uint32_t *ents = malloc(n2 * sizeof *ents);
+    if (!ents)
+        return -RVT_ERR_NOMEM;
+    unsigned k = 0;
+    for (unsigned j = 0; k < n2; j = (j + 1) % g->nfn)
+        if (g->fn[j].kind != FK_LEAF5) {
+            ents[k++] = g->fn[j].label;
+            note_callee(&fs, &g->fn[j]);
         }
-        c += gen_block(&fs, &e, 1, 1);
+    char name[32];
+    snprintf(name, sizeof name, "task%u_funcs", proc);
+    uint32_t tbl = gb_new_table(g->b, name, ents, n2, false);
+    free(ents);
+    set_depth(&fs, &e, g->cfg->max_recursion > 4 ? 4 : g->cfg->max_recursion);
+    e_csr(&e, OP_CSRRS, T2, CSR_ENTROPY, X0);
+    unsigned kbits = (unsigned)__builtin_ctz(n2);
+    if (n2 <= 2048) {
+        e_op(&e, OP_ANDI, T2, T2, 0, n2 - 1);
+        e_op(&e, OP_SLLI, T2, T2, 0, g->lrs);
+    } else { /* keep the low kbits, scaled by the entry size */
+        e_op(&e, OP_SLLI, T2, T2, 0, g->xlen - kbits);
+        e_op(&e, OP_SRLI, T2, T2, 0, g->xlen - kbits - g->lrs);
     }
+    e_la(&e, T1, tbl, SEG_RODATA, true);
+    e_op(&e, OP_ADD, T1, T1, T2, 0);
+    e_ldr(&e, T1, T1, 0);
+    e_jalr(&e, RA, T1, 0, RVT_CF_CALL_UNINF);
+    unsigned n = (unsigned)grng_range(&g->rng, 1, 4);
+    for (unsigned i = 0; i < n && fs.budget > 0; i++)
+        gen_block(&fs, &e, 1, 1);
     if (g->handlers && (g->feat & (RVT_GEN_PRIV | RVT_GEN_CONTEXT)) && grng_pct(&g->rng, 60)) {
         e_op(&e, OP_ADDI, A7, X0, 0, g->nproc > 1 ? 0 : 3);
         e_op32(&e, OP_ECALL, 0, 0, 0, 0);

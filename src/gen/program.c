@@ -226,6 +226,7 @@ int rvt_gen_program_new(struct rvt_gen_program **out, const struct rvt_gen_confi
     else if (b.err[0])
         r = rvt_fail(diag, RVT_ERR_LIMIT, "generator: %s", b.err);
     free(g.fn);
+    p->entry = b.seg_base[SEG_TEXT];
     gb_free(&b);
     if (r < 0) {
         rvt_gen_program_free(p);
@@ -241,7 +242,6 @@ int rvt_gen_program_new(struct rvt_gen_program **out, const struct rvt_gen_confi
     /* Random initial global data (loads see varied values). */
     for (int o = 0; o < ram->data_size; o++)
         p->segdata[SEG_RAM][0x800 + ram->data_off + o] = (uint8_t)grng_next(&g.rng);
-    p->entry = b.seg_base[SEG_TEXT];
     p->seg[SEG_RAM].data = p->segdata[SEG_RAM];
     for (unsigned i = 0; i < p->nseg; i++)
         if (p->segs_out[i].addr == p->seg[SEG_RAM].addr && (p->segs_out[i].flags & RVT_GEN_SEG_WRITE))

@@ -13,6 +13,7 @@
 #include "gen/emit.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct hlevel {
