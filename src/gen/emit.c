@@ -278,7 +278,7 @@ void e_far_jump(struct emit *e, unsigned rd, uint32_t label, unsigned lseg, bool
             v[n++] = V_LUI;
         if (si && g->rvc && lseg == SEG_HIGH)
             v[n++] = V_CLUI;
-        if (si && aligned4k && (rd == 0 || rd == RA) && reach_lui(g, lseg))
+        if (si && g->rvc && aligned4k && (rd == 0 || rd == RA) && reach_lui(g, lseg))
             v[n++] = V_LUI_CJALR;
         v[n++] = V_GOT;
         if (reach_auipc(g, e->seg, lseg) || reach_lui(g, lseg))

@@ -55,10 +55,10 @@ void rvt_gen_config_init(struct rvt_gen_config *cfg)
     cfg->p_call = 14;
     cfg->p_indirect = 35;
     cfg->p_branch_taken = 50;
-    cfg->p_trap = 15;
-    cfg->p_syscall = 10;
+    cfg->p_trap = 5;
+    cfg->p_syscall = 4;
     cfg->p_longjmp = 30;
-    cfg->interrupt_interval = 400;
+    cfg->interrupt_interval = 1500;
     cfg->stall_max = 3;
 }
 

@@ -45,8 +45,10 @@ static void handler_work(struct gctx *g, struct emit *e, const struct hlevel *h,
         e_op(e, OP_LW, T1, GP, 0, ram->nest_off);
         e_op(e, OP_ADDI, T2, X0, 0, g->cfg->max_nesting);
         e_branch(e, OP_BGE, T1, T2, l_done, 0);
+        /* about half of the traps do work (a data-dependent choice) */
+        e_branch(e, OP_BNE, T3, T4, l_done, ann_random(g, 50));
         e_csr(e, OP_CSRRSI, X0, h->csr_status, h->ie_bit);
-        double c = gen_call_any(g, e, g->cfg->cost_limit / 2.0, true);
+        double c = gen_call_any(g, e, g->cfg->cost_limit / 8.0, true);
         if (c < 0)
             e_op(e, OP_ADDI, T3, T3, 0, 1);
         e_csr(e, OP_CSRRCI, X0, h->csr_status, h->ie_bit);
@@ -287,8 +289,10 @@ static void gen_kstart(struct gctx *g, struct emit *e, const struct hlevel *h, c
         e_str(e, T2, T1, 4 * g->rs);
         e_str(e, T1, GP, ram->pcb_off + (int)(p * g->rs));
     }
-    e_ldr(e, T1, GP, ram->ctx_off);
-    e_csr(e, OP_CSRRW, X0, h->csr_context, T1);
+    if (g->nproc > 1) { /* the first process's context */
+        e_ldr(e, T1, GP, ram->ctx_off);
+        e_csr(e, OP_CSRRW, X0, h->csr_context, T1);
+    }
     e_op(e, OP_ADDI, T1, X0, 0, 1);
     e_op(e, OP_SW, 0, GP, T1, ram->nest_off);
     e_op(e, OP_SW, 0, GP, X0, ram->cur_off);
