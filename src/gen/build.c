@@ -62,8 +62,12 @@ size_t gb_new_frag(struct gbuild *b, const char *name, unsigned seg, unsigned al
         b->oom = true;
         return 0;
     }
-    struct gfrag *f = &b->frags[b->nfrags];
-    memset(f, 0, sizeof *f);
+    struct gfrag *f = calloc(1, sizeof *f);
+    if (!f) {
+        b->oom = true;
+        return 0;
+    }
+    b->frags[b->nfrags] = f;
     snprintf(f->name, sizeof f->name, "%s", name);
     f->seg = (uint8_t)seg;
     f->align = (uint8_t)align;
@@ -142,8 +146,10 @@ void gb_error(struct gbuild *b, const char *fmt, ...)
 
 void gb_free(struct gbuild *b)
 {
-    for (size_t i = 0; i < b->nfrags; i++)
-        free(b->frags[i].code.v);
+    for (size_t i = 0; i < b->nfrags; i++) {
+        free(b->frags[i]->code.v);
+        free(b->frags[i]);
+    }
     free(b->frags);
     free(b->label_frag);
     free(b->label_addr);
@@ -210,7 +216,7 @@ static void layout_code(struct gbuild *b)
 {
     uint64_t off[2] = {0, 0};
     for (size_t i = 0; i < b->nfrags; i++) {
-        struct gfrag *f = &b->frags[i];
+        struct gfrag *f = b->frags[i];
         unsigned s = f->seg == SEG_HIGH ? 1 : 0;
         off[s] = align_up(off[s], f->align ? f->align : 2);
         f->addr = off[s];
@@ -225,7 +231,7 @@ static void layout_code(struct gbuild *b)
     uint64_t high_size = align_up(off[1], 4096);
     b->seg_base[SEG_HIGH] = (top - 0x1000 - high_size) & xmask(b->xlen);
     for (size_t i = 0; i < b->nfrags; i++) {
-        struct gfrag *f = &b->frags[i];
+        struct gfrag *f = b->frags[i];
         f->addr += b->seg_base[f->seg == SEG_HIGH ? SEG_HIGH : SEG_TEXT];
         uint64_t o = f->addr;
         for (size_t k = 0; k < f->code.n; k++) {
@@ -247,7 +253,7 @@ static int relax(struct gbuild *b, bool *changed)
 {
     *changed = false;
     for (size_t i = 0; i < b->nfrags; i++) {
-        struct gfrag *f = &b->frags[i];
+        struct gfrag *f = b->frags[i];
         uint64_t pc = f->addr;
         for (size_t k = 0; k < f->code.n; k++) {
             struct gins *g = &f->code.v[k];
@@ -593,7 +599,7 @@ int gb_finish(struct gbuild *b)
     /* 6. encode, check against the classifier, build the simulator's tables. */
     size_t total = 0;
     for (size_t i = 0; i < b->nfrags; i++)
-        total += b->frags[i].code.n * 2;
+        total += b->frags[i]->code.n * 2;
     p->xi = calloc(total ? total : 1, sizeof *p->xi);
     if (!p->xi)
         return rvt_fail(b->diag, RVT_ERR_NOMEM, "generator: out of memory");
@@ -609,7 +615,7 @@ int gb_finish(struct gbuild *b)
             return rvt_fail(b->diag, RVT_ERR_NOMEM, "generator: out of memory");
     }
     for (size_t i = 0; i < b->nfrags; i++) {
-        const struct gfrag *f = &b->frags[i];
+        const struct gfrag *f = b->frags[i];
         unsigned s = f->seg == SEG_HIGH ? SEG_HIGH : SEG_TEXT;
         struct xcode *xc = NULL;
         for (unsigned k = 0; k < p->nxcode; k++)
@@ -678,7 +684,7 @@ int gb_finish(struct gbuild *b)
         }
         /* Fill the gap to the next fragment with nops (never executed, but
          * it keeps disassembly readable). */
-        uint64_t next = i + 1 < b->nfrags && b->frags[i + 1].seg == f->seg ? b->frags[i + 1].addr : pc;
+        uint64_t next = i + 1 < b->nfrags && b->frags[i + 1]->seg == f->seg ? b->frags[i + 1]->addr : pc;
         for (uint64_t a = pc; a + 2 <= next && a - b->seg_base[s] + 2 <= p->seg[s].memsz;) {
             uint8_t *d = seg + (a - b->seg_base[s]);
             if ((a & 3) == 0 && a + 4 <= next) {
@@ -695,7 +701,7 @@ int gb_finish(struct gbuild *b)
     /* 7. symbols. */
     size_t cap = 0, namecap = 0, namelen = 0;
     for (size_t i = 0; i < b->nfrags; i++) {
-        const struct gfrag *f = &b->frags[i];
+        const struct gfrag *f = b->frags[i];
         if (f->name[0] && add_symbol(p, &cap, &namecap, &namelen, f->addr, f->size, f->name, f->is_func) < 0)
             return rvt_fail(b->diag, RVT_ERR_NOMEM, "generator: out of memory");
     }

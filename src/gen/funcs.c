@@ -1024,7 +1024,7 @@ static int gen_function(struct gctx *g, unsigned i)
     struct gfunc *f = &g->fn[i];
     struct fstate fs;
     fs_init(&fs, g, (int)i, f->seg);
-    struct gfrag *fr0 = &g->b->frags[f->frag];
+    struct gfrag *fr0 = g->b->frags[f->frag];
     struct emit e = {g, &fs.body, f->seg};
     unsigned maxs = g->cfg->max_stmts;
     fs.budget = (int)grng_range(&g->rng, maxs / 4 + 1, maxs);
@@ -1117,7 +1117,7 @@ static int gen_function(struct gctx *g, unsigned i)
 
     if (f->kind == FK_LEAF5) {
         /* no frame, body is complete */
-        append(g, &g->b->frags[f->frag].code, &fs.body);
+        append(g, &g->b->frags[f->frag]->code, &fs.body);
     } else {
         bool rec = f->kind != FK_NORMAL;
         struct gvec post = {0};
@@ -1129,7 +1129,7 @@ static int gen_function(struct gctx *g, unsigned i)
             post_cost = gen_block(&fs, &pe, (unsigned)grng_range(&g->rng, 0, 3), 1);
         }
         plan_frame(&fs, &frm, !tail && f->kind != FK_REC_TAIL);
-        struct gvec *out = &g->b->frags[f->frag].code;
+        struct gvec *out = &g->b->frags[f->frag]->code;
         struct emit oe = {g, out, f->seg};
         /* prologue, body */
         struct gvec prol = {0};
@@ -1137,19 +1137,19 @@ static int gen_function(struct gctx *g, unsigned i)
         emit_prologue(&fs, &ple, &frm);
         append(g, out, &prol);
         free(prol.v);
-        out = &g->b->frags[f->frag].code;
+        out = &g->b->frags[f->frag]->code;
         append(g, out, &fs.body);
         if (f->kind == FK_REC_TAIL) {
             /* epilogue + tail self-call, then the base case */
             emit_epilogue(&fs, &oe, &frm, false);
             e_far_jump(&oe, X0, f->label, f->seg, f->aligned4k, T1);
         }
-        append(g, &g->b->frags[f->frag].code, &post);
+        append(g, &g->b->frags[f->frag]->code, &post);
         free(post.v);
-        append(g, &g->b->frags[f->frag].code, &pre);
+        append(g, &g->b->frags[f->frag]->code, &pre);
         if (tail) {
             emit_epilogue(&fs, &oe, &frm, false);
-            append(g, &g->b->frags[f->frag].code, &tailseq);
+            append(g, &g->b->frags[f->frag]->code, &tailseq);
         } else if (!emit_epilogue(&fs, &oe, &frm, true)) {
             emit_return(&fs, &oe, RA);
         }
@@ -1203,7 +1203,7 @@ static int gen_function(struct gctx *g, unsigned i)
         free(pre.v);
     }
     /* local stubs after the function's code */
-    append(g, &g->b->frags[f->frag].code, &fs.stubs);
+    append(g, &g->b->frags[f->frag]->code, &fs.stubs);
     f->traps = f->traps || fs.traps;
     f->lj_below = f->lj_below || fs.lj_below;
     f->generated = true;
@@ -1270,7 +1270,7 @@ int gen_functions(struct gctx *g)
         struct gfunc *f = &g->fn[k];
         unsigned align = f->aligned4k ? 4 : g->rvc && grng_pct(&g->rng, 50) ? 2 : 4;
         f->frag = gb_new_frag(g->b, f->name, f->seg, align, true);
-        struct emit le = {g, &g->b->frags[f->frag].code, f->seg};
+        struct emit le = {g, &g->b->frags[f->frag]->code, f->seg};
         e_label(&le, f->label);
         int r = gen_function(g, k);
         if (r < 0)
@@ -1295,13 +1295,13 @@ double gen_call_any(struct gctx *g, struct emit *e, double max_cost, bool allow_
 int gen_task(struct gctx *g, size_t frag, unsigned proc)
 {
     struct fstate fs;
-    fs_init(&fs, g, -1, g->b->frags[frag].seg);
+    fs_init(&fs, g, -1, g->b->frags[frag]->seg);
     fs.cost_cap = g->cfg->cost_limit * 3.0;
     fs.nscratch = 3;
     fs.locals = 64;
     fs.budget = (int)g->cfg->max_stmts;
     (void)proc;
-    struct emit e = {g, &fs.body, g->b->frags[frag].seg};
+    struct emit e = {g, &fs.body, g->b->frags[frag]->seg};
     uint32_t top = gb_new_label(g->b);
     emit_addsp(&e, -64);
     e_label(&e, top);
@@ -1350,8 +1350,8 @@ int gen_task(struct gctx *g, size_t frag, unsigned proc)
         e_op32(&e, OP_ECALL, 0, 0, 0, 0);
     }
     e_jal(&e, X0, top, RVT_CF_JUMP_INF, false);
-    append(g, &g->b->frags[frag].code, &fs.body);
-    append(g, &g->b->frags[frag].code, &fs.stubs);
+    append(g, &g->b->frags[frag]->code, &fs.body);
+    append(g, &g->b->frags[frag]->code, &fs.stubs);
     uint64_t st = 64 + fs.callee_stack;
     if (st > g->task_stack)
         g->task_stack = st;

@@ -212,7 +212,7 @@ struct gbuild {
     struct rvt_gen_program *p;
     struct rvt_diag *diag;
     unsigned xlen;
-    struct gfrag *frags;
+    struct gfrag **frags;   /* each fragment allocated alone: its code vector never moves */
     size_t nfrags, capfrags;
     /* labels: fragment and item index of the definition, address after layout */
     uint32_t *label_frag;

@@ -213,7 +213,7 @@ int rvt_gen_program_new(struct rvt_gen_program **out, const struct rvt_gen_confi
         snprintf(name, sizeof name, "task%u", i);
         size_t f = gb_new_frag(&b, name, SEG_TEXT, 4, true);
         tasks[i] = gb_new_label(&b);
-        struct emit e = {&g, &b.frags[f].code, SEG_TEXT};
+        struct emit e = {&g, &b.frags[f]->code, SEG_TEXT};
         e_label(&e, tasks[i]);
         r = gen_task(&g, f, i);
     }

@@ -222,7 +222,7 @@ static int gen_handler(struct gctx *g, struct hlevel *h)
     e_op32(&e, h->m ? OP_MRET : OP_SRET, 0, 0, 0, 0);
 
     for (size_t i = 0; i < code.n; i++)
-        if (gvec_push(&g->b->frags[fr].code, &code.v[i]) < 0)
+        if (gvec_push(&g->b->frags[fr]->code, &code.v[i]) < 0)
             g->b->oom = true;
     free(code.v);
 
@@ -230,7 +230,7 @@ static int gen_handler(struct gctx *g, struct hlevel *h)
     if (g->vectored) {
         snprintf(name, sizeof name, "%s_vectors", h->m ? "m" : "s");
         size_t vf = gb_new_frag(g->b, name, h->seg, 64, true);
-        struct emit ve = {g, &g->b->frags[vf].code, h->seg};
+        struct emit ve = {g, &g->b->frags[vf]->code, h->seg};
         h->vec = gb_new_label(g->b);
         e_label(&ve, h->vec);
         for (unsigned c = 0; c < 16; c++)
@@ -249,7 +249,7 @@ static void gen_millicode(struct gctx *g)
         char name[32];
         snprintf(name, sizeof name, "__save_%u", k);
         size_t f = gb_new_frag(g->b, name, SEG_TEXT, g->rvc ? 2 : 4, true);
-        struct emit e = {g, &g->b->frags[f].code, SEG_TEXT};
+        struct emit e = {g, &g->b->frags[f]->code, SEG_TEXT};
         e_label(&e, g->save_label[k]);
         e_op(&e, OP_ADDI, SP, SP, 0, -sk);
         e_str(&e, RA, SP, sk - rs);
@@ -258,7 +258,7 @@ static void gen_millicode(struct gctx *g)
         e_jalr(&e, X0, T0, 0, RVT_CF_RETURN);
         snprintf(name, sizeof name, "__restore_%u", k);
         f = gb_new_frag(g->b, name, SEG_TEXT, g->rvc ? 2 : 4, true);
-        e.v = &g->b->frags[f].code;
+        e.v = &g->b->frags[f]->code;
         e_label(&e, g->restore_label[k]);
         e_ldr(&e, RA, SP, sk - rs);
         for (unsigned i = 0; i < k; i++)
@@ -364,7 +364,7 @@ int gen_system(struct gctx *g, size_t boot_frag, const uint32_t *task_labels)
     uint32_t boot_sp = gb_ram_label(g->b, ram->stack_base + ram->stack_guard + ram->stack_size - g->tframe - 64);
 
     /* _start (M-mode, at the entry address) */
-    struct emit e = {g, &g->b->frags[boot_frag].code, SEG_TEXT};
+    struct emit e = {g, &g->b->frags[boot_frag]->code, SEG_TEXT};
     e_la(&e, GP, gp_label, SEG_RAM, false);
     e_la(&e, TP, areas[0], SEG_RAM, true);
     if (!g->handlers) {
@@ -406,7 +406,7 @@ int gen_system(struct gctx *g, size_t boot_frag, const uint32_t *task_labels)
     e_csr(&e, OP_CSRRW, X0, CSR_MSTATUS, T1);
     e_op32(&e, OP_MRET, 0, 0, 0, 0);
 
-    struct emit se = {g, &g->b->frags[sf].code, SEG_TEXT};
+    struct emit se = {g, &g->b->frags[sf]->code, SEG_TEXT};
     e_label(&se, s_init);
     e_la(&se, T1, g->vectored ? hs.vec : hs.entry, hs.seg, true);
     if (g->vectored)
