@@ -168,9 +168,10 @@ struct rvt_gen_step {
 };
 typedef int (*rvt_gen_step_fn)(void *ctx, const struct rvt_gen_step *s);
 
-/* Run the program for cfg->insns retired instructions (cfg->run_seed,
- * interrupt_interval, stall_max and p_branch_taken/p_longjmp apply; the
- * program's structure is fixed).  Each retired instruction and each trap is
+/* Run the program for cfg->insns retired instructions.  Of cfg only insns,
+ * seed/run_seed, interrupt_interval and stall_max apply: everything else
+ * (including the probabilities of data-dependent branches and longjmps) is
+ * part of the program.  Each retired instruction and each trap is
  * passed to fn in order.  A non-zero return from fn stops the run and is
  * returned.  diag (may be NULL) explains errors. */
 int rvt_gen_run_pcs(const struct rvt_gen_program *p, const struct rvt_gen_config *cfg,

@@ -31,10 +31,10 @@ static const struct num_opt g_nums[] = {
     NOPT("--p-call", p_call, "weight of call statements (default 14)"),
     NOPT("--p-indirect", p_indirect, "% of calls/tail calls through a register (default 35)"),
     NOPT("--p-taken", p_branch_taken, "mean % taken of data-dependent branches (default 50)"),
-    NOPT("--p-trap", p_trap, "per mille of statements raising an exception (default 15)"),
-    NOPT("--p-syscall", p_syscall, "per mille of statements making a system call (default 10)"),
+    NOPT("--p-trap", p_trap, "per mille of statements raising an exception (default 5)"),
+    NOPT("--p-syscall", p_syscall, "per mille of statements making a system call (default 4)"),
     NOPT("--p-longjmp", p_longjmp, "% of longjmp sites that unwind (default 30)"),
-    NOPT("--interrupt-interval", interrupt_interval, "mean instructions between interrupt requests (default 400)"),
+    NOPT("--interrupt-interval", interrupt_interval, "mean instructions between interrupt requests (default 1500)"),
     NOPT("--stall-max", stall_max, "extra cycles an instruction may take, for time stamps (default 3)"),
 };
 
@@ -99,7 +99,8 @@ struct gen_out {
     FILE *pcs, *pcinsn;
     struct rvt_ing_writer *w;
     struct rvt_ing_builder *b;
-    uint64_t insns, traps, interrupts, priv_changes, records, itypes[16];
+    uint64_t insns, traps, interrupts, priv_changes, records, itypes[16], per_priv[8], contexts;
+    uint64_t last_context;
     uint8_t last_priv;
     bool io_error;
 };
@@ -126,6 +127,10 @@ static int on_step(void *ctx, const struct rvt_gen_step *s)
         if (o->last_priv != 0xff && s->priv != o->last_priv)
             o->priv_changes++;
         o->last_priv = s->priv;
+        o->per_priv[s->priv & 7]++;
+        if (o->insns == 1 || s->context != o->last_context)
+            o->contexts++;
+        o->last_context = s->context;
         if (o->pcs && fprintf(o->pcs, "0x%" PRIX64 "\n", s->pc) < 0)
             o->io_error = true;
         if (o->pcinsn && fprintf(o->pcinsn, "%" PRIx64 " %0*" PRIx32 "\n", s->pc, s->len == 2 ? 4 : 8, s->bits) < 0)
@@ -305,6 +310,8 @@ int cmd_gen(int argc, char **argv)
                ", other %" PRIu64 ", trap returns %" PRIu64 "\n",
                o.itypes[5], o.itypes[4], o.itypes[8] + o.itypes[9], o.itypes[8], o.itypes[13],
                o.itypes[10] + o.itypes[11], o.itypes[10], o.itypes[12], o.itypes[14] + o.itypes[15], o.itypes[3]);
+        printf("  by privilege: M %" PRIu64 ", S %" PRIu64 ", U %" PRIu64 "; context changes %" PRIu64 "\n",
+               o.per_priv[3], o.per_priv[1], o.per_priv[0], o.contexts ? o.contexts - 1 : 0);
         printf("  %.2f s, %.1f M instructions/s\n", t1 - t0, (double)o.insns / (t1 - t0 > 0 ? t1 - t0 : 1e-9) / 1e6);
     }
 out:
