@@ -38,6 +38,10 @@ for x in 32 64; do
     fi
   done
 done
+# raw binaries: check accepts them instead of the ELF
+rawargs=$("$B" gen --seed 4 --all --insns 20000 --raw "$T/raw" -o "$T/raw.ing") || bad "gen --raw"
+[ -n "$rawargs" ] || bad "gen --raw printed no --raw arguments"
+"$B" check $rawargs --xlen 64 --input "$T/raw.ing" | grep -q "20000 instructions, all consistent" || bad "check with --raw files"
 # statistics name what the execution contains
 "$B" gen --seed 9 --all --insns 100000 --stats > "$T/st.txt" || bad "gen --stats"
 grep -q "exceptions" "$T/st.txt" && grep -q "by privilege" "$T/st.txt" || bad "stats text"
@@ -45,7 +49,7 @@ grep -q "exceptions" "$T/st.txt" && grep -q "by privilege" "$T/st.txt" || bad "s
 "$B" gen --help > "$T/h.txt" || bad "gen --help"
 for o in --seed --run-seed --xlen --insns --functions --processes --max-recursion --max-loop --max-nesting \
          --max-stmts --cost-limit --p-compressed --p-call --p-indirect --p-taken --p-trap --p-syscall --p-longjmp \
-         --interrupt-interval --stall-max --elf -o --pcs --pcinsn --merge-blocks --stats --all --none \
+         --interrupt-interval --stall-max --elf --raw -o --pcs --pcinsn --merge-blocks --stats --all --none \
          --compressed --loops --recursion --tailcalls --tables --sijumps --altlink --coroutines --longjmp --farcode \
          --atomics --traps --interrupts --nested --priv --context --time --data; do
   grep -q -- "$o" "$T/h.txt" || bad "--help does not mention $o"

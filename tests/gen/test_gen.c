@@ -119,6 +119,9 @@ static int rp_emit(void *ctx, const struct rvt_ing_rec *rec)
 /* Returns the number of instructions compared. */
 static uint64_t roundtrip(unsigned xlen, uint64_t seed, uint32_t features, uint64_t insns, bool merge)
 {
+    /* the flow engine's options vary with the seed: they must not matter */
+    enum rvt_flow_ecall ecall = (seed & 2) ? RVT_FLOW_ECALL_TRAP : RVT_FLOW_ECALL_SEQUENTIAL;
+    unsigned depth = (seed & 4) ? 8 : 0;
     struct rvt_gen_config c = base(xlen, seed, features, insns);
     struct rvt_gen_program *p = make(&c);
     if (!p)
@@ -137,7 +140,10 @@ static uint64_t roundtrip(unsigned xlen, uint64_t seed, uint32_t features, uint6
     struct rvt_flow_config fc = {.size = sizeof fc,
                                  .image = img,
                                  .xlen = xlen,
-                                 .ecall = RVT_FLOW_ECALL_SEQUENTIAL,
+                                 .ecall = ecall,
+                                 .callstack_depth = depth,
+                                 .pop_on_explicit_return = depth != 0,
+                                 .sijump = (seed & 1) != 0,
                                  .sink = {rp_block, NULL, &rp}};
     rp.f = img ? rvt_flow_new(&fc) : NULL;
     rp.x = rp.f ? rvt_ingflow_new(rp.f) : NULL;

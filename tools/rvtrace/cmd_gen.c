@@ -72,7 +72,7 @@ static const char *feature_help(uint32_t bit)
 
 static void help(void)
 {
-    printf("usage: rvtrace gen [options] [--elf OUT.elf] [-o OUT.ing] [--pcs OUT.txt] [--pcinsn OUT.txt]\n\n"
+    printf("usage: rvtrace gen [options] [--elf OUT.elf] [--raw PREFIX] [-o OUT.ing] [--pcs OUT.txt] [--pcinsn OUT.txt]\n\n"
            "Generate a random, valid RISC-V program and run it: the ELF, the execution as native ingress\n"
            "records, and/or the retired PCs.  The same options give the same bytes.\n\n"
            "outputs (at least one):\n"
@@ -80,6 +80,8 @@ static void help(void)
            "  -o FILE                the execution as native ingress records (\"-\": stdout)\n"
            "  --pcs FILE             one 0x%%X line per retired instruction (\"-\": stdout)\n"
            "  --pcinsn FILE          \"PC INSN\" lines per retired instruction (\"-\": stdout)\n"
+           "  --raw PREFIX           the code and tables as raw binaries PREFIX-<address>.bin (prints the\n"
+           "                         matching --raw ADDR:FILE arguments for decode/check)\n"
            "  --merge-blocks         merge sequential instructions into multi-instruction records\n"
            "  --stats                print what the execution contains\n\n"
            "numbers:\n");
@@ -160,7 +162,7 @@ int cmd_gen(int argc, char **argv)
 {
     struct rvt_gen_config cfg;
     rvt_gen_config_init(&cfg);
-    const char *elf = NULL, *ing = NULL, *pcs = NULL, *pcinsn = NULL;
+    const char *elf = NULL, *ing = NULL, *pcs = NULL, *pcinsn = NULL, *raw = NULL;
     bool merge = false, stats = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -196,6 +198,7 @@ int cmd_gen(int argc, char **argv)
                             : strcmp(a, "-o") == 0  ? &ing
                             : strcmp(a, "--pcs") == 0 ? &pcs
                             : strcmp(a, "--pcinsn") == 0 ? &pcinsn
+                            : strcmp(a, "--raw") == 0    ? &raw
                                                          : NULL;
         if (path) {
             if (i + 1 >= argc)
@@ -228,8 +231,8 @@ int cmd_gen(int argc, char **argv)
             memcpy((char *)&cfg + n->off, &v, sizeof v);
         }
     }
-    if (!elf && !ing && !pcs && !pcinsn && !stats) {
-        cli_fail("gen", "nothing to do: give --elf, -o, --pcs, --pcinsn or --stats (see --help)");
+    if (!elf && !ing && !pcs && !pcinsn && !stats && !raw) {
+        cli_fail("gen", "nothing to do: give --elf, --raw, -o, --pcs, --pcinsn or --stats (see --help)");
         return 2;
     }
 
@@ -246,6 +249,30 @@ int cmd_gen(int argc, char **argv)
     if (elf && rvt_gen_write_elf(prog, elf, &diag) < 0) {
         rc = cli_fail("gen", "%s", diag.msg);
         goto out;
+    }
+    if (raw) {
+        /* one file per code/table segment; the arguments to load them go to
+         * stdout unless an output already does */
+        bool out_used = (ing && !strcmp(ing, "-")) || (pcs && !strcmp(pcs, "-")) || (pcinsn && !strcmp(pcinsn, "-"));
+        FILE *info = out_used ? stderr : stdout;
+        for (size_t i = 0; i < rvt_gen_segment_count(prog); i++) {
+            const struct rvt_gen_segment *s = rvt_gen_segment(prog, i);
+            if (s->flags & RVT_GEN_SEG_WRITE)
+                continue;
+            char path[4096];
+            snprintf(path, sizeof path, "%s-%" PRIx64 ".bin", raw, s->addr);
+            FILE *f = fopen(path, "wb");
+            if (!f) {
+                rc = cli_fail("gen", "%s: cannot create: %s", path, strerror(errno));
+                goto out;
+            }
+            size_t w = fwrite(s->data, 1, s->filesz, f);
+            if (fclose(f) != 0 || w != s->filesz) {
+                rc = cli_fail("gen", "%s: write failed", path);
+                goto out;
+            }
+            fprintf(info, "--raw 0x%" PRIx64 ":%s\n", s->addr, path);
+        }
     }
     if (pcs && !(o.pcs = open_out(pcs))) {
         rc = cli_fail("gen", "%s: cannot create: %s", pcs, strerror(errno));
