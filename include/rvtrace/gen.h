@@ -49,14 +49,15 @@ enum rvt_gen_feature {
     RVT_GEN_CONTEXT = 1u << 14,    /* several processes; the scheduler switches `context` */
     RVT_GEN_TIME = 1u << 15,       /* time stamps on every retired instruction */
     RVT_GEN_DATA = 1u << 16,       /* register-write values, load/store addresses and values */
-    RVT_GEN_ATOMICS = 1u << 17     /* A extension: lr/sc retry loops, AMOs */
+    RVT_GEN_ATOMICS = 1u << 17,    /* A extension: lr/sc retry loops, AMOs */
+    RVT_GEN_FP = 1u << 18          /* F and D: FP loads/stores (c.fld ...), arithmetic, moves */
 };
 
 /* Control-flow variety that does not change the trace "mode": on by default. */
 #define RVT_GEN_DEFAULT_FEATURES                                                                   \
     (RVT_GEN_COMPRESSED | RVT_GEN_LOOPS | RVT_GEN_RECURSION | RVT_GEN_TAILCALLS | RVT_GEN_TABLES | \
      RVT_GEN_SIJUMPS | RVT_GEN_ALTLINK | RVT_GEN_COROUTINES | RVT_GEN_LONGJMP | RVT_GEN_FARCODE |  \
-     RVT_GEN_ATOMICS)
+     RVT_GEN_ATOMICS | RVT_GEN_FP)
 /* Every feature. */
 #define RVT_GEN_ALL_FEATURES                                                                       \
     (RVT_GEN_DEFAULT_FEATURES | RVT_GEN_TRAPS | RVT_GEN_INTERRUPTS | RVT_GEN_NESTED |              \

@@ -5,7 +5,8 @@
 
 #include <stddef.h>
 
-#define GI(n, k, sz, r64, im) {n, k, sz, r64, im}
+#define GI(n, k, sz, r64, im) {n, k, sz, r64, im, 0}
+#define GF(n, k, sz, r64, fpr) {n, k, sz, r64, k == GK_FLOAD || k == GK_FSTORE, fpr}
 const struct gop_info gop_table[OP__COUNT] = {
     [OP_LUI] = GI("lui", GK_ALU, 0, false, true),
     [OP_AUIPC] = GI("auipc", GK_ALU, 0, false, true),
@@ -94,6 +95,42 @@ const struct gop_info gop_table[OP__COUNT] = {
     [OP_SC_D] = GI("sc.d", GK_AMO, 8, true, false),
     [OP_AMOSWAP_D] = GI("amoswap.d", GK_AMO, 8, true, false),
     [OP_AMOADD_D] = GI("amoadd.d", GK_AMO, 8, true, false),
+    [OP_FLW] = GF("flw", GK_FLOAD, 4, false, FPR_RD),
+    [OP_FLD] = GF("fld", GK_FLOAD, 8, false, FPR_RD),
+    [OP_FSW] = GF("fsw", GK_FSTORE, 4, false, FPR_RS2),
+    [OP_FSD] = GF("fsd", GK_FSTORE, 8, false, FPR_RS2),
+    [OP_FADD_S] = GF("fadd.s", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FSUB_S] = GF("fsub.s", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FMUL_S] = GF("fmul.s", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FDIV_S] = GF("fdiv.s", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FSGNJ_S] = GF("fsgnj.s", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FMIN_S] = GF("fmin.s", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FMAX_S] = GF("fmax.s", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FADD_D] = GF("fadd.d", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FSUB_D] = GF("fsub.d", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FMUL_D] = GF("fmul.d", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FDIV_D] = GF("fdiv.d", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FSGNJ_D] = GF("fsgnj.d", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FMIN_D] = GF("fmin.d", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FMAX_D] = GF("fmax.d", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2),
+    [OP_FMADD_S] = GF("fmadd.s", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2 | FPR_RS3),
+    [OP_FMADD_D] = GF("fmadd.d", GK_FP, 0, false, FPR_RD | FPR_RS1 | FPR_RS2 | FPR_RS3),
+    [OP_FEQ_S] = GF("feq.s", GK_FP, 0, false, FPR_RS1 | FPR_RS2),
+    [OP_FLT_S] = GF("flt.s", GK_FP, 0, false, FPR_RS1 | FPR_RS2),
+    [OP_FLE_S] = GF("fle.s", GK_FP, 0, false, FPR_RS1 | FPR_RS2),
+    [OP_FEQ_D] = GF("feq.d", GK_FP, 0, false, FPR_RS1 | FPR_RS2),
+    [OP_FLT_D] = GF("flt.d", GK_FP, 0, false, FPR_RS1 | FPR_RS2),
+    [OP_FLE_D] = GF("fle.d", GK_FP, 0, false, FPR_RS1 | FPR_RS2),
+    [OP_FCVT_W_S] = GF("fcvt.w.s", GK_FP, 0, false, FPR_RS1),
+    [OP_FCVT_S_W] = GF("fcvt.s.w", GK_FP, 0, false, FPR_RD),
+    [OP_FCVT_W_D] = GF("fcvt.w.d", GK_FP, 0, false, FPR_RS1),
+    [OP_FCVT_D_W] = GF("fcvt.d.w", GK_FP, 0, false, FPR_RD),
+    [OP_FCVT_D_S] = GF("fcvt.d.s", GK_FP, 0, false, FPR_RD | FPR_RS1),
+    [OP_FCVT_S_D] = GF("fcvt.s.d", GK_FP, 0, false, FPR_RD | FPR_RS1),
+    [OP_FMV_X_W] = GF("fmv.x.w", GK_FP, 0, false, FPR_RS1),
+    [OP_FMV_W_X] = GF("fmv.w.x", GK_FP, 0, false, FPR_RD),
+    [OP_FMV_X_D] = GF("fmv.x.d", GK_FP, 0, true, FPR_RS1),
+    [OP_FMV_D_X] = GF("fmv.d.x", GK_FP, 0, true, FPR_RD),
 };
 
 static const char *const g_form_names[FM__COUNT] = {
@@ -108,7 +145,10 @@ static const char *const g_form_names[FM__COUNT] = {
     [FM_C_BNEZ] = "c.bnez",    [FM_C_SLLI] = "c.slli",         [FM_C_LWSP] = "c.lwsp",
     [FM_C_LDSP] = "c.ldsp",    [FM_C_JR] = "c.jr",             [FM_C_MV] = "c.mv",
     [FM_C_EBREAK] = "c.ebreak", [FM_C_JALR] = "c.jalr",        [FM_C_ADD] = "c.add",
-    [FM_C_SWSP] = "c.swsp",    [FM_C_SDSP] = "c.sdsp",
+    [FM_C_SWSP] = "c.swsp",    [FM_C_SDSP] = "c.sdsp",         [FM_C_FLD] = "c.fld",
+    [FM_C_FSD] = "c.fsd",      [FM_C_FLW] = "c.flw",           [FM_C_FSW] = "c.fsw",
+    [FM_C_FLDSP] = "c.fldsp",  [FM_C_FSDSP] = "c.fsdsp",       [FM_C_FLWSP] = "c.flwsp",
+    [FM_C_FSWSP] = "c.fswsp",
 };
 
 const char *asm_form_name(enum gform f)
@@ -377,8 +417,60 @@ static bool encode32(enum gop op, unsigned rd, unsigned rs1, unsigned rs2, int64
                (uint32_t)w << 12 | (uint32_t)rd << 7 | 0x2f;
         return true;
     }
-    case OP__COUNT:
-        break;
+    case OP_FLW:
+    case OP_FLD:
+        if (!fits_s(imm, 12))
+            return false;
+        *out = i_type(imm, rs1, op == OP_FLW ? 2 : 3, rd, 0x07);
+        return true;
+    case OP_FSW:
+    case OP_FSD:
+        if (!fits_s(imm, 12))
+            return false;
+        *out = s_type(imm, rs2, rs1, op == OP_FSW ? 2 : 3, 0x27);
+        return true;
+    case OP_FMADD_S:
+    case OP_FMADD_D: /* rs3 in imm; dynamic rounding */
+        if (!fits_u(imm, 5))
+            return false;
+        *out = (uint32_t)imm << 27 | (op == OP_FMADD_D ? 1u : 0u) << 25 | (uint32_t)rs2 << 20 | (uint32_t)rs1 << 15 |
+               7u << 12 | (uint32_t)rd << 7 | 0x43;
+        return true;
+    default: {
+        /* OP-FP: funct7 = funct5 << 2 | fmt, rm/funct3, rs2 selector */
+        unsigned f5, fmt, f3, r2 = rs2;
+        switch (op) {
+        case OP_FADD_S: case OP_FADD_D: f5 = 0x00; f3 = 7; break;
+        case OP_FSUB_S: case OP_FSUB_D: f5 = 0x01; f3 = 7; break;
+        case OP_FMUL_S: case OP_FMUL_D: f5 = 0x02; f3 = 7; break;
+        case OP_FDIV_S: case OP_FDIV_D: f5 = 0x03; f3 = 7; break;
+        case OP_FSGNJ_S: case OP_FSGNJ_D: f5 = 0x04; f3 = 0; break;
+        case OP_FMIN_S: case OP_FMIN_D: f5 = 0x05; f3 = 0; break;
+        case OP_FMAX_S: case OP_FMAX_D: f5 = 0x05; f3 = 1; break;
+        case OP_FEQ_S: case OP_FEQ_D: f5 = 0x14; f3 = 2; break;
+        case OP_FLT_S: case OP_FLT_D: f5 = 0x14; f3 = 1; break;
+        case OP_FLE_S: case OP_FLE_D: f5 = 0x14; f3 = 0; break;
+        case OP_FCVT_W_S: case OP_FCVT_W_D: f5 = 0x18; f3 = 1; r2 = 0; break; /* rtz */
+        case OP_FCVT_S_W: case OP_FCVT_D_W: f5 = 0x1a; f3 = 7; r2 = 0; break;
+        case OP_FCVT_D_S: f5 = 0x08; f3 = 7; r2 = 0; break;
+        case OP_FCVT_S_D: f5 = 0x08; f3 = 7; r2 = 1; break;
+        case OP_FMV_X_W: case OP_FMV_X_D: f5 = 0x1c; f3 = 0; r2 = 0; break;
+        case OP_FMV_W_X: case OP_FMV_D_X: f5 = 0x1e; f3 = 0; r2 = 0; break;
+        default: return false;
+        }
+        switch (op) {
+        case OP_FADD_D: case OP_FSUB_D: case OP_FMUL_D: case OP_FDIV_D: case OP_FSGNJ_D: case OP_FMIN_D:
+        case OP_FMAX_D: case OP_FEQ_D: case OP_FLT_D: case OP_FLE_D: case OP_FCVT_W_D: case OP_FCVT_D_W:
+        case OP_FCVT_D_S: case OP_FMV_X_D: case OP_FMV_D_X:
+            fmt = 1;
+            break;
+        default:
+            fmt = 0;
+            break;
+        }
+        *out = r_type(f5 << 2 | fmt, r2, rs1, f3, rd, 0x53);
+        return true;
+    }
     }
     return false;
 }
@@ -540,6 +632,44 @@ static bool encode16(enum gop op, enum gform f, unsigned rd, unsigned rs1, unsig
             return false;
         *out = 7u << 13 | bits_of(imm, 5, 3) << 10 | bits_of(imm, 8, 6) << 7 | (uint32_t)rs2 << 2 | 0x2;
         return true;
+    case FM_C_FLD:
+    case FM_C_FSD:
+    case FM_C_FLW:
+    case FM_C_FSW: {
+        bool ld = f == FM_C_FLD || f == FM_C_FLW, d = f == FM_C_FLD || f == FM_C_FSD;
+        unsigned data = ld ? rd : rs2;
+        enum gop want = d ? (ld ? OP_FLD : OP_FSD) : (ld ? OP_FLW : OP_FSW);
+        if (op != want || (!d && xlen != 32) || !reg_is_compressible(rs1) || !reg_is_compressible(data) || imm < 0 ||
+            imm > (d ? 248 : 124) || (imm & (d ? 7 : 3)))
+            return false;
+        static const unsigned f3[] = {[FM_C_FLD - FM_C_FLD] = 1, [FM_C_FSD - FM_C_FLD] = 5,
+                                      [FM_C_FLW - FM_C_FLD] = 3, [FM_C_FSW - FM_C_FLD] = 7};
+        uint32_t lo = d ? bits_of(imm, 7, 6) << 5 : (bit(imm, 2) << 6 | bit(imm, 6) << 5);
+        *out = f3[f - FM_C_FLD] << 13 | bits_of(imm, 5, 3) << 10 | creg(rs1) << 7 | lo | creg(data) << 2;
+        return true;
+    }
+    case FM_C_FLDSP:
+        if (op != OP_FLD || rs1 != SP || imm < 0 || imm > 504 || (imm & 7))
+            return false;
+        *out = 1u << 13 | bit(imm, 5) << 12 | (uint32_t)rd << 7 | bits_of(imm, 4, 3) << 5 | bits_of(imm, 8, 6) << 2 |
+               0x2;
+        return true;
+    case FM_C_FLWSP:
+        if (xlen != 32 || op != OP_FLW || rs1 != SP || imm < 0 || imm > 252 || (imm & 3))
+            return false;
+        *out = 3u << 13 | bit(imm, 5) << 12 | (uint32_t)rd << 7 | bits_of(imm, 4, 2) << 4 | bits_of(imm, 7, 6) << 2 |
+               0x2;
+        return true;
+    case FM_C_FSDSP:
+        if (op != OP_FSD || rs1 != SP || imm < 0 || imm > 504 || (imm & 7))
+            return false;
+        *out = 5u << 13 | bits_of(imm, 5, 3) << 10 | bits_of(imm, 8, 6) << 7 | (uint32_t)rs2 << 2 | 0x2;
+        return true;
+    case FM_C_FSWSP:
+        if (xlen != 32 || op != OP_FSW || rs1 != SP || imm < 0 || imm > 252 || (imm & 3))
+            return false;
+        *out = 7u << 13 | bits_of(imm, 5, 2) << 9 | bits_of(imm, 7, 6) << 7 | (uint32_t)rs2 << 2 | 0x2;
+        return true;
     case FM_32:
     case FM__COUNT:
         break;
@@ -660,6 +790,22 @@ unsigned asm_compressed_forms(enum gop op, unsigned rd, unsigned rs1, unsigned r
         break;
     case OP_EBREAK:
         TRY(FM_C_EBREAK);
+        break;
+    case OP_FLD:
+        TRY(FM_C_FLD);
+        TRY(FM_C_FLDSP);
+        break;
+    case OP_FSD:
+        TRY(FM_C_FSD);
+        TRY(FM_C_FSDSP);
+        break;
+    case OP_FLW:
+        TRY(FM_C_FLW);
+        TRY(FM_C_FLWSP);
+        break;
+    case OP_FSW:
+        TRY(FM_C_FSW);
+        TRY(FM_C_FSWSP);
         break;
     default:
         break;

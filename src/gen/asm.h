@@ -97,6 +97,43 @@ enum gop {
     OP_SC_D,
     OP_AMOSWAP_D,
     OP_AMOADD_D,
+    /* F and D */
+    OP_FLW,
+    OP_FLD,
+    OP_FSW,
+    OP_FSD,
+    OP_FADD_S,
+    OP_FSUB_S,
+    OP_FMUL_S,
+    OP_FDIV_S,
+    OP_FSGNJ_S,
+    OP_FMIN_S,
+    OP_FMAX_S,
+    OP_FADD_D,
+    OP_FSUB_D,
+    OP_FMUL_D,
+    OP_FDIV_D,
+    OP_FSGNJ_D,
+    OP_FMIN_D,
+    OP_FMAX_D,
+    OP_FMADD_S,  /* rs3 in imm */
+    OP_FMADD_D,
+    OP_FEQ_S,
+    OP_FLT_S,
+    OP_FLE_S,
+    OP_FEQ_D,
+    OP_FLT_D,
+    OP_FLE_D,
+    OP_FCVT_W_S,
+    OP_FCVT_S_W,
+    OP_FCVT_W_D,
+    OP_FCVT_D_W,
+    OP_FCVT_D_S,
+    OP_FCVT_S_D,
+    OP_FMV_X_W,
+    OP_FMV_W_X,
+    OP_FMV_X_D,
+    OP_FMV_D_X,
     OP__COUNT
 };
 
@@ -137,6 +174,14 @@ enum gform {
     FM_C_ADD,
     FM_C_SWSP,
     FM_C_SDSP,
+    FM_C_FLD,
+    FM_C_FSD,
+    FM_C_FLW,   /* RV32 */
+    FM_C_FSW,   /* RV32 */
+    FM_C_FLDSP,
+    FM_C_FSDSP,
+    FM_C_FLWSP, /* RV32 */
+    FM_C_FSWSP, /* RV32 */
     FM__COUNT
 };
 
@@ -150,8 +195,14 @@ enum gop_kind {
     GK_JALR,
     GK_SYSTEM, /* ecall/ebreak/xret/wfi/fences/sfence */
     GK_CSR,
-    GK_AMO     /* lr/sc/amo */
+    GK_AMO,    /* lr/sc/amo */
+    GK_FLOAD,  /* load into an FP register */
+    GK_FSTORE, /* store an FP register */
+    GK_FP      /* FP arithmetic, compares, moves, conversions */
 };
+
+/* Which operands are FP registers (struct gop_info.fpr). */
+enum { FPR_RD = 1, FPR_RS1 = 2, FPR_RS2 = 4, FPR_RS3 = 8 };
 
 struct gop_info {
     const char *name;
@@ -159,6 +210,7 @@ struct gop_info {
     uint8_t size;     /* memory access bytes */
     bool rv64_only;
     bool uses_imm;    /* I/S/B/U/J immediate */
+    uint8_t fpr;      /* FPR_* */
 };
 extern const struct gop_info gop_table[OP__COUNT];
 
@@ -221,6 +273,7 @@ enum {
     CSR_TIME = 0xc01,
     CSR_INSTRET = 0xc02,
     CSR_MHARTID = 0xf14,
+    CSR_FCSR = 0x003,
     /* Custom user read-only CSR: a hardware entropy source (random values
      * for loop counts and table indexes). */
     CSR_ENTROPY = 0xcc0

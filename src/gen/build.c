@@ -435,6 +435,16 @@ static int check_insn(struct gbuild *b, const struct gfrag *f, uint64_t pc, cons
         snprintf(why, sizeof why, "not a %u-byte load", gi->size);
     else if (gi->kind == GK_STORE && (!(in->flags & RVT_IF_STORE) || in->mem_size != gi->size))
         snprintf(why, sizeof why, "not a %u-byte store", gi->size);
+    else if (gi->kind == GK_FLOAD && (!(in->flags & RVT_IF_LOAD) || in->mem_size != gi->size ||
+                                      !(in->flags & RVT_IF_FP_RD) || in->rd != e->rd))
+        snprintf(why, sizeof why, "not a %u-byte load into f%u", gi->size, e->rd);
+    else if (gi->kind == GK_FSTORE && (!(in->flags & RVT_IF_STORE) || in->mem_size != gi->size || in->rs2 != e->rs2))
+        snprintf(why, sizeof why, "not a %u-byte store of f%u", gi->size, e->rs2);
+    else if (gi->kind == GK_FP && (gi->fpr & FPR_RD) && (!(in->flags & RVT_IF_FP_RD) || in->rd != e->rd))
+        snprintf(why, sizeof why, "does not write f%u", e->rd);
+    else if (gi->kind == GK_FP && !(gi->fpr & FPR_RD) && e->rd &&
+             (!(in->flags & RVT_IF_WRITES_RD) || (in->flags & RVT_IF_FP_RD) || in->rd != e->rd))
+        snprintf(why, sizeof why, "does not write x%u", e->rd);
     else if (gi->kind == GK_CSR && !(in->flags & RVT_IF_CSR))
         snprintf(why, sizeof why, "not a CSR instruction");
     else if ((e->op == OP_LUI || e->op == OP_AUIPC) && !(in->flags & RVT_IF_LOADS_CONST))

@@ -12,6 +12,7 @@
 #include "gen/gen_internal.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@
 #define MS_SPP (1ull << 8)
 #define MS_MPP_SHIFT 11
 #define MS_MPP (3ull << MS_MPP_SHIFT)
+#define MS_FS (3ull << 13)
 
 enum { EXC_NONE = -1 };
 
@@ -36,6 +38,7 @@ struct xstate {
     bool smode;          /* S and U modes exist */
     uint32_t feat;
     uint64_t x[32];
+    uint64_t f[32];      /* FP registers (FLEN 64; singles NaN-boxed) */
     uint64_t pc;
     unsigned priv;
     uint64_t mstatus, mie, mip, mtvec, stvec, mepc, sepc, mcause, scause, mtval, stval;
@@ -124,7 +127,7 @@ static void wr_bytes(uint8_t *p, unsigned n, uint64_t v)
 
 static uint64_t sstatus_mask(void)
 {
-    return MS_SIE | MS_SPIE | MS_SPP;
+    return MS_SIE | MS_SPIE | MS_SPP | MS_FS;
 }
 
 static uint64_t supported_irqs(const struct xstate *s)
@@ -137,6 +140,8 @@ static uint64_t status_read(const struct xstate *s)
     uint64_t v = s->mstatus;
     if (s->xlen == 64 && s->smode)
         v |= 2ull << 32 | 2ull << 34; /* UXL = SXL = 64-bit */
+    if ((v & MS_FS) == MS_FS)
+        v |= 1ull << (s->xlen - 1); /* SD: some state is dirty */
     return v;
 }
 
@@ -181,12 +186,12 @@ static bool csr_rw(struct xstate *s, unsigned csr, bool write, uint64_t wval, ui
         break;
     case CSR_MISA:
         v = (s->xlen == 64 ? 2ull << 62 : 1ull << 30) | 1u << ('I' - 'A') | 1u << ('M' - 'A') |
-            1u << ('A' - 'A') | 1u << ('C' - 'A') | (s->smode ? (1u << ('S' - 'A') | 1u << ('U' - 'A')) : 0);
+            1u << ('A' - 'A') | 1u << ('C' - 'A') | 1u << ('F' - 'A') | 1u << ('D' - 'A') | (s->smode ? (1u << ('S' - 'A') | 1u << ('U' - 'A')) : 0);
         break; /* writes ignored (WARL) */
     case CSR_MSTATUS:
         v = status_read(s);
         if (write) {
-            uint64_t m = MS_MIE | MS_MPIE | (s->smode ? MS_SIE | MS_SPIE | MS_SPP | MS_MPP : 0);
+            uint64_t m = MS_MIE | MS_MPIE | MS_FS | (s->smode ? MS_SIE | MS_SPIE | MS_SPP | MS_MPP : 0);
             uint64_t nv = (s->mstatus & ~m) | (wval & m);
             if (s->smode && ((nv >> MS_MPP_SHIFT) & 3) == 2)
                 nv = (nv & ~MS_MPP) | (s->mstatus & MS_MPP); /* reserved value: keep */
@@ -194,7 +199,7 @@ static bool csr_rw(struct xstate *s, unsigned csr, bool write, uint64_t wval, ui
         }
         break;
     case CSR_SSTATUS:
-        v = status_read(s) & (sstatus_mask() | (s->xlen == 64 ? 3ull << 32 : 0));
+        v = status_read(s) & (sstatus_mask() | (s->xlen == 64 ? 3ull << 32 : 0) | 1ull << (s->xlen - 1));
         if (write)
             s->mstatus = (s->mstatus & ~sstatus_mask()) | (wval & sstatus_mask());
         break;
@@ -526,6 +531,102 @@ static uint64_t alu(struct xstate *s, unsigned op, uint64_t a, uint64_t b)
     }
 }
 
+/* ---- F and D ------------------------------------------------------------ */
+
+static float getf(uint64_t v)
+{
+    uint32_t w = (v >> 32) == 0xffffffffu ? (uint32_t)v : 0x7fc00000u; /* unboxed: canonical NaN */
+    float f;
+    memcpy(&f, &w, 4);
+    return f;
+}
+static uint64_t boxf(float f)
+{
+    uint32_t w;
+    memcpy(&w, &f, 4);
+    return 0xffffffff00000000ull | w;
+}
+static double getd(uint64_t v)
+{
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+static uint64_t boxd(double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    return v;
+}
+/* fcvt.w with round-towards-zero and RISC-V saturation (NaN -> max). */
+static uint64_t to_w(double d)
+{
+    if (d != d || d >= 2147483648.0)
+        return sext32(0x7fffffffu);
+    if (d <= -2147483649.0)
+        return sext32(0x80000000u);
+    return sext32((uint32_t)(int32_t)d);
+}
+
+static void wrf(struct xstate *s, unsigned rd, uint64_t v)
+{
+    s->f[rd] = v;
+    s->mstatus |= MS_FS; /* dirty */
+    if (s->feat & RVT_GEN_DATA) {
+        s->extra.flags |= RVT_ING_HAS_RD;
+        s->extra.rd = (uint8_t)(32 + rd);
+        s->extra.rd_value = v;
+    }
+}
+
+static void exec_fp(struct xstate *s, const struct xinsn *x, struct xres *r)
+{
+    uint64_t a = s->f[x->rs1], b = s->f[x->rs2], ia = s->x[x->rs1];
+    switch (x->op) {
+    case OP_FADD_S: wrf(s, x->rd, boxf(getf(a) + getf(b))); break;
+    case OP_FSUB_S: wrf(s, x->rd, boxf(getf(a) - getf(b))); break;
+    case OP_FMUL_S: wrf(s, x->rd, boxf(getf(a) * getf(b))); break;
+    case OP_FDIV_S: wrf(s, x->rd, boxf(getf(a) / getf(b))); break;
+    case OP_FSGNJ_S: {
+        uint32_t m = (uint32_t)boxf(getf(a)) & 0x7fffffffu, sg = (uint32_t)boxf(getf(b)) & 0x80000000u;
+        wrf(s, x->rd, 0xffffffff00000000ull | m | sg);
+        break;
+    }
+    case OP_FMIN_S: wrf(s, x->rd, boxf(fminf(getf(a), getf(b)))); break;
+    case OP_FMAX_S: wrf(s, x->rd, boxf(fmaxf(getf(a), getf(b)))); break;
+    case OP_FADD_D: wrf(s, x->rd, boxd(getd(a) + getd(b))); break;
+    case OP_FSUB_D: wrf(s, x->rd, boxd(getd(a) - getd(b))); break;
+    case OP_FMUL_D: wrf(s, x->rd, boxd(getd(a) * getd(b))); break;
+    case OP_FDIV_D: wrf(s, x->rd, boxd(getd(a) / getd(b))); break;
+    case OP_FSGNJ_D: wrf(s, x->rd, (a & ~(1ull << 63)) | (b & (1ull << 63))); break;
+    case OP_FMIN_D: wrf(s, x->rd, boxd(fmin(getd(a), getd(b)))); break;
+    case OP_FMAX_D: wrf(s, x->rd, boxd(fmax(getd(a), getd(b)))); break;
+    case OP_FMADD_S: wrf(s, x->rd, boxf(fmaf(getf(a), getf(b), getf(s->f[x->imm & 31])))); break;
+    case OP_FMADD_D: wrf(s, x->rd, boxd(fma(getd(a), getd(b), getd(s->f[x->imm & 31])))); break;
+    case OP_FEQ_S: wr(s, x->rd, getf(a) == getf(b)); break;
+    case OP_FLT_S: wr(s, x->rd, getf(a) < getf(b)); break;
+    case OP_FLE_S: wr(s, x->rd, getf(a) <= getf(b)); break;
+    case OP_FEQ_D: wr(s, x->rd, getd(a) == getd(b)); break;
+    case OP_FLT_D: wr(s, x->rd, getd(a) < getd(b)); break;
+    case OP_FLE_D: wr(s, x->rd, getd(a) <= getd(b)); break;
+    case OP_FCVT_W_S: wr(s, x->rd, to_w(getf(a))); break;
+    case OP_FCVT_W_D: wr(s, x->rd, to_w(getd(a))); break;
+    case OP_FCVT_S_W: wrf(s, x->rd, boxf((float)(int32_t)(uint32_t)ia)); break;
+    case OP_FCVT_D_W: wrf(s, x->rd, boxd((double)(int32_t)(uint32_t)ia)); break;
+    case OP_FCVT_D_S: wrf(s, x->rd, boxd((double)getf(a))); break;
+    case OP_FCVT_S_D: wrf(s, x->rd, boxf((float)getd(a))); break;
+    case OP_FMV_X_W: wr(s, x->rd, sext32((uint32_t)a)); break;
+    case OP_FMV_W_X: wrf(s, x->rd, 0xffffffff00000000ull | (uint32_t)ia); break;
+    case OP_FMV_X_D: wr(s, x->rd, a); break;
+    case OP_FMV_D_X: wrf(s, x->rd, ia); break;
+    default:
+        r->bug = 1;
+        r->bug_addr = s->pc;
+        break;
+    }
+    s->mstatus |= MS_FS;
+}
+
 static void exec_insn(struct xstate *s, const struct xinsn *x, struct xres *r)
 {
     uint64_t pc = s->pc, m = s->mask;
@@ -535,7 +636,15 @@ static void exec_insn(struct xstate *s, const struct xinsn *x, struct xres *r)
     r->npc = (pc + x->len) & m;
     unsigned op = x->op;
     const struct gop_info *gi = &gop_table[op];
+    if ((gi->kind == GK_FP || gi->kind == GK_FLOAD || gi->kind == GK_FSTORE) && !(s->mstatus & MS_FS)) {
+        r->exc = 2; /* the FP unit is off */
+        r->tval = x->bits;
+        return;
+    }
     switch (gi->kind) {
+    case GK_FP:
+        exec_fp(s, x, r);
+        return;
     case GK_ALU:
         if (op == OP_LUI)
             wr(s, x->rd, (uint64_t)x->imm);
@@ -574,10 +683,14 @@ static void exec_insn(struct xstate *s, const struct xinsn *x, struct xres *r)
         return;
     }
     case GK_LOAD:
-    case GK_STORE: {
+    case GK_STORE:
+    case GK_FLOAD:
+    case GK_FSTORE: {
         uint64_t addr = (a + (uint64_t)x->imm) & m;
         unsigned size = gi->size;
-        bool store = gi->kind == GK_STORE;
+        bool store = gi->kind == GK_STORE || gi->kind == GK_FSTORE;
+        if (gi->kind == GK_FSTORE)
+            b = s->f[x->rs2];
         uint8_t *ptr;
         enum mres mr = mem_find(s, addr, size, store, &ptr);
         if (mr == M_MISALIGNED || mr == M_FAULT) {
@@ -595,6 +708,10 @@ static void exec_insn(struct xstate *s, const struct xinsn *x, struct xres *r)
             mem_note(s, addr, size, true, b & (size == 8 ? ~0ull : (1ull << (8 * size)) - 1));
             if (s->resv_valid && s->resv_addr == addr)
                 s->resv_valid = false;
+        } else if (gi->kind == GK_FLOAD) {
+            uint64_t v = rd_bytes(ptr, size);
+            mem_note(s, addr, size, false, v);
+            wrf(s, x->rd, size == 4 ? 0xffffffff00000000ull | v : v);
         } else {
             uint64_t v = rd_bytes(ptr, size);
             mem_note(s, addr, size, false, v);
@@ -783,6 +900,8 @@ int rvt_gen_run_pcs(const struct rvt_gen_program *p, const struct rvt_gen_config
     /* Registers are undefined at reset: random values. */
     for (unsigned i = 1; i < 32; i++)
         s.x[i] = grng_next(&s.rng) & s.mask;
+    for (unsigned i = 0; i < 32; i++)
+        s.f[i] = grng_next(&s.rng);
     s.pc = p->entry;
     s.priv = 3;
     if (!s.smode)

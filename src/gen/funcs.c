@@ -257,6 +257,88 @@ static double st_amo(struct fstate *fs, struct emit *e)
     return 2;
 }
 
+/* F/D work: loads and stores of FP registers, arithmetic, compares,
+ * conversions and moves between the register files.  FP values never steer
+ * control flow, so FP registers are free scratch everywhere. */
+static double st_fp(struct fstate *fs, struct emit *e)
+{
+    struct gctx *g = fs->g;
+    const struct gram *ram = &g->p->ram;
+    unsigned n = (unsigned)grng_range(&g->rng, 1, 3);
+    double cost = 0;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned fd = grng_pct(&g->rng, 50) ? (unsigned)grng_range(&g->rng, 8, 15) : (unsigned)grng_below(&g->rng, 32);
+        unsigned f1 = (unsigned)grng_below(&g->rng, 32), f2 = (unsigned)grng_below(&g->rng, 32);
+        bool dbl = grng_pct(&g->rng, 50);
+        unsigned k = (unsigned)grng_below(&g->rng, 7);
+        cost += 1;
+        if (k <= 1) {
+            /* load or store: stack locals, globals, or a pointer (c.fld/c.fsd) */
+            bool st = k == 1;
+            enum gop op = st ? (dbl ? OP_FSD : OP_FSW) : (dbl ? OP_FLD : OP_FLW);
+            unsigned size = dbl ? 8 : 4, base;
+            int64_t off;
+            unsigned w = (unsigned)grng_below(&g->rng, 3);
+            if (w == 0 && fs->locals >= size) {
+                base = SP;
+                off = (int64_t)(grng_below(&g->rng, fs->locals / size)) * size;
+            } else if (w == 1) {
+                base = GP;
+                off = (ram->data_off + (int64_t)grng_below(&g->rng, (uint64_t)ram->data_size - 8)) & ~7ll;
+            } else {
+                static const uint8_t ptrs[] = {A1, A2, A3, A4, A5};
+                base = ptrs[grng_below(&g->rng, 5)];
+                int64_t start = (ram->data_off + (int64_t)grng_below(&g->rng, (uint64_t)ram->data_size - 256)) & ~7ll;
+                e_op(e, OP_ADDI, base, GP, 0, start);
+                off = (int64_t)grng_below(&g->rng, 15) * 8;
+                cost += 1;
+            }
+            if (st)
+                e_op(e, op, 0, base, fd, off);
+            else
+                e_op(e, op, fd, base, 0, off);
+            continue;
+        }
+        struct gins in;
+        switch (k) {
+        case 2: { /* arithmetic */
+            static const uint8_t sops[] = {OP_FADD_S, OP_FSUB_S, OP_FMUL_S, OP_FDIV_S, OP_FSGNJ_S, OP_FMIN_S, OP_FMAX_S, OP_FMADD_S};
+            static const uint8_t dops[] = {OP_FADD_D, OP_FSUB_D, OP_FMUL_D, OP_FDIV_D, OP_FSGNJ_D, OP_FMIN_D, OP_FMAX_D, OP_FMADD_D};
+            unsigned j = (unsigned)grng_below(&g->rng, 8);
+            enum gop op = (enum gop)(dbl ? dops[j] : sops[j]);
+            in = gi_make(op, fd, f1, f2, (op == OP_FMADD_S || op == OP_FMADD_D) ? (int64_t)grng_below(&g->rng, 32) : 0);
+            break;
+        }
+        case 3: { /* compare into an integer register */
+            static const uint8_t sops[] = {OP_FEQ_S, OP_FLT_S, OP_FLE_S}, dops[] = {OP_FEQ_D, OP_FLT_D, OP_FLE_D};
+            unsigned j = (unsigned)grng_below(&g->rng, 3);
+            in = gi_make((enum gop)(dbl ? dops[j] : sops[j]), pick_dest(fs), f1, f2, 0);
+            break;
+        }
+        case 4: { /* conversions */
+            unsigned j = (unsigned)grng_below(&g->rng, 3);
+            if (j == 0)
+                in = gi_make(dbl ? OP_FCVT_W_D : OP_FCVT_W_S, pick_dest(fs), f1, 0, 0);
+            else if (j == 1)
+                in = gi_make(dbl ? OP_FCVT_D_W : OP_FCVT_S_W, fd, pick_src(fs), 0, 0);
+            else
+                in = gi_make(dbl ? OP_FCVT_D_S : OP_FCVT_S_D, fd, f1, 0, 0);
+            break;
+        }
+        default: { /* moves between the register files */
+            bool d64 = dbl && g->xlen == 64;
+            if (k == 5)
+                in = gi_make(d64 ? OP_FMV_X_D : OP_FMV_X_W, pick_dest(fs), f1, 0, 0);
+            else
+                in = gi_make(d64 ? OP_FMV_D_X : OP_FMV_W_X, fd, pick_src(fs), 0, 0);
+            break;
+        }
+        }
+        e_push(e, &in);
+    }
+    return cost;
+}
+
 /* An instruction that raises a synchronous exception (the handler skips it). */
 static double st_trap(struct fstate *fs, struct emit *e)
 {
@@ -786,7 +868,7 @@ static double st_coroutine(struct fstate *fs, struct emit *e)
 /* ---- blocks ------------------------------------------------------------- */
 
 enum stmt_kind { K_ALU, K_MEM, K_IF, K_LOOP, K_CALL, K_SWITCH, K_CSR, K_FENCE, K_AMO, K_LONGJMP, K_CORO,
-                 K_HELPER, K__N };
+                 K_HELPER, K_FP, K__N };
 
 static double gen_stmt(struct fstate *fs, struct emit *e, double mult)
 {
@@ -815,6 +897,8 @@ static double gen_stmt(struct fstate *fs, struct emit *e, double mult)
         w[K_SWITCH] = 4;
     if (ft & RVT_GEN_ATOMICS)
         w[K_AMO] = 3;
+    if (ft & RVT_GEN_FP)
+        w[K_FP] = 6;
     if ((ft & RVT_GEN_LONGJMP) && fs->fi >= 0 && !fs->leaf5)
         w[K_LONGJMP] = 2;
     if ((ft & RVT_GEN_COROUTINES) && fs->fi >= 0 && !fs->leaf5 && fs->loop_depth < LOOPMAX && fs->depth == 0)
@@ -865,6 +949,9 @@ static double gen_stmt(struct fstate *fs, struct emit *e, double mult)
         break;
     case K_HELPER:
         c = st_helper(fs, e);
+        break;
+    case K_FP:
+        c = st_fp(fs, e);
         break;
     case K__N:
         break;

@@ -18,6 +18,7 @@ static const struct {
     {RVT_GEN_NESTED, "nested"},         {RVT_GEN_PRIV, "priv"},
     {RVT_GEN_CONTEXT, "context"},       {RVT_GEN_TIME, "time"},
     {RVT_GEN_DATA, "data"},             {RVT_GEN_ATOMICS, "atomics"},
+    {RVT_GEN_FP, "fp"},
 };
 
 const char *rvt_gen_feature_name(uint32_t feature)

@@ -279,6 +279,8 @@ static void gen_kstart(struct gctx *g, struct emit *e, const struct hlevel *h, c
         status = 0x1800 | ((g->feat & RVT_GEN_INTERRUPTS) ? 0x80 : 0); /* MPP=M, MPIE */
     else
         status = (g->feat & RVT_GEN_INTERRUPTS) ? 0x20 : 0; /* SPP=U, SPIE */
+    if (g->feat & RVT_GEN_FP)
+        status |= 0x2000; /* FS = Initial: the FP unit is on */
     for (unsigned p = 0; p < g->nproc; p++) {
         e_la(e, T1, frames[p], SEG_RAM, true);
         e_la(e, T2, tasks[p], SEG_TEXT, true);
@@ -367,6 +369,11 @@ int gen_system(struct gctx *g, size_t boot_frag, const uint32_t *task_labels)
     struct emit e = {g, &g->b->frags[boot_frag]->code, SEG_TEXT};
     e_la(&e, GP, gp_label, SEG_RAM, false);
     e_la(&e, TP, areas[0], SEG_RAM, true);
+    int64_t fs_on = (g->feat & RVT_GEN_FP) ? 0x2000 : 0;
+    if (fs_on) { /* mstatus.FS = Initial */
+        e_li(&e, T1, fs_on);
+        e_csr(&e, OP_CSRRS, X0, CSR_MSTATUS, T1);
+    }
     if (!g->handlers) {
         e_la(&e, SP, tops[0], SEG_RAM, true);
         e_far_jump(&e, X0, task_labels[0], SEG_TEXT, false, T1);
@@ -402,7 +409,7 @@ int gen_system(struct gctx *g, size_t boot_frag, const uint32_t *task_labels)
     uint32_t s_init = gb_new_label(g->b);
     e_la(&e, T1, s_init, SEG_TEXT, true);
     e_csr(&e, OP_CSRRW, X0, CSR_MEPC, T1);
-    e_li(&e, T1, 0x800); /* MPP = S */
+    e_li(&e, T1, 0x800 | fs_on); /* MPP = S */
     e_csr(&e, OP_CSRRW, X0, CSR_MSTATUS, T1);
     e_op32(&e, OP_MRET, 0, 0, 0, 0);
 

@@ -51,7 +51,7 @@ for o in --seed --run-seed --xlen --insns --functions --processes --max-recursio
          --max-stmts --cost-limit --p-compressed --p-call --p-indirect --p-taken --p-trap --p-syscall --p-longjmp \
          --interrupt-interval --stall-max --elf --raw -o --pcs --pcinsn --merge-blocks --stats --all --none \
          --compressed --loops --recursion --tailcalls --tables --sijumps --altlink --coroutines --longjmp --farcode \
-         --atomics --traps --interrupts --nested --priv --context --time --data; do
+         --atomics --fp --traps --interrupts --nested --priv --context --time --data; do
   grep -q -- "$o" "$T/h.txt" || bad "--help does not mention $o"
 done
 # errors: bad option, bad value, out of range, nothing to do

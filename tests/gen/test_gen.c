@@ -261,7 +261,7 @@ struct codecheck {
     uint64_t n, c16, bad;
     const struct rvt_image *img;
     uint64_t imgbad;
-    uint64_t amo;
+    uint64_t amo, fp;
 };
 
 static int check_code(void *ctx, uint64_t pc, uint32_t bits, unsigned len)
@@ -278,6 +278,8 @@ static int check_code(void *ctx, uint64_t pc, uint32_t bits, unsigned len)
     }
     if (len == 4 && (bits & 0x7f) == 0x2f)
         c->amo++;
+    if (in.flags & RVT_IF_FP_RD || ((bits & 0x7f) == 0x27 && len == 4) || ((bits & 0x7f) == 0x53 && len == 4))
+        c->fp++;
     if (c->img) {
         struct rvt_insn im;
         if (rvt_img_insn(c->img, pc, &im) < 0 || im.bits != in.bits || im.len != len)
@@ -323,7 +325,7 @@ static void test_code_and_elf(void)
                 CHECK_MSG(got == s->filesz && memcmp(buf, s->data, s->filesz) == 0, "segment %s", s->name);
                 free(buf);
             }
-            struct codecheck cc = {xlen, 0, 0, 0, img, 0, 0};
+            struct codecheck cc = {xlen, 0, 0, 0, img, 0, 0, 0};
             rvt_gen_for_each_insn(p, check_code, &cc);
             CHECK_EQ(cc.n, rvt_gen_code_insns(p));
             CHECK_EQ(cc.bad, 0);
@@ -343,7 +345,7 @@ struct fcount {
     const struct rvt_image *img;
     unsigned xlen;
     uint64_t rec, itype[16], exc_cause[16], irq_cause[16], priv_seen, flags_or;
-    uint64_t c16, sijump, high, tval_bad;
+    uint64_t c16, sijump, high, tval_bad, fp_rd;
     uint64_t contexts[32];
     unsigned ncontexts;
     int depth, max_depth;          /* trap nesting */
@@ -432,6 +434,8 @@ static int count_rec(void *ctx, const struct rvt_ing_rec *r)
     f->priv_seen |= 1ull << (r->priv & 7);
     if (r->flags & RVT_ING_SIJUMP)
         f->sijump++;
+    if ((r->flags & RVT_ING_HAS_RD) && r->rd >= 32)
+        f->fp_rd++;
     if (f->high_base && r->iaddr >= f->high_base)
         f->high++;
     bool seen = false;
@@ -544,6 +548,7 @@ static uint64_t s_user(const struct fcount *f) { return (f->priv_seen & 1) && (f
 static uint64_t s_ctx(const struct fcount *f) { return f->ncontexts > 1; }
 static uint64_t s_time(const struct fcount *f) { return (f->flags_or & RVT_ING_HAS_TIME) && !f->time_backwards; }
 static uint64_t s_data(const struct fcount *f) { return (f->flags_or & (RVT_ING_HAS_RD | RVT_ING_HAS_MEM)) != 0; }
+static uint64_t s_fprd(const struct fcount *f) { return f->fp_rd; }
 static uint64_t s_trapret(const struct fcount *f) { return f->itype[3]; }
 static uint64_t s_tvalbad(const struct fcount *f) { return f->tval_bad; }
 
@@ -604,6 +609,8 @@ static void test_features(void)
     CHECK_EQ(total(D, s_time, NULL), 0);
     CHECK(total(D | RVT_GEN_DATA, s_data, NULL) == 6);
     CHECK_EQ(total(D, s_data, NULL), 0);
+    CHECK(total(D | RVT_GEN_DATA, s_fprd, NULL) > 0);
+    CHECK_EQ(total((D | RVT_GEN_DATA) & ~RVT_GEN_FP, s_fprd, NULL), 0);
 
     /* every exception kind and every interrupt cause the programs enable */
     uint64_t exc[16] = {0}, irq[16] = {0};
@@ -627,6 +634,30 @@ static void test_features(void)
     for (size_t i = 0; i < sizeof irq_kinds / sizeof irq_kinds[0]; i++)
         CHECK_MSG(irq[irq_kinds[i]] > 0, "no interrupt with cause %d", irq_kinds[i]);
     CHECK_EQ(exc[0] + exc[1] + exc[5] + exc[7] + exc[10] + exc[12] + exc[14], 0);
+}
+
+/* Extensions that only show in the code: A and F/D. */
+static void test_code_features(void)
+{
+    for (unsigned xlen = 32; xlen <= 64; xlen += 32) {
+        for (int on = 0; on < 2; on++) {
+            struct rvt_gen_config c = base(xlen, 11, on ? RVT_GEN_ALL_FEATURES : RVT_GEN_ALL_FEATURES & ~(RVT_GEN_FP | RVT_GEN_ATOMICS), 100);
+            c.functions = 80;
+            struct rvt_gen_program *p = make(&c);
+            REQUIRE(p);
+            struct codecheck cc = {xlen, 0, 0, 0, NULL, 0, 0, 0};
+            rvt_gen_for_each_insn(p, check_code, &cc);
+            CHECK_EQ(cc.bad, 0);
+            if (on) {
+                CHECK(cc.fp > 0);
+                CHECK(cc.amo > 0);
+            } else {
+                CHECK_EQ(cc.fp, 0);
+                CHECK_EQ(cc.amo, 0);
+            }
+            rvt_gen_program_free(p);
+        }
+    }
 }
 
 /* ---- configuration errors -------------------------------------------------- */
@@ -686,6 +717,7 @@ int main(void)
     test_stop();
     test_determinism();
     test_code_and_elf();
+    test_code_features();
     test_features();
     test_roundtrip();
     return rvt_test_summary("test_gen");

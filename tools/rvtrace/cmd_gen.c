@@ -41,7 +41,7 @@ static const struct num_opt g_nums[] = {
 static const uint32_t g_feature_bits[] = {
     RVT_GEN_COMPRESSED, RVT_GEN_LOOPS,      RVT_GEN_RECURSION, RVT_GEN_TAILCALLS, RVT_GEN_TABLES,
     RVT_GEN_SIJUMPS,    RVT_GEN_ALTLINK,    RVT_GEN_COROUTINES, RVT_GEN_LONGJMP,  RVT_GEN_FARCODE,
-    RVT_GEN_ATOMICS,    RVT_GEN_TRAPS,      RVT_GEN_INTERRUPTS, RVT_GEN_NESTED,   RVT_GEN_PRIV,
+    RVT_GEN_ATOMICS,    RVT_GEN_FP,         RVT_GEN_TRAPS,      RVT_GEN_INTERRUPTS, RVT_GEN_NESTED,   RVT_GEN_PRIV,
     RVT_GEN_CONTEXT,    RVT_GEN_TIME,       RVT_GEN_DATA,
 };
 
@@ -59,6 +59,7 @@ static const char *feature_help(uint32_t bit)
     case RVT_GEN_LONGJMP: return "setjmp/longjmp unwinding";
     case RVT_GEN_FARCODE: return "code at the top of the address space";
     case RVT_GEN_ATOMICS: return "lr/sc loops and AMOs";
+    case RVT_GEN_FP: return "F/D: FP loads, stores, arithmetic, moves";
     case RVT_GEN_TRAPS: return "exceptions: ecall, ebreak, illegal, misaligned, page faults";
     case RVT_GEN_INTERRUPTS: return "asynchronous interrupts";
     case RVT_GEN_NESTED: return "nested traps (handlers re-enable interrupts)";
