@@ -540,10 +540,13 @@ static float getf(uint64_t v)
     memcpy(&f, &w, 4);
     return f;
 }
+/* Arithmetic results that are NaN are the canonical NaN (RISC-V F/D);
+ * this also keeps results independent of how the host orders operands. */
 static uint64_t boxf(float f)
 {
-    uint32_t w;
-    memcpy(&w, &f, 4);
+    uint32_t w = 0x7fc00000u;
+    if (f == f)
+        memcpy(&w, &f, 4);
     return 0xffffffff00000000ull | w;
 }
 static double getd(uint64_t v)
@@ -554,9 +557,21 @@ static double getd(uint64_t v)
 }
 static uint64_t boxd(double d)
 {
-    uint64_t v;
-    memcpy(&v, &d, 8);
+    uint64_t v = 0x7ff8000000000000ull;
+    if (d == d)
+        memcpy(&v, &d, 8);
     return v;
+}
+/* fmin/fmax: a NaN operand yields the other; -0 < +0. */
+static double fminmax(double a, double b, bool max)
+{
+    if (a != a)
+        return b;
+    if (b != b)
+        return a;
+    if (a == b && a == 0)
+        return (signbit(a) != 0) == max ? b : a;
+    return (a < b) != max ? a : b;
 }
 /* fcvt.w with round-towards-zero and RISC-V saturation (NaN -> max). */
 static uint64_t to_w(double d)
@@ -587,20 +602,21 @@ static void exec_fp(struct xstate *s, const struct xinsn *x, struct xres *r)
     case OP_FSUB_S: wrf(s, x->rd, boxf(getf(a) - getf(b))); break;
     case OP_FMUL_S: wrf(s, x->rd, boxf(getf(a) * getf(b))); break;
     case OP_FDIV_S: wrf(s, x->rd, boxf(getf(a) / getf(b))); break;
-    case OP_FSGNJ_S: {
-        uint32_t m = (uint32_t)boxf(getf(a)) & 0x7fffffffu, sg = (uint32_t)boxf(getf(b)) & 0x80000000u;
-        wrf(s, x->rd, 0xffffffff00000000ull | m | sg);
+    case OP_FSGNJ_S: { /* bit operations: NaN payloads pass through */
+        uint32_t ua = (a >> 32) == 0xffffffffu ? (uint32_t)a : 0x7fc00000u;
+        uint32_t ub = (b >> 32) == 0xffffffffu ? (uint32_t)b : 0x7fc00000u;
+        wrf(s, x->rd, 0xffffffff00000000ull | (ua & 0x7fffffffu) | (ub & 0x80000000u));
         break;
     }
-    case OP_FMIN_S: wrf(s, x->rd, boxf(fminf(getf(a), getf(b)))); break;
-    case OP_FMAX_S: wrf(s, x->rd, boxf(fmaxf(getf(a), getf(b)))); break;
+    case OP_FMIN_S: wrf(s, x->rd, boxf((float)fminmax(getf(a), getf(b), false))); break;
+    case OP_FMAX_S: wrf(s, x->rd, boxf((float)fminmax(getf(a), getf(b), true))); break;
     case OP_FADD_D: wrf(s, x->rd, boxd(getd(a) + getd(b))); break;
     case OP_FSUB_D: wrf(s, x->rd, boxd(getd(a) - getd(b))); break;
     case OP_FMUL_D: wrf(s, x->rd, boxd(getd(a) * getd(b))); break;
     case OP_FDIV_D: wrf(s, x->rd, boxd(getd(a) / getd(b))); break;
     case OP_FSGNJ_D: wrf(s, x->rd, (a & ~(1ull << 63)) | (b & (1ull << 63))); break;
-    case OP_FMIN_D: wrf(s, x->rd, boxd(fmin(getd(a), getd(b)))); break;
-    case OP_FMAX_D: wrf(s, x->rd, boxd(fmax(getd(a), getd(b)))); break;
+    case OP_FMIN_D: wrf(s, x->rd, boxd(fminmax(getd(a), getd(b), false))); break;
+    case OP_FMAX_D: wrf(s, x->rd, boxd(fminmax(getd(a), getd(b), true))); break;
     case OP_FMADD_S: wrf(s, x->rd, boxf(fmaf(getf(a), getf(b), getf(s->f[x->imm & 31])))); break;
     case OP_FMADD_D: wrf(s, x->rd, boxd(fma(getd(a), getd(b), getd(s->f[x->imm & 31])))); break;
     case OP_FEQ_S: wr(s, x->rd, getf(a) == getf(b)); break;

@@ -7,7 +7,6 @@
  * sized. */
 #include "gen/emit.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +117,8 @@ static double st_alu(struct fstate *fs, struct emit *e)
                 op = op == OP_SLLI ? OP_SLLIW : op == OP_SRLI ? OP_SRLIW : OP_SRAIW;
                 maxs = 31;
             }
-            e_op(e, op, rd, grng_pct(&g->rng, 60) ? rd : rs1, 0, grng_range(&g->rng, 1, maxs));
+            unsigned src = grng_pct(&g->rng, 60) ? rd : rs1; /* one draw per statement: argument order is unspecified */
+            e_op(e, op, rd, src, 0, grng_range(&g->rng, 1, maxs));
         } else if (k < 86) {
             e_op(e, OP_ADD, rd, X0, rs2 ? rs2 : SP, 0); /* mv */
         } else if (k < 94) {
@@ -252,7 +252,8 @@ static double st_amo(struct fstate *fs, struct emit *e)
     unsigned rd = pick_dest(fs);
     while (rd == pr)
         rd = pick_dest(fs);
-    struct gins in = gi_make(op, rd, pr, pick_src(fs), grng_below(&g->rng, 4));
+    unsigned src = pick_src(fs);
+    struct gins in = gi_make(op, rd, pr, src, grng_below(&g->rng, 4));
     e_push(e, &in);
     return 2;
 }
@@ -354,10 +355,12 @@ static double st_trap(struct fstate *fs, struct emit *e)
     case 1:
         e_op(e, OP_EBREAK, 0, 0, 0, 0); /* ebreak or c.ebreak */
         return 1 + g->trap_cost;
-    case 2: /* write to a read-only CSR: illegal instruction (unimp is csrrw x0, cycle, x0) */
-        e_csr(e, OP_CSRRW, X0, grng_pct(&g->rng, 50) ? CSR_CYCLE : CSR_INSTRET,
-              grng_pct(&g->rng, 50) ? X0 : pick_src(fs));
+    case 2: { /* write to a read-only CSR: illegal instruction (unimp is csrrw x0, cycle, x0) */
+        unsigned csr = grng_pct(&g->rng, 50) ? CSR_CYCLE : CSR_INSTRET;
+        unsigned src = grng_pct(&g->rng, 50) ? X0 : pick_src(fs);
+        e_csr(e, OP_CSRRW, X0, csr, src);
         return 1 + g->trap_cost;
+    }
     case 3: /* a CSR the current privilege may not have: traps in U/S, or without S-mode */
         e_csr(e, OP_CSRRS, pick_dest(fs), g->priv ? CSR_MSCRATCH : CSR_SSCRATCH, X0);
         return 1 + g->trap_cost;
@@ -1254,7 +1257,7 @@ static int gen_function(struct gctx *g, unsigned i)
             f->stack = frm.size + fs.callee_stack;
             break;
         case FK_REC_BINARY:
-            f->cost = (pow(2.0, ed + 1) - 1) * level;
+            f->cost = (double)((2u << (D / 2)) - 1) * level; /* 2^(E[depth]+1) - 1 calls */
             f->stack = (uint64_t)(D + 1) * frm.size + fs.callee_stack;
             break;
         case FK_REC_MUTUAL: {

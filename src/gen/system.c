@@ -54,9 +54,10 @@ static void handler_work(struct gctx *g, struct emit *e, const struct hlevel *h,
         e_csr(e, OP_CSRRCI, X0, h->csr_status, h->ie_bit);
     } else {
         unsigned n = (unsigned)grng_range(&g->rng, 1, 4);
-        for (unsigned i = 0; i < n; i++)
-            e_op(e, OP_ADDI, T3 + (unsigned)grng_below(&g->rng, 4), T3 + (unsigned)grng_below(&g->rng, 4), 0,
-                 grng_range(&g->rng, -100, 100));
+        for (unsigned i = 0; i < n; i++) {
+            unsigned rd = T3 + (unsigned)grng_below(&g->rng, 4), rs = T3 + (unsigned)grng_below(&g->rng, 4);
+            e_op(e, OP_ADDI, rd, rs, 0, grng_range(&g->rng, -100, 100));
+        }
     }
     if ((g->feat & RVT_GEN_INTERRUPTS) && grng_pct(&g->rng, 30))
         e_op32(e, OP_WFI, 0, 0, 0, 0);

@@ -524,7 +524,7 @@ static uint64_t total(uint32_t features, stat_fn stat, void (*tweak)(struct rvt_
             struct fcount *f = malloc(sizeof *f);
             if (!f)
                 abort();
-            count(f, xlen, seed, features, 40000, tweak);
+            count(f, xlen, seed, features, 25000, tweak);
             t += stat(f);
             free(f);
         }
