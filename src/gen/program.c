@@ -154,11 +154,12 @@ int rvt_gen_program_new(struct rvt_gen_program **out, const struct rvt_gen_confi
     g.tf_jb = 34 * g.rs;
     g.trap_cost = 100;
 
-    /* Where the low segments start: common embedded and user addresses,
-     * and for RV64 one above 4 GiB. */
-    static const uint64_t bases32[] = {0x80000000ull, 0x00010000ull, 0x20000000ull};
-    static const uint64_t bases64[] = {0x00010000ull, 0x80000000ull, 0x240000000ull};
-    g.text_base = p->xlen == 32 ? bases32[grng_below(&g.rng, 3)] : bases64[grng_below(&g.rng, 3)];
+    /* Where the low segments start: common embedded and user addresses, one
+     * just below 2 GiB so that code crosses the sign bit of a 32-bit
+     * address, and for RV64 one above 4 GiB. */
+    static const uint64_t bases32[] = {0x80000000ull, 0x00010000ull, 0x20000000ull, 0x7ffff000ull};
+    static const uint64_t bases64[] = {0x00010000ull, 0x80000000ull, 0x240000000ull, 0x7ffff000ull};
+    g.text_base = p->xlen == 32 ? bases32[grng_below(&g.rng, 4)] : bases64[grng_below(&g.rng, 4)];
     b.seg_base[SEG_TEXT] = g.text_base;
     b.seg_limit[SEG_RAM] = g.text_base + LOW_SPAN;
 
