@@ -387,6 +387,12 @@ static int encode_item(struct gbuild *b, const struct gfrag *f, const struct gin
             return enc_fail(b, f, pc, g, "absolute target out of lui range");
         imm = lo;
         break;
+    case RL_GPREL_HI:
+    case RL_GPREL_LO:
+        if (!split_hilo(target - b->p->ram.gp, xlen, &hi, &lo))
+            return enc_fail(b, f, pc, g, "target too far from gp");
+        imm = g->reloc == RL_GPREL_HI ? hi : lo;
+        break;
     }
     if (!asm_encode((enum gop)g->op, (enum gform)g->form, g->rd, g->rs1, g->rs2, imm, g->csr, xlen, &out[0].bits))
         return enc_fail(b, f, pc, g, "operands do not fit the form");

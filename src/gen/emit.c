@@ -197,10 +197,25 @@ void e_str(struct emit *e, unsigned rs, unsigned base, int64_t off)
     e_op(e, e->g->rs == 8 ? OP_SD : OP_SW, 0, base, rs, off);
 }
 
+/* rd = label, as gp plus a 32-bit offset: reaches anything in the low
+ * window from any code (gp is a register). */
+static void e_gprel(struct emit *e, unsigned rd, uint32_t label)
+{
+    struct gins in = gi_make(OP_LUI, rd, 0, 0, 0);
+    in.reloc = RL_GPREL_HI;
+    in.label = label;
+    e_push(e, &in);
+    in = gi_make(OP_ADDI, rd, rd, 0, 0);
+    in.reloc = RL_GPREL_LO;
+    in.label = label;
+    e_push(e, &in);
+    e_op(e, OP_ADD, rd, rd, GP, 0);
+}
+
 void e_la(struct emit *e, unsigned rd, uint32_t label, unsigned lseg, bool allow_got)
 {
     struct gctx *g = e->g;
-    int choices[3];
+    int choices[4];
     unsigned n = 0;
     if (reach_auipc(g, e->seg, lseg))
         choices[n++] = 0;
@@ -212,12 +227,16 @@ void e_la(struct emit *e, unsigned rd, uint32_t label, unsigned lseg, bool allow
         if (slot >= 0)
             choices[n++] = 2;
     }
+    if (allow_got && lseg != SEG_HIGH && (n == 0 || grng_pct(&g->rng, 10)))
+        choices[n++] = 3; /* gp-relative: needs gp, reaches the low window */
     if (n == 0) {
-        gb_error(g->b, "no way to reach a label from segment %u (GOT full)", e->seg);
+        gb_error(g->b, "no way to reach a label from segment %u", e->seg);
         return;
     }
     int c = choices[grng_below(&g->rng, n)];
-    if (c == 2) {
+    if (c == 3) {
+        e_gprel(e, rd, label);
+    } else if (c == 2) {
         e_ldr(e, rd, GP, g->p->ram.got_off + slot * (int)g->rs);
     } else if (c == 0) {
         e_hi(e, OP_AUIPC, FM_32, rd, label);
@@ -261,7 +280,7 @@ unsigned jal_class(unsigned rd)
 void e_far_jump(struct emit *e, unsigned rd, uint32_t label, unsigned lseg, bool aligned4k, unsigned scratch)
 {
     struct gctx *g = e->g;
-    enum { V_JAL, V_AUIPC_SELF, V_AUIPC, V_LUI, V_CLUI, V_LUI_CJALR, V_GOT, V_LA, V__N };
+    enum { V_JAL, V_AUIPC_SELF, V_AUIPC, V_LUI, V_CLUI, V_LUI_CJALR, V_GOT, V_LA, V_GPREL, V__N };
     int v[V__N];
     unsigned n = 0;
     bool si = (g->feat & RVT_GEN_SIJUMPS) != 0;
@@ -283,6 +302,8 @@ void e_far_jump(struct emit *e, unsigned rd, uint32_t label, unsigned lseg, bool
         v[n++] = V_GOT;
         if (reach_auipc(g, e->seg, lseg) || reach_lui(g, lseg))
             v[n++] = V_LA;
+        if (lseg != SEG_HIGH)
+            v[n++] = V_GPREL;
     }
     int c = v[grng_below(&g->rng, n)];
     int slot = -1;
@@ -295,7 +316,7 @@ void e_far_jump(struct emit *e, unsigned rd, uint32_t label, unsigned lseg, bool
                 if (v[i] != V_GOT)
                     v[k++] = v[i];
             if (k == 0) {
-                gb_error(g->b, "no way to reach a function from segment %u (GOT full)", e->seg);
+                gb_error(g->b, "no way to reach a function from segment %u", e->seg);
                 return;
             }
             c = v[grng_below(&g->rng, k)];
@@ -334,6 +355,10 @@ void e_far_jump(struct emit *e, unsigned rd, uint32_t label, unsigned lseg, bool
     }
     case V_GOT:
         e_ldr(e, r, GP, g->p->ram.got_off + slot * (int)g->rs);
+        e_jalr(e, rd, r, 0, jalr_class(rd, r));
+        return;
+    case V_GPREL:
+        e_gprel(e, r, label);
         e_jalr(e, rd, r, 0, jalr_class(rd, r));
         return;
     case V_LA:

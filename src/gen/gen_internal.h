@@ -70,7 +70,9 @@ enum greloc {
     RL_PCREL_HI, /* auipc: hi20 of label - pc */
     RL_PCREL_LO, /* lo12 of label - pc of the auipc just before */
     RL_ABS_HI,   /* lui / c.lui: hi20 of label */
-    RL_ABS_LO    /* lo12 of label (after lui) */
+    RL_ABS_LO,   /* lo12 of label (after lui) */
+    RL_GPREL_HI, /* lui: hi20 of label - gp */
+    RL_GPREL_LO  /* addi: lo12 of label - gp */
 };
 
 enum gins_flags {
