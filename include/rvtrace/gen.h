@@ -13,9 +13,24 @@
  * marked as data dependent, the value of an "entropy" CSR, and when
  * interrupts arrive.
  *
+ * Layout: .text at one of 0x10000, 0x20000000 (RV32), 0x7ffff000 (code
+ * straddles bit 31), 0x80000000, 0x240000000 (RV64); with RVT_GEN_FARCODE a
+ * .text.high segment ends one page below the top of the address space
+ * (0xfffff000 / 0xfffffffffffff000).  .rodata (tables) and RAM (.data with
+ * the globals and GOT, .bss with per-process areas and stacks) follow .text.
+ * Code reaches other segments with auipc, lui, c.lui, GOT loads or
+ * gp-relative sums, whichever the addresses allow.
+ *
+ * Traps: with TRAPS, INTERRUPTS, NESTED, PRIV or CONTEXT the program has
+ * M-mode (and with PRIV S-mode) handlers; processes are started through the
+ * handler's exit path.  PRIV and CONTEXT imply system calls (ecall) even
+ * without TRAPS; NESTED without TRAPS or INTERRUPTS implies TRAPS.  An
+ * exception's faulting instruction does not retire (its step carries
+ * epc = its address); an interrupt is taken between two instructions.
+ *
  * Everything is seeded: the same configuration gives the same ELF bytes and
- * the same execution.  Executions of any length stream through a callback
- * with memory bounded by the program's size.
+ * the same execution, with any compiler.  Executions of any length stream
+ * through a callback with memory bounded by the program's size.
  */
 #ifndef RVTRACE_GEN_H
 #define RVTRACE_GEN_H
