@@ -14,7 +14,8 @@
  * interrupts arrive.
  *
  * Layout: .text at one of 0x10000, 0x20000000 (RV32), 0x7ffff000 (code
- * straddles bit 31), 0x80000000, 0x240000000 (RV64); with RVT_GEN_FARCODE a
+ * straddles bit 31), 0x80000000, 0x240000000 and 0xffffffff80000000 (RV64),
+ * or at config.text_base; with RVT_GEN_FARCODE a
  * .text.high segment ends one page below the top of the address space
  * (0xfffff000 / 0xfffffffffffff000).  .rodata (tables) and RAM (.data with
  * the globals and GOT, .bss with per-process areas and stacks) follow .text.
@@ -112,6 +113,9 @@ struct rvt_gen_config {
     /* Execution timing. */
     unsigned interrupt_interval; /* mean instructions between interrupt requests (>= 10) */
     unsigned stall_max;          /* extra cycles an instruction may take (for `time`) */
+
+    /* Placement: where .text starts (4 KiB aligned; 0: chosen by the seed). */
+    uint64_t text_base;
 };
 
 /* Defaults: 64-bit, seed 1, 100000 instructions, RVT_GEN_DEFAULT_FEATURES. */

@@ -100,6 +100,17 @@ static int check_config(const struct rvt_gen_config *in, struct rvt_gen_config *
     RANGE(interrupt_interval, 10, 100000000);
     RANGE(stall_max, 0, 1000);
 #undef RANGE
+    if (c->text_base) {
+        /* page aligned, above the null page, and the low window (code,
+         * tables, RAM) below the high code segment */
+        uint64_t top = c->xlen == 32 ? (uint64_t)1 << 32 : 0;
+        uint64_t mask = c->xlen == 32 ? (uint64_t)0xffffffffu : ~(uint64_t)0;
+        uint64_t limit = ((top - 0x1000 - 0x20000) - (uint64_t)0x40000000) & mask; /* LOW_SPAN below the high window */
+        if ((c->text_base & 0xfff) || c->text_base < 0x1000 || c->text_base > limit)
+            return rvt_fail(diag, RVT_ERR_INVAL,
+                            "generator: text_base 0x%" PRIx64 " must be 4 KiB aligned, >= 0x1000 and <= 0x%" PRIx64,
+                            c->text_base, limit);
+    }
     return 0;
 }
 
@@ -158,8 +169,11 @@ int rvt_gen_program_new(struct rvt_gen_program **out, const struct rvt_gen_confi
      * just below 2 GiB so that code crosses the sign bit of a 32-bit
      * address, and for RV64 one above 4 GiB. */
     static const uint64_t bases32[] = {0x80000000ull, 0x00010000ull, 0x20000000ull, 0x7ffff000ull};
-    static const uint64_t bases64[] = {0x00010000ull, 0x80000000ull, 0x240000000ull, 0x7ffff000ull};
-    g.text_base = p->xlen == 32 ? bases32[grng_below(&g.rng, 4)] : bases64[grng_below(&g.rng, 4)];
+    static const uint64_t bases64[] = {0x00010000ull, 0x80000000ull, 0x240000000ull, 0x7ffff000ull,
+                                       0xffffffff80000000ull};
+    g.text_base = p->xlen == 32 ? bases32[grng_below(&g.rng, 4)] : bases64[grng_below(&g.rng, 5)];
+    if (p->cfg.size >= offsetof(struct rvt_gen_config, text_base) + sizeof p->cfg.text_base && p->cfg.text_base)
+        g.text_base = p->cfg.text_base;
     b.seg_base[SEG_TEXT] = g.text_base;
     b.seg_limit[SEG_RAM] = g.text_base + LOW_SPAN;
 

@@ -42,6 +42,11 @@ done
 rawargs=$("$B" gen --seed 4 --all --insns 20000 --raw "$T/raw" -o "$T/raw.ing") || bad "gen --raw"
 [ -n "$rawargs" ] || bad "gen --raw printed no --raw arguments"
 "$B" check $rawargs --xlen 64 --input "$T/raw.ing" | grep -q "20000 instructions, all consistent" || bad "check with --raw files"
+# a chosen placement: RV64 kernel half, RV32 just below 2 GiB
+"$B" gen --xlen 64 --all --text-base 0xffffffff80000000 --insns 30000 --elf "$T/k.elf" -o "$T/k.ing" --stats > "$T/k.txt" || bad "gen --text-base"
+grep -q "entry 0xffffffff80000000" "$T/k.txt" || bad "entry not at --text-base"
+"$B" check --elf "$T/k.elf" --input "$T/k.ing" | grep -q "30000 instructions, all consistent" || bad "check kernel-half program"
+"$B" gen --xlen 32 --text-base 0x1234 --elf "$T/x.elf" 2> "$T/e.txt"; [ $? -ne 0 ] && grep -q "text_base" "$T/e.txt" || bad "unaligned --text-base accepted"
 # statistics name what the execution contains
 "$B" gen --seed 9 --all --insns 100000 --stats > "$T/st.txt" || bad "gen --stats"
 grep -q "exceptions" "$T/st.txt" && grep -q "by privilege" "$T/st.txt" || bad "stats text"
@@ -49,7 +54,7 @@ grep -q "exceptions" "$T/st.txt" && grep -q "by privilege" "$T/st.txt" || bad "s
 "$B" gen --help > "$T/h.txt" || bad "gen --help"
 for o in --seed --run-seed --xlen --insns --functions --processes --max-recursion --max-loop --max-nesting \
          --max-stmts --cost-limit --p-compressed --p-call --p-indirect --p-taken --p-trap --p-syscall --p-longjmp \
-         --interrupt-interval --stall-max --elf --raw -o --pcs --pcinsn --merge-blocks --stats --all --none \
+         --interrupt-interval --stall-max --text-base --elf --raw -o --pcs --pcinsn --merge-blocks --stats --all --none \
          --compressed --loops --recursion --tailcalls --tables --sijumps --altlink --coroutines --longjmp --farcode \
          --atomics --fp --traps --interrupts --nested --priv --context --time --data; do
   grep -q -- "$o" "$T/h.txt" || bad "--help does not mention $o"

@@ -36,6 +36,7 @@ static const struct num_opt g_nums[] = {
     NOPT("--p-longjmp", p_longjmp, "% of longjmp sites that unwind (default 30)"),
     NOPT("--interrupt-interval", interrupt_interval, "mean instructions between interrupt requests (default 1500)"),
     NOPT("--stall-max", stall_max, "extra cycles an instruction may take, for time stamps (default 3)"),
+    NOPT("--text-base", text_base, "address of .text, 4 KiB aligned (default: chosen by the seed)"),
 };
 
 static const uint32_t g_feature_bits[] = {
