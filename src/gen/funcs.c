@@ -1114,7 +1114,6 @@ static int gen_function(struct gctx *g, unsigned i)
     struct gfunc *f = &g->fn[i];
     struct fstate fs;
     fs_init(&fs, g, (int)i, f->seg);
-    struct gfrag *fr0 = g->b->frags[f->frag];
     struct emit e = {g, &fs.body, f->seg};
     unsigned maxs = g->cfg->max_stmts;
     fs.budget = (int)grng_range(&g->rng, maxs / 4 + 1, maxs);
@@ -1126,7 +1125,6 @@ static int gen_function(struct gctx *g, unsigned i)
     double tail_cost = 0;
     struct gvec tailseq = {0}, pre = {0};
     uint32_t l_base = gb_new_label(g->b);
-    (void)fr0;
 
     switch (f->kind) {
     case FK_LEAF5: {
@@ -1390,7 +1388,6 @@ int gen_task(struct gctx *g, size_t frag, unsigned proc)
     fs.nscratch = 3;
     fs.locals = 64;
     fs.budget = (int)g->cfg->max_stmts;
-    (void)proc;
     struct emit e = {g, &fs.body, g->b->frags[frag]->seg};
     uint32_t top = gb_new_label(g->b);
     emit_addsp(&e, -64);

@@ -378,7 +378,6 @@ int gen_system(struct gctx *g, size_t boot_frag, const uint32_t *task_labels)
     if (!g->handlers) {
         e_la(&e, SP, tops[0], SEG_RAM, true);
         e_far_jump(&e, X0, task_labels[0], SEG_TEXT, false, T1);
-        (void)hs;
         return g->b->oom ? -RVT_ERR_NOMEM : 0;
     }
     e_la(&e, SP, boot_sp, SEG_RAM, true);
