@@ -409,7 +409,8 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
                 else if (fixed) /* (popping one more could never reach the count) */
                     explicit_ret = popped == s->irdepth;
                 else
-                    explicit_ret = s->kind == K_UPDISCON && cs->count == s->irdepth && src_remaining(dec) == 0;
+                    explicit_ret = s->kind == K_UPDISCON && cs->count == s->irdepth &&
+                                   src_remaining(dec) == (a_branch ? 1u : 0u);
                 if (!explicit_ret) {
                     int rc = pop_implicit(dec);
                     if (rc < 0)

@@ -185,9 +185,6 @@ static int send(struct et_encoder *e, struct et_packet *k, uint64_t time)
         e->lost = true;
     e->packets++;
     e->upd_open = false;
-    if (getenv("ET_DBG"))
-        fprintf(stderr, "pkt %llu %s fmt=%u addr=%llx\n", (unsigned long long)e->packets, et_pkt_name(k), k->format,
-                (unsigned long long)k->address);
     e->resync_count++;
     e->fmt_count[k->format & 3]++;
     if (e->obs)
@@ -644,9 +641,6 @@ static bool will_updiscon(const struct et_encoder *e, const struct ent *c, const
 static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct ent *n, bool last)
 {
     int rc = 0;
-    if (getenv("ET_DBG"))
-        fprintf(stderr, "step %llx it=%u ret=%d next=%llx\n", (unsigned long long)c->addr, c->itype, c->retired,
-                n ? (unsigned long long)n->addr : 0ull);
     if (!c->qualified)
         return 0;
     const bool v026 = e->p.version == ET_V0_026;
