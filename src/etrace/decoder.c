@@ -41,7 +41,6 @@ struct et_decoder {
     bool held;            /* the flow's pending branch has this known outcome */
     bool held_taken;
     bool held_jump;       /* the flow's pending jump is sequentially inferable to held_target */
-    unsigned seg_popped;  /* implicit returns since the last reported address (fixed irdepth) */
     uint64_t held_target;
 
     /* branch outcomes of the current packet (branch-prediction mode) */
@@ -138,7 +137,6 @@ static uint64_t xmask(const struct et_decoder *dec)
 
 static void reset_sync_state(struct et_decoder *dec)
 {
-    dec->seg_popped = 0;
     rvt_cs_clear(rvt_flow_callstack(dec->f));
     et_bpred_reset(&dec->bp);
     et_jtc_reset(&dec->jtc);
@@ -283,7 +281,7 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
     const bool ir = dec->ir_on && dec->p.implicit_return != ET_IR_OFF;
     /* Returns must be seen one by one when the packet counts or names one. */
     const bool per_return = ir && s->irreport && (fixed || s->kind == K_UPDISCON);
-    unsigned popped = dec->seg_popped;
+    unsigned popped = 0; /* implicit returns once every reported branch is used (fixed irdepth) */
     bool not_first = false;
 
     struct rvt_insn ain;
@@ -407,7 +405,7 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
                 if (!s->irreport)
                     explicit_ret = false;
                 else if (fixed) /* (popping one more could never reach the count) */
-                    explicit_ret = popped == s->irdepth;
+                    explicit_ret = popped == s->irdepth && src_remaining(dec) == (a_branch ? 1u : 0u);
                 else
                     explicit_ret = s->kind == K_UPDISCON && cs->count == s->irdepth &&
                                    src_remaining(dec) == (a_branch ? 1u : 0u);
@@ -415,8 +413,8 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
                     int rc = pop_implicit(dec);
                     if (rc < 0)
                         return rc;
-                    popped++;
-                    dec->seg_popped++;
+                    if (src_remaining(dec) == (a_branch ? 1u : 0u))
+                        popped++;
                     not_first = false;
                     break;
                 }
@@ -643,7 +641,6 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
     if ((rc = resolve_reported_branch(dec, addr)) < 0)
         return rc;
     dec->last_addr = addr;
-    dec->seg_popped = 0;
     if (bp_on(dec) && src_remaining(dec))
         return dfail(dec, offset, "%" PRIu64 " reported branch outcomes left at 0x%" PRIx64, src_remaining(dec), addr);
     return 0;
@@ -688,10 +685,8 @@ static int do_branches(struct et_decoder *dec, const struct et_packet *k, uint64
     }
     (void)total;
     const bool ir = dec->ir_on && dec->p.implicit_return != ET_IR_OFF;
-    /* the corrected irdepth counts implicit returns: see each one */
-    const bool count_rets = ir && dec->p.implicit_return == ET_IR_FIXED;
     for (;;) {
-        struct rvt_walk w = {.flags = (ir && !count_rets ? RVT_WALK_IMPLICIT_RET : 0) | (bp ? RVT_WALK_STOP_BRANCH : 0)};
+        struct rvt_walk w = {.flags = (ir ? RVT_WALK_IMPLICIT_RET : 0) | (bp ? RVT_WALK_STOP_BRANCH : 0)};
         struct rvt_stop st;
         bool had_single = dec->have_single;
         if (pending_unresolvable(dec, w.flags)) {
@@ -713,12 +708,7 @@ static int do_branches(struct et_decoder *dec, const struct et_packet *k, uint64
                     return flow_fail(dec);
                 continue;
             }
-            if (count_rets && st.cf == RVT_CF_RETURN && rvt_flow_callstack(f)->count) {
-                if ((rc = pop_implicit(dec)) < 0)
-                    return rc;
-                dec->seg_popped++;
-                continue;
-            }
+
         }
         if (st.reason != RVT_STOP_BRANCH)
             return dfail(dec, offset,

@@ -100,7 +100,8 @@ struct et_encoder {
     bool ir_on;
     bool pop_explicit;
     unsigned ir_max;   /* largest irdepth value */
-    unsigned seg_implicit;   /* implicit returns since the last address */
+    unsigned seg_implicit;   /* implicit returns since the last branch or address */
+    unsigned pend_count;     /* seg_implicit before the explicit return (fixed irdepth) */
     bool ret_since_branch;   /* an implicit return after the last branch of this segment */
     bool pend_ret;           /* the previous instruction was a return reported explicitly with a non-empty stack */
     unsigned pend_depth;     /* its stack depth (2.0 irdepth) */
@@ -350,7 +351,7 @@ static void set_ir(struct et_encoder *e, struct et_packet *k, enum akind kind, u
     bool fixed = e->p.implicit_return == ET_IR_FIXED;
     if (kind == AK_UPDISCON && e->pend_ret) {
         k->irreport = 1;
-        k->irdepth = fixed ? e->seg_implicit : e->pend_depth;
+        k->irdepth = fixed ? e->pend_count : e->pend_depth;
     } else if (kind != AK_UPDISCON && e->ret_since_branch) {
         k->irreport = 1;
         k->irdepth = fixed ? e->seg_implicit : depth_now;
@@ -489,8 +490,10 @@ static int send_branches_only(struct et_encoder *e, uint64_t time)
 
 static void add_branch(struct et_encoder *e, uint64_t addr, bool taken)
 {
-    /* a branch after implicit returns separates them from later reports */
+    /* a branch after implicit returns separates them from later reports
+     * (the decoder only counts returns once all reported branches are used) */
     e->ret_since_branch = false;
+    e->seg_implicit = 0;
     e->nwin_r = 0;
     e->win_full = false;
     e->gen++;
@@ -853,6 +856,7 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
             c->updiscon = true;
             e->pend_ret = true;
             e->pend_depth = depth;
+            e->pend_count = e->seg_implicit;
             e->pend_conflict = !fixed && e->depth_gen && e->depth_gen[depth] == e->gen;
             if (e->pend_conflict) {
                 e->pend_conflict_target = e->depth_target[depth];
