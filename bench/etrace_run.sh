@@ -14,7 +14,10 @@ cd "$(dirname "$0")/.."
 top=$PWD
 work=${1:-$top/build/bench-work}
 mkdir -p "$work"
-cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DRVT_BUILD_TESTS=OFF >/dev/null
+# (-u: pull the family modules the registry references weakly out of the static library)
+cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DRVT_BUILD_TESTS=OFF -DRVT_BUILD_QEMU_PLUGIN=OFF \
+    "-DCMAKE_EXE_LINKER_FLAGS=-Wl,-u,rvt_codec_etrace -Wl,-u,rvt_refcsv_open -Wl,-u,rvt_refcsv_write -Wl,-u,rvt_refcsv_write_header" \
+    >/dev/null
 cmake --build build/bench -j2 >/dev/null
 RV=$top/build/bench/tools/rvtrace
 if ! "$RV" verify --help 2>&1 | grep -q -- '--implicit-return'; then
@@ -28,28 +31,26 @@ if [ ! -f "$work/bzip2.ing" ]; then
     "$RV" capture -q -o "$work/bzip2.ing" --stdout "$work/out.bz2" -- "$work/bzip2" -9 -c "$work/input.txt"
 fi
 
-best_of3() { # command...: the shortest wall time of three runs, in seconds
-    local best=999 t0 t1 d
-    for _ in 1 2 3; do
-        t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
-        d=$(echo "$t1 - $t0" | bc -l)
-        best=$(echo "if ($d < $best) $d else $best" | bc -l)
-    done
-    echo "$best"
+cpu5() { # command...: CPU time (user + system) per run, over five runs, in seconds
+    local f
+    f=$(mktemp)
+    /usr/bin/time -f '%U %S' -o "$f" sh -c 'for i in 1 2 3 4 5; do "$@" >/dev/null 2>&1; done' sh "$@"
+    awk '{print ($1 + $2) / 5}' "$f"
+    rm -f "$f"
 }
 
-row() { # label, elf, input, options...
-    local label=$1 elf=$2 input=$3; shift 3
+row() { # label, elf, input, input-format, options...
+    local label=$1 elf=$2 input=$3 ifmt=$4; shift 4
     local out insns bytes bits enc res t dec
-    out=$("$RV" verify --format etrace --elf "$elf" --input "$input" "$@" || true)
-    "$RV" encode --format etrace --elf "$elf" --input "$input" -o "$work/et.bin" "$@"
+    out=$("$RV" verify --format etrace --elf "$elf" --input "$input" --input-format "$ifmt" "$@" || true)
+    "$RV" encode --format etrace --elf "$elf" --input "$input" --input-format "$ifmt" -o "$work/et.bin" "$@"
     insns=$(sed -n 's/^instructions *//p' <<<"$out")
     bytes=$(sed -n 's/^bytes *\([0-9]*\).*/\1/p' <<<"$out")
     bits=$(sed -n 's/^bits\/instr *//p' <<<"$out")
     enc=$(sed -n 's/^encode *\([0-9.]*\).*/\1/p' <<<"$out")
     dec=$(sed -n 's/^decode *\([0-9.]*\).*/\1/p' <<<"$out")
     res=$(sed -n 's/^result *\([A-Z]*\).*/\1/p' <<<"$out")
-    t=$(best_of3 "$RV" decode --format etrace --elf "$elf" "$work/et.bin" --output count "$@")
+    t=$(cpu5 "$RV" decode --format etrace --elf "$elf" "$work/et.bin" --output count "$@")
     printf '| %s | %s | %s | %s | %s | %.0f | %s | %s |\n' "$label" "$insns" "$bytes" "$bits" "$enc" \
         "$(echo "$insns / $t / 1000000" | bc -l)" "$dec" "$res"
 }
@@ -80,22 +81,25 @@ echo "- $(gcc --version | head -1); Release build"
 echo
 echo "## E-Trace on the bzip2 capture"
 echo
-echo "Decode M/s: whole \`rvtrace decode --output count\` runs, best of three (process start, ELF"
-echo "load and reading the trace included); verify M/s: the decode loop timed by \`rvtrace verify\`."
+echo "Decode M/s: instructions per second of CPU time (user + system) of whole \`rvtrace decode"
+echo "--output count\` runs, five runs (process start, ELF load and reading the trace included;"
+echo "CPU time because the machine is shared); verify M/s: the decode loop timed (wall clock) by"
+echo "\`rvtrace verify\`."
 echo
 echo "| option set | instructions | bytes | bits/instr | encode M/s | decode M/s | verify decode M/s | round trip |"
 echo "|---|---|---|---|---|---|---|---|"
 for s in "${sets[@]}"; do
     # shellcheck disable=SC2086
-    row "${s%%|*}" "$work/bzip2" "$work/bzip2.ing" ${s#*|}
+    row "${s%%|*}" "$work/bzip2" "$work/bzip2.ing" ingress ${s#*|}
 done
-if "$RV" verify --help --format ntrace >/dev/null 2>&1; then
+NT=${NTRACE_RVTRACE:-$RV} # an rvtrace with the ntrace family, if this one has none
+if "$NT" verify --help --format ntrace >/dev/null 2>&1; then
     echo
     echo "N-Trace on the same capture, for comparison:"
     echo
     for o in "--ntrace-mode htm --callstack 8 --repeat 2" "--ntrace-mode htm --callstack 0 --repeat 0"; do
         # shellcheck disable=SC2086
-        out=$("$RV" verify --format ntrace --elf "$work/bzip2" --input "$work/bzip2.ing" $o || true)
+        out=$("$NT" verify --format ntrace --elf "$work/bzip2" --input "$work/bzip2.ing" $o || true)
         echo "- ntrace $o: $(sed -n 's/^bytes *//p' <<<"$out") bytes, $(sed -n 's/^bits\/instr *//p' <<<"$out") bits/instr"
     done
 fi
@@ -106,9 +110,9 @@ echo "## E-Trace on t1 (164,959 instructions, RV32IMAC)"
 echo
 echo "| option set | instructions | bytes | bits/instr | encode M/s | decode M/s | verify decode M/s | round trip |"
 echo "|---|---|---|---|---|---|---|---|"
-row "reference model configuration (refraw, resync-max 1)" $d/../ntrace-t1/test.elf $d/t1_itype4.csv \
-    --input-format refcsv --framing refraw --scf $d/default/hw.scf --ucf $d/default/encoder.ucf
+row "reference model configuration (refraw, resync-max 1)" $d/../ntrace-t1/test.elf $d/t1_itype4.csv refcsv \
+    --framing refraw --scf $d/default/hw.scf --ucf $d/default/encoder.ucf
 for s in "${sets[@]}"; do
     # shellcheck disable=SC2086
-    row "${s%%|*}" $d/../ntrace-t1/test.elf $d/t1_itype4.csv --input-format refcsv ${s#*|}
+    row "${s%%|*}" $d/../ntrace-t1/test.elf $d/t1_itype4.csv refcsv ${s#*|}
 done

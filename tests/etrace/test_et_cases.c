@@ -521,6 +521,40 @@ static void filter_cases(void)
     rt_free(&enc);
     rvt_codec_cfg_free(cfg);
     done(&s);
+
+    /* only the handler of cause 2 (an illegal instruction), up to its mret */
+    struct step st2[] = {{p.A, 0, 0, 0}, {p.B, 0, 0, 0}, {p.C, 2, 7, 0}, {p.H, 0, 0, 3}, {p.H2, 0, 0, 3},
+                         {p.C, 1, 2, 0}, {p.H, 0, 0, 3}, {p.H2, 0, 0, 3}, {p.J, 0, 0, 0}, {p.X, 0, 0, 0},
+                         {p.X2, 0, 0, 0}};
+    memset(&s, 0, sizeof s);
+    s.img = rvt_img_new();
+    rvt_img_set_xlen(s.img, 32);
+    rvt_img_add_raw(s.img, p.a.base, p.a.buf, p.a.len, "filter");
+    struct rvt_ing_builder_config bc2 = {.size = sizeof bc2, .image = s.img, .xlen = 32, .emit = emit, .emit_ctx = &s};
+    b = rvt_ing_builder_new(&bc2);
+    for (size_t i = 0; i < sizeof st2 / sizeof st2[0]; i++) {
+        if (st2[i].trap)
+            rvt_ing_builder_trap(b, st2[i].trap == 2, st2[i].cause, 0, st2[i].pc);
+        else
+            rvt_ing_builder_insn(b, st2[i].pc, -1, st2[i].priv, 0, NULL);
+    }
+    rvt_ing_builder_finish(b);
+    rvt_ing_builder_free(b);
+    const char *const fc[] = {"filter-cause", "2", NULL};
+    cfg = rt_config(fc, 32, s.img, err, sizeof err);
+    REQUIRE(cfg != NULL);
+    memset(&enc, 0, sizeof enc);
+    REQUIRE(rt_encode(cfg, s.recs, s.nrecs, &enc, err, sizeof err) == 0);
+    REQUIRE(rt_decode(cfg, s.img, RVT_FLOW_ECALL_TRAP, enc.bytes, enc.nbytes, &s.dec, err, sizeof err) == 0);
+    CHECK_EQ(s.dec.npcs, 2); /* the handler of the illegal instruction only: H, mret */
+    if (s.dec.npcs == 2) {
+        CHECK_EQ(s.dec.pcs[0], p.H);
+        CHECK_EQ(s.dec.pcs[1], p.H2);
+    }
+    CHECK_EQ(s.dec.errors, 0);
+    rt_free(&enc);
+    rvt_codec_cfg_free(cfg);
+    done(&s);
     as_free(&p.a);
 }
 
