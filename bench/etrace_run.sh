@@ -51,8 +51,12 @@ row() { # label, elf, input, input-format, options...
     dec=$(sed -n 's/^decode *\([0-9.]*\).*/\1/p' <<<"$out")
     res=$(sed -n 's/^result *\([A-Z]*\).*/\1/p' <<<"$out")
     t=$(cpu5 "$RV" decode --format etrace --elf "$elf" "$work/et.bin" --output count "$@")
-    printf '| %s | %s | %s | %s | %s | %.0f | %s | %s |\n' "$label" "$insns" "$bytes" "$bits" "$enc" \
-        "$(echo "$insns / $t / 1000000" | bc -l)" "$dec" "$res"
+    local rate=-
+    if [ "$(echo "$t > 0.02" | bc -l)" = 1 ]; then # too short to time otherwise
+        rate=$(printf '%.0f' "$(echo "$insns / $t / 1000000" | bc -l)")
+    fi
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$insns" "$bytes" "$bits" "$enc" "$rate" \
+        "$dec" "$res"
 }
 
 sets=(

@@ -626,3 +626,13 @@ int et_print_discovery(const struct et_params *p, FILE *out)
     fprintf(out, "irdepth width %u bits, address field %u bits\n", et_irdepth_bits(p), et_addr_bits(p));
     return 0;
 }
+
+bool et_implied_handler(const struct et_params *p, unsigned priv, bool interrupt, uint32_t cause, uint64_t *handler)
+{
+    if (priv >= 8 || !p->have_tvec[priv])
+        return false;
+    uint64_t base = p->tvec[priv] & ~3ull;
+    /* vectored mode (1): interrupts go to base + 4 * cause */
+    *handler = ((p->tvec[priv] & 3) == 1 && interrupt) ? base + 4ull * cause : base;
+    return true;
+}

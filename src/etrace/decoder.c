@@ -499,15 +499,6 @@ static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, u
     return 0;
 }
 
-static bool implied_handler(const struct et_params *p, unsigned priv, bool interrupt, uint32_t cause, uint64_t *h)
-{
-    if (priv >= 8 || !p->have_tvec[priv])
-        return false;
-    uint64_t base = p->tvec[priv] & ~3ull;
-    *h = ((p->tvec[priv] & 3) == 1 && interrupt) ? base + 4ull * cause : base;
-    return true;
-}
-
 static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
 {
     struct rvt_flow *f = dec->f;
@@ -532,7 +523,7 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
     uint64_t handler;
     if (k->has_address)
         handler = full_addr(dec, k->address);
-    else if (!implied_handler(&dec->p, k->privilege, k->interrupt, k->ecause, &handler))
+    else if (!et_implied_handler(&dec->p, k->privilege, k->interrupt, k->ecause, &handler))
         return dfail(dec, offset, "trap packet without handler address and no trap vector configured");
     if (FL(rvt_flow_trap(f, k->interrupt, k->ecause, k->tval, true, handler)) < 0)
         return flow_fail(dec);

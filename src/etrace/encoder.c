@@ -273,17 +273,6 @@ static int send_start(struct et_encoder *e, struct ent *c)
     return 0;
 }
 
-/* Trap handler address implied by a trap vector (implicit exception mode). */
-static bool implied_handler(const struct et_params *p, unsigned priv, bool interrupt, uint32_t cause, uint64_t *h)
-{
-    if (priv >= 8 || !p->have_tvec[priv])
-        return false;
-    uint64_t tvec = p->tvec[priv];
-    uint64_t base = tvec & ~3ull;
-    *h = ((tvec & 3) == 1 && interrupt) ? base + 4ull * cause : base;
-    return true;
-}
-
 /* Format 3 subformat 1: trap `t` reported at entry c. */
 static int send_trap(struct et_encoder *e, struct ent *c, const struct ent *t, bool thaddr)
 {
@@ -305,7 +294,7 @@ static int send_trap(struct et_encoder *e, struct ent *c, const struct ent *t, b
                         t->cause, e->p.ecause_width_p);
     if (e->p.implicit_except && thaddr) {
         uint64_t h;
-        if (!implied_handler(&e->p, c->priv, k.interrupt, t->cause, &h) || h != c->addr) {
+        if (!et_implied_handler(&e->p, c->priv, k.interrupt, t->cause, &h) || h != c->addr) {
             /* The decoder could not infer this handler: report the trap
              * without an address, then the handler with a sync packet. */
             k.thaddr = 0;

@@ -153,6 +153,9 @@ int et_load_ucf(struct et_params *p, const char *path, struct rvt_diag *d);
  * all others hardware parameters unless ucf_only.  name is used in messages. */
 int et_load_ini_mem(struct et_params *p, const char *text, size_t len, const char *name, bool ucf,
                     struct rvt_diag *d);
+/* Implicit exception mode: the trap handler address a trap vector (xtvec
+ * CSR value for the handler's privilege) gives; false if none configured. */
+bool et_implied_handler(const struct et_params *p, unsigned priv, bool interrupt, uint32_t cause, uint64_t *handler);
 /* Print the discovery attributes (discovery.adoc, seed 001 3.1.4). */
 int et_print_discovery(const struct et_params *p, FILE *out);
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { F_NONE, F_PRIV_U, F_RANGE };
+enum { F_NONE, F_PRIV_U, F_RANGE, F_TVEC };
 
 struct optset {
     const char *name;
@@ -55,6 +55,7 @@ static const struct optset sets[] = {
     {"filter-range-ir", {"implicit-return", "fixed", "return_stack_size_p", "3", "sijump", "1", NULL}, false,
      false, false, false, F_RANGE},
     {"robust-all", {"resync-max", "1", "implicit-return", "fixed", "branch-prediction", "1", "jump-target-cache", "1", "sijump", "1", NULL}, false, false, false, false, F_NONE},
+    {"implicit-except", {"implicit-except", "1", NULL}, false, false, false, false, F_TVEC},
     {"all-2.0",
      {"implicit-return", "2.0", "return_stack_size_p", "2", "branch-prediction", "1", "jump-target-cache", "1",
       "f0s_width_p", "1", "sijump", "1", "resync-max", "1", NULL},
@@ -94,6 +95,12 @@ static void run(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
         snprintf(range, sizeof range, "0x%llx-0x%llx", (unsigned long long)lo, (unsigned long long)hi);
         opts[no++] = "filter-range";
         opts[no++] = range;
+    }
+    char tvec[40];
+    if (os->filter == F_TVEC) { /* the generated handler is at the code base */
+        snprintf(tvec, sizeof tvec, "0x%llx", (unsigned long long)so.base);
+        opts[no++] = "tvec-m";
+        opts[no++] = tvec;
     }
     opts[no] = NULL;
     size_t nexp = 0;
