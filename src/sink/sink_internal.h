@@ -45,4 +45,55 @@ static inline bool rvt_sk_width_ok(unsigned bits)
     return bits >= 32 && bits <= 1024 && (bits & (bits - 1)) == 0;
 }
 
+/* ---- Trace Control Interface register descriptions (tci.c) ---------------- */
+
+enum rvt_sk_acc {
+    RVT_SK_RW,        /* read/write (also WARL: reads back a legal value) */
+    RVT_SK_RO,        /* read-only */
+    RVT_SK_RW1C,      /* sticky status, write 1 to clear */
+    RVT_SK_W1         /* write 1 for an action, reads 0 */
+};
+
+/* Component kinds as bits, for registers shared by several kinds. */
+enum {
+    RVT_SK_K_TE = 1u << 0,
+    RVT_SK_K_FUNNEL = 1u << 1,
+    RVT_SK_K_RAM = 1u << 2,
+    RVT_SK_K_ATB = 1u << 3
+};
+
+struct rvt_sk_field {
+    const char *name;
+    uint8_t lsb, width;
+    uint8_t acc;      /* enum rvt_sk_acc */
+};
+
+struct rvt_sk_reg {
+    const char *name; /* for indexed blocks: the suffix ("Control") */
+    uint16_t off;     /* for indexed blocks: offset inside the 0x20 block */
+    uint8_t kinds;    /* RVT_SK_K_* */
+    uint8_t block;    /* 0, or 1 = trTeFilter<i>, 2 = trTeComp<j> */
+    bool side_effect; /* reading changes state (trRamData) */
+    const struct rvt_sk_field *fields;
+    unsigned nfields;
+};
+
+unsigned rvt_sk_kind_bit(enum rvt_tci_comp kind);
+/* The register named name[0..n) (case-insensitive); *off is its offset in
+ * the block (indexed filter/comparator registers included). */
+const struct rvt_sk_reg *rvt_sk_reg_find(const char *name, size_t n, uint32_t *off);
+/* The register of a component kind at an offset (NULL: none described). */
+const struct rvt_sk_reg *rvt_sk_reg_at(enum rvt_tci_comp kind, uint32_t off);
+/* A field of register r by name; NULL if none. */
+const struct rvt_sk_field *rvt_sk_reg_field(const struct rvt_sk_reg *r, const char *name, size_t n);
+/* A field name that is unique among the fixed (non-indexed) registers. */
+const struct rvt_sk_field *rvt_sk_field_find(const char *name, size_t n, const struct rvt_sk_reg **reg,
+                                             uint32_t *off);
+/* Bits of r that read back what was written if the value is legal. */
+uint32_t rvt_sk_reg_rw_mask(const struct rvt_sk_reg *r);
+/* Bits of r that act when written as 1 (RW1C, W1). */
+uint32_t rvt_sk_reg_action_mask(const struct rvt_sk_reg *r);
+/* Name of a register for messages and dumps ("trTeFilter2Control"). */
+const char *rvt_sk_reg_fullname(const struct rvt_sk_reg *r, uint32_t off, char *buf, size_t bufsz);
+
 #endif
