@@ -97,7 +97,7 @@ void rvt_te_caps_default(struct rvt_te_caps *c, unsigned format)
     c->n_filters = 16;
     c->n_comparators = 8;
     c->ts_modes = 0x1F; /* none, external, internal system, internal core, shared */
-    c->ts_width = 64;
+    c->ts_width = 48; /* "typically 40 or 48 bits" */
     if (format == 1) {
         /* N-Trace 1.0 ("N-Trace Specific Trace Controls"): BTM (3) and HTM
          * (6); no-addr-diff, no-trap-addr, branch prediction and jump
@@ -886,8 +886,8 @@ int rvt_tci_dump(struct rvt_tci *t, FILE *out)
                         r ? rvt_sk_reg_fullname(r, offs[q], name, sizeof name) : "?", v);
                 for (unsigned fi = 0; r && fi < r->nfields; fi++) {
                     const struct rvt_sk_field *f = &r->fields[fi];
-                    if (f->width >= 32)
-                        continue;
+                    if (f->width >= 30)
+                        continue; /* a whole value or address: shown as the register */
                     uint32_t fv = (v >> f->lsb) & ((1u << f->width) - 1);
                     fprintf(out, " %s=%" PRIu32, f->name, fv);
                 }
@@ -940,7 +940,7 @@ int rvt_tci_write_regfile(struct rvt_tci *t, FILE *out)
             uint32_t enable_bit = 1u << 1;
             /* Mode first: other RAM sink registers depend on it. */
             if (k == 2)
-                emit(out, k, i, 0, ctl & ~enable_bit & ~(1u << 3));
+                emit(out, k, i, 0, ctl & ~enable_bit & rvt_sk_reg_rw_mask(rvt_sk_reg_at(kind, 0)));
             unsigned n = comp_offsets(t, k, i, offs);
             if (k == 2) {
                 /* High halves first, so that each 64-bit address is legal
@@ -957,10 +957,9 @@ int rvt_tci_write_regfile(struct rvt_tci *t, FILE *out)
                 if (!r || rvt_sk_reg_rw_mask(r) == 0)
                     continue; /* read-only (impl, counters) */
                 rvt_tci_comp_read(t, kind, i, off, &v);
-                emit(out, k, i, off, v & ~rvt_sk_reg_action_mask(r));
+                emit(out, k, i, off, v & rvt_sk_reg_rw_mask(r));
             }
-            const struct rvt_sk_reg *cr = rvt_sk_reg_at(kind, 0);
-            emit(out, k, i, 0, ctl & ~rvt_sk_reg_action_mask(cr) & ~(1u << 3));
+            emit(out, k, i, 0, ctl & rvt_sk_reg_rw_mask(rvt_sk_reg_at(kind, 0)));
         }
     }
     return ferror(out) ? -RVT_ERR_IO : 0;
