@@ -422,8 +422,12 @@ int rvt_ramsink_reg_read(struct rvt_ramsink *s, uint32_t off, uint32_t *val)
     if (off % 4 || off >= 0x1000)
         return -RVT_ERR_INVAL;
     if (off == RAM_CONTROL) {
-        *val = (uint32_t)s->active | (uint32_t)s->enabled << 1 | (uint32_t)(s->pending == 0) << 3 |
-               (uint32_t)s->mode << 4 | (uint32_t)s->stop_on_wrap << 8;
+        if (!s->active) {
+            *val = 1u << 3; /* in reset: disabled, empty; the other fields are Undef */
+            return 0;
+        }
+        *val = 1u | (uint32_t)s->enabled << 1 | (uint32_t)(s->pending == 0) << 3 | (uint32_t)s->mode << 4 |
+               (uint32_t)s->stop_on_wrap << 8;
         /* trRamMemFormat (10:9) and trRamAsyncFreq (14:12): only 0, plain
          * bytes without alignment packets, is implemented. */
         return 0;

@@ -311,10 +311,11 @@ static uint32_t te_read(struct te_block *b, uint32_t off)
 {
     const struct rvt_te_caps *c = &b->caps;
     if (off == TE_CONTROL) {
-        uint32_t v = b->control | 1u << 3; /* trTeEmpty: nothing is ever held back */
+        /* In reset only the fixed fields show: trTeEmpty (nothing is ever
+         * held back) and the hard-wired trTeFormat. */
         if (!b->active)
-            v &= ~(1u << 1);
-        return v | (uint32_t)b->active;
+            return 1u << 3 | (uint32_t)c->format << 24;
+        return b->control | 1u << 3 | 1u;
     }
     if (!b->active)
         return 0;
@@ -436,10 +437,10 @@ static void te_write(struct te_block *b, uint32_t off, uint32_t v)
 
 static uint32_t atb_read(const struct atb_block *a, uint32_t off)
 {
-    if (off == 0x000)
-        return (uint32_t)a->active | (uint32_t)a->enabled << 1 | 1u << 3 | (uint32_t)a->id << 8;
     if (!a->active)
-        return 0;
+        return off == 0x000 ? 1u << 3 : 0; /* in reset: only trAtbBridgeEmpty */
+    if (off == 0x000)
+        return 1u | (uint32_t)a->enabled << 1 | 1u << 3 | (uint32_t)a->id << 8;
     if (off == 0x004)
         return 1u | 0u << 4 | (uint32_t)RVT_TCI_ATBBRIDGE << 8; /* trAtbBridgeAsyncFreq: only 0 */
     return 0;
