@@ -183,6 +183,8 @@ int rvt_atb_write(struct rvt_atb_writer *w, unsigned id, const uint8_t *p, size_
     if (id < 1 || id > RVT_ATB_ID_MAX)
         return rvt_fail(&w->diag, RVT_ERR_INVAL, "atb writer: trace ID 0x%x, expected 0x01..0x%02x", id,
                         RVT_ATB_ID_MAX);
+    if (!n)
+        return 0;
     /* Make room: compact, then grow. */
     if (w->qhead && w->qhead + w->qlen + n > w->qcap) {
         memmove(w->qid, w->qid + w->qhead, w->qlen);

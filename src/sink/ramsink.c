@@ -164,6 +164,8 @@ static void store_words(struct rvt_ramsink *s, const uint8_t *p, size_t nwords)
 
 long rvt_ramsink_write(struct rvt_ramsink *s, const uint8_t *p, size_t n)
 {
+    if (!n)
+        return 0;
     if (!s->active || !s->enabled) {
         s->dropped += n;
         return 0;

@@ -129,7 +129,7 @@ int rvt_sink_info_write(FILE *f, const struct rvt_sink_info *i)
         r |= fprintf(f, "size = %" PRIu64 "\n", i->size);
     if (i->known & RVT_SINFO_START)
         r |= fprintf(f, "start = 0x%" PRIx64 "\n", i->start);
-    if ((i->known & RVT_SINFO_BASE) && !((i->known & RVT_SINFO_START) && i->base == i->start))
+    if (i->known & RVT_SINFO_BASE)
         r |= fprintf(f, "base = 0x%" PRIx64 "\n", i->base);
     if (i->known & RVT_SINFO_ORIGIN)
         r |= fprintf(f, "origin = 0x%" PRIx64 "\n", i->origin);

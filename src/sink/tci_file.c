@@ -279,7 +279,8 @@ static int do_line(struct file_ctx *c, struct rvt_sk_line l)
     if (base && !eq) {
         /* "base encoder1 0x1000" */
         struct rvt_sk_line r2 = l;
-        rvt_sk_token(&r2, &lhs, &ln);
+        if (!rvt_sk_token(&r2, &lhs, &ln))
+            return fail_at(c, RVT_ERR_FORMAT, "base: expected 'base <component> = <address>'");
         rhs = r2.p;
         rn = r2.n;
     } else {
