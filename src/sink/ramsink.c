@@ -306,12 +306,14 @@ int rvt_ramsink_new(const struct rvt_ramsink_config *cfg, struct rvt_ramsink **o
             s->smem_start = legal_start(s, cfg->start);
             s->smem_limit = legal_limit(s, s->smem_start, cfg->limit);
             if (s->smem_start != cfg->start || s->smem_limit != cfg->limit) {
+                int rc = rvt_fail(diag, RVT_ERR_INVAL,
+                                  "ramsink: buffer start 0x%" PRIx64 " limit 0x%" PRIx64
+                                  " is not a whole number of %u-byte trace words inside memory 0x%" PRIx64
+                                  "+0x%" PRIx64 " (nearest legal: start 0x%" PRIx64 " limit 0x%" PRIx64 ")",
+                                  cfg->start, cfg->limit, w, cfg->mem_base, cfg->mem_len, s->smem_start,
+                                  s->smem_limit);
                 rvt_ramsink_free(s);
-                return rvt_fail(diag, RVT_ERR_INVAL,
-                                "ramsink: buffer start 0x%" PRIx64 " limit 0x%" PRIx64
-                                " is not a whole number of %u-byte trace words inside memory 0x%" PRIx64 "+0x%" PRIx64
-                                " (nearest legal: start 0x%" PRIx64 " limit 0x%" PRIx64 ")",
-                                cfg->start, cfg->limit, w, cfg->mem_base, cfg->mem_len, s->smem_start, s->smem_limit);
+                return rc;
             }
         }
         s->mode = m;

@@ -430,6 +430,7 @@ static void test_regfile(void)
         {"encoder0+0x1000 = 1\n", "offset '0x1000' is not a 32-bit register offset"},
         {"base encoder0 = 0x123\n", "not aligned on a 4 KiB boundary"},
         {"base pump = 0x1000\n", "'pump' is not a component"},
+        {"base\n", "base: expected 'base <component> = <address>'"},
         {"expect trRamImpl = 0x1902\n", "bad.regs:1: expect ramsink0.trRamImpl = 0x1902, read 0x1901"},
         {"trTeFilterEnable = 1\n", "filter and comparator fields need their register"},
         {"a.b.c.d = 1\n", "too many"},
