@@ -491,7 +491,9 @@ int rvt_tci_read(struct rvt_tci *t, uint64_t addr, uint32_t *val);
 int rvt_tci_write(struct rvt_tci *t, uint64_t addr, uint32_t val);
 int rvt_tci_comp_read(struct rvt_tci *t, enum rvt_tci_comp kind, unsigned idx, uint32_t off, uint32_t *val);
 int rvt_tci_comp_write(struct rvt_tci *t, enum rvt_tci_comp kind, unsigned idx, uint32_t off, uint32_t val);
-/* The live objects behind RAM sink / funnel blocks. */
+/* The live objects behind RAM sink / funnel blocks (owned by t).  A
+ * funnel's output is not connected: rvt_funnel_set_output (e.g. to
+ * rvt_ramsink_sink of a RAM sink). */
 struct rvt_ramsink *rvt_tci_ramsink(struct rvt_tci *t, unsigned idx);
 struct rvt_funnel *rvt_tci_funnel(struct rvt_tci *t, unsigned idx);
 /* Encoder idx's settings (copies min(out_size, sizeof) bytes). */
