@@ -158,7 +158,7 @@ static int resolve(struct file_ctx *c, const char *s, size_t n, struct target *t
         left -= len + 1;
         p = dot + 1;
     }
-    if (np == 4 || (np == 4 && left))
+    if (np == 4)
         return fail_at(c, RVT_ERR_FORMAT, "'%s': too many '.'", rvt_sk_quote(s, n, q, sizeof q));
     unsigned first = 0;
     bool have_comp = false;
