@@ -89,6 +89,10 @@ int cli_finish_codec(struct cli_opts *o, unsigned xlen);
 /* Open the ingress input with the options given; 0 or exit status. */
 int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r);
 void cli_free(struct cli_opts *o);
+/* Read a trace file: a plain byte stream, or a RAM sink image with its
+ * `.sink` description (or --wp/--wrap/--sink-start given), linearised oldest
+ * byte first; reports bytes lost to wrapping on stderr.  0 or exit status. */
+int cli_load_trace(struct cli_opts *o, const char *path, struct rvt_sink_image *img);
 double cli_now(void);
 
 #endif
