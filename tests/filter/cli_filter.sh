@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# End to end: `rvtrace encode --filter/--trigger/--sideband ...` then
+# `rvtrace decode`, for every trace family, on the t1 execution.  The decoded
+# instructions must be exactly the qualified ones (filter_expect computes
+# them with the library's filter; the first case is also checked against an
+# awk reading of the PC list) and `--output blocks` must show one
+# "# trace off" note per qualified -> unqualified transition.
+# Skips (77) while the CLI has no --filter; reports per family which honour
+# RVT_ING_UNQUALIFIED, and fails for any family that does not.
+set -u
+RV=${RVT_BIN:?}; D=${RVT_TEST_DATA:?}; B=${RVT_BUILD:?}; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+X=$B/tests/filter/filter_expect
+E=$D/ntrace-t1/test.elf; P=$D/ntrace-t1/test-PCONLY.txt
+
+if ! "$RV" encode --help 2>&1 | grep -q -- "--filter"; then
+    echo "SKIP: rvtrace encode has no --filter option yet"
+    exit 77
+fi
+
+# The filter cases: each line is the extra arguments (eval'd).
+cases=(
+  "--filter 'addr in xrle_decompress'"
+  "--merge-blocks --filter 'addr in xrle_decompress'"
+  "--filter 'from xrle_decompress to memcpy'"
+  "--filter 'addr < xrle_compress+0x40 or addr >= memcpy'"
+  "--filter 'not addr in 0x20010400..0x20010500'"
+  "--filter 'addr & 0xf == 4'"
+  "--trigger 'on@xrle_decompress,off@memcpy'"
+  "--trigger 'start@0x200101f8,stop@0x200101f8'"
+  "--merge-blocks --trigger 'notify@0x200103f6'"
+  "--sideband 'impdef=1@10000,impdef=0@20000' --filter 'impdef == 1'"
+  "--filter 'ctx == 0 and priv in {U, S, M}' --trigger 'off@memcpy'"
+)
+
+# Independent check of the first case's expectation.
+read -r lo size < <(riscv64-unknown-elf-nm -S "$E" 2>/dev/null | awk '$4=="xrle_decompress"{print $1, $2}')
+if [ -n "${lo:-}" ]; then
+    awk -v lo=$((16#$lo)) -v hi=$((16#$lo + 16#$size)) '{v=strtonum($1); if (v>=lo && v<hi) print}' "$P" > "$T/awk.pcs"
+    "$X" --elf "$E" --input "$P" --filter 'addr in xrle_decompress' > "$T/x.pcs" 2>/dev/null
+    if ! cmp -s "$T/awk.pcs" "$T/x.pcs"; then echo "FAIL: filter_expect disagrees with awk"; exit 1; fi
+fi
+
+status=0
+for fam in ntrace etrace cdl dbg; do
+    if ! "$RV" encode --format "$fam" --elf "$E" --input "$P" -o "$T/$fam.plain" >"$T/err" 2>&1; then
+        echo "$fam: not available ($(head -1 "$T/err"))"
+        continue
+    fi
+    good=0; failed=0; first=""
+    for c in "${cases[@]}"; do
+        eval "args=($c)"
+        merge=(); fargs=()
+        for a in "${args[@]}"; do if [ "$a" = --merge-blocks ]; then merge=(--merge-blocks); else fargs+=("$a"); fi; done
+        if ! "$X" --elf "$E" --input "$P" "${merge[@]}" "${fargs[@]}" > "$T/exp.pcs" 2> "$T/exp.st"; then
+            echo "FAIL: filter_expect $c: $(cat "$T/exp.st")"; status=1; continue
+        fi
+        off=$(awk '{print $2}' "$T/exp.st")
+        why=""
+        if ! "$RV" encode --format "$fam" --elf "$E" --input "$P" "${args[@]}" -o "$T/tr" 2>"$T/err"; then
+            why="encode failed: $(head -1 "$T/err")"
+        elif ! "$RV" decode --format "$fam" --elf "$E" "$T/tr" --output pcs -o "$T/got.pcs" 2>"$T/err"; then
+            why="decode failed: $(head -1 "$T/err")"
+        elif ! cmp -s "$T/exp.pcs" "$T/got.pcs"; then
+            why="decoded $(wc -l < "$T/got.pcs") instructions, expected the $(wc -l < "$T/exp.pcs") qualified ones; first difference: $(diff "$T/exp.pcs" "$T/got.pcs" | head -2 | tr '\n' ' ')"
+        elif ! "$RV" decode --format "$fam" --elf "$E" "$T/tr" --output blocks -o "$T/got.blocks" 2>"$T/err"; then
+            why="decode --output blocks failed: $(head -1 "$T/err")"
+        else
+            gaps=$(grep -c "^# trace off" "$T/got.blocks")
+            [ "$gaps" = "$off" ] || why="$gaps 'trace off' notes, expected $off"
+        fi
+        if [ -z "$why" ]; then good=$((good+1)); else failed=$((failed+1)); [ -n "$first" ] || first="$c: $why"; fi
+    done
+    if [ $failed = 0 ]; then
+        echo "$fam: honours the filter ($good cases: decoded = qualified instructions, one gap per trace-off)"
+    else
+        echo "$fam: FAIL in $failed of $((good+failed)) cases; first: $first"
+        status=1
+    fi
+done
+exit $status
