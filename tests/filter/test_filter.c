@@ -223,7 +223,8 @@ static void expect(const char *filter, const char *trigger, const char *sideband
     for (int merge = 0; merge < 2; merge++) {
         if (merge && hook)
             break; /* the hooks give per-instruction values: one record per instruction */
-        memcpy(state, ost, ost_size);
+        if (ost_size)
+            memcpy(state, ost, ost_size);
         struct run r = run_cfg(&cfg, merge, hook);
         if (!r.ok) {
             run_free(&r);
