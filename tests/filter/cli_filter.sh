@@ -43,6 +43,52 @@ if [ -n "${lo:-}" ]; then
     if ! cmp -s "$T/awk.pcs" "$T/x.pcs"; then echo "FAIL: filter_expect disagrees with awk"; exit 1; fi
 fi
 
+# Generated system-mode executions with traps, nested interrupts, U/S/M and
+# contexts, when the CLI has the generator.
+gen_cases=(
+  "--filter 'priv == U'"
+  "--filter 'priv == M'"
+  "--merge-blocks --filter 'priv in {S, M}'"
+  "--filter 'interrupt'"
+  "--filter 'exception and tval != 0'"
+  "--filter 'cause in {8, 9}'"
+  "--filter 'ctx != 0'"
+)
+have_gen=0
+if "$RV" gen --seed 5 --insns 50000 --traps --interrupts --nested --priv --context \
+        --p-trap 20 --p-syscall 20 --interrupt-interval 400 --elf "$T/g.elf" -o "$T/g.ing" >/dev/null 2>&1; then
+    have_gen=1
+else
+    echo "note: no 'rvtrace gen': trap/privilege cases not run"
+fi
+
+# One case: why it fails, or nothing.  $1 family, $2 ELF, $3 input, $4 case.
+check_case() {
+    local fam=$1 elf=$2 input=$3 c=$4 off gaps other a
+    eval "args=($c)"
+    merge=(); fargs=()
+    for a in "${args[@]}"; do if [ "$a" = --merge-blocks ]; then merge=(--merge-blocks); else fargs+=("$a"); fi; done
+    if ! "$X" --elf "$elf" --input "$input" "${merge[@]}" "${fargs[@]}" > "$T/exp.pcs" 2> "$T/exp.st"; then
+        echo "filter_expect failed: $(cat "$T/exp.st")"; return
+    fi
+    off=$(awk '{print $2}' "$T/exp.st")
+    # A case must leave instructions on both sides, or it tests nothing.
+    if awk '{exit !($8 == 0 || $8 == $10)}' "$T/exp.st"; then echo "degenerate case: $(cat "$T/exp.st")"; return; fi
+    if ! "$RV" encode --format "$fam" --elf "$elf" --input "$input" "${args[@]}" -o "$T/tr" 2>"$T/err"; then
+        echo "encode failed: $(head -1 "$T/err")"
+    elif ! "$RV" decode --format "$fam" --elf "$elf" "$T/tr" --output pcs -o "$T/got.pcs" 2>"$T/err"; then
+        echo "decode failed: $(head -1 "$T/err")"
+    elif ! cmp -s "$T/exp.pcs" "$T/got.pcs"; then
+        echo "decoded $(wc -l < "$T/got.pcs") instructions, expected the $(wc -l < "$T/exp.pcs") qualified ones; first difference: $(diff "$T/exp.pcs" "$T/got.pcs" | head -2 | tr '\n' ' ')"
+    elif ! "$RV" decode --format "$fam" --elf "$elf" "$T/tr" --output blocks -o "$T/got.blocks" 2>"$T/err"; then
+        echo "decode --output blocks failed: $(head -1 "$T/err")"
+    else
+        gaps=$(grep -c "^# trace off" "$T/got.blocks")
+        other=$(grep -c "^# \(trace lost\|older trace\|trace ended\|gap \)" "$T/got.blocks")
+        [ "$gaps" = "$off" ] || echo "$gaps 'trace off' notes (and $other other gap notes), expected $off"
+    fi
+}
+
 status=0
 for fam in ntrace etrace cdl dbg; do
     if ! "$RV" encode --format "$fam" --elf "$E" --input "$P" -o "$T/$fam.plain" >"$T/err" 2>&1; then
@@ -50,31 +96,15 @@ for fam in ntrace etrace cdl dbg; do
         continue
     fi
     good=0; failed=0; first=""
-    for c in "${cases[@]}"; do
-        eval "args=($c)"
-        merge=(); fargs=()
-        for a in "${args[@]}"; do if [ "$a" = --merge-blocks ]; then merge=(--merge-blocks); else fargs+=("$a"); fi; done
-        if ! "$X" --elf "$E" --input "$P" "${merge[@]}" "${fargs[@]}" > "$T/exp.pcs" 2> "$T/exp.st"; then
-            echo "FAIL: filter_expect $c: $(cat "$T/exp.st")"; status=1; continue
-        fi
-        off=$(awk '{print $2}' "$T/exp.st")
-        why=""
-        if ! "$RV" encode --format "$fam" --elf "$E" --input "$P" "${args[@]}" -o "$T/tr" 2>"$T/err"; then
-            why="encode failed: $(head -1 "$T/err")"
-        elif ! "$RV" decode --format "$fam" --elf "$E" "$T/tr" --output pcs -o "$T/got.pcs" 2>"$T/err"; then
-            why="decode failed: $(head -1 "$T/err")"
-        elif ! cmp -s "$T/exp.pcs" "$T/got.pcs"; then
-            why="decoded $(wc -l < "$T/got.pcs") instructions, expected the $(wc -l < "$T/exp.pcs") qualified ones; first difference: $(diff "$T/exp.pcs" "$T/got.pcs" | head -2 | tr '\n' ' ')"
-        elif ! "$RV" decode --format "$fam" --elf "$E" "$T/tr" --output blocks -o "$T/got.blocks" 2>"$T/err"; then
-            why="decode --output blocks failed: $(head -1 "$T/err")"
-        else
-            gaps=$(grep -c "^# trace off" "$T/got.blocks")
-            other=$(grep -c "^# \(trace lost\|older trace\|trace ended\|gap \)" "$T/got.blocks")
-            [ "$gaps" = "$off" ] || why="$gaps 'trace off' notes (and $other other gap notes), expected $off"
-        fi
+    runs=()
+    for c in "${cases[@]}"; do runs+=("$E|$P|$c"); done
+    if [ $have_gen = 1 ]; then for c in "${gen_cases[@]}"; do runs+=("$T/g.elf|$T/g.ing|$c"); done; fi
+    for r in "${runs[@]}"; do
+        IFS='|' read -r elf input c <<< "$r"
+        why=$(check_case "$fam" "$elf" "$input" "$c")
         if [ -z "$why" ]; then good=$((good+1)); else failed=$((failed+1)); [ -n "$first" ] || first="$c: $why"; fi
         # FILTER_VERBOSE=1: one line per case
-        [ -z "${FILTER_VERBOSE:-}" ] || echo "  $fam: $c: ${why:-ok}"
+        [ -z "${FILTER_VERBOSE:-}" ] || echo "  $fam: $(basename "$input"): $c: ${why:-ok}"
     done
     if [ $failed = 0 ]; then
         echo "$fam: honours the filter ($good cases: decoded = qualified instructions, one gap per trace-off)"
