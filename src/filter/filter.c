@@ -540,31 +540,33 @@ static int per_insn(struct rvt_filter *f, struct hart_state *h, const struct rvt
                             "record %" PRIu64 " (iaddr 0x%" PRIx64 ") retires %" PRIu32
                             " halfwords; splitting it needs the program image",
                             f->rec_no, in->iaddr, in->iretire);
+        /* Check the code first, so that a bad record fails before any
+         * decision or piece is made. */
+        uint64_t n;
+        if ((rc = rvt_ing_count_insns(in, f->bc, &n)) < 0)
+            return rvt_fail(&f->diag, (enum rvt_err)-rc,
+                            rc == -RVT_ERR_NOCODE
+                                ? "record %" PRIu64 " (iaddr 0x%" PRIx64 ", %" PRIu32 " halfwords): no code "
+                                  "(or an invalid instruction) in the block: cannot split it by instruction"
+                                : "record %" PRIu64 " (iaddr 0x%" PRIx64 ", %" PRIu32 " halfwords): the code's "
+                                  "instructions do not end at the last instruction",
+                            f->rec_no, in->iaddr, in->iretire);
         /* Every instruction before the last is sequential: the decoded
          * blocks give their lengths (a block may end early at a control-flow
          * instruction such as a non-trapping ecall: continue after it). */
         while (addr < last) {
             const struct rvt_block_info *b = rvt_bcache_get(f->bc, addr);
-            if (b->ninsns == 0)
-                return rvt_fail(&f->diag, RVT_ERR_NOCODE,
-                                "record %" PRIu64 " (iaddr 0x%" PRIx64 "): no %s at 0x%" PRIx64
-                                " to split the block by instruction",
-                                f->rec_no, in->iaddr, b->flags & RVT_BI_STOP_BADINSN ? "valid instruction" : "code",
-                                addr);
             const uint64_t rvc = b->rvc_mask;
-            const uint32_t n = b->ninsns;
-            for (uint32_t i = 0; i < n && addr < last; i++) {
+            const uint32_t nb = b->ninsns;
+            if (nb == 0) /* cannot happen after the check above; never loop on it */
+                return rvt_fail(&f->diag, RVT_ERR_NOCODE, "record %" PRIu64 ": no code at 0x%" PRIx64, f->rec_no, addr);
+            for (uint32_t i = 0; i < nb && addr < last; i++) {
                 unsigned len = (rvc >> i & 1) ? 2 : 4;
                 if ((rc = add_insn(f, h, in, &p, addr, len, false, emit, ctx)) < 0)
                     return rc;
                 addr += len;
             }
         }
-        if (addr != last)
-            return rvt_fail(&f->diag, RVT_ERR_MISMATCH,
-                            "record %" PRIu64 " (iaddr 0x%" PRIx64 ", %" PRIu32 " halfwords): the code's instructions "
-                            "do not end at the last instruction 0x%" PRIx64 " (reached 0x%" PRIx64 ")",
-                            f->rec_no, in->iaddr, in->iretire, last, addr);
     }
     if ((rc = add_insn(f, h, in, &p, last, last_len, true, emit, ctx)) < 0)
         return rc;

@@ -1146,8 +1146,15 @@ static void test_put_errors(void)
     REQUIRE(make_cfg(&cfg, "addr < 0x20010530", NULL, NULL));
     REQUIRE(rvt_filter_new(&f, &cfg, &d) == 0);
     r.iaddr = 0x10;
+    size_t before = v.n;
     CHECK(rvt_filter_put(f, &r, push_rec, &v) == -RVT_ERR_NOCODE);
-    CHECK(strstr(rvt_filter_error(f), "no code at 0x10") != NULL);
+    CHECK(strstr(rvt_filter_error(f), "iaddr 0x10,") && strstr(rvt_filter_error(f), "no code"));
+    /* A record partly in code fails before any piece is emitted. */
+    r.iaddr = 0x200107a8; /* near the end of .text: runs out of code */
+    r.iretire = 200;
+    CHECK(rvt_filter_put(f, &r, push_rec, &v) == -RVT_ERR_NOCODE);
+    CHECK_EQ(v.n, before);
+    r.iretire = 8;
     /* Code whose instructions do not end where the record says: 3 halfwords
      * ending with a 32-bit instruction put the last one inside the lui at
      * 0x2001052a. */
@@ -1155,6 +1162,8 @@ static void test_put_errors(void)
     r.iretire = 3;
     int rc = rvt_filter_put(f, &r, push_rec, &v);
     CHECK(rc == -RVT_ERR_MISMATCH);
+    CHECK(strstr(rvt_filter_error(f), "do not end at the last instruction") != NULL);
+    CHECK_EQ(v.n, before);
     /* Malformed records. */
     r.iretire = 1;
     r.ilastsize = 1;
