@@ -218,7 +218,11 @@ const char *rvt_filter_error(const struct rvt_filter *f);
 /* Filter one record: emit() receives it, or the pieces it is split into, in
  * order, with RVT_ING_UNQUALIFIED / RVT_FILTER_NOTIFY set as decided.
  * State is kept per hart (rec->hart).  A negative emit() return aborts and
- * is returned. */
+ * is returned.  A multi-instruction record is walked (and checked against
+ * the code: -RVT_ERR_NOCODE / -RVT_ERR_MISMATCH before anything is emitted)
+ * only when the decision may change inside it; without an image that is an
+ * error, and records decided whole are counted in `insns` only if their
+ * instruction count is known (one instruction, or an image). */
 int rvt_filter_put(struct rvt_filter *f, const struct rvt_ing_rec *in, rvt_ing_emit_fn emit, void *ctx);
 /* End of the stream (no more records; statistics are final). */
 int rvt_filter_finish(struct rvt_filter *f);

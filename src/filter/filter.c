@@ -30,7 +30,15 @@ struct rvt_filter {
     uint64_t addr_mask, ctx_mask;
     uint32_t used_comps;    /* comparators evaluated per instruction */
     uint32_t active_filters;/* filters ORed (trTeInstFilters) */
+    uint8_t comp_list[RVT_FILTER_MAX_COMPARATORS], filt_list[RVT_FILTER_MAX_FILTERS]; /* the same as lists */
+    unsigned ncomp_list, nfilt_list;
     bool per_insn;          /* some decision depends on the instruction, not only the record */
+    /* When the only per-instruction inputs are plain iaddr comparisons, the
+     * decision can change only at these addresses: a record with none of
+     * them after its first instruction is decided once. */
+    bool by_bounds;
+    unsigned nbounds;
+    uint64_t bounds[4 * RVT_FILTER_MAX_COMPARATORS];
     struct hart_state *hs;
     size_t nhs, caphs, last_hs;
     struct rvt_filter_stats st;
@@ -118,6 +126,60 @@ static int validate(struct rvt_filter *f)
     return 0;
 }
 
+static void add_bound(struct rvt_filter *f, uint64_t v)
+{
+    v &= f->addr_mask;
+    for (unsigned i = 0; i < 2; i++, v++) {
+        if (v > f->addr_mask || (i && v == 0))
+            break;
+        unsigned k = f->nbounds;
+        while (k && f->bounds[k - 1] > v) { /* keep them sorted */
+            f->bounds[k] = f->bounds[k - 1];
+            k--;
+        }
+        f->bounds[k] = v;
+        f->nbounds++;
+    }
+}
+
+/* A plain comparison "iaddr OP v" changes value only between v-1, v and
+ * v+1, so a decision made only of those (no latch, trigger, notify,
+ * sideband event or masked compare) is constant between such addresses. */
+static void find_bounds(struct rvt_filter *f)
+{
+    if (!f->per_insn || f->cfg.ntriggers || f->cfg.nevents)
+        return;
+    for (unsigned n = 0; n < f->ncomp_list; n++) {
+        const struct rvt_comparator *k = &f->cfg.comp[f->comp_list[n]];
+        if (k->mode == RVT_CMP_MODE_LATCH || k->p_notify || k->s_notify ||
+            (k->s_fn == RVT_CMP_S_MASK && k->p_input == RVT_CMP_IADDR))
+            return;
+    }
+    f->nbounds = 0;
+    for (unsigned n = 0; n < f->ncomp_list; n++) {
+        const struct rvt_comparator *k = &f->cfg.comp[f->comp_list[n]];
+        if (k->p_input == RVT_CMP_IADDR && k->p_fn <= RVT_CMP_GE)
+            add_bound(f, k->p_match);
+        if (k->mode != RVT_CMP_MODE_P && k->s_input == RVT_CMP_IADDR && k->s_fn <= RVT_CMP_GE)
+            add_bound(f, k->s_match);
+    }
+    f->by_bounds = true;
+}
+
+/* Is there a bound b with first < b <= last? */
+static bool bound_inside(const struct rvt_filter *f, uint64_t first, uint64_t last)
+{
+    unsigned lo = 0, hi = f->nbounds;
+    while (lo < hi) { /* the first bound > first */
+        unsigned mid = (lo + hi) / 2;
+        if (f->bounds[mid] <= first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < f->nbounds && f->bounds[lo] <= last;
+}
+
 int rvt_filter_new(struct rvt_filter **out, const struct rvt_filter_config *cfg, struct rvt_diag *d)
 {
     *out = NULL;
@@ -160,6 +222,13 @@ int rvt_filter_new(struct rvt_filter **out, const struct rvt_filter_config *cfg,
     }
     if (f->cfg.ntriggers || f->cfg.nevents)
         f->per_insn = true;
+    for (unsigned j = 0; j < f->cfg.ncomparators; j++)
+        if (f->used_comps >> j & 1)
+            f->comp_list[f->ncomp_list++] = (uint8_t)j;
+    for (unsigned i = 0; i < f->cfg.nfilters; i++)
+        if ((f->active_filters >> i & 1) && f->cfg.filter[i].enable)
+            f->filt_list[f->nfilt_list++] = (uint8_t)i;
+    find_bounds(f);
     if (f->cfg.image) {
         f->bc = rvt_bcache_new(f->cfg.image, 0);
         if (!f->bc) {
@@ -345,9 +414,8 @@ static struct decision decide(struct rvt_filter *f, struct hart_state *h, uint64
         h->tracing = tracing && !off;
 
     uint32_t cmp_out = 0;
-    for (unsigned j = 0; j < c->ncomparators; j++) {
-        if (!(f->used_comps >> j & 1))
-            continue;
+    for (unsigned n = 0; n < f->ncomp_list; n++) {
+        const unsigned j = f->comp_list[n];
         const struct rvt_comparator *k = &c->comp[j];
         uint64_t pv = input_value(f, k->p_input, pc, r, h), pm = k->p_match & input_mask(f, k->p_input);
         bool s_is_mask = k->s_fn == RVT_CMP_S_MASK;
@@ -384,12 +452,9 @@ static struct decision decide(struct rvt_filter *f, struct hart_state *h, uint64
     }
 
     bool match = f->active_filters == 0;
-    for (unsigned i = 0; i < c->nfilters && !match; i++) {
-        if (!(f->active_filters >> i & 1))
-            continue;
+    for (unsigned n = 0; n < f->nfilt_list && !match; n++) {
+        const unsigned i = f->filt_list[n];
         const struct rvt_filter_unit *u = &c->filter[i];
-        if (!u->enable)
-            continue;
         if (u->match_priv && (r->priv > 7 || !(u->priv_choice >> r->priv & 1)))
             continue;
         if (u->match_ecause && !h->depth_ecause[i])
@@ -397,8 +462,8 @@ static struct decision decide(struct rvt_filter *f, struct hart_state *h, uint64
         if (u->match_interrupt && !h->depth_int[i])
             continue;
         bool comps = true;
-        for (unsigned n = 0; n < RVT_FILTER_COMPS_PER_FILTER; n++)
-            if (u->match_comp[n] && !(cmp_out >> u->comp[n] & 1))
+        for (unsigned m = 0; m < RVT_FILTER_COMPS_PER_FILTER; m++)
+            if (u->match_comp[m] && !(cmp_out >> u->comp[m] & 1))
                 comps = false;
         if (!comps)
             continue;
@@ -595,7 +660,8 @@ int rvt_filter_put(struct rvt_filter *f, const struct rvt_ing_rec *in, rvt_ing_e
         f->st.traps++;
         f->st.traps_traced += dc.q;
         rc = emit_piece(f, h, in, &p, true, emit, ctx);
-    } else if (f->per_insn) {
+    } else if (f->per_insn &&
+               (!f->by_bounds || bound_inside(f, in->iaddr & f->addr_mask, rvt_ing_last_addr(in) & f->addr_mask))) {
         rc = per_insn(f, h, in, emit, ctx);
     } else {
         /* Nothing depends on the instruction: one decision for the record. */

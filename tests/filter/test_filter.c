@@ -312,6 +312,17 @@ static void test_iaddr_comparators(void)
         snprintf(spec, sizeof spec, "pc %s xrle_compress+0x40", words[fn]);
         expect(spec, NULL, NULL, NULL, cmp_oracle, &c, sizeof c, label);
     }
+    /* Values at the first and at the last instruction of merged records (a
+     * call target, a branch): where a record must be cut, or not. */
+    static const uint64_t edges[] = {0x20010364, 0x200101d2};
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+        for (int fn = 0; fn < 6; fn++) {
+            char spec[128], label[64];
+            struct cmpv c = {fn, edges[e], ~(uint64_t)0};
+            snprintf(spec, sizeof spec, "addr %s 0x%" PRIx64, ops[fn], edges[e]);
+            snprintf(label, sizeof label, "comparator %s at a record edge", ops[fn]);
+            expect(spec, NULL, NULL, NULL, cmp_oracle, &c, sizeof c, label);
+        }
     /* Masked (the secondary comparator as a mask): every instruction whose
      * address is 0x...4 modulo 16. */
     struct cmpv m = {0, 0x4, 0xf};
@@ -1126,8 +1137,9 @@ static void test_put_errors(void)
     struct rvt_filter *f;
     struct rvt_diag d = {0};
     struct recs v = {0};
-    /* Splitting needs code: without an image a multi-instruction record fails. */
-    REQUIRE(make_cfg(&cfg, "addr < 0x20010530", NULL, NULL));
+    /* Splitting needs code: without an image a multi-instruction record the
+     * decision may change in fails... */
+    REQUIRE(make_cfg(&cfg, "addr < 0x20010526", NULL, NULL));
     cfg.image = NULL;
     REQUIRE(rvt_filter_new(&f, &cfg, &d) == 0);
     struct rvt_ing_rec r = insn(0x20010522, RVT_PRIV_M);
@@ -1135,15 +1147,24 @@ static void test_put_errors(void)
     CHECK(rvt_filter_put(f, &r, push_rec, &v) == -RVT_ERR_INVAL);
     CHECK(strstr(rvt_filter_error(f), "0x20010522") && strstr(rvt_filter_error(f), "program image"));
     rvt_filter_free(f);
-    /* ...but a filter that does not depend on the address does not need it. */
+    /* ...but one whose comparisons cannot change inside it (0x20010530 is
+     * after its last instruction) does not need it. */
+    REQUIRE(make_cfg(&cfg, "addr < 0x20010530", NULL, NULL));
+    cfg.image = NULL;
+    REQUIRE(rvt_filter_new(&f, &cfg, &d) == 0);
+    CHECK(rvt_filter_put(f, &r, push_rec, &v) == 0);
+    CHECK(v.n == 1 && !(v.r[0].flags & RVT_ING_UNQUALIFIED));
+    v.n = 0;
+    rvt_filter_free(f);
+    /* Nor does a filter that does not depend on the address. */
     REQUIRE(make_cfg(&cfg, "priv == M", NULL, NULL));
     cfg.image = NULL;
     REQUIRE(rvt_filter_new(&f, &cfg, &d) == 0);
     CHECK(rvt_filter_put(f, &r, push_rec, &v) == 0);
     CHECK(v.n == 1 && !(v.r[0].flags & RVT_ING_UNQUALIFIED));
     rvt_filter_free(f);
-    /* No code at the record's address. */
-    REQUIRE(make_cfg(&cfg, "addr < 0x20010530", NULL, NULL));
+    /* No code at the record's address (a latch: decided per instruction). */
+    REQUIRE(make_cfg(&cfg, "from 0x20010524", NULL, NULL));
     REQUIRE(rvt_filter_new(&f, &cfg, &d) == 0);
     r.iaddr = 0x10;
     size_t before = v.n;
