@@ -50,7 +50,7 @@ extern "C" {
  * comparator's P/S notify).  The filter ends the record at that
  * instruction.  Bit 15 of rvt_ing_rec.flags is reserved for it here until
  * enum rvt_ing_flags adopts it; encoders without notify support ignore it. */
-#define RVT_FILTER_NOTIFY (1u << 15)
+#define RVT_FILTER_NOTIFY RVT_ING_NOTIFY
 
 #define RVT_FILTER_MAX_COMPARATORS 8 /* trTeFilterComp<n> fields are 3 bits */
 #define RVT_FILTER_MAX_FILTERS 16    /* trTeInstFilters is a 16-bit mask */

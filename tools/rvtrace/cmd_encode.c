@@ -15,12 +15,13 @@ static void help(const struct rvt_codec *only)
            "                        or smem:<start>:<bytes>:wrap|stop[:<width>]; OUT is then the RAM image as\n"
            "                        the sink holds it when tracing ends, OUT.sink its write pointer, wrap flag\n"
            "                        and word width (rvtrace decode reads both)\n");
+    fputs(rvt_filter_options_help(), stdout);
     cli_help_common(stdout, CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN, only);
 }
 
 int cmd_encode(int argc, char **argv)
 {
-    static const char *const extra[] = {"sink", NULL};
+    static const char *const extra[] = {"sink", CLI_FILTER_EXTRAS, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "encode", allowed, extra, argc, argv);
@@ -36,9 +37,10 @@ int cmd_encode(int argc, char **argv)
     }
     struct rvt_ing_reader *in = NULL;
     struct rvt_ramsink *ram = NULL;
+    struct rvt_filter *filt = NULL;
     FILE *f = NULL;
     const char *sinkspec = cli_extra(&o, "sink");
-    if ((rc = cli_load_image(&o)) || (rc = cli_open_input(&o, &in)) ||
+    if ((rc = cli_load_image(&o)) || (rc = cli_open_input(&o, &in)) || (rc = cli_filter_wrap(&o, &in, 0, &filt)) ||
         (rc = cli_finish_codec(&o, rvt_ing_xlen(in))))
         goto out;
     struct rvt_diag d = {0};
@@ -98,6 +100,7 @@ out:
         rc = cli_fail("encode", "%s: write failed: %s", o.output, strerror(errno));
     rvt_ramsink_free(ram);
     rvt_ing_close(in);
+    rvt_filter_free(filt);
     cli_free(&o);
     return rc;
 }

@@ -385,3 +385,29 @@ int cli_load_trace(struct cli_opts *o, const char *path, struct rvt_sink_image *
     }
     return 0;
 }
+
+int cli_filter_wrap(struct cli_opts *o, struct rvt_ing_reader **r, int drop, struct rvt_filter **filter)
+{
+    *filter = NULL;
+    struct rvt_filter_config fc;
+    rvt_filter_config_init(&fc);
+    fc.image = o->img;
+    fc.xlen = rvt_ing_xlen(*r);
+    struct rvt_diag d = {0};
+    bool any = false;
+    for (unsigned i = 0; i < o->nextra; i++) {
+        int k = rvt_filter_option(&fc, o->extra_name[i], o->extra_val[i], &d);
+        if (k < 0)
+            return cli_fail(o->cmd, "--%s: %s", o->extra_name[i], d.msg);
+        any |= k > 0;
+    }
+    if (!any || !rvt_filter_config_active(&fc))
+        return 0;
+    if (rvt_filter_new(filter, &fc, &d) < 0)
+        return cli_fail(o->cmd, "filter: %s", d.msg);
+    struct rvt_ing_reader *fr;
+    if (rvt_filter_reader(&fr, *r, *filter, drop ? RVT_FILTER_DROP : RVT_FILTER_MARK, &d) < 0)
+        return cli_fail(o->cmd, "filter: %s", d.msg);
+    *r = fr;
+    return 0;
+}
