@@ -34,6 +34,7 @@ struct et_decoder {
     bool synced;          /* the flow follows the trace */
     uint64_t last_addr;   /* last reported address (differential base) */
     bool have_single;     /* the instruction retired alone by the last retire_one */
+    bool trap_open;       /* a trap was reported without its handler (thaddr=0) */
     uint64_t single_addr;
     uint8_t single_cf;
 
@@ -495,6 +496,7 @@ static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, u
         return flow_fail(dec);
     dec->last_addr = addr;
     dec->synced = true;
+    dec->trap_open = false;
     dec->priv = k->privilege;
     return 0;
 }
@@ -507,6 +509,7 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
     rvt_flow_clear_branches(f);
     if (!k->thaddr) {
         if (dec->synced && rvt_flow_have_pc(f)) {
+            dec->trap_open = true;
             /* after an uninferable jump the address is the EPC: its target */
             if (rvt_flow_pending(f) && rvt_cf_uninferable(dec->single_cf) && k->has_address &&
                 dec->have_single) {
@@ -754,12 +757,14 @@ static int do_support(struct et_decoder *dec, const struct et_packet *k, bool at
     if (k->qual_status != ET_QUAL_NO_CHANGE || !k->ienable) {
         dec->held = false;
         dec->held_jump = false;
-        if (at_end && k->qual_status != ET_QUAL_TRACE_LOST) {
-            /* the end of the trace: nothing is missing */
+        if (at_end && !k->ienable && k->qual_status != ET_QUAL_TRACE_LOST) {
+            /* the encoder's end of the trace (ienable=0): nothing is missing.
+             * A final support packet with ienable=1 is a filter turning tracing
+             * off: the unqualified instructions that follow are a gap. */
             dec->synced = false;
             return 0;
         }
-        if (dec->synced && rvt_flow_have_pc(f)) {
+        if (dec->synced || dec->trap_open) { /* also after a trap without its handler */
             enum rvt_gap_reason why = k->qual_status == ET_QUAL_TRACE_LOST ? RVT_GAP_LOST : RVT_GAP_TRACE_OFF;
             if (FL(rvt_flow_gap(f, why, why == RVT_GAP_LOST ? "trace packets lost" : "tracing stopped")) < 0)
                 return flow_fail(dec);
@@ -768,6 +773,7 @@ static int do_support(struct et_decoder *dec, const struct et_packet *k, bool at
                 return flow_fail(dec);
         }
         dec->synced = false;
+        dec->trap_open = false;
         dec->have_single = false;
     }
     return 0;
@@ -919,6 +925,7 @@ static int note_error(struct et_decoder *dec, uint64_t offset, const char *text)
 {
     rvt_flow_set_offset(dec->f, offset);
     dec->synced = false;
+    dec->trap_open = false;
     dec->held = false;
     dec->held_jump = false;
     dec->have_single = false;

@@ -39,6 +39,7 @@ struct ent {
     bool has_time;
     bool qualified;
     bool last_of_rec; /* the last instruction of its record (or its only one) */
+    bool notify;      /* a trigger asks for this instruction to be reported (RVT_ING_NOTIFY) */
     uint64_t rec_lo, rec_hi; /* the record's first and last instruction */
     /* decided when processed as the current instruction */
     bool updiscon;    /* its successor must be reported with an address */
@@ -630,6 +631,17 @@ static bool will_updiscon(const struct et_encoder *e, const struct ent *c, const
     return !sij;
 }
 
+/* A return reported by its own packet (trace-notify, resync with branches)
+ * whose successor is an uninferable target: a sync packet there would leave
+ * the decoder's walk from the return to the sync address with the return
+ * stack's prediction, which this return did not follow.  The target is
+ * reported with format 1/2 (irreport) and the resync waits one packet. */
+static bool ret_reported_before(const struct et_encoder *e, const struct ent *prev)
+{
+    return prev && prev->updiscon && prev->reported && prev->retired && prev->itype == RVT_ITYPE_RETURN &&
+           e->p.implicit_return != ET_IR_OFF;
+}
+
 static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct ent *n, bool last)
 {
     int rc = 0;
@@ -681,7 +693,8 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
             e->trep = true;
         }
         handled = true;
-    } else if (first || ppccd(e, prev, c) || (e->resync_max && e->resync_count > e->resync_max)) {
+    } else if (first || ppccd(e, prev, c) ||
+               (e->resync_max && e->resync_count > e->resync_max && !ret_reported_before(e, prev))) {
         rc = send_start(e, c);
         handled = true;
     }
@@ -771,6 +784,15 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
     } else if (c->retired && c->reported && c->rec_hi > c->addr) {
         /* first instruction of a block reported: the rest is still ahead */
         win_add(e, c->addr + 2, c->rec_hi);
+    }
+
+    /* Trace-notify trigger (ingress port trigger value 4): report this
+     * instruction explicitly, with notify != address[MSB] (payload.adoc). */
+    if (c->notify && !c->reported && c->retired) {
+        if ((rc = send_address(e, c->addr, AK_NOTIFY, false, c->time)) < 0)
+            return rc;
+        c->reported = true;
+        inferred = true;
     }
 
     /* End of tracing: report the final instruction, then say so. */
@@ -1009,6 +1031,7 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
     x.next = rvt_ing_next_addr(r);
     x.itype = itype;
     x.sijump = (r->flags & RVT_ING_SIJUMP) != 0;
+    x.notify = (r->flags & RVT_ING_NOTIFY) != 0 && x.retired;
     return push_ent(e, &x);
 }
 

@@ -12,7 +12,7 @@
 
 /* Column index per field (per block for the replicated ones), -1 if absent. */
 struct layout {
-    int cause, tval, priv, context, ctype, time;
+    int cause, tval, priv, context, ctype, time, trigger;
     int itype[MAX_BLOCKS], iaddr[MAX_BLOCKS], iretire[MAX_BLOCKS], ilastsize[MAX_BLOCKS], sijump[MAX_BLOCKS];
     unsigned blocks;  /* replicated groups present (1 + highest N) */
     unsigned ncols;
@@ -116,6 +116,8 @@ static int parse_header(struct parser *ps, char *line)
             slot = &L->ctype;
         else if (!strcmp(c, "time"))
             slot = &L->time;
+        else if (!strcmp(c, "trigger"))
+            slot = &L->trigger;
         else if ((r = col_index(c, "itype", &b)) != 0)
             slot = r > 0 ? &L->itype[b] : NULL;
         else if ((r = col_index(c, "iaddr", &b)) != 0)
@@ -129,7 +131,7 @@ static int parse_header(struct parser *ps, char *line)
         if (!slot)
             return rvt_fail(ps->d, RVT_ERR_FORMAT,
                             "%s:%" PRIu64 ": unknown column \"%s\" (expected itype_N, cause, tval, priv, iaddr_N, "
-                            "context, ctype, iretire_N, ilastsize_N, time, sijump_N)",
+                            "context, ctype, iretire_N, ilastsize_N, time, sijump_N, trigger)",
                             ps->name, ps->line, c);
         if (*slot >= 0)
             return rvt_fail(ps->d, RVT_ERR_FORMAT, "%s:%" PRIu64 ": column \"%s\" appears twice", ps->name,
@@ -193,15 +195,21 @@ static int parse_row(struct parser *ps, char *line, struct rvt_ing_rec *out)
     if (n != L->ncols)
         return rvt_fail(ps->d, RVT_ERR_FORMAT, "%s:%" PRIu64 ": %u fields, the header has %u", ps->name, ps->line,
                         n, L->ncols);
-    uint64_t cause, tval, priv, context, ctype, time;
+    uint64_t cause, tval, priv, context, ctype, time, trigger;
     int rc;
     if ((rc = field(ps, f, L->cause, "cause", false, 0xffffffffu, &cause)) < 0 ||
         (rc = field(ps, f, L->tval, "tval", true, UINT64_MAX, &tval)) < 0 ||
         (rc = field(ps, f, L->priv, "priv", false, 7, &priv)) < 0 ||
         (rc = field(ps, f, L->context, "context", false, UINT64_MAX, &context)) < 0 ||
         (rc = field(ps, f, L->ctype, "ctype", false, 3, &ctype)) < 0 ||
-        (rc = field(ps, f, L->time, "time", false, UINT64_MAX, &time)) < 0)
+        (rc = field(ps, f, L->time, "time", false, UINT64_MAX, &time)) < 0 ||
+        (rc = field(ps, f, L->trigger, "trigger", false, UINT64_MAX, &trigger)) < 0)
         return rc;
+    if (trigger & 3u)
+        return rvt_fail(ps->d, RVT_ERR_FORMAT,
+                        "%s:%" PRIu64 ": trigger %" PRIu64 ": trace-on/off triggers (bits 0-1) are not supported "
+                        "in the input (use rvtrace --trigger); only trace-notify (bit 2+N for block N)",
+                        ps->name, ps->line, trigger);
     unsigned count = 0;
     bool trap_seen = false;
     for (unsigned b = 0; b < (L->blocks ? L->blocks : 1); b++) {
@@ -250,6 +258,8 @@ static int parse_row(struct parser *ps, char *line, struct rvt_ing_rec *out)
         }
         if (sij)
             r->flags |= RVT_ING_SIJUMP;
+        if (b + 2 < 64 && ((trigger >> (b + 2)) & 1u))
+            r->flags |= RVT_ING_NOTIFY;
         count++;
     }
     return (int)count;
@@ -400,8 +410,9 @@ int rvt_refcsv_open(struct rvt_ing_reader **out, const char *path, const struct 
 
 int rvt_refcsv_write_header_ex(FILE *f, unsigned flags)
 {
-    int n = fprintf(f, "itype_0,cause,tval,priv,iaddr_0,context,ctype,iretire_0,ilastsize_0%s%s\n",
-                    (flags & RVT_REFCSV_TIME) ? ",time" : "", (flags & RVT_REFCSV_SIJUMP) ? ",sijump_0" : "");
+    int n = fprintf(f, "itype_0,cause,tval,priv,iaddr_0,context,ctype,iretire_0,ilastsize_0%s%s%s\n",
+                    (flags & RVT_REFCSV_TIME) ? ",time" : "", (flags & RVT_REFCSV_SIJUMP) ? ",sijump_0" : "",
+                    (flags & RVT_REFCSV_TRIGGER) ? ",trigger" : "");
     return n < 0 ? -RVT_ERR_IO : 0;
 }
 
@@ -418,6 +429,8 @@ int rvt_refcsv_write_ex(FILE *f, const struct rvt_ing_rec *r, unsigned flags)
         n = fprintf(f, ",%" PRIu64, (r->flags & RVT_ING_HAS_TIME) ? r->time : 0);
     if (n >= 0 && (flags & RVT_REFCSV_SIJUMP))
         n = fprintf(f, ",%u", (r->flags & RVT_ING_SIJUMP) ? 1u : 0u);
+    if (n >= 0 && (flags & RVT_REFCSV_TRIGGER))
+        n = fprintf(f, ",%u", (r->flags & RVT_ING_NOTIFY) ? 4u : 0u);
     if (n >= 0)
         n = fputc('\n', f);
     return n < 0 ? -RVT_ERR_IO : 0;

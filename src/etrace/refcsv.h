@@ -2,8 +2,9 @@
  * ingress source) and writer.
  *
  * Columns (header line, any order): itype_0, cause, tval, priv, iaddr_0,
- * context, ctype, iretire_0, ilastsize_0 are required; time and sijump_0
- * are optional; itype_N, iaddr_N, iretire_N, ilastsize_N, sijump_N (N >= 1)
+ * context, ctype, iretire_0, ilastsize_0 are required; time, sijump_0 and
+ * trigger (the ingress port's trigger signal: bit 2+N = trace-notify for
+ * block N, RVT_ING_NOTIFY; bits 0-1, trace on/off, are refused) are optional; itype_N, iaddr_N, iretire_N, ilastsize_N, sijump_N (N >= 1)
  * add further blocks retired in the same cycle (multiple retirement).
  * itype, cause, priv, ctype, iretire, ilastsize, context and time are
  * decimal; iaddr and tval hexadecimal without 0x (a 0x prefix is accepted
@@ -24,8 +25,8 @@ int rvt_refcsv_open(struct rvt_ing_reader **out, const char *path, const struct 
 int rvt_refcsv_write_header(FILE *f);
 int rvt_refcsv_write(FILE *f, const struct rvt_ing_rec *r);
 
-/* Writer with optional columns (RVT_REFCSV_*): time and sijump_0. */
-enum { RVT_REFCSV_TIME = 1u << 0, RVT_REFCSV_SIJUMP = 1u << 1 };
+/* Writer with optional columns (RVT_REFCSV_*): time, sijump_0, trigger. */
+enum { RVT_REFCSV_TIME = 1u << 0, RVT_REFCSV_SIJUMP = 1u << 1, RVT_REFCSV_TRIGGER = 1u << 2 };
 int rvt_refcsv_write_header_ex(FILE *f, unsigned flags);
 int rvt_refcsv_write_ex(FILE *f, const struct rvt_ing_rec *r, unsigned flags);
 

@@ -35,11 +35,17 @@ struct scen {
     struct rt_result dec;
 };
 
+static uint64_t g_notify_pc; /* a trace-notify trigger on this instruction (0: none) */
+
 static int emit(void *ctx, const struct rvt_ing_rec *r)
 {
     struct scen *s = ctx;
-    if (s->nrecs < 512)
-        s->recs[s->nrecs++] = *r;
+    if (s->nrecs < 512) {
+        s->recs[s->nrecs] = *r;
+        if (g_notify_pc && r->iretire && rvt_ing_last_addr(r) == g_notify_pc)
+            s->recs[s->nrecs].flags |= RVT_ING_NOTIFY;
+        s->nrecs++;
+    }
     return 0;
 }
 
@@ -233,6 +239,21 @@ static void looplabel_cases(void)
         CHECK_EQ(s.k[i].notify, 1);
         CHECK(s.k[i].raw_notify != ((s.k[i].address >> 30) & 1)); /* differs from address[MSB] */
     }
+    done(&s);
+
+    /* Case 4 by trigger: trace-notify (RVT_ING_NOTIFY) on an instruction of
+     * straight-line code: a format 2 with notify != address[MSB] reports it. */
+    struct step c5[] = {{p.A, 0, 0, 0}, {p.B, 0, 0, 0}, {p.C, 0, 0, 0}, {p.J, 0, 0, 0}, {p.X, 0, 0, 0},
+                        {p.X2, 0, 0, 0}};
+    g_notify_pc = p.C;
+    if (run(&s, "notify: trace-notify trigger", &p.a, c5, 6, none, 32)) {
+        int i = find(&s, 0, ET_F2, -1);
+        REQUIRE(i >= 0);
+        CHECK_EQ(s.k[i].address, (p.C - p.A) >> 1);
+        CHECK_EQ(s.k[i].notify, 1);
+        CHECK(s.k[i].raw_notify != ((s.k[i].address >> 30) & 1));
+    }
+    g_notify_pc = 0;
     done(&s);
     as_free(&a);
     as_free(&p.a);

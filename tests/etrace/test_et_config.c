@@ -156,6 +156,34 @@ static void refcsv(void)
                     "8,0,0,3,2000,7,0,3,0\n"
                     "1,13,dead,3,3000,7,0,0,0\n");
     free(text);
+
+    /* the trigger column: bit 2+N is trace-notify for block N */
+    const char *trig = "itype_0,cause,tval,priv,iaddr_0,context,ctype,iretire_0,ilastsize_0,trigger,"
+                       "itype_1,iaddr_1,iretire_1,ilastsize_1\n"
+                       "0,0,0,3,100,0,0,1,0,4,0,0,0,0\n"
+                       "0,0,0,3,102,0,0,1,0,8,0,104,1,0\n";
+    g.n = 0;
+    CHECK(rvt_refcsv_parse_mem(trig, strlen(trig), "t.csv", collect, &g, &d) == 3);
+    REQUIRE(g.n == 3);
+    CHECK(g.r[0].flags & RVT_ING_NOTIFY);
+    CHECK(!(g.r[1].flags & RVT_ING_NOTIFY));
+    CHECK(g.r[2].flags & RVT_ING_NOTIFY);
+    const char *trig_bad = "itype_0,cause,tval,priv,iaddr_0,context,ctype,iretire_0,ilastsize_0,trigger\n"
+                           "0,0,0,3,100,0,0,1,0,1\n";
+    CHECK(rvt_refcsv_parse_mem(trig_bad, strlen(trig_bad), "u.csv", collect, &g, &d) < 0);
+    CHECK_MSG(strstr(d.msg, "u.csv:2") && strstr(d.msg, "trigger"), "%s", d.msg);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    CHECK(rvt_refcsv_write_header_ex(f, RVT_REFCSV_TRIGGER) == 0);
+    CHECK(rvt_refcsv_write_ex(f, &g.r[0], RVT_REFCSV_TRIGGER) == 0);
+    fclose(f);
+    text = (char *)rvt_test_read(path, &len);
+    REQUIRE(text != NULL);
+    text = realloc(text, len + 1);
+    text[len] = 0;
+    CHECK_STR(text, "itype_0,cause,tval,priv,iaddr_0,context,ctype,iretire_0,ilastsize_0,trigger\n"
+                    "0,0,0,3,100,0,0,1,0,4\n");
+    free(text);
 }
 
 int main(void)

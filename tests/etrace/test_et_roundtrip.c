@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { F_NONE, F_PRIV_U, F_RANGE, F_TVEC };
+enum { F_NONE, F_PRIV_U, F_RANGE, F_TVEC, F_NOTIFY };
 
 struct optset {
     const char *name;
@@ -60,6 +60,16 @@ static const struct optset sets[] = {
      {"implicit-return", "2.0", "return_stack_size_p", "2", "branch-prediction", "1", "jump-target-cache", "1",
       "f0s_width_p", "1", "sijump", "1", "resync-max", "1", NULL},
      true, false, false, false, F_NONE},
+    /* trace-notify triggers on some records (RVT_ING_NOTIFY) */
+    {"notify", {NULL}, false, false, false, false, F_NOTIFY},
+    {"notify-all",
+     {"implicit-return", "fixed", "return_stack_size_p", "3", "branch-prediction", "1", "jump-target-cache", "1",
+      "sijump", "1", "resync-max", "1", NULL},
+     true, true, false, false, F_NOTIFY},
+    {"xoff",
+     {"implicit-return", "fixed", "return_stack_size_p", "3", "branch-prediction", "1", "jump-target-cache", "1",
+      "sijump", "1", "resync-max", "1", NULL},
+     true, true, false, false, F_NONE},
 };
 
 static unsigned failures_shown;
@@ -84,6 +94,10 @@ static void run(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
         return;
     }
     char err[700] = "";
+    if (os->filter == F_NOTIFY)
+        for (size_t i = 0; i < s.nrecs; i++)
+            if ((i * 2654435761u + seed) % 7 == 3)
+                s.recs[i].flags |= RVT_ING_NOTIFY;
     /* filters: the expected instructions are the qualified ones */
     const char *opts[48];
     unsigned no = 0;
@@ -146,9 +160,11 @@ static void run(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
             /* the input and the code, for rvtrace encode/decode --raw */
             snprintf(path, sizeof path, "%s/fail-%s-rv%u-%u.csv", dir, os->name, xlen, seed);
             if ((f = fopen(path, "w"))) {
-                rvt_refcsv_write_header_ex(f, RVT_REFCSV_SIJUMP | (os->time ? RVT_REFCSV_TIME : 0));
+                unsigned cf = RVT_REFCSV_SIJUMP | (os->time ? RVT_REFCSV_TIME : 0) |
+                              (os->filter == F_NOTIFY ? RVT_REFCSV_TRIGGER : 0);
+                rvt_refcsv_write_header_ex(f, cf);
                 for (size_t k = 0; k < s.nrecs; k++)
-                    rvt_refcsv_write_ex(f, &s.recs[k], RVT_REFCSV_SIJUMP | (os->time ? RVT_REFCSV_TIME : 0));
+                    rvt_refcsv_write_ex(f, &s.recs[k], cf);
                 fclose(f);
             }
             const struct rvt_segment *seg = rvt_img_segment(s.img, 0);
