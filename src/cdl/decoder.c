@@ -35,6 +35,8 @@ struct cdl_dec {
     size_t field_pos;
 
     bool synced;
+    unsigned zero_run;    /* skip nybbles just before the current field */
+    bool after_mark;      /* the current field follows a sync mark */
     enum pending pending;
     uint64_t pend_addr;   /* address of the instruction that left `pending` */
     uint8_t pend_ns;      /* its non-sequential reason */
@@ -255,7 +257,17 @@ static int apply_pc(struct cdl_dec *dec, uint64_t pc)
         uint64_t at = rvt_flow_pc(dec->flow);
         if (rvt_flow_have_pc(dec->flow) && at == pc)
             return 1;
-        rc = trace_error(dec, "PC data 0x%" PRIx64 " but the code continues at 0x%" PRIx64, pc, at);
+        if (dec->after_mark) {
+            /* A sync mark with another address: trace was not recorded in
+             * between (filtered out, or lost by the sink). */
+            snprintf(dec->text, sizeof dec->text,
+                     "cdl: offset 0x%" PRIx64 ": the trace resumes at 0x%" PRIx64 " after a sync mark, not at 0x%" PRIx64
+                     " (trace off or data lost in between)",
+                     byte_offset(dec, dec->field_pos), pc, at);
+            rc = rvt_flow_gap(dec->flow, RVT_GAP_LOST, dec->text);
+        } else {
+            rc = trace_error(dec, "PC data 0x%" PRIx64 " but the code continues at 0x%" PRIx64, pc, at);
+        }
         if (rc < 0)
             return rc;
         /* The PC field itself is sound: restart there. */
@@ -359,6 +371,36 @@ static int apply_nocode(struct cdl_dec *dec, const struct cdl_field *f)
     dec->pending = PEND_TARGET;
     dec->pend_ns = f->nonseq;
     return 1;
+}
+
+/* ---- without the flow: a log of register writes, traps, tracepoints -------- */
+
+static int apply_log(struct cdl_dec *dec, const struct cdl_field *f)
+{
+    int rc;
+    switch (f->kind) {
+    case CDL_F_DATA:
+        if (f->reason == CDL_DATA_RFW)
+            return data_note(dec, RVT_DATA_REG_WRITE, f->rd, f->value, UINT64_MAX);
+        if (dec->pending == PEND_TRAP) {
+            /* The trap at the last PC; this PC is its handler. */
+            rc = note(dec, RVT_NOTE_TRAP, 0, dec->pend_addr, 0, UINT64_MAX, NULL);
+            if (rc < 0)
+                return rc;
+        }
+        dec->pending = PEND_NONE;
+        dec->pend_addr = f->value;
+        dec->synced = true;
+        return 1;
+    case CDL_F_NONSEQ:
+        if (f->nonseq == CDL_NS_TRAP && dec->synced)
+            dec->pending = PEND_TRAP;
+        return 1;
+    case CDL_F_TRACEPOINT:
+        return data_note(dec, RVT_DATA_TRACEPOINT, 0, f->tp, UINT64_MAX);
+    default:
+        return 1;
+    }
 }
 
 /* ---- stream ordering and the main loop ------------------------------------ */
@@ -493,9 +535,19 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
             snprintf(msg, sizeof msg, "%s", dec->diag.msg);
             rc = trace_error(dec, "%s", msg);
         } else {
+            if (f.kind == CDL_F_SKIP) {
+                dec->zero_run++;
+                pos++;
+                continue;
+            }
+            dec->after_mark = dec->zero_run >= dec->cfg.sync_nybbles;
+            dec->zero_run = 0;
             if (!dec->nocode)
                 rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
-            rc = dec->nocode ? apply_nocode(dec, &f) : apply_code(dec, &f);
+            if (!(dec->cfg.pack & CDL_PACK_FLOW))
+                rc = apply_log(dec, &f);
+            else
+                rc = dec->nocode ? apply_nocode(dec, &f) : apply_code(dec, &f);
             pos += (size_t)n;
         }
         if (rc < 0)

@@ -286,8 +286,10 @@ static int finish_record(struct cdl_enc *e, const struct rvt_ing_rec *p, bool ha
         if ((rc = put_insn_data(e, p)) < 0)
             return rc;
         if (trap && (e->cfg.pack & CDL_PACK_TRAPS)) {
+            /* A trap log: the epc (the next instruction that would have
+             * retired), the trap, the handler. */
             struct cdl_field f = {.kind = CDL_F_NONSEQ, .nonseq = CDL_NS_TRAP};
-            if ((rc = put_field(e, &f)) < 0)
+            if ((rc = put_pc(e, rvt_ing_next_addr(p))) < 0 || (rc = put_field(e, &f)) < 0)
                 return rc;
             if (have_next && (rc = put_pc(e, next)) < 0)
                 return rc;
@@ -357,6 +359,15 @@ int cdl_enc_put(struct cdl_enc *e, const struct rvt_ing_rec *r)
     int rc;
     if (e->finished)
         return rvt_fail(&e->diag, RVT_ERR_INVAL, "cdl: record after finish");
+    if (r->flags & RVT_ING_UNQUALIFIED) {
+        /* Filtered out: not traced.  The next traced cycle starts with a
+         * sync mark and its PC, which shows the decoder the gap. */
+        if (e->have_pending && (rc = finish_record(e, &e->pend, true, r->iaddr)) < 0)
+            return rc;
+        e->have_pending = false;
+        e->sync_due = true;
+        return 0;
+    }
     uint64_t n;
     if ((rc = count_insns(e, r, &n)) < 0)
         return rc;

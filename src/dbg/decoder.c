@@ -242,29 +242,15 @@ static int src_was_jump_target(struct dbg_dec *dec)
     return 1;
 }
 
-/* Trap at the source PC with its handler; `priv` holds the Privilege Level
- * packet (bit 3 = interrupt) if one was read. */
+/* Trap at the source PC (the trap's epc: the first instruction that did
+ * not complete) with its handler; `priv` is the Privilege Level packet
+ * (bit 3 = interrupt) if one was read. */
 static int do_trap(struct dbg_dec *dec, bool have_priv, uint8_t priv, uint64_t handler)
 {
-    bool interrupt;
-    if (have_priv) {
-        interrupt = (priv & 8) != 0;
-    } else {
-        /* No Privilege Level: ecall/ebreak trap without retiring; any other
-         * instruction is taken as interrupted after it retired. */
-        unsigned cf = 0;
-        uint64_t t = 0;
-        int rc = insn_class(dec, dec->src, &cf, &t);
-        if (rc <= 0)
-            return rc;
-        interrupt = !(cf == RVT_CF_ECALL || cf == RVT_CF_EBREAK);
-    }
-    struct rvt_stop st;
-    int rc;
-    if (interrupt && (rc = retire_one(dec, &st, "interrupt")) <= 0)
-        return rc;
-    if ((rc = rvt_flow_trap(dec->flow, interrupt, 0, 0, true, handler)) < 0)
-        return flow_failed(dec, interrupt ? "interrupt" : "exception", rc);
+    bool interrupt = have_priv && (priv & 8);
+    int rc = rvt_flow_trap(dec->flow, interrupt, 0, 0, true, handler);
+    if (rc < 0)
+        return flow_failed(dec, interrupt ? "interrupt" : "trap", rc);
     if (have_priv) {
         dec->prv = (priv >> 1) & 3;
         if ((rc = rvt_flow_set_context(dec->flow, dec->prv, dec->hart)) < 0)
@@ -422,7 +408,7 @@ static int nc_pair(struct dbg_dec *dec, uint64_t dst)
 {
     bool have_priv = dec->st == ST_SRC_PRIV;
     bool trap = have_priv;
-    bool retired = !have_priv || (dec->src_priv & 8);
+    bool retired = !have_priv; /* a trap's source PC is its epc: not executed */
     uint64_t last = dec->src;
     struct rvt_block b;
     memset(&b, 0, sizeof b);
@@ -433,22 +419,23 @@ static int nc_pair(struct dbg_dec *dec, uint64_t dst)
     b.trace_offset = byte_offset(dec, dec->pkt_pos);
     if (trap && (dec->src_priv & 8))
         b.flags |= RVT_BLK_INTERRUPT;
-    bool any;
-    if (retired) {
-        b.last = last;
-        any = last >= b.start;
-    } else {
-        b.flags |= RVT_BLK_LAST_UNKNOWN;
-        any = last > b.start;
-    }
-    if (any && last >= b.start) {
+    /* The block runs from the last destination to the source (included
+     * unless it is a trap's epc). */
+    if (retired ? last >= b.start : last > b.start) {
         if (!dec->cfg.rvc) {
             b.ninsns = (last - b.start) / 4 + (retired ? 1 : 0);
+            b.last = retired ? last : last - 4;
+            b.last_len = 4;
             b.index = dec->nc_index;
             dec->nc_index += b.ninsns;
         } else {
+            /* Compressed code: sizes unknown without the image. */
             b.ninsns = 1;
             b.flags |= RVT_BLK_COUNT_UNKNOWN;
+            if (retired)
+                b.last = last;
+            else
+                b.flags |= RVT_BLK_LAST_UNKNOWN;
             dec->blk_counted = false;
         }
         dec->held = b;
@@ -579,8 +566,10 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
     case DBG_TIMESTAMP:
         if (!value_from_last(p, 64, &dec->ts, &dec->have_ts))
             return 1; /* incomplete before the first full timestamp */
-        if (!dec->nocode)
+        if (!dec->nocode) {
             rvt_flow_set_time(dec->flow, dec->ts);
+            return 1;
+        }
         rc = note(dec, RVT_NOTE_TIME, 0, 0, dec->ts, cur_index(dec), NULL);
         return rc < 0 ? rc : 1;
     case DBG_HART:

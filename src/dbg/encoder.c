@@ -50,9 +50,7 @@ struct dbg_enc {
     struct vstate vs;
     uint64_t resume_pc;     /* where the decoder's walk continues */
     uint8_t resume_priv;
-    uint64_t last_retired;  /* address of the last retired instruction */
-    bool have_last_retired;
-    bool started, resync_due;
+    bool started, resync_due, off;
 
     uint64_t pos;           /* nybbles written to the stream (buffer position = pos mod ram) */
     uint8_t stage[STAGE_NYBBLES];
@@ -225,7 +223,7 @@ static void build_sync(struct dbg_enc *e, struct group *g, struct vstate *vs, co
     vs->full_pc = vs->full_la = vs->full_sa = vs->full_ts = true;
     if (dbg_emits(c, DBG_TRACE_EMITTIMESTAMP) && p && (p->flags & RVT_ING_HAS_TIME))
         g_ts(g, vs, p->time);
-    uint64_t hart = p ? p->context : vs->hart;
+    uint64_t hart = p ? p->hart : vs->hart;
     if (hart || hart != vs->hart)
         g_value(g, DBG_HART, hart, dbg_nyb_zero(hart));
     vs->hart = hart;
@@ -265,9 +263,9 @@ static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, c
 
     if (dbg_emits(c, DBG_TRACE_EMITTIMESTAMP) && (p->flags & RVT_ING_HAS_TIME) && (!vs->have_ts || p->time != vs->ts))
         g_ts(g, vs, p->time);
-    if (p->context != vs->hart) {
-        g_value(g, DBG_HART, p->context, dbg_nyb_zero(p->context));
-        vs->hart = p->context;
+    if (p->hart != vs->hart) {
+        g_value(g, DBG_HART, p->hart, dbg_nyb_zero(p->hart));
+        vs->hart = p->hart;
     }
 
     /* LOAD / STORE / CSR data of the last retired instruction. */
@@ -298,13 +296,14 @@ static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, c
     unsigned it = p->itype;
     uint64_t src = rvt_ing_last_addr(p);
     if (it == RVT_ITYPE_EXCEPTION || it == RVT_ITYPE_INTERRUPT) {
-        /* PC of the faulting (not retired) / last retired instruction,
-         * Privilege Level, then the new PC. */
-        if (it == RVT_ITYPE_EXCEPTION)
-            src = rvt_ing_next_addr(p);
-        else if (!p->iretire)
-            src = e->last_retired;
-        if (epc && (it == RVT_ITYPE_EXCEPTION || p->iretire || e->have_last_retired))
+        /* PC, Privilege Level, new PC.  The first PC is the trap's epc —
+         * the first instruction that did not complete (the faulting one, or
+         * where an interrupted hart resumes) — rather than the seed's "last
+         * instruction executed" for interrupts: that one may already have
+         * been reported by its own branch/jump packets, and then a decoder
+         * could not tell where the interrupt fell. */
+        src = rvt_ing_next_addr(p);
+        if (epc)
             g_pc(e, g, vs, src);
         if (epriv)
             g_priv(g, it == RVT_ITYPE_INTERRUPT, have_next ? next_priv : p->priv);
@@ -447,9 +446,24 @@ int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
     int rc;
     if (e->finished)
         return rvt_fail(&e->diag, RVT_ERR_INVAL, "dbg: record after finish");
+    if (r->flags & RVT_ING_UNQUALIFIED) {
+        /* Filtered out: Trace Disabled; Trace Enabled and the sync fields
+         * come with the next traced record. */
+        if (e->have_pending && (rc = emit_record(e, &e->pend, true, r->iaddr, r->priv, false)) < 0)
+            return rc;
+        e->have_pending = false;
+        if (e->started && !e->off && (rc = emit_record(e, NULL, false, 0, 0, true)) < 0)
+            return rc;
+        e->off = true;
+        return 0;
+    }
     if (!r->iretire && r->itype != RVT_ITYPE_EXCEPTION && r->itype != RVT_ITYPE_INTERRUPT)
         return 0;
     e->records++;
+    if (e->off) {
+        e->off = false;
+        e->started = false;
+    }
     if (!e->have_pending) {
         e->resume_pc = r->iaddr;
         e->resume_priv = r->priv;
@@ -465,10 +479,6 @@ int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
             e->resume_pc = r->iaddr;
             e->resume_priv = r->priv;
         }
-    }
-    if (r->iretire) {
-        e->last_retired = rvt_ing_last_addr(r);
-        e->have_last_retired = true;
     }
     /* Instructions retired, for the FIFO drain model and the statistics
      * only (no packet depends on it): exact with an image, else a lower
@@ -489,7 +499,7 @@ int dbg_enc_finish(struct dbg_enc *e)
     if (e->finished)
         return 0;
     e->finished = true;
-    if (e->have_pending || e->started) {
+    if (e->have_pending || (e->started && !e->off)) {
         if ((rc = emit_record(e, e->have_pending ? &e->pend : NULL, false, 0, 0, true)) < 0)
             return rc;
     }
