@@ -75,8 +75,10 @@ enum rvt_block_flags {
     RVT_BLK_IMPLICIT = 1u << 1,  /* RETURN predicted by the call stack */
     RVT_BLK_HAS_TIME = 1u << 2,
     /* Built without a code image (from recorded addresses and counts): */
-    RVT_BLK_LAST_UNKNOWN = 1u << 3,  /* `last` is not known (instruction sizes unknown) */
-    RVT_BLK_COUNT_UNKNOWN = 1u << 4  /* `ninsns` is not known (1 is stored) */
+    RVT_BLK_LAST_UNKNOWN = 1u << 3,  /* the last instruction's address is not known; `last` holds
+                                        the address after the block if known, else 0 */
+    RVT_BLK_COUNT_UNKNOWN = 1u << 4  /* `ninsns` is not known (1 is stored): the block runs from
+                                        `start` to `last` */
 };
 
 struct rvt_block {

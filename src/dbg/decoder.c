@@ -429,12 +429,12 @@ static int nc_pair(struct dbg_dec *dec, uint64_t dst)
             b.index = dec->nc_index;
             dec->nc_index += b.ninsns;
         } else {
-            /* Compressed code: sizes unknown without the image. */
+            /* Compressed code: sizes unknown without the image.  For a
+             * trap's epc, `last` holds the end of the block (exclusive). */
             b.ninsns = 1;
             b.flags |= RVT_BLK_COUNT_UNKNOWN;
-            if (retired)
-                b.last = last;
-            else
+            b.last = last;
+            if (!retired)
                 b.flags |= RVT_BLK_LAST_UNKNOWN;
             dec->blk_counted = false;
         }
@@ -446,6 +446,37 @@ static int nc_pair(struct dbg_dec *dec, uint64_t dst)
     dec->blk_start = dst;
     dec->st = ST_PAIR_DONE;
     return 1;
+}
+
+/* Trace Disabled after a source PC: the trace ended there.  A source PC
+ * alone names the last instruction executed (it retires); with a
+ * Privilege Level after it, a trap was taken whose handler is not known. */
+static int end_of_trace(struct dbg_dec *dec)
+{
+    int rc;
+    if (dec->st != ST_SRC && dec->st != ST_SRC_PRIV)
+        return 1;
+    bool trap = dec->st == ST_SRC_PRIV;
+    dec->st = ST_IDLE;
+    if (dec->nocode) {
+        if (trap) {
+            dec->st = ST_SRC_PRIV;
+            return nc_pair(dec, 0);
+        }
+        dec->st = ST_SRC;
+        dec->src_priv = 0;
+        if ((rc = nc_pair(dec, 0)) <= 0)
+            return rc;
+        dec->held.end = RVT_END_SEQ;
+        return nc_flush_held(dec);
+    }
+    if (trap) {
+        if ((rc = rvt_flow_trap(dec->flow, (dec->src_priv & 8) != 0, 0, 0, false, 0)) < 0)
+            return flow_failed(dec, "trap", rc);
+        return 1;
+    }
+    struct rvt_stop st;
+    return retire_one(dec, &st, "last instruction");
 }
 
 /* ---- one packet ------------------------------------------------------------------------------ */
@@ -512,6 +543,8 @@ static int settle(struct dbg_dec *dec, unsigned hdr)
     }
     if (dec->nocode && hdr != DBG_PRIV && (rc = nc_flush_held(dec)) <= 0)
         return rc;
+    if (hdr == DBG_TRACE_DISABLED)
+        return 1; /* ends the group: see end_of_trace */
     if (dec->st == ST_SRC && hdr != DBG_PRIV && hdr != DBG_PC) {
         if (dec->nocode || !dec->ebr)
             return trace_error(dec, "%s packet after the source PC 0x%" PRIx64 " of a pair, expected its "
@@ -553,6 +586,8 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
         dec->sync_stage = 1;
         return 1;
     case DBG_TRACE_DISABLED:
+        if (!in_sync && (rc = end_of_trace(dec)) <= 0)
+            return rc;
         if (dec->nocode && (rc = nc_flush_held(dec)) <= 0)
             return rc;
         snprintf(dec->text, sizeof dec->text,

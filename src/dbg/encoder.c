@@ -33,7 +33,8 @@ struct vstate {
 struct group {
     uint8_t n[GROUP_MAX];
     unsigned len, packets;
-    bool flow; /* the group moves the decoder's walk (branch or PC packets) */
+    bool flow;    /* the group moves the decoder's walk (branch or PC packets) */
+    bool covered; /* its packets take the decoder up to (or past) the last instruction */
 };
 
 struct dbg_enc {
@@ -51,6 +52,8 @@ struct dbg_enc {
     uint64_t resume_pc;     /* where the decoder's walk continues */
     uint8_t resume_priv;
     bool started, resync_due, off;
+    bool misaligned;        /* a PC the packet cannot hold (bit 1 set without C) */
+    uint64_t misaligned_pc;
 
     uint64_t pos;           /* nybbles written to the stream (buffer position = pos mod ram) */
     uint8_t stage[STAGE_NYBBLES];
@@ -173,8 +176,12 @@ static void g_value(struct group *g, unsigned hdr, uint64_t v, unsigned n)
     g_put(g, &p);
 }
 
-static void g_pc(const struct dbg_enc *e, struct group *g, struct vstate *vs, uint64_t pc)
+static void g_pc(struct dbg_enc *e, struct group *g, struct vstate *vs, uint64_t pc)
 {
+    if (pc & ((1u << e->pc_shift) - 1) && !e->misaligned) {
+        e->misaligned = true;
+        e->misaligned_pc = pc;
+    }
     uint64_t v = (pc >> e->pc_shift) & dbg_mask(e->pc_width);
     unsigned n = vs->full_pc ? (e->pc_width + 3) / 4 : dbg_nyb_from_last(v, vs->pc);
     g_value(g, DBG_PC, v, n);
@@ -309,6 +316,7 @@ static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, c
             g_priv(g, it == RVT_ITYPE_INTERRUPT, have_next ? next_priv : p->priv);
         if (epc && have_next)
             g_pc(e, g, vs, next);
+        g->covered = true;
         return;
     }
     if (!p->iretire)
@@ -316,22 +324,24 @@ static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, c
     if (it == RVT_ITYPE_NOT_TAKEN) {
         if (ebr) {
             g_simple(g, DBG_BRANCH_NOT_TAKEN);
-            g->flow = true;
+            g->flow = g->covered = true;
         }
     } else if (it == RVT_ITYPE_TAKEN) {
         if (ebr) {
             g_simple(g, DBG_BRANCH_TAKEN);
-            g->flow = true;
+            g->flow = g->covered = true;
         } else if (epc) {
             g_pc(e, g, vs, src);
             if (have_next)
                 g_pc(e, g, vs, next);
+            g->covered = true;
         }
     } else if (inferable_itype(it)) {
         if (!ebr && epc) {
             g_pc(e, g, vs, src);
             if (have_next)
                 g_pc(e, g, vs, next);
+            g->covered = true;
         }
     } else if (uninferable_itype(it) || it == RVT_ITYPE_TRAPRET) {
         /* jalr: with emitbranch the destination alone (the seed's
@@ -342,9 +352,12 @@ static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, c
                 g_pc(e, g, vs, src);
             if (have_next)
                 g_pc(e, g, vs, next);
+            g->covered = !ebr || have_next;
         }
-        if (it == RVT_ITYPE_TRAPRET && epriv)
-            g_priv(g, false, have_next ? next_priv : p->priv);
+        /* (Without a successor the new privilege is unknown, and a
+         * Privilege Level after a lone source PC would read as a trap.) */
+        if (it == RVT_ITYPE_TRAPRET && epriv && have_next)
+            g_priv(g, false, next_priv);
     }
 }
 
@@ -390,8 +403,18 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
             build_sync(e, &s, &vs, p);
         if (p)
             build_group(e, &g, &vs, p, have_next, next, next_priv);
-        if (final)
+        if (final) {
+            /* The trace ends: the last instruction, unless its own packets
+             * already take the decoder there, then Trace Disabled. */
+            if (p && p->iretire && !g.covered && dbg_emits(&e->cfg, DBG_TRACE_EMITPC))
+                g_pc(e, &g, &vs, rvt_ing_last_addr(p));
             g_simple(&g, DBG_TRACE_DISABLED);
+        }
+        if (e->misaligned)
+            return rvt_fail(&e->diag, RVT_ERR_INVAL,
+                            "dbg: PC 0x%" PRIx64 " is not 4-byte aligned, but PC packets hold PC[XLEN-1:2] "
+                            "(the C extension is declared absent: --dbg-rvc off)",
+                            e->misaligned_pc);
         if (s.len + g.len == 0)
             return 0;
         uint64_t next_sync = (e->pos / e->spacing + 1) * e->spacing;

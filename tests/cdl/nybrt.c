@@ -210,7 +210,7 @@ int nrt_exec_flowtest(const struct rvt_image *img, unsigned xlen, unsigned iters
         for (unsigned i = 0; i < n && rc >= 0; i++) {
             /* An interrupt before this instruction: the handler (an mret)
              * returns to it. */
-            if (rng(&r) % 23 == 0) {
+            if (!(extra & NRT_NO_INTERRUPTS) && rng(&r) % 23 == 0) {
                 rc = rvt_ing_builder_trap(bd.b, true, 7, 0, body[i]);
                 if (rc >= 0)
                     rc = insn(&bd, tail, RVT_PRIV_M);
@@ -471,6 +471,7 @@ static int on_note(void *ctx, const struct rvt_note *n)
             d->gap_reasons[n->reason]++;
         snprintf(d->last_gap, sizeof d->last_gap, "%s", n->text ? n->text : "?");
         break;
+    case RVT_NOTE_TIME:
     case RVT_NOTE_DATA:
         if (d->ndata == d->capd) {
             d->capd = d->capd ? 2 * d->capd : 1024;
@@ -478,7 +479,8 @@ static int on_note(void *ctx, const struct rvt_note *n)
             if (!d->data)
                 return 1;
         }
-        d->data[d->ndata++] = (struct nrt_item){n->reason, n->addr, n->value, n->index};
+        d->data[d->ndata++] =
+            (struct nrt_item){n->kind == RVT_NOTE_TIME ? NRT_KIND_TIME : n->reason, n->addr, n->value, n->index};
         break;
     default:
         break;
@@ -535,3 +537,119 @@ bool nrt_same_pcs(const uint64_t *exp, size_t nexp, const uint64_t *got, size_t 
         }
     return true;
 }
+
+/* ---- programs and checks shared by the family tests ----------------------------- */
+
+void nrt_prog_free(struct nrt_prog *p)
+{
+    nrt_exec_free(&p->x);
+    free(p->pcs);
+    free(p->data);
+    rvt_img_free(p->img);
+}
+
+bool nrt_prog_flowtest(struct nrt_prog *p, const char *elf, unsigned xlen, unsigned iters, unsigned extra)
+{
+    memset(p, 0, sizeof *p);
+    p->name = elf;
+    p->img = nrt_load(elf);
+    p->xlen = xlen;
+    char err[256];
+    if (!p->img || nrt_exec_flowtest(p->img, xlen, iters, 0x5eed + xlen, extra, &p->x, err, sizeof err) < 0) {
+        rvt_test_fail(__FILE__, __LINE__, "%s: %s", elf, err);
+        return false;
+    }
+    p->pcs = nrt_expected_pcs(&p->x, p->img, xlen, &p->npcs);
+    p->ndata = nrt_expected_data(&p->x, p->img, xlen, &p->data);
+    return p->npcs == p->x.insns;
+}
+
+bool nrt_prog_pclist(struct nrt_prog *p, const char *elf, const char *list, unsigned extra)
+{
+    memset(p, 0, sizeof *p);
+    p->name = list;
+    p->img = nrt_load(elf);
+    char err[256];
+    char *path = rvt_test_data(list);
+    int rc = p->img ? nrt_exec_pclist(path, p->img, 77, extra, &p->x, err, sizeof err) : -1;
+    free(path);
+    if (rc < 0) {
+        rvt_test_fail(__FILE__, __LINE__, "%s: %s", list, err);
+        return false;
+    }
+    p->xlen = rvt_img_xlen(p->img);
+    p->pcs = nrt_expected_pcs(&p->x, p->img, p->xlen, &p->npcs);
+    p->ndata = nrt_expected_data(&p->x, p->img, p->xlen, &p->data);
+    return true;
+}
+
+/* Encode and decode with the options; returns the decode (caller frees). */
+bool nrt_run(const struct rvt_codec *codec, const struct nrt_prog *p, const char *const *opts, bool nocode, struct nrt_enc *enc, struct nrt_dec *dec,
+                void **cfgp)
+{
+    char err[512];
+    void *cfg;
+    if (nrt_cfg(codec, &cfg, opts, p->xlen, nocode ? NULL : p->img, err, sizeof err) < 0) {
+        rvt_test_fail(__FILE__, __LINE__, "%s: cfg: %s", p->name, err);
+        return false;
+    }
+    if (nrt_encode(codec, cfg, &p->x, enc, err, sizeof err) < 0) {
+        rvt_test_fail(__FILE__, __LINE__, "%s: encode: %s", p->name, err);
+        rvt_codec_cfg_free(cfg);
+        return false;
+    }
+    struct rvt_image *empty = NULL;
+    if (nocode) {
+        empty = rvt_img_new();
+        rvt_img_set_xlen(empty, p->xlen);
+    }
+    nrt_decode(codec, cfg, nocode ? empty : p->img, p->img, p->xlen, -1, enc->out.data, enc->out.len, dec);
+    rvt_img_free(empty);
+    if (cfgp)
+        *cfgp = cfg;
+    else
+        rvt_codec_cfg_free(cfg);
+    return true;
+}
+
+const char *nrt_opts_desc(const char *const *opts, char *buf, size_t n)
+{
+    buf[0] = 0;
+    for (size_t i = 0; opts[i]; i += 2) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, n - l, "--%s %s ", opts[i], opts[i + 1]);
+    }
+    return buf;
+}
+
+/* Decoded data of `kind` equal to the expected ones (indices too when
+ * with_index). */
+void nrt_check_data(const struct nrt_prog *p, const struct nrt_dec *d, uint8_t kind, bool with_index, const char *what)
+{
+    size_t j = 0, n = 0;
+    for (size_t i = 0; i < p->ndata; i++) {
+        if (p->data[i].kind != kind)
+            continue;
+        n++;
+        while (j < d->ndata && d->data[j].kind != kind)
+            j++;
+        if (j >= d->ndata) {
+            rvt_test_fail(__FILE__, __LINE__, "%s: %s: only %zu of the data values of kind %u decoded", p->name, what,
+                          n - 1, kind);
+            return;
+        }
+        const struct nrt_item *e = &p->data[i], *g = &d->data[j++];
+        if (e->value != g->value || e->addr != g->addr || (with_index && e->index != g->index)) {
+            rvt_test_fail(__FILE__, __LINE__,
+                          "%s: %s: value #%zu of kind %u: decoded (r%" PRIu64 ", 0x%" PRIx64 ", insn %" PRIu64
+                          "), expected (r%" PRIu64 ", 0x%" PRIx64 ", insn %" PRIu64 ")",
+                          p->name, what, n - 1, kind, g->addr, g->value, g->index, e->addr, e->value, e->index);
+            return;
+        }
+    }
+    while (j < d->ndata && d->data[j].kind != kind)
+        j++;
+    CHECK_MSG(j == d->ndata, "%s: %s: more values of kind %u decoded than expected", p->name, what, kind);
+    CHECK_MSG(n > 0, "%s: %s: the execution has no values of kind %u", p->name, what, kind);
+}
+

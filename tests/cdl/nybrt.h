@@ -21,7 +21,8 @@ enum nrt_extra {
     NRT_DATA = 1u << 0,        /* register writes and memory accesses with values */
     NRT_TRACEPOINTS = 1u << 1, /* some instructions are tracepoints */
     NRT_TIME = 1u << 2,        /* every instruction has a time */
-    NRT_HARTS = 1u << 3        /* the hart changes now and then */
+    NRT_HARTS = 1u << 3,       /* the hart changes now and then */
+    NRT_NO_INTERRUPTS = 1u << 4 /* flowtest: only the ecall traps */
 };
 
 /* The flowtest program (tests/data/flow) run `iters` times around: loops,
@@ -37,7 +38,9 @@ int nrt_exec_pclist(const char *path, const struct rvt_image *img, uint64_t seed
 /* Records from an ingress file as they are. */
 int nrt_exec_file(const char *path, const struct rvt_image *img, struct nrt_exec *x, char *err, size_t errlen);
 
-/* A decoded or expected data value. */
+/* A decoded or expected data value.  Timestamps (RVT_NOTE_TIME) are
+ * collected with kind NRT_KIND_TIME. */
+#define NRT_KIND_TIME 200
 struct nrt_item {
     uint8_t kind;     /* enum rvt_data_kind */
     uint64_t addr;    /* register number for REG_WRITE */
@@ -89,5 +92,31 @@ bool nrt_same_pcs(const uint64_t *exp, size_t nexp, const uint64_t *got, size_t 
 /* The program images of tests/data/flow and tests/data/ntrace-t1. */
 struct rvt_image *nrt_load(const char *rel);
 uint64_t nrt_sym(const struct rvt_image *img, const char *name);
+
+/* A program, its execution and what decoding it must give. */
+struct nrt_prog {
+    const char *name;
+    struct rvt_image *img;
+    unsigned xlen;
+    struct nrt_exec x;
+    uint64_t *pcs;
+    size_t npcs;
+    struct nrt_item *data;
+    size_t ndata;
+    const struct nrt_prog *alt; /* the same program without interrupts (for configurations that need it) */
+};
+bool nrt_prog_flowtest(struct nrt_prog *p, const char *elf, unsigned xlen, unsigned iters, unsigned extra);
+bool nrt_prog_pclist(struct nrt_prog *p, const char *elf, const char *list, unsigned extra);
+void nrt_prog_free(struct nrt_prog *p);
+/* Configure (options "name", "value", ..., NULL), encode, decode (with the
+ * program's image, or an empty one for nocode).  *cfgp (if given) keeps the
+ * configuration for the caller to free. */
+bool nrt_run(const struct rvt_codec *codec, const struct nrt_prog *p, const char *const *opts, bool nocode,
+             struct nrt_enc *enc, struct nrt_dec *dec, void **cfgp);
+const char *nrt_opts_desc(const char *const *opts, char *buf, size_t n);
+/* The decoded values of `kind` equal the expected ones (and their
+ * instruction indices when with_index). */
+void nrt_check_data(const struct nrt_prog *p, const struct nrt_dec *d, uint8_t kind, bool with_index,
+                    const char *what);
 
 #endif
