@@ -99,7 +99,8 @@ static int trace_error(struct cdl_dec *dec, const char *fmt, ...)
     uint64_t raw = dec->total ? (dec->base + pos) % dec->total : pos;
     snprintf(dec->text, sizeof dec->text, "cdl: offset 0x%" PRIx64 " (nybble %u): %s", raw / 2, (unsigned)(raw & 1),
              what);
-    rvt_fail(&dec->diag, RVT_ERR_MISMATCH, "%s", dec->text);
+    if (dec->cfg.strict)
+        rvt_fail(&dec->diag, RVT_ERR_MISMATCH, "%s", dec->text);
     dec->errors++;
     dec->synced = false;
     dec->pending = PEND_NONE;
@@ -254,6 +255,9 @@ static int apply_pc(struct cdl_dec *dec, uint64_t pc)
             return flow_failed(dec, "trap handler", rc);
         return 1;
     default: {
+        /* The last walk's successor is decided by the code: settle it. */
+        if (rvt_flow_pending(dec->flow) && (rc = rvt_flow_continue(dec->flow)) < 0)
+            return flow_failed(dec, "PC data", rc);
         uint64_t at = rvt_flow_pc(dec->flow);
         if (rvt_flow_have_pc(dec->flow) && at == pc)
             return 1;
@@ -596,7 +600,7 @@ out:
     free(nyb);
     dec->nyb = NULL;
     if (rc < 0 && !dec->diag.code)
-        rvt_fail(&dec->diag, (enum rvt_err)-rc, "cdl: decode stopped: %s", rvt_errstr(rc));
+        rvt_fail(&dec->diag, (enum rvt_err)-rc, "cdl: decode stopped: %s (%s)", rvt_errstr(rc), rvt_flow_error(dec->flow));
     return rc < 0 ? rc : 0;
 }
 
@@ -610,7 +614,9 @@ int cdl_dec_new(struct cdl_dec **dp, const struct cdl_cfg *cfg, struct rvt_flow 
         return rvt_fail(d, RVT_ERR_NOMEM, "cdl: out of memory");
     dec->cfg = *cfg;
     dec->flow = flow;
-    bool have_code = cfg->image && rvt_img_segment_count(cfg->image) > 0;
+    /* Walk the code if the flow engine's image has any. */
+    const struct rvt_image *img = rvt_bcache_image(rvt_flow_bcache(flow));
+    bool have_code = img && rvt_img_segment_count(img) > 0;
     dec->nocode = cfg->code == CDL_CODE_NONE || (cfg->code == CDL_CODE_AUTO && !have_code);
     if (dec->nocode && cfg->pc_mode != CDL_PC_ALL && (cfg->pack & CDL_PACK_FLOW)) {
         free(dec);

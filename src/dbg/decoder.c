@@ -39,6 +39,7 @@ enum state {
 struct dbg_dec {
     struct dbg_cfg cfg;
     struct rvt_flow *flow;
+    const struct rvt_image *image; /* the flow engine's */
     struct rvt_diag diag;
     bool nocode, ebr, epc, epriv;
     unsigned pc_shift, pc_width;
@@ -54,6 +55,7 @@ struct dbg_dec {
     uint8_t prv;
 
     int sync_stage;   /* -1: not in sync fields; else the next field allowed */
+    size_t last_td;   /* position after the last Trace Disabled packet */
     bool synced;      /* the flow knows where it is */
     enum state st;
     uint64_t src;
@@ -146,7 +148,8 @@ static int trace_error(struct dbg_dec *dec, const char *fmt, ...)
     uint64_t raw = raw_nyb(dec, dec->pkt_pos);
     snprintf(dec->text, sizeof dec->text, "dbg: offset 0x%" PRIx64 " (nybble %u): %s", raw / 2, (unsigned)(raw & 1),
              what);
-    rvt_fail(&dec->diag, RVT_ERR_MISMATCH, "%s", dec->text);
+    if (dec->cfg.strict)
+        rvt_fail(&dec->diag, RVT_ERR_MISMATCH, "%s", dec->text);
     dec->errors++;
     int rc = gap(dec, RVT_GAP_ERROR, dec->text);
     if (rc < 0)
@@ -214,7 +217,7 @@ static int retire_one(struct dbg_dec *dec, struct rvt_stop *st, const char *what
 static int insn_class(struct dbg_dec *dec, uint64_t addr, unsigned *cf, uint64_t *target)
 {
     struct rvt_insn in;
-    if (!dec->cfg.image || rvt_img_insn(dec->cfg.image, addr, &in) < 0)
+    if (!dec->image || rvt_img_insn(dec->image, addr, &in) < 0)
         return trace_error(dec, "no code at 0x%" PRIx64 " (PC packet)", addr);
     *cf = in.cf;
     *target = in.target;
@@ -518,6 +521,8 @@ static int sync_pc(struct dbg_dec *dec, uint64_t pc)
         return 1;
     }
     if (dec->synced && dec->st == ST_IDLE) {
+        if (rvt_flow_pending(dec->flow) && (rc = rvt_flow_continue(dec->flow)) < 0)
+            return flow_failed(dec, "sync PC", rc);
         if (rvt_flow_have_pc(dec->flow) && rvt_flow_pc(dec->flow) == pc)
             return 1;
         rc = trace_error(dec, "sync PC 0x%" PRIx64 " but the code continues at 0x%" PRIx64, pc,
@@ -586,6 +591,7 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
         dec->sync_stage = 1;
         return 1;
     case DBG_TRACE_DISABLED:
+        dec->last_td = dec->pkt_pos + 1;
         if (!in_sync && (rc = end_of_trace(dec)) <= 0)
             return rc;
         if (dec->nocode && (rc = nc_flush_held(dec)) <= 0)
@@ -846,13 +852,25 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
         if ((rc = src_was_jump_target(dec)) < 0)
             goto out;
     }
-    if (dbg_regs_dest(&dec->cfg.regs) != DBG_DEST_OFFCHIP && dbg_regs_fullaction(&dec->cfg.regs) != DBG_FULL_WRAP &&
-        dec->cfg.have_tbufwrite && dec->cfg.regs.tbufwrite == dec->cfg.regs.tbufend) {
+    /* A stopped RAM buffer: tbufwrite at tbufend, or (registers unknown)
+     * the data ends with Trace Disabled too close to the end for another
+     * packet group. */
+    bool stopped = false;
+    if (dbg_regs_dest(&dec->cfg.regs) != DBG_DEST_OFFCHIP && dbg_regs_fullaction(&dec->cfg.regs) != DBG_FULL_WRAP) {
+        if (dec->cfg.have_tbufwrite) {
+            stopped = dec->cfg.regs.tbufwrite == dec->cfg.regs.tbufend;
+        } else if (dec->last_td && nlen - dec->last_td < 2 * 128) {
+            stopped = true;
+            for (size_t i = dec->last_td; i < nlen; i++)
+                stopped &= nyb[i] == 0;
+        }
+    }
+    if (stopped) {
         dec->pkt_pos = nlen;
         snprintf(dec->text, sizeof dec->text,
-                 "dbg: recording stopped at 0x%" PRIx64 " (tbufwrite = tbufend): the buffer was full, later "
-                 "execution was not recorded",
-                 dec->cfg.regs.tbufwrite);
+                 "dbg: recording stopped at offset 0x%" PRIx64 ": the %" PRIu64
+                 "-byte buffer was full, later execution was not recorded",
+                 (uint64_t)(dec->last_td ? dec->last_td / 2 : nlen / 2), dbg_cfg_buffer(&dec->cfg));
         if ((rc = gap(dec, RVT_GAP_LOST, dec->text)) < 0)
             goto out;
     }
@@ -863,7 +881,7 @@ out:
     free(nyb);
     dec->nyb = NULL;
     if (rc < 0 && !dec->diag.code)
-        rvt_fail(&dec->diag, (enum rvt_err)-rc, "dbg: decode stopped: %s", rvt_errstr(rc));
+        rvt_fail(&dec->diag, (enum rvt_err)-rc, "dbg: decode stopped: %s (%s)", rvt_errstr(rc), rvt_flow_error(dec->flow));
     return rc < 0 ? rc : 0;
 }
 
@@ -879,7 +897,10 @@ int dbg_dec_new(struct dbg_dec **dp, const struct dbg_cfg *cfg, struct rvt_flow 
     dec->flow = flow;
     dec->pc_shift = dbg_pc_shift(cfg->rvc);
     dec->pc_width = cfg->xlen - dec->pc_shift;
-    bool have_code = cfg->image && rvt_img_segment_count(cfg->image) > 0;
+    /* Walk the code if the flow engine's image has any. */
+    const struct rvt_image *img = rvt_bcache_image(rvt_flow_bcache(flow));
+    bool have_code = img && rvt_img_segment_count(img) > 0;
+    dec->image = img;
     dec->nocode = cfg->code == DBG_CODE_NONE || (cfg->code == DBG_CODE_AUTO && !have_code);
     dec->blk_counted = !cfg->rvc;
     *dp = dec;

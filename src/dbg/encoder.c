@@ -102,7 +102,8 @@ void dbg_enc_regs(const struct dbg_enc *e, struct dbg_regs *r)
         else
             r->trace &= ~(uint32_t)DBG_TRACE_WRAPPED;
         uint64_t at = wrapped ? e->pos % e->ram_nyb : e->pos;
-        r->tbufwrite = r->tbufstart + at / 2;
+        /* A stopped buffer is full: nothing more can be written. */
+        r->tbufwrite = e->halted ? r->tbufend : r->tbufstart + at / 2;
     } else {
         r->trace &= ~(uint32_t)DBG_TRACE_WRAPPED;
         r->tbufwrite = r->tbufstart;
@@ -422,10 +423,8 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
             break;
         /* The group would straddle a sync point: Nops up to it, then the
          * group is rebuilt after fresh sync fields. */
-        if (stop_mode && (e->halted || next_sync > e->ram_nyb)) {
-            e->halted = true;
-            break;
-        }
+        if (stop_mode && (e->halted || next_sync > e->ram_nyb))
+            break; /* no room: stops below */
         static const uint8_t nops[GROUP_MAX] = {0};
         if ((rc = write_nybbles(e, nops, (size_t)(next_sync - e->pos))) < 0)
             return rc;
@@ -434,6 +433,13 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
     uint64_t total = (uint64_t)s.len + g.len;
     /* A stopped RAM buffer: no room for the whole group -> trace is off. */
     if (stop_mode && (e->halted || e->pos + total > e->ram_nyb)) {
+        if (!e->halted && e->pos < e->ram_nyb) {
+            /* Trace turns off: say so where the data ends ("trace was
+             * purposefully disabled, or ... the buffer overflowed"). */
+            static const uint8_t td = DBG_TRACE_DISABLED;
+            if ((rc = write_nybbles(e, &td, 1)) < 0)
+                return rc;
+        }
         e->halted = true;
         e->dropped_nybbles += total;
         e->dropped_groups++;

@@ -419,16 +419,40 @@ struct dctx {
     struct rvt_bcache *bc;
     unsigned xlen;
     struct pcvec v;
+    struct pcvec offs; /* trace offset of the block of each decoded PC */
 };
+
+static void note_offsets(struct dctx *c, size_t from, uint64_t off)
+{
+    while (c->offs.n < c->v.n)
+        if (push_pc(&c->offs, off, NULL))
+            return;
+    (void)from;
+}
+
+static int expand_block(struct dctx *c, const struct rvt_block *b);
 
 static int on_block(void *ctx, const struct rvt_block *b)
 {
     struct dctx *c = ctx;
+    size_t from = c->v.n;
+    int rc = expand_block(c, b);
+    note_offsets(c, from, b->trace_offset);
+    return rc;
+}
+
+static int expand_block(struct dctx *c, const struct rvt_block *b)
+{
     c->d->blocks++;
     if (b->end == RVT_END_TRAP)
         c->d->traps++;
-    if (!(b->flags & RVT_BLK_COUNT_UNKNOWN))
-        return rvt_block_insns(c->bc, c->xlen, b, push_pc, &c->v) ? 1 : 0;
+    if (!(b->flags & RVT_BLK_COUNT_UNKNOWN)) {
+        /* Blocks rebuilt without code from damaged trace may name
+         * addresses without code: counted, not fatal. */
+        if (rvt_block_insns(c->bc, c->xlen, b, push_pc, &c->v))
+            c->d->bad_blocks++;
+        return 0;
+    }
     /* Without a count: from start up to last (or up to the end address a
      * block with an unknown last instruction holds in `last`). */
     c->d->nocount_blocks++;
@@ -438,15 +462,16 @@ static int on_block(void *ctx, const struct rvt_block *b)
         if (!incl && pc == b->last)
             return 0;
         struct rvt_insn in;
-        if (rvt_img_insn(rvt_bcache_image(c->bc), pc, &in) < 0 || !in.len)
-            return 1;
-        if (push_pc(&c->v, pc, b))
-            return 1;
+        if (rvt_img_insn(rvt_bcache_image(c->bc), pc, &in) < 0 || !in.len || push_pc(&c->v, pc, b)) {
+            c->d->bad_blocks++;
+            return 0;
+        }
         if (incl && pc == b->last)
             return 0;
         pc += in.len;
     }
-    return 1;
+    c->d->bad_blocks++;
+    return 0;
 }
 
 static int on_note(void *ctx, const struct rvt_note *n)
@@ -490,6 +515,7 @@ static int on_note(void *ctx, const struct rvt_note *n)
 
 void nrt_dec_free(struct nrt_dec *d)
 {
+    free(d->offs);
     free(d->pcs);
     free(d->data);
     memset(d, 0, sizeof *d);
@@ -507,6 +533,7 @@ int nrt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_imag
     snprintf(d->msg, sizeof d->msg, "%s", dg.msg);
     d->pcs = ctx.v.p;
     d->npcs = ctx.v.n;
+    d->offs = ctx.offs.p;
     rvt_bcache_free(ctx.bc);
     return d->rc;
 }
@@ -653,3 +680,63 @@ void nrt_check_data(const struct nrt_prog *p, const struct nrt_dec *d, uint8_t k
     CHECK_MSG(n > 0, "%s: %s: the execution has no values of kind %u", p->name, what, kind);
 }
 
+
+bool nrt_holes_ok(const uint64_t *exp, size_t nexp, const uint64_t *got, size_t ngot, size_t junk_budget,
+                  size_t *runs, size_t *junk, char *why, size_t whylen)
+{
+    enum { K = 16 };
+    size_t i = 0, j = 0, r = 0, bad = 0;
+    while (j < ngot) {
+        /* The next run: K decoded instructions (or the rest) that appear in
+         * order at or after the current point of the execution. */
+        size_t k = ngot - j < K ? ngot - j : K;
+        size_t found = SIZE_MAX;
+        for (size_t a = i; a + k <= nexp && found == SIZE_MAX; a++)
+            if (exp[a] == got[j] && memcmp(exp + a, got + j, k * sizeof *exp) == 0)
+                found = a;
+        if (found == SIZE_MAX) {
+            bad++; /* decoded but not executed here: damage not yet detected */
+            j++;
+            continue;
+        }
+        r++;
+        i = found;
+        while (j < ngot && i < nexp && exp[i] == got[j]) {
+            i++;
+            j++;
+        }
+    }
+    if (runs)
+        *runs = r;
+    if (junk)
+        *junk = bad;
+    if (bad > junk_budget) {
+        errf(why, whylen, "%zu decoded instructions are not part of the execution (at most %zu allowed)", bad,
+             junk_budget);
+        return false;
+    }
+    return true;
+}
+
+void nrt_match_clean(const struct nrt_dec *clean, const struct nrt_dec *dmg, size_t *good, size_t *junk)
+{
+    size_t c = 0, g = 0, bad = 0;
+    for (size_t j = 0; j < dmg->npcs; j++) {
+        uint64_t off = dmg->offs[j];
+        while (c < clean->npcs && clean->offs[c] < off)
+            c++;
+        size_t k = c;
+        while (k < clean->npcs && clean->offs[k] == off && clean->pcs[k] != dmg->pcs[j])
+            k++;
+        if (k < clean->npcs && clean->offs[k] == off) {
+            g++;
+            c = k + 1; /* later instructions of the block come after it */
+            while (c > 0 && c < clean->npcs && clean->offs[c] != off && clean->offs[c - 1] == off)
+                break;
+        } else {
+            bad++;
+        }
+    }
+    *good = g;
+    *junk = bad;
+}

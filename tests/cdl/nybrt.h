@@ -67,11 +67,13 @@ int nrt_encode(const struct rvt_codec *c, const void *cfg, const struct nrt_exec
 /* Decode: PCs expanded with the reference image (blocks without code are
  * expanded from start/count or start/end), data notes, note counts. */
 struct nrt_dec {
+    uint64_t *offs;  /* trace byte offset of the packet that ended each PC's block */
     uint64_t *pcs;
     size_t npcs, cap;
     struct nrt_item *data;
     size_t ndata, capd;
     uint64_t blocks, syncs, gaps, errors, traps, nocount_blocks;
+    uint64_t bad_blocks; /* blocks that could not be expanded with the program's code */
     uint64_t gap_reasons[8];
     char first_error[400];
     char last_gap[400];
@@ -88,6 +90,18 @@ int nrt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_imag
 /* got == exp, or (suffix) got is the tail of exp.  Explains in why. */
 bool nrt_same_pcs(const uint64_t *exp, size_t nexp, const uint64_t *got, size_t ngot, bool suffix, char *why,
                   size_t whylen);
+
+/* got is exp with holes: runs of consecutive expected instructions, in
+ * order (what decoding a damaged trace gives), plus at most junk_budget
+ * instructions that were not executed there (decoded from damage before
+ * the decoder detected it).  *runs, *junk: how many of each. */
+bool nrt_holes_ok(const uint64_t *exp, size_t nexp, const uint64_t *got, size_t ngot, size_t junk_budget,
+                  size_t *runs, size_t *junk, char *why, size_t whylen);
+
+/* Decoded instructions of a damaged trace that the clean trace decodes the
+ * same way, by trace offset (the packet that ends their block) and
+ * address: *good of them; *junk were decoded from damage. */
+void nrt_match_clean(const struct nrt_dec *clean, const struct nrt_dec *dmg, size_t *good, size_t *junk);
 
 /* The program images of tests/data/flow and tests/data/ntrace-t1. */
 struct rvt_image *nrt_load(const char *rel);
