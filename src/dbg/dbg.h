@@ -214,7 +214,7 @@ void dbg_enc_free(struct dbg_enc *e);
 /* Register values a debugger would read after the run. */
 void dbg_enc_regs(const struct dbg_enc *e, struct dbg_regs *r);
 /* Stream nybble offsets of the sync points written and the instructions
- * retired before each (tests). */
+ * retired before the PC their sync fields give (tests). */
 struct dbg_sync_point {
     uint64_t nybble;
     uint64_t insns;

@@ -56,6 +56,7 @@ struct dbg_dec {
 
     int sync_stage;   /* -1: not in sync fields; else the next field allowed */
     size_t last_td;   /* position after the last Trace Disabled packet */
+    size_t last_end;  /* position after the last packet other than Nop */
     bool synced;      /* the flow knows where it is */
     enum state st;
     uint64_t src;
@@ -829,6 +830,8 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
             if (!dec->nocode)
                 rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
             rc = apply(dec, &p);
+            if (p.hdr != DBG_NOP)
+                dec->last_end = pos + (size_t)n;
         }
         if (rc < 0)
             goto out;
@@ -853,13 +856,16 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
             goto out;
     }
     /* A stopped RAM buffer: tbufwrite at tbufend, or (registers unknown)
-     * the data ends with Trace Disabled too close to the end for another
-     * packet group. */
+     * the data ends with Trace Disabled and Nops in the last sync segment
+     * (where a group that did not fit turned trace off). */
     bool stopped = false;
     if (dbg_regs_dest(&dec->cfg.regs) != DBG_DEST_OFFCHIP && dbg_regs_fullaction(&dec->cfg.regs) != DBG_FULL_WRAP) {
         if (dec->cfg.have_tbufwrite) {
             stopped = dec->cfg.regs.tbufwrite == dec->cfg.regs.tbufend;
-        } else if (dec->last_td && nlen - dec->last_td < 2 * 128) {
+        } else if (dec->last_end == nlen) {
+            stopped = true; /* packets up to the last nybble: no room was left */
+            dec->last_td = nlen;
+        } else if (dec->last_td && nlen - dec->last_td < (dec->spacing > 256 ? dec->spacing : 256)) {
             stopped = true;
             for (size_t i = dec->last_td; i < nlen; i++)
                 stopped &= nyb[i] == 0;

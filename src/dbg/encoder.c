@@ -50,6 +50,7 @@ struct dbg_enc {
     struct rvt_ing_rec pend;
     struct vstate vs;
     uint64_t resume_pc;     /* where the decoder's walk continues */
+    uint64_t resume_insns;  /* instructions retired before resume_pc */
     uint8_t resume_priv;
     bool started, resync_due, off;
     bool misaligned;        /* a PC the packet cannot hold (bit 1 set without C) */
@@ -373,7 +374,7 @@ static int note_sync_point(struct dbg_enc *e)
         e->capsp = nc;
     }
     e->sp[e->nsp].nybble = e->pos;
-    e->sp[e->nsp].insns = e->insns;
+    e->sp[e->nsp].insns = e->resume_insns;
     e->nsp++;
     return 0;
 }
@@ -423,8 +424,8 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
             break;
         /* The group would straddle a sync point: Nops up to it, then the
          * group is rebuilt after fresh sync fields. */
-        if (stop_mode && (e->halted || next_sync > e->ram_nyb))
-            break; /* no room: stops below */
+        if (stop_mode && (e->halted || next_sync >= e->ram_nyb))
+            break; /* no room before the end: stops below */
         static const uint8_t nops[GROUP_MAX] = {0};
         if ((rc = write_nybbles(e, nops, (size_t)(next_sync - e->pos))) < 0)
             return rc;
@@ -451,6 +452,11 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
         uint64_t drained = e->insns_since_group * e->cfg.drain;
         e->fifo_level = drained >= e->fifo_level ? 0 : e->fifo_level - drained;
         e->insns_since_group = 0;
+        if (total > e->cfg.fifo)
+            return rvt_fail(&e->diag, RVT_ERR_INVAL,
+                            "dbg: a packet group of %" PRIu64 " nybbles cannot pass a FIFO of %" PRIu64
+                            " nybbles (--dbg-fifo)",
+                            total, e->cfg.fifo);
         if (e->fifo_level + total > e->cfg.fifo) {
             e->dropped_nybbles += total;
             e->dropped_groups++;
@@ -496,6 +502,7 @@ int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
     if (!e->have_pending) {
         e->resume_pc = r->iaddr;
         e->resume_priv = r->priv;
+        e->resume_insns = e->insns;
     } else {
         /* The pending record's successor is r. */
         struct group probe;
@@ -507,6 +514,7 @@ int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
         if (probe.flow) {
             e->resume_pc = r->iaddr;
             e->resume_priv = r->priv;
+            e->resume_insns = e->insns;
         }
     }
     /* Instructions retired, for the FIFO drain model and the statistics

@@ -420,6 +420,7 @@ struct dctx {
     unsigned xlen;
     struct pcvec v;
     struct pcvec offs; /* trace offset of the block of each decoded PC */
+    struct pcvec segs; /* decoded PC index at each resynchronisation */
 };
 
 static void note_offsets(struct dctx *c, size_t from, uint64_t off)
@@ -481,6 +482,8 @@ static int on_note(void *ctx, const struct rvt_note *n)
     switch (n->kind) {
     case RVT_NOTE_SYNC:
         d->syncs++;
+        if (push_pc(&c->segs, c->v.n, NULL))
+            return 1;
         break;
     case RVT_NOTE_TRAP:
         d->traps++;
@@ -515,6 +518,7 @@ static int on_note(void *ctx, const struct rvt_note *n)
 
 void nrt_dec_free(struct nrt_dec *d)
 {
+    free(d->segs);
     free(d->offs);
     free(d->pcs);
     free(d->data);
@@ -534,6 +538,8 @@ int nrt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_imag
     d->pcs = ctx.v.p;
     d->npcs = ctx.v.n;
     d->offs = ctx.offs.p;
+    d->segs = ctx.segs.p;
+    d->nsegs = ctx.segs.n;
     rvt_bcache_free(ctx.bc);
     return d->rc;
 }
@@ -718,7 +724,8 @@ bool nrt_holes_ok(const uint64_t *exp, size_t nexp, const uint64_t *got, size_t 
     return true;
 }
 
-void nrt_match_clean(const struct nrt_dec *clean, const struct nrt_dec *dmg, size_t *good, size_t *junk)
+void nrt_match_clean(const struct nrt_dec *clean, const struct nrt_dec *dmg, size_t *good, size_t *junk,
+                     uint8_t *is_junk)
 {
     size_t c = 0, g = 0, bad = 0;
     for (size_t j = 0; j < dmg->npcs; j++) {
@@ -728,6 +735,8 @@ void nrt_match_clean(const struct nrt_dec *clean, const struct nrt_dec *dmg, siz
         size_t k = c;
         while (k < clean->npcs && clean->offs[k] == off && clean->pcs[k] != dmg->pcs[j])
             k++;
+        if (is_junk)
+            is_junk[j] = !(k < clean->npcs && clean->offs[k] == off);
         if (k < clean->npcs && clean->offs[k] == off) {
             g++;
             c = k + 1; /* later instructions of the block come after it */
@@ -739,4 +748,30 @@ void nrt_match_clean(const struct nrt_dec *clean, const struct nrt_dec *dmg, siz
     }
     *good = g;
     *junk = bad;
+}
+
+bool nrt_segments_ok(const uint64_t *exp, size_t nexp, const struct nrt_dec *d, size_t *segs, char *why, size_t whylen)
+{
+    size_t i = 0, n = 0;
+    for (size_t k = 0; k <= d->nsegs; k++) {
+        size_t from = k == 0 ? 0 : (size_t)d->segs[k - 1];
+        size_t to = k < d->nsegs ? (size_t)d->segs[k] : d->npcs;
+        if (to <= from)
+            continue;
+        size_t len = to - from, found = SIZE_MAX;
+        for (size_t a = i; a + len <= nexp && found == SIZE_MAX; a++)
+            if (exp[a] == d->pcs[from] && memcmp(exp + a, d->pcs + from, len * sizeof *exp) == 0)
+                found = a;
+        if (found == SIZE_MAX) {
+            errf(why, whylen, "decoded segment %zu (%zu instructions from 0x%" PRIx64 ") is no later part of the "
+                              "execution",
+                 k, len, d->pcs[from]);
+            return false;
+        }
+        i = found + len;
+        n++;
+    }
+    if (segs)
+        *segs = n;
+    return true;
 }

@@ -67,6 +67,8 @@ int nrt_encode(const struct rvt_codec *c, const void *cfg, const struct nrt_exec
 /* Decode: PCs expanded with the reference image (blocks without code are
  * expanded from start/count or start/end), data notes, note counts. */
 struct nrt_dec {
+    uint64_t *segs;  /* index into pcs at each resynchronisation (NOTE_SYNC) */
+    size_t nsegs;
     uint64_t *offs;  /* trace byte offset of the packet that ended each PC's block */
     uint64_t *pcs;
     size_t npcs, cap;
@@ -98,10 +100,17 @@ bool nrt_same_pcs(const uint64_t *exp, size_t nexp, const uint64_t *got, size_t 
 bool nrt_holes_ok(const uint64_t *exp, size_t nexp, const uint64_t *got, size_t ngot, size_t junk_budget,
                   size_t *runs, size_t *junk, char *why, size_t whylen);
 
+/* Every decoded segment (PCs between resynchronisations) is a run of
+ * consecutive executed instructions, the runs in execution order: what
+ * decoding a trace with dropped (not damaged) data must give. */
+bool nrt_segments_ok(const uint64_t *exp, size_t nexp, const struct nrt_dec *d, size_t *segs, char *why,
+                     size_t whylen);
+
 /* Decoded instructions of a damaged trace that the clean trace decodes the
  * same way, by trace offset (the packet that ends their block) and
  * address: *good of them; *junk were decoded from damage. */
-void nrt_match_clean(const struct nrt_dec *clean, const struct nrt_dec *dmg, size_t *good, size_t *junk);
+void nrt_match_clean(const struct nrt_dec *clean, const struct nrt_dec *dmg, size_t *good, size_t *junk,
+                     uint8_t *is_junk);
 
 /* The program images of tests/data/flow and tests/data/ntrace-t1. */
 struct rvt_image *nrt_load(const char *rel);

@@ -222,7 +222,7 @@ static void test_corruption(const struct nrt_prog *p)
                  * walk valid code before the disagreement shows (bounded,
                  * and always followed by an error). */
                 size_t good;
-                nrt_match_clean(&clean, &d, &good, &junk);
+                nrt_match_clean(&clean, &d, &good, &junk, NULL);
                 uint64_t reported = d.errors + d.gap_reasons[RVT_GAP_LOST];
                 CHECK_MSG(junk <= 64 * reported, "%s damage %d: %zu instructions decoded from damage, %" PRIu64
                                                  " errors/discontinuities reported (%s)",
