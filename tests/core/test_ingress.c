@@ -103,8 +103,10 @@ static void test_native_roundtrip(void)
     CHECK_EQ(rvt_ing_xlen(r), 64);
     size_t n = 0;
     int k;
-    while ((k = rvt_ing_next(r, &out[n])) > 0 && n < N)
-        n++;
+    struct rvt_ing_rec tmp;
+    while ((k = rvt_ing_next(r, &tmp)) > 0)
+        if (n < N)
+            out[n++] = tmp;
     CHECK(k == 0);
     CHECK_EQ(n, N);
     rvt_ing_close(r);
