@@ -16,7 +16,7 @@ void cdl_cfg_defaults(struct cdl_cfg *c)
     c->overflow = CDL_OVF_WRAP;
     c->image_kind = CDL_IMAGE_ORDERED;
     c->code = CDL_CODE_AUTO;
-    c->ecall = RVT_FLOW_ECALL_TRAP;
+    c->ecall = RVT_FLOW_ECALL_SEQUENTIAL; /* the CLI's default */
 }
 
 static const struct rvt_codec_opt g_opts[] = {
@@ -43,9 +43,9 @@ static const struct rvt_codec_opt g_opts[] = {
     {"cdl-code", "auto|elf|none",
      "decode by walking the ELF, or rebuild the flow from recorded counts and PCs only (needs cdl-pc all); "
      "auto: walk when an ELF is loaded"},
-    {"cdl-ecall", "trap|sequential|uninferable",
-     "how ecall/ebreak retired in the traced run: trapping (system, default), falling through (user-mode "
-     "emulation), or as an uninferable call"},
+    {"ecall", "sequential|trap|uninferable",
+     "how ecall/ebreak behaved in the traced run: fell through (user-mode emulation, default), raised an "
+     "exception (system), or an uninferable call (the N-Trace reference tool's view)"},
     {"cdl-histogram", NULL, "dump: print how many times each PC was set (PC data fields) after the listing"},
     {"strict", NULL, "stop at the first decode error instead of resynchronising"},
     {NULL, NULL, NULL}};
@@ -158,7 +158,7 @@ static int cdl_cfg_set(void *cfgp, const char *key, const char *val, struct rvt_
             c->code = CDL_CODE_NONE;
         else
             return rvt_fail(d, RVT_ERR_INVAL, "--cdl-code: expected auto, elf or none, got '%s'", val);
-    } else if (strcmp(key, "cdl-ecall") == 0) {
+    } else if (strcmp(key, "ecall") == 0) {
         if (strcmp(val, "trap") == 0)
             c->ecall = RVT_FLOW_ECALL_TRAP;
         else if (strcmp(val, "sequential") == 0)
@@ -166,7 +166,7 @@ static int cdl_cfg_set(void *cfgp, const char *key, const char *val, struct rvt_
         else if (strcmp(val, "uninferable") == 0)
             c->ecall = RVT_FLOW_ECALL_UNINFERABLE;
         else
-            return rvt_fail(d, RVT_ERR_INVAL, "--cdl-ecall: expected trap, sequential or uninferable, got '%s'",
+            return rvt_fail(d, RVT_ERR_INVAL, "--ecall: expected sequential, trap or uninferable, got '%s'",
                             val);
     } else if (strcmp(key, "cdl-histogram") == 0) {
         c->histogram = strcmp(val, "0") != 0;

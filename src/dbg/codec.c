@@ -19,7 +19,7 @@ void dbg_cfg_defaults(struct dbg_cfg *c)
     c->regs.tbufend = 4096;
     c->custom = DBG_CUSTOM_VALUE;
     c->code = DBG_CODE_AUTO;
-    c->ecall = RVT_FLOW_ECALL_TRAP;
+    c->ecall = RVT_FLOW_ECALL_SEQUENTIAL; /* the CLI's default */
 }
 
 static const struct rvt_codec_opt g_opts[] = {
@@ -50,9 +50,9 @@ static const struct rvt_codec_opt g_opts[] = {
      "what follows a custom header (1110, 1111): a value sequence (default), nothing, or reject it as an error"},
     {"dbg-code", "auto|elf|none", "decode by walking the ELF, or from PC pairs only (needs emit pc without "
                                   "branch); auto: walk when an ELF is loaded"},
-    {"dbg-ecall", "trap|sequential|uninferable",
-     "how ecall/ebreak retired in the traced run: trapping (system, default), falling through (user-mode "
-     "emulation), or as an uninferable call"},
+    {"ecall", "sequential|trap|uninferable",
+     "how ecall/ebreak behaved in the traced run: fell through (user-mode emulation, default), raised an "
+     "exception (system), or an uninferable call (the N-Trace reference tool's view)"},
     {"strict", NULL, "stop at the first decode error instead of resynchronising"},
     {NULL, NULL, NULL}};
 
@@ -218,7 +218,7 @@ static int dbg_cfg_set(void *cfgp, const char *key, const char *val, struct rvt_
             c->code = DBG_CODE_NONE;
         else
             return rvt_fail(d, RVT_ERR_INVAL, "--dbg-code: expected auto, elf or none, got '%s'", val);
-    } else if (strcmp(key, "dbg-ecall") == 0) {
+    } else if (strcmp(key, "ecall") == 0) {
         if (strcmp(val, "trap") == 0)
             c->ecall = RVT_FLOW_ECALL_TRAP;
         else if (strcmp(val, "sequential") == 0)
@@ -226,7 +226,7 @@ static int dbg_cfg_set(void *cfgp, const char *key, const char *val, struct rvt_
         else if (strcmp(val, "uninferable") == 0)
             c->ecall = RVT_FLOW_ECALL_UNINFERABLE;
         else
-            return rvt_fail(d, RVT_ERR_INVAL, "--dbg-ecall: expected trap, sequential or uninferable, got '%s'",
+            return rvt_fail(d, RVT_ERR_INVAL, "--ecall: expected sequential, trap or uninferable, got '%s'",
                             val);
     } else if (strcmp(key, "strict") == 0) {
         c->strict = strcmp(val, "0") != 0;

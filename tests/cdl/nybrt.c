@@ -594,6 +594,7 @@ bool nrt_prog_flowtest(struct nrt_prog *p, const char *elf, unsigned xlen, unsig
     }
     p->pcs = nrt_expected_pcs(&p->x, p->img, xlen, &p->npcs);
     p->ndata = nrt_expected_data(&p->x, p->img, xlen, &p->data);
+    p->ecall = "trap"; /* its ecall raises an exception */
     return p->npcs == p->x.insns;
 }
 
@@ -622,7 +623,16 @@ bool nrt_run(const struct rvt_codec *codec, const struct nrt_prog *p, const char
 {
     char err[512];
     void *cfg;
-    if (nrt_cfg(codec, &cfg, opts, p->xlen, nocode ? NULL : p->img, err, sizeof err) < 0) {
+    const char *all[64];
+    size_t n = 0;
+    if (p->ecall) {
+        all[n++] = "ecall";
+        all[n++] = p->ecall;
+    }
+    for (size_t i = 0; opts && opts[i] && n + 2 < sizeof all / sizeof all[0]; i++)
+        all[n++] = opts[i];
+    all[n] = NULL;
+    if (nrt_cfg(codec, &cfg, all, p->xlen, nocode ? NULL : p->img, err, sizeof err) < 0) {
         rvt_test_fail(__FILE__, __LINE__, "%s: cfg: %s", p->name, err);
         return false;
     }

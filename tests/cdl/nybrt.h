@@ -127,6 +127,7 @@ struct nrt_prog {
     struct nrt_item *data;
     size_t ndata;
     const struct nrt_prog *alt; /* the same program without interrupts (for configurations that need it) */
+    const char *ecall;          /* the execution's ecall behaviour ("trap" for flowtest) or NULL */
 };
 bool nrt_prog_flowtest(struct nrt_prog *p, const char *elf, unsigned xlen, unsigned iters, unsigned extra);
 bool nrt_prog_pclist(struct nrt_prog *p, const char *elf, const char *list, unsigned extra);

@@ -49,6 +49,8 @@ static void base_cfg(struct cdl_cfg *c, const struct nrt_prog *p)
     cdl_cfg_defaults(c);
     c->xlen = p->xlen;
     c->image = p->img;
+    if (p->ecall)
+        c->ecall = RVT_FLOW_ECALL_TRAP;
 }
 
 /* The instruction the decode of a wrapped buffer must start with: the

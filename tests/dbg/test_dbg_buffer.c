@@ -52,6 +52,8 @@ static void base_cfg(struct dbg_cfg *c, const struct nrt_prog *p, const char *em
     struct rvt_diag d = {0};
     if (emit)
         CHECK(rvt_codec_dbg.cfg_set(c, "dbg-emit", emit, &d) == 0);
+    if (p->ecall)
+        CHECK(rvt_codec_dbg.cfg_set(c, "ecall", p->ecall, &d) == 0);
     CHECK(rvt_codec_dbg.cfg_finish(c, p->xlen, p->img, &d) == 0);
 }
 

@@ -184,7 +184,7 @@ static void test_harts(const struct nrt_prog *p)
 /* An encoder told the C extension is absent refuses 2-byte aligned PCs. */
 static void test_rvc_off_refused(const struct nrt_prog *p)
 {
-    const char *const o[] = {"dbg-rvc", "off", NULL};
+    const char *const o[] = {"dbg-rvc", "off", "ecall", "trap", NULL};
     void *cfg;
     char err[256];
     struct nrt_enc enc;
