@@ -57,6 +57,7 @@ struct dbg_dec {
     int sync_stage;   /* -1: not in sync fields; else the next field allowed */
     size_t last_td;   /* position after the last Trace Disabled packet */
     size_t last_end;  /* position after the last packet other than Nop */
+    size_t last_nonzero; /* position of the last non-Nop nybble in the stream */
     bool synced;      /* the flow knows where it is */
     enum state st;
     uint64_t src;
@@ -597,6 +598,12 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
             return rc;
         if (dec->nocode && (rc = nc_flush_held(dec)) <= 0)
             return rc;
+        if (dec->pkt_pos >= dec->last_nonzero) {
+            /* The trace ends here: nothing is missing. */
+            dec->synced = false;
+            dec->st = ST_IDLE;
+            return 1;
+        }
         snprintf(dec->text, sizeof dec->text,
                  "dbg: offset 0x%" PRIx64 ": trace disabled (or packets dropped when the buffer overflowed)",
                  byte_offset(dec, dec->pkt_pos));
@@ -778,6 +785,12 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
     dec->len = nlen;
     dec->total = 2 * (uint64_t)len;
     dec->spacing = dbg_cfg_sync_spacing(&dec->cfg);
+    dec->last_nonzero = 0;
+    for (size_t i = nlen; i > 0; i--)
+        if (nyb[i - 1]) {
+            dec->last_nonzero = i - 1;
+            break;
+        }
     dec->synced = false;
     dec->st = ST_IDLE;
     dec->sync_stage = -1;

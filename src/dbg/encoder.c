@@ -277,9 +277,12 @@ static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, c
         vs->hart = p->hart;
     }
 
-    /* LOAD / STORE / CSR data of the last retired instruction. */
+    /* LOAD / STORE / CSR data of the last retired instruction (the code
+     * is only consulted when a value could be a CSR's). */
+    bool csr_data = ((p->flags & RVT_ING_HAS_RD) && dbg_emits(c, DBG_TRACE_EMITLOADDATA)) ||
+                    ((p->flags & RVT_ING_MEM_STORE) && dbg_emits(c, DBG_TRACE_EMITSTOREDATA));
     if (p->iretire) {
-        if (is_csr(e, p)) {
+        if (csr_data && is_csr(e, p)) {
             /* CSR instructions: reads emit Load Data, writes Store Data
              * (the write value comes in the record's memory value). */
             if ((p->flags & RVT_ING_HAS_RD) && dbg_emits(c, DBG_TRACE_EMITLOADDATA))
@@ -361,6 +364,29 @@ static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, c
         if (it == RVT_ITYPE_TRAPRET && epriv && have_next)
             g_priv(g, false, next_priv);
     }
+}
+
+/* Does record p's group (with a successor) take the decoder's walk to its
+ * end?  The same cases as build_group's `flow`, without building it (the
+ * packets go out whether or not the FIFO drops them). */
+static bool moves_walk(const struct dbg_enc *e, const struct rvt_ing_rec *p)
+{
+    const struct dbg_cfg *c = &e->cfg;
+    bool epc = dbg_emits(c, DBG_TRACE_EMITPC), ebr = dbg_emits(c, DBG_TRACE_EMITBRANCH);
+    unsigned it = p->itype;
+    if (it == RVT_ITYPE_EXCEPTION || it == RVT_ITYPE_INTERRUPT)
+        return epc;
+    if (!p->iretire)
+        return false;
+    if (it == RVT_ITYPE_NOT_TAKEN)
+        return ebr;
+    if (it == RVT_ITYPE_TAKEN)
+        return ebr || epc;
+    if (inferable_itype(it))
+        return !ebr && epc;
+    if (uninferable_itype(it) || it == RVT_ITYPE_TRAPRET)
+        return epc;
+    return false;
 }
 
 static int note_sync_point(struct dbg_enc *e)
@@ -505,13 +531,9 @@ int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
         e->resume_insns = e->insns;
     } else {
         /* The pending record's successor is r. */
-        struct group probe;
-        struct vstate vs = e->vs;
-        memset(&probe, 0, sizeof probe);
-        build_group(e, &probe, &vs, &e->pend, true, r->iaddr, r->priv);
         if ((rc = emit_record(e, &e->pend, true, r->iaddr, r->priv, false)) < 0)
             return rc;
-        if (probe.flow) {
+        if (moves_walk(e, &e->pend)) {
             e->resume_pc = r->iaddr;
             e->resume_priv = r->priv;
             e->resume_insns = e->insns;
