@@ -15,6 +15,9 @@ static uint64_t rng(uint64_t *s)
     return *s;
 }
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
 static void errf(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || !errlen)
