@@ -35,6 +35,8 @@ struct cdl_dec {
     size_t field_pos;
 
     bool synced;
+    uint64_t seq_acc;     /* sequential instructions counted, not yet walked */
+    size_t seq_pos;       /* position of the first of those counts */
     unsigned zero_run;    /* skip nybbles just before the current field */
     bool after_mark;      /* the current field follows a sync mark */
     enum pending pending;
@@ -103,6 +105,7 @@ static int trace_error(struct cdl_dec *dec, const char *fmt, ...)
         rvt_fail(&dec->diag, RVT_ERR_MISMATCH, "%s", dec->text);
     dec->errors++;
     dec->synced = false;
+    dec->seq_acc = 0;
     dec->pending = PEND_NONE;
     int rc;
     if (dec->nocode) {
@@ -142,62 +145,56 @@ static int settle_pending(struct cdl_dec *dec)
     return 1;
 }
 
-static int walk(struct cdl_dec *dec, uint32_t flags, uint64_t n, struct rvt_stop *st, const char *what)
+
+/* Does the instruction class end a run of sequential instructions?  An
+ * ecall/ebreak does unless it fell through (user-mode emulation). */
+static bool is_jump_cf(const struct cdl_dec *dec, unsigned cf)
 {
-    struct rvt_walk w = {.flags = flags | RVT_WALK_INSNS, .insns = n};
-    int rc = rvt_flow_walk(dec->flow, &w, st);
-    if (rc < 0)
-        return flow_failed(dec, what, rc);
-    return 1;
+    if (cf == RVT_CF_ECALL || cf == RVT_CF_EBREAK)
+        return dec->cfg.ecall != RVT_FLOW_ECALL_SEQUENTIAL;
+    return rvt_cf_inferable_jump(cf) || rvt_cf_uninferable(cf);
 }
 
-static bool is_jump_cf(unsigned cf)
-{
-    return rvt_cf_inferable_jump(cf) || rvt_cf_uninferable(cf) || cf == RVT_CF_ECALL || cf == RVT_CF_EBREAK;
-}
-
-static int apply_seq(struct cdl_dec *dec, unsigned s)
+/* Retire `s` sequential instructions and then, if ns is a branch, jump or
+ * trap return, the instruction that field reports — in one walk (the
+ * instruction limit leaves that last one pending for its resolution). */
+static int run_fields(struct cdl_dec *dec, uint64_t s, int ns)
 {
     int rc = settle_pending(dec);
     if (rc <= 0)
         return rc;
+    bool retiring = ns >= 0 && ns != CDL_NS_TRAP;
+    uint64_t n = s + (retiring ? 1 : 0);
     struct rvt_stop st;
-    char what[64];
-    snprintf(what, sizeof what, "seq %u", s);
-    if ((rc = walk(dec, RVT_WALK_NT_DEFAULT | RVT_WALK_STOP_JUMP, s, &st, what)) <= 0)
-        return rc;
-    if (st.reason == RVT_STOP_TRAPINSN)
-        return trace_error(dec, "seq %u: %s at 0x%" PRIx64 " traps, but %" PRIu64 " of the %u sequential "
-                                "instructions remain",
-                           s, rvt_cf_name(st.cf == RVT_CF_EBREAK ? RVT_CF_EBREAK : RVT_CF_ECALL), st.pc,
-                           (uint64_t)s - st.insns, s);
-    if (st.reason != RVT_STOP_COUNT || st.insns != s || is_jump_cf(st.cf) || st.cf == RVT_CF_TRAPRET)
-        return trace_error(dec, "seq %u: the instruction at 0x%" PRIx64 " (%s) changes the flow after %" PRIu64
-                                " sequential instructions, expected a non-sequential field for it",
-                           s, st.last, rvt_cf_name(st.cf), st.insns);
-    return 1;
-}
-
-static int apply_nonseq(struct cdl_dec *dec, unsigned ns)
-{
-    int rc = settle_pending(dec);
-    if (rc <= 0)
-        return rc;
+    memset(&st, 0, sizeof st);
+    if (n) {
+        struct rvt_walk w = {.flags = RVT_WALK_NT_DEFAULT | RVT_WALK_STOP_JUMP | RVT_WALK_INSNS, .insns = n};
+        if ((rc = rvt_flow_walk(dec->flow, &w, &st)) < 0) {
+            char what[64]; /* only built when needed: this is the hot path */
+            snprintf(what, sizeof what, "seq %" PRIu64 "%s%s", s, retiring ? " + " : "",
+                     retiring ? ns_name((unsigned)ns) : "");
+            return flow_failed(dec, what, rc);
+        }
+        if (st.reason == RVT_STOP_TRAPINSN)
+            return trace_error(dec, "%s at 0x%" PRIx64 " traps after %" PRIu64 " of %" PRIu64 " sequential "
+                                    "instructions",
+                               rvt_cf_name(st.cf == RVT_CF_EBREAK ? RVT_CF_EBREAK : RVT_CF_ECALL), st.pc, st.insns,
+                               s);
+        if (st.reason != RVT_STOP_COUNT || st.insns != n ||
+            (!retiring && (is_jump_cf(dec, st.cf) || st.cf == RVT_CF_TRAPRET)))
+            return trace_error(dec, "seq %" PRIu64 ": the instruction at 0x%" PRIx64 " (%s) changes the flow after %" PRIu64
+                                    " sequential instructions, expected a non-sequential field for it",
+                               s, st.last, rvt_cf_name(st.cf), st.insns);
+    }
+    if (ns < 0)
+        return 1;
+    dec->pend_ns = (uint8_t)ns;
     if (ns == CDL_NS_TRAP) {
         dec->pending = PEND_TRAP;
-        dec->pend_ns = (uint8_t)ns;
         dec->pend_addr = rvt_flow_pc(dec->flow);
         return 1;
     }
-    struct rvt_stop st;
-    uint32_t flags = ns == CDL_NS_JUMP ? RVT_WALK_STOP_JUMP : 0;
-    if ((rc = walk(dec, flags, 1, &st, ns_name(ns))) <= 0)
-        return rc;
-    dec->pend_ns = (uint8_t)ns;
     dec->pend_addr = st.last;
-    if (st.insns != 1 || st.reason == RVT_STOP_TRAPINSN)
-        return trace_error(dec, "%s: the next instruction at 0x%" PRIx64 " does not retire as one", ns_name(ns),
-                           st.pc);
     switch (ns) {
     case CDL_NS_BRANCH:
         if (st.cf != RVT_CF_BRANCH)
@@ -214,11 +211,8 @@ static int apply_nonseq(struct cdl_dec *dec, unsigned ns)
             dec->pending = PEND_CHECK;
             return 1;
         }
-        if (rvt_cf_uninferable(st.cf) && st.cf != RVT_CF_TRAPRET) {
-            dec->pending = PEND_TARGET;
-            return 1;
-        }
-        if (st.cf == RVT_CF_ECALL && dec->cfg.ecall == RVT_FLOW_ECALL_UNINFERABLE) {
+        if ((rvt_cf_uninferable(st.cf) && st.cf != RVT_CF_TRAPRET) ||
+            ((st.cf == RVT_CF_ECALL || st.cf == RVT_CF_EBREAK) && dec->cfg.ecall == RVT_FLOW_ECALL_UNINFERABLE)) {
             dec->pending = PEND_TARGET;
             return 1;
         }
@@ -231,6 +225,22 @@ static int apply_nonseq(struct cdl_dec *dec, unsigned ns)
         dec->pending = PEND_TARGET;
         return 1;
     }
+}
+
+/* Sequential counts accumulate until another field arrives (one walk for
+ * a run of counts and the non-sequential field after them). */
+static int flush_seq(struct cdl_dec *dec, int ns)
+{
+    uint64_t s = dec->seq_acc;
+    size_t at = dec->field_pos;
+    dec->seq_acc = 0;
+    if (!s && ns < 0)
+        return 1;
+    if (s)
+        dec->field_pos = dec->seq_pos; /* errors point at the first count */
+    int rc = run_fields(dec, s, ns);
+    dec->field_pos = at;
+    return rc;
 }
 
 static int apply_pc(struct cdl_dec *dec, uint64_t pc)
@@ -285,14 +295,23 @@ static int apply_pc(struct cdl_dec *dec, uint64_t pc)
 
 static int apply_code(struct cdl_dec *dec, const struct cdl_field *f)
 {
+    int rc;
+    if (f->kind == CDL_F_SKIP)
+        return 1;
+    if (!dec->synced && f->kind != CDL_F_DATA)
+        return 1;
+    if (f->kind == CDL_F_SEQ) {
+        if (!dec->seq_acc)
+            dec->seq_pos = dec->field_pos;
+        dec->seq_acc += f->seq;
+        return 1;
+    }
+    if (f->kind == CDL_F_NONSEQ)
+        return flush_seq(dec, f->nonseq);
+    if (dec->synced && (rc = flush_seq(dec, -1)) <= 0)
+        return rc;
     uint64_t retired = rvt_flow_insns(dec->flow);
     switch (f->kind) {
-    case CDL_F_SKIP:
-        return 1;
-    case CDL_F_SEQ:
-        return dec->synced ? apply_seq(dec, f->seq) : 1;
-    case CDL_F_NONSEQ:
-        return dec->synced ? apply_nonseq(dec, f->nonseq) : 1;
     case CDL_F_DATA:
         if (f->reason == CDL_DATA_PC)
             return apply_pc(dec, f->value);
@@ -516,6 +535,9 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
         int n = cdl_field_decode(nyb + pos, nlen - pos, dec->cfg.xlen, &f, &dec->diag);
         if (n == 0) {
             /* Cut by the end of the recording. */
+            if (!dec->nocode && dec->synced && (dec->cfg.pack & CDL_PACK_FLOW) && (rc = flush_seq(dec, -1)) < 0)
+                goto out;
+            rc = 0;
             bool nonzero = false;
             for (size_t i = pos; i < nlen; i++)
                 nonzero |= nyb[i] != 0;
@@ -565,6 +587,12 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
     }
 
     /* End of the recording. */
+    if (!dec->nocode && dec->synced && (dec->cfg.pack & CDL_PACK_FLOW)) {
+        dec->field_pos = nlen;
+        if ((rc = flush_seq(dec, -1)) < 0)
+            goto out;
+        rc = 0;
+    }
     if (dec->nocode) {
         if (dec->synced && dec->blk_n) {
             dec->field_pos = nlen;
