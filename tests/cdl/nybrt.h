@@ -131,6 +131,9 @@ struct nrt_prog {
 };
 bool nrt_prog_flowtest(struct nrt_prog *p, const char *elf, unsigned xlen, unsigned iters, unsigned extra);
 bool nrt_prog_pclist(struct nrt_prog *p, const char *elf, const char *list, unsigned extra);
+/* The bundled real capture (tests/data/real: bzip2 -9 under QEMU user
+ * mode, 1.47 M instructions, ecall sequential); false if xz is missing. */
+bool nrt_prog_real(struct nrt_prog *p);
 void nrt_prog_free(struct nrt_prog *p);
 /* Configure (options "name", "value", ..., NULL), encode, decode (with the
  * program's image, or an empty one for nocode).  *cfgp (if given) keeps the

@@ -54,9 +54,9 @@ static void test_configs(const struct nrt_prog *p)
                       desc, nocode ? "(no ELF)" : "", dec.rc, dec.errors, dec.msg, dec.first_error);
             CHECK_MSG(nrt_same_pcs(p->pcs, p->npcs, dec.pcs, dec.npcs, false, why, sizeof why), "%s %s%s: %s",
                       p->name, desc, nocode ? "(no ELF)" : "", why);
-            if (rfw)
+            if (rfw && p->ndata)
                 nrt_check_data(p, &dec, RVT_DATA_REG_WRITE, true, desc);
-            if (tp)
+            if (tp && p->ndata)
                 nrt_check_data(p, &dec, RVT_DATA_TRACEPOINT, true, desc);
             if (!rfw)
                 for (size_t i = 0; i < dec.ndata; i++)
@@ -105,7 +105,7 @@ int main(void)
         rvt_test_fail(__FILE__, __LINE__, "no cdl codec registered");
         return rvt_test_summary("test_cdl_roundtrip");
     }
-    struct nrt_prog p32, p64, t1;
+    struct nrt_prog p32, p64, t1, real;
     if (nrt_prog_flowtest(&p32, "flow/flowtest32.elf", 32, 400, NRT_DATA | NRT_TRACEPOINTS)) {
         test_configs(&p32);
         test_logs(&p32);
@@ -117,6 +117,9 @@ int main(void)
     if (nrt_prog_pclist(&t1, "ntrace-t1/test.elf", "ntrace-t1/test-PCONLY.txt", NRT_DATA | NRT_TRACEPOINTS)) {
         test_configs(&t1);
     }
+    if (nrt_prog_real(&real))
+        test_configs(&real);
+    nrt_prog_free(&real);
     nrt_prog_free(&p32);
     nrt_prog_free(&p64);
     nrt_prog_free(&t1);

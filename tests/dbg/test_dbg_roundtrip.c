@@ -138,7 +138,7 @@ static void test_configs(const struct nrt_prog *p0, bool rvc_free, bool has_data
                 check_values(p, &dec, desc, RVT_DATA_STORE_ADDR);
                 check_values(p, &dec, desc, RVT_DATA_STORE_VALUE);
             }
-            if (ts)
+            if (ts && p->x.n && (p->x.recs[0].flags & RVT_ING_HAS_TIME))
                 check_times(p, &dec, desc);
             if (!nocode)
                 printf("  %-12s %-70s %8zu insns %7zu bytes %.3f bits/insn\n", p->name, desc, dec.npcs, enc.out.len,
@@ -197,7 +197,7 @@ static void test_rvc_off_refused(const struct nrt_prog *p)
 
 int main(void)
 {
-    struct nrt_prog p32, p64, t1, h, q32, q64;
+    struct nrt_prog p32, p64, t1, h, q32, q64, real;
     if (nrt_prog_flowtest(&q32, "flow/flowtest32.elf", 32, 400, NRT_TIME | NRT_NO_INTERRUPTS) &&
         nrt_prog_flowtest(&p32, "flow/flowtest32.elf", 32, 400, NRT_TIME)) {
         p32.alt = &q32;
@@ -213,6 +213,9 @@ int main(void)
         test_configs(&t1, true, true);
     if (nrt_prog_flowtest(&h, "flow/flowtest64.elf", 64, 200, NRT_HARTS))
         test_harts(&h);
+    if (nrt_prog_real(&real))
+        test_configs(&real, false, false);
+    nrt_prog_free(&real);
     nrt_prog_free(&p32);
     nrt_prog_free(&p64);
     nrt_prog_free(&t1);
