@@ -419,8 +419,8 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
     for (;;) {
         bool at_sync = e->pos % e->spacing == 0;
         vs = e->vs;
-        memset(&s, 0, sizeof s);
-        memset(&g, 0, sizeof g);
+        s.len = s.packets = g.len = g.packets = 0; /* (the nybble arrays need no clearing) */
+        s.flow = s.covered = g.flow = g.covered = false;
         if (!e->started) {
             struct dbg_packet te = {.hdr = DBG_TRACE_ENABLED, .arg = 0};
             g_put(&s, &te);
