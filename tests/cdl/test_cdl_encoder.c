@@ -187,8 +187,71 @@ static void test_rv64(void)
            0xF, 0xF, 0xF);
 }
 
+static int on_block(void *ctx, const struct rvt_block *b)
+{
+    (void)ctx;
+    (void)b;
+    return 0;
+}
+static char g_err[512];
+static int on_note(void *ctx, const struct rvt_note *n)
+{
+    (void)ctx;
+    if (n->kind == RVT_NOTE_ERROR && !g_err[0])
+        snprintf(g_err, sizeof g_err, "%s", n->text);
+    return 0;
+}
+
+/* Hand-made streams: the dump's lines and the decoder's error text. */
+static void test_dump_and_errors(void)
+{
+    extern const struct rvt_codec rvt_codec_cdl;
+    struct cdl_cfg c;
+    cfg32(&c);
+    /* sync mark, PC 0x100, 60 x seq 1 (beyond the 64 nybbles a sync
+     * candidate is checked over), a reserved code, a mark, PC 0x104, seq 1 */
+    uint8_t nyb[88];
+    size_t n = 0;
+    const uint8_t head[] = {0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0};
+    memcpy(nyb, head, sizeof head);
+    n = sizeof head;
+    for (int i = 0; i < 60; i++)
+        nyb[n++] = 0x1;
+    nyb[n++] = 0xE; /* nybble 70: byte 0x23, low half */
+    nyb[n++] = 0x0;
+    const uint8_t tail[] = {0, 0, 0, 0, 0xC, 0x2, 0x4, 0x0, 0x1, 0x0, 0x1, 0x0, 0, 0, 0, 0};
+    memcpy(nyb + n, tail, sizeof tail);
+    n += sizeof tail;
+    uint8_t bytes[sizeof nyb / 2];
+    cdl_pack(nyb, n, bytes);
+    char path[512];
+    snprintf(path, sizeof path, "%s/cdl-dump.txt", rvt_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    REQUIRE(f);
+    struct rvt_diag d = {0};
+    CHECK(cdl_dump(&c, bytes, n / 2, f, &d) == 0);
+    fclose(f);
+    CHECK(rvt_test_sh("grep -q '^00000000.0  sync mark (4 zero nybbles)$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^00000002.0  data pc 0x100 (nnn 2, 2 bytes)$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^00000005.0  seq 1$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^00000023.0  error: reserved control nybble 0xE' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^00000026.0  data pc 0x104' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^# 63 fields, 1 errors$' %s", path) == 0);
+
+    /* The decoder (no code) reports the reserved code at its offset and
+     * resynchronises at the next mark. */
+    struct rvt_image *empty = rvt_img_new();
+    rvt_img_set_xlen(empty, 32);
+    g_err[0] = 0;
+    struct rvt_flow_sink sink = {on_block, on_note, NULL};
+    CHECK(rvt_decode_buffer(&rvt_codec_cdl, &c, empty, -1, bytes, n / 2, &sink, &d) == 0);
+    CHECK_MSG(strstr(g_err, "cdl: offset 0x23 (nybble 0): reserved control nybble 0xE") != NULL, "'%s'", g_err);
+    rvt_img_free(empty);
+}
+
 int main(void)
 {
+    test_dump_and_errors();
     test_flow();
     test_data();
     test_sync();

@@ -199,8 +199,62 @@ static void test_sync_points(void)
     CHECK(padded >= 1);
 }
 
+static int on_block(void *ctx, const struct rvt_block *b)
+{
+    (void)ctx;
+    (void)b;
+    return 0;
+}
+static char g_err[512];
+static int on_note(void *ctx, const struct rvt_note *n)
+{
+    (void)ctx;
+    if (n->kind == RVT_NOTE_ERROR && !g_err[0])
+        snprintf(g_err, sizeof g_err, "%s", n->text);
+    return 0;
+}
+
+static void test_dump_and_errors(void)
+{
+    struct dbg_cfg c;
+    cfg(&c, "pc,priv");
+    execution();
+    uint8_t nyb[256];
+    size_t k = encode(&c, g_recs, 8, nyb, sizeof nyb);
+    REQUIRE(k >= 16);
+    uint8_t bytes[128];
+    dbg_pack(nyb, k, bytes);
+    char path[512];
+    snprintf(path, sizeof path, "%s/dbg-dump.txt", rvt_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    REQUIRE(f);
+    struct rvt_diag d = {0};
+    CHECK(dbg_dump(&c, bytes, k / 2, f, &d) == 0);
+    fclose(f);
+    CHECK(rvt_test_sh("grep -q '^00000000.0  \\[sync\\] trace-enabled version 0$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^00000001.0  priv other prv=U ie=0$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^00000002.0  pc 0x80 (8 nybbles) -> pc 0x100$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q 'pc 0x4 (1 nybbles) -> pc 0x108$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q 'priv other prv=M ie=0$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q 'trace-disabled$' %s", path) == 0);
+
+    /* A reserved header where the taken branch's source PC was: reported at
+     * its offset; decoding goes on to the end (no later sync point here). */
+    nyb[14] = DBG_RESERVED;
+    dbg_pack(nyb, k, bytes);
+    extern const struct rvt_codec rvt_codec_dbg;
+    struct rvt_image *empty = rvt_img_new();
+    rvt_img_set_xlen(empty, 32);
+    g_err[0] = 0;
+    struct rvt_flow_sink sink = {on_block, on_note, NULL};
+    CHECK(rvt_decode_buffer(&rvt_codec_dbg, &c, empty, -1, bytes, k / 2, &sink, &d) == 0);
+    CHECK_MSG(strstr(g_err, "dbg: offset 0x7 (nybble 0): reserved header 1101") != NULL, "'%s'", g_err);
+    rvt_img_free(empty);
+}
+
 int main(void)
 {
+    test_dump_and_errors();
     test_events();
     test_data();
     test_sync_points();
