@@ -214,6 +214,39 @@ bool cdl_sync_valid(const uint8_t *nyb, size_t len, size_t pos, const struct cdl
 bool cdl_next_sync(const uint8_t *nyb, size_t len, size_t from, const struct cdl_cfg *c, bool start_is_boundary,
                    size_t *pos);
 
+/* ---- encoder layers ------------------------------------------------------ */
+
+/* The per-cycle trace from the end of the pipeline (the seed's
+ * t_riscv_i32_trace): one retired instruction, or a trap, per cycle. */
+struct cdl_cycle {
+    uint64_t count;       /* identical sequential cycles this stands for (>= 1) */
+    bool retired;         /* an instruction retired (false: a trap cycle) */
+    int nonseq;           /* -1 sequential, else enum cdl_nonseq */
+    bool uninferable;     /* the target is not in the code (jalr, xRET, trap) */
+    bool have_target;
+    uint64_t target;      /* non-sequential: where execution continues */
+    uint64_t epc;         /* trap: the first instruction that did not complete */
+    bool rfw, tracepoint; /* register-file write / tracepoint of the instruction */
+    uint8_t rd, tp_type;
+    uint64_t rfw_value;
+};
+/* The cycles of an ingress record of n instructions whose successor is
+ * `next` (unknown at the end of the trace). */
+int cdl_record_cycles(const struct rvt_ing_rec *r, uint64_t n, bool have_next, uint64_t next,
+                      int (*fn)(void *ctx, const struct cdl_cycle *c), void *ctx);
+
+/* A packed record (the seed's t_riscv_i32_packed_trace): what one cycle
+ * reports, in the compression order sequential -> non-sequential -> data
+ * -> tracepoint. */
+struct cdl_packed {
+    uint8_t seq;          /* 0..7 instructions retired before this cycle */
+    int8_t nonseq;        /* -1 none, else enum cdl_nonseq */
+    bool has_pc, has_rfw, has_tp;
+    uint64_t pc;          /* the next instruction to retire */
+    uint8_t rd, tp_type;
+    uint64_t rfw_value;
+};
+
 /* ---- encoder ------------------------------------------------------------ */
 
 struct cdl_enc;

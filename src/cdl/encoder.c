@@ -1,13 +1,18 @@
-/* CDL compressed trace encoder: ingress records -> per-cycle trace ->
- * packed cycles -> nybble fields -> recorder (sync marks, word packing,
- * circular buffer that wraps or halts).
+/* CDL compressed trace encoder, in the seed's layers:
  *
- * One retired instruction is one cycle.  An ingress record is a run of
- * sequential cycles ended by the cycle of its last instruction (whose
- * non-sequential reason comes from itype) and, for itype 1/2, a trap cycle.
- * The record's optional register write and tracepoint describe its last
- * instruction.  Targets are the next record's address, so the last cycle of
- * a record is packed when the next record arrives (or at finish).
+ *   ingress record -> per-cycle trace (cdl_record_cycles: one retired
+ *   instruction or one trap per cycle, with its non-sequential reason,
+ *   target, register write, tracepoint) -> packer (pack_cycle: successive
+ *   cycles combined into packed records: a count of sequential
+ *   instructions, the non-sequential reason, PC/RFW data, tracepoint) ->
+ *   compressor (compress: packed record -> fields in the order sequential,
+ *   non-sequential, data, tracepoint) -> recorder (sync marks between
+ *   cycles, little-endian nybbles in 32-bit words, circular buffer that
+ *   wraps or halts).
+ *
+ * A record's last instruction's target is the next record's address, so
+ * a record's cycles are produced when the next record arrives (or at
+ * finish).
  */
 #include "cdl/cdl.h"
 
@@ -25,7 +30,8 @@ struct cdl_enc {
     struct rvt_bcache *bc;
 
     bool have_pending;
-    struct rvt_ing_rec pend;
+    struct rvt_ing_rec pend;  /* the record whose successor is not known yet */
+    uint64_t pend_insns;
 
     unsigned unreported;   /* sequential instructions retired but not yet in a seq field */
     bool sync_due;         /* put a sync mark before the next cycle */
@@ -156,45 +162,71 @@ static int put_field(struct cdl_enc *e, const struct cdl_field *f)
     return record_nybbles(e, nyb, n);
 }
 
-/* ---- packer ------------------------------------------------------------- */
+/* ---- per-cycle trace: ingress record -> cycles ----------------------------- */
 
-static bool flow_on(const struct cdl_enc *e)
+static bool uninferable_itype(unsigned itype)
 {
-    return (e->cfg.pack & CDL_PACK_FLOW) != 0;
+    return itype == RVT_ITYPE_UNINF_JUMP3 || itype == RVT_ITYPE_CALL_UNINF || itype == RVT_ITYPE_JUMP_UNINF ||
+           itype == RVT_ITYPE_COSWAP || itype == RVT_ITYPE_RETURN || itype == RVT_ITYPE_OTHER_UNINF;
 }
 
-/* Report all retired-but-unreported instructions in seq fields. */
-static int flush_seq(struct cdl_enc *e)
+int cdl_record_cycles(const struct rvt_ing_rec *r, uint64_t n, bool have_next, uint64_t next,
+                      int (*fn)(void *ctx, const struct cdl_cycle *c), void *ctx)
 {
-    while (e->unreported) {
-        unsigned s = e->unreported > 7 ? 7 : e->unreported;
-        struct cdl_field f = {.kind = CDL_F_SEQ, .seq = (uint8_t)s};
-        int r = put_field(e, &f);
-        if (r < 0)
-            return r;
-        e->unreported -= s;
+    int rc;
+    struct cdl_cycle c;
+    unsigned it = r->itype;
+    bool trap = it == RVT_ITYPE_EXCEPTION || it == RVT_ITYPE_INTERRUPT;
+    /* All but the last instruction retire sequentially. */
+    if (n > 1) {
+        memset(&c, 0, sizeof c);
+        c.count = n - 1;
+        c.retired = true;
+        c.nonseq = -1;
+        if ((rc = fn(ctx, &c)) < 0)
+            return rc;
     }
-    return 0;
-}
-
-/* Sequential instructions: counted, reported in 7s as the count fills. */
-static int add_seq(struct cdl_enc *e, uint64_t n)
-{
-    if (!flow_on(e))
-        return 0;
-    while (n) {
-        uint64_t room = 7 - e->unreported;
-        uint64_t take = n < room ? n : room;
-        e->unreported += (unsigned)take;
-        n -= take;
-        if (e->unreported == 7) {
-            int r = flush_seq(e);
-            if (r < 0)
-                return r;
+    if (n) {
+        memset(&c, 0, sizeof c);
+        c.count = 1;
+        c.retired = true;
+        c.nonseq = -1;
+        if (!trap) {
+            if (it == RVT_ITYPE_TAKEN)
+                c.nonseq = CDL_NS_BRANCH;
+            else if (it == RVT_ITYPE_TRAPRET)
+                c.nonseq = CDL_NS_TRAPRET;
+            else if (it >= RVT_ITYPE_UNINF_JUMP3 && it != 7)
+                c.nonseq = CDL_NS_JUMP;
         }
+        c.uninferable = c.nonseq == CDL_NS_TRAPRET || (c.nonseq == CDL_NS_JUMP && uninferable_itype(it));
+        c.have_target = c.nonseq >= 0 && have_next;
+        c.target = next;
+        c.rfw = (r->flags & RVT_ING_HAS_RD) != 0;
+        c.rd = r->rd;
+        c.rfw_value = r->rd_value;
+        c.tracepoint = (r->flags & RVT_ING_TRACEPOINT) != 0;
+        c.tp_type = (uint8_t)(r->tp_type & 0xf);
+        if ((rc = fn(ctx, &c)) < 0)
+            return rc;
+    }
+    if (trap) {
+        /* The trap follows the retired instructions; a synchronous
+         * exception's faulting instruction (epc) did not retire. */
+        memset(&c, 0, sizeof c);
+        c.count = 1;
+        c.nonseq = CDL_NS_TRAP;
+        c.uninferable = true;
+        c.have_target = have_next;
+        c.target = next;
+        c.epc = rvt_ing_next_addr(r);
+        if ((rc = fn(ctx, &c)) < 0)
+            return rc;
     }
     return 0;
 }
+
+/* ---- compressor: packed record -> fields in the seed's order ---------------- */
 
 static int put_pc(struct cdl_enc *e, uint64_t pc)
 {
@@ -202,6 +234,126 @@ static int put_pc(struct cdl_enc *e, uint64_t pc)
     cdl_field_pc(&f, pc, e->cfg.xlen);
     return put_field(e, &f);
 }
+
+static int compress(struct cdl_enc *e, const struct cdl_packed *p)
+{
+    int rc;
+    struct cdl_field f;
+    if (p->seq) {
+        f = (struct cdl_field){.kind = CDL_F_SEQ, .seq = p->seq};
+        if ((rc = put_field(e, &f)) < 0)
+            return rc;
+    }
+    if (p->nonseq >= 0) {
+        f = (struct cdl_field){.kind = CDL_F_NONSEQ, .nonseq = (uint8_t)p->nonseq};
+        if ((rc = put_field(e, &f)) < 0)
+            return rc;
+    }
+    if (p->has_pc && (rc = put_pc(e, p->pc)) < 0)
+        return rc;
+    if (p->has_rfw) {
+        cdl_field_rfw(&f, p->rd, p->rfw_value, e->cfg.xlen);
+        if ((rc = put_field(e, &f)) < 0)
+            return rc;
+    }
+    if (p->has_tp) {
+        f = (struct cdl_field){.kind = CDL_F_TRACEPOINT, .tp = p->tp_type};
+        if ((rc = put_field(e, &f)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- packer: cycles -> packed records ----------------------------------------- */
+
+static bool flow_on(const struct cdl_enc *e)
+{
+    return (e->cfg.pack & CDL_PACK_FLOW) != 0;
+}
+
+static void packed_init(struct cdl_packed *p)
+{
+    memset(p, 0, sizeof *p);
+    p->nonseq = -1;
+}
+
+/* A record of only the retired-but-unreported count (prior cycles). */
+static int flush_seq(struct cdl_enc *e)
+{
+    if (!e->unreported)
+        return 0;
+    struct cdl_packed p;
+    packed_init(&p);
+    p.seq = (uint8_t)e->unreported;
+    e->unreported = 0;
+    return compress(e, &p);
+}
+
+static int pack_cycle(void *ctx, const struct cdl_cycle *c)
+{
+    struct cdl_enc *e = ctx;
+    int rc;
+    struct cdl_packed p;
+    packed_init(&p);
+    bool rfw = c->retired && c->rfw && (e->cfg.pack & CDL_PACK_RFW);
+    bool tp = c->retired && c->tracepoint && (e->cfg.pack & CDL_PACK_TRACEPOINTS);
+
+    if (!flow_on(e)) {
+        /* Logs: register writes and tracepoints in order; a trap as its
+         * epc (the next instruction that would have retired), the trap,
+         * its handler. */
+        if (c->nonseq == CDL_NS_TRAP && (e->cfg.pack & CDL_PACK_TRAPS)) {
+            p.has_pc = true;
+            p.pc = c->epc;
+            if ((rc = compress(e, &p)) < 0)
+                return rc;
+            packed_init(&p);
+            p.nonseq = CDL_NS_TRAP;
+            p.has_pc = c->have_target;
+            p.pc = c->target;
+            return compress(e, &p);
+        }
+        p.has_rfw = rfw;
+        p.rd = c->rd;
+        p.rfw_value = c->rfw_value;
+        p.has_tp = tp;
+        p.tp_type = c->tp_type;
+        return rfw || tp ? compress(e, &p) : 0;
+    }
+
+    if (c->nonseq < 0) {
+        /* Sequential: counted; reported when the count reaches 7, or at
+         * once (before its data) if the instruction has data. */
+        uint64_t n = c->count;
+        while (n) {
+            uint64_t take = 7 - e->unreported < n ? 7 - e->unreported : n;
+            e->unreported += (unsigned)take;
+            n -= take;
+            if (e->unreported == 7 && (rc = flush_seq(e)) < 0)
+                return rc;
+        }
+        if (!rfw && !tp)
+            return 0;
+        p.seq = (uint8_t)e->unreported;
+        e->unreported = 0;
+    } else {
+        /* Non-sequential: the prior count, the reason, the target when the
+         * configuration asks for it, then the instruction's data. */
+        p.seq = (uint8_t)e->unreported;
+        e->unreported = 0;
+        p.nonseq = (int8_t)c->nonseq;
+        p.has_pc = c->have_target && (e->cfg.pc_mode == CDL_PC_ALL || c->uninferable);
+        p.pc = c->target;
+    }
+    p.has_rfw = rfw;
+    p.rd = c->rd;
+    p.rfw_value = c->rfw_value;
+    p.has_tp = tp;
+    p.tp_type = c->tp_type;
+    return compress(e, &p);
+}
+
+/* ---- recorder: sync marks between cycles -------------------------------------- */
 
 static int sync_mark(struct cdl_enc *e, uint64_t next_pc)
 {
@@ -234,101 +386,11 @@ static int sync_mark(struct cdl_enc *e, uint64_t next_pc)
     return 0;
 }
 
-static bool uninferable_itype(unsigned itype)
+/* The cycles of the pending record, now that its successor is known. */
+static int finish_record(struct cdl_enc *e, bool have_next, uint64_t next)
 {
-    return itype == RVT_ITYPE_UNINF_JUMP3 || itype == RVT_ITYPE_CALL_UNINF || itype == RVT_ITYPE_JUMP_UNINF ||
-           itype == RVT_ITYPE_COSWAP || itype == RVT_ITYPE_RETURN || itype == RVT_ITYPE_OTHER_UNINF;
-}
-
-/* Data of the record's last instruction (already reported). */
-static int put_insn_data(struct cdl_enc *e, const struct rvt_ing_rec *r)
-{
-    int rc;
-    if ((e->cfg.pack & CDL_PACK_RFW) && (r->flags & RVT_ING_HAS_RD)) {
-        struct cdl_field f;
-        cdl_field_rfw(&f, r->rd, r->rd_value, e->cfg.xlen);
-        if ((rc = put_field(e, &f)) < 0)
-            return rc;
-    }
-    if ((e->cfg.pack & CDL_PACK_TRACEPOINTS) && (r->flags & RVT_ING_TRACEPOINT)) {
-        struct cdl_field f = {.kind = CDL_F_TRACEPOINT, .tp = (uint8_t)(r->tp_type & 0xf)};
-        if ((rc = put_field(e, &f)) < 0)
-            return rc;
-    }
-    return 0;
-}
-
-static bool has_insn_data(const struct cdl_enc *e, const struct rvt_ing_rec *r)
-{
-    return ((e->cfg.pack & CDL_PACK_RFW) && (r->flags & RVT_ING_HAS_RD)) ||
-           ((e->cfg.pack & CDL_PACK_TRACEPOINTS) && (r->flags & RVT_ING_TRACEPOINT));
-}
-
-/* Pack the last cycle (and trap cycle) of record p, whose successor is
- * `next` (valid if have_next). */
-static int finish_record(struct cdl_enc *e, const struct rvt_ing_rec *p, bool have_next, uint64_t next)
-{
-    int rc;
-    unsigned it = p->itype;
-    bool retired = p->iretire > 0;
-    bool trap = it == RVT_ITYPE_EXCEPTION || it == RVT_ITYPE_INTERRUPT;
-    int nonseq = -1;
-    if (retired && !trap) {
-        if (it == RVT_ITYPE_TAKEN)
-            nonseq = CDL_NS_BRANCH;
-        else if (it == RVT_ITYPE_TRAPRET)
-            nonseq = CDL_NS_TRAPRET;
-        else if (it >= RVT_ITYPE_UNINF_JUMP3 && it != 7)
-            nonseq = CDL_NS_JUMP;
-    }
-
-    if (!flow_on(e)) {
-        if ((rc = put_insn_data(e, p)) < 0)
-            return rc;
-        if (trap && (e->cfg.pack & CDL_PACK_TRAPS)) {
-            /* A trap log: the epc (the next instruction that would have
-             * retired), the trap, the handler. */
-            struct cdl_field f = {.kind = CDL_F_NONSEQ, .nonseq = CDL_NS_TRAP};
-            if ((rc = put_pc(e, rvt_ing_next_addr(p))) < 0 || (rc = put_field(e, &f)) < 0)
-                return rc;
-            if (have_next && (rc = put_pc(e, next)) < 0)
-                return rc;
-        }
-        return 0;
-    }
-
-    if (nonseq < 0) {
-        /* The last instruction (if any) continues sequentially. */
-        if (retired) {
-            if ((rc = add_seq(e, 1)) < 0)
-                return rc;
-            if (has_insn_data(e, p) && (rc = flush_seq(e)) < 0)
-                return rc;
-            if ((rc = put_insn_data(e, p)) < 0)
-                return rc;
-        }
-        if (trap) {
-            if ((rc = flush_seq(e)) < 0)
-                return rc;
-            struct cdl_field f = {.kind = CDL_F_NONSEQ, .nonseq = CDL_NS_TRAP};
-            if ((rc = put_field(e, &f)) < 0)
-                return rc;
-            if (have_next && (rc = put_pc(e, next)) < 0)
-                return rc;
-        }
-        return 0;
-    }
-
-    if ((rc = flush_seq(e)) < 0)
-        return rc;
-    struct cdl_field f = {.kind = CDL_F_NONSEQ, .nonseq = (uint8_t)nonseq};
-    if ((rc = put_field(e, &f)) < 0)
-        return rc;
-    bool need_pc = e->cfg.pc_mode == CDL_PC_ALL || nonseq == CDL_NS_TRAPRET ||
-                   (nonseq == CDL_NS_JUMP && uninferable_itype(it));
-    if (need_pc && have_next && (rc = put_pc(e, next)) < 0)
-        return rc;
-    return put_insn_data(e, p);
+    e->have_pending = false;
+    return cdl_record_cycles(&e->pend, e->pend_insns, have_next, next, pack_cycle, e);
 }
 
 static int count_insns(struct cdl_enc *e, const struct rvt_ing_rec *r, uint64_t *n)
@@ -362,9 +424,8 @@ int cdl_enc_put(struct cdl_enc *e, const struct rvt_ing_rec *r)
     if (r->flags & RVT_ING_UNQUALIFIED) {
         /* Filtered out: not traced.  The next traced cycle starts with a
          * sync mark and its PC, which shows the decoder the gap. */
-        if (e->have_pending && (rc = finish_record(e, &e->pend, true, r->iaddr)) < 0)
+        if (e->have_pending && (rc = finish_record(e, true, r->iaddr)) < 0)
             return rc;
-        e->have_pending = false;
         e->sync_due = true;
         return 0;
     }
@@ -374,19 +435,16 @@ int cdl_enc_put(struct cdl_enc *e, const struct rvt_ing_rec *r)
     if (n == 0 && r->itype != RVT_ITYPE_EXCEPTION && r->itype != RVT_ITYPE_INTERRUPT)
         return 0; /* nothing retired, nothing happened */
     e->records++;
-    if (e->have_pending && (rc = finish_record(e, &e->pend, true, r->iaddr)) < 0)
+    if (e->have_pending && (rc = finish_record(e, true, r->iaddr)) < 0)
         return rc;
+    /* Between cycles: a sync mark when due, with the next cycle's PC. */
     if (e->sync_due || (e->cfg.sync_interval && e->since_sync >= e->cfg.sync_interval)) {
         if ((rc = sync_mark(e, r->iaddr)) < 0)
             return rc;
     }
-    /* All but the last instruction retire sequentially (itype describes the
-     * last one; for a trap record every instruction in it retired). */
-    uint64_t body = n ? n - 1 : 0;
-    if ((rc = add_seq(e, body)) < 0)
-        return rc;
     e->insns += n;
     e->pend = *r;
+    e->pend_insns = n;
     e->have_pending = true;
     return 0;
 }
@@ -397,9 +455,8 @@ int cdl_enc_finish(struct cdl_enc *e)
     if (e->finished)
         return 0;
     e->finished = true;
-    if (e->have_pending && (rc = finish_record(e, &e->pend, false, 0)) < 0)
+    if (e->have_pending && (rc = finish_record(e, false, 0)) < 0)
         return rc;
-    e->have_pending = false;
     if ((rc = flush_seq(e)) < 0)
         return rc;
     /* Complete the last 32-bit word with skip nybbles. */
