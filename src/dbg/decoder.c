@@ -47,6 +47,7 @@ struct dbg_dec {
     const uint8_t *nyb;
     size_t len;
     uint64_t base, total, spacing;
+    uint64_t phase;   /* sync points are where (pos + phase) % spacing == 0 */
     size_t pkt_pos;
 
     /* Last values for "missing bits". */
@@ -88,9 +89,58 @@ static uint64_t byte_offset(const struct dbg_dec *dec, size_t pos)
     return raw_nyb(dec, pos) / 2;
 }
 
+static int sync_stage_of(unsigned hdr);
+
 static bool is_sync_point(const struct dbg_dec *dec, size_t pos)
 {
-    return (dec->base + pos) % dec->spacing == 0;
+    return (dec->phase + pos) % dec->spacing == 0;
+}
+
+/* Do the packets at pos look like sync fields: optional Trace Enabled or
+ * Disabled, Timestamp, Change Hart, Privilege Level, then a full-width PC? */
+static bool sync_fields_at(const struct dbg_dec *dec, const uint8_t *nyb, size_t len, size_t pos)
+{
+    int stage = 0;
+    unsigned full = (dec->pc_width + 3) / 4;
+    struct rvt_diag d;
+    while (pos < len) {
+        struct dbg_packet p;
+        int n = dbg_packet_decode(nyb + pos, len - pos, dec->cfg.custom, &p, &d);
+        if (n <= 0)
+            return false;
+        int st = sync_stage_of(p.hdr);
+        if (st < stage)
+            return false;
+        if (p.hdr == DBG_PC)
+            return p.nval == full;
+        stage = st + 1;
+        pos += (size_t)n;
+    }
+    return false;
+}
+
+/* A stream that does not start at a sync point (a capture that began
+ * mid-way, a cut file): the phase whose sync points hold sync fields most
+ * often, over the first few of them.  Needs PC packets. */
+static uint64_t find_phase(const struct dbg_dec *dec, const uint8_t *nyb, size_t len)
+{
+    if (!dec->epc || len < 2 || sync_fields_at(dec, nyb, len, 0))
+        return 0;
+    uint64_t best = 0;
+    unsigned best_score = 0;
+    for (uint64_t first = 0; first < dec->spacing && first < len; first++) {
+        unsigned score = 0;
+        for (uint64_t at = first; at < len && score < 16; at += dec->spacing) {
+            if (!sync_fields_at(dec, nyb, len, (size_t)at))
+                break;
+            score++;
+        }
+        if (score > best_score) {
+            best_score = score;
+            best = (dec->spacing - first) % dec->spacing;
+        }
+    }
+    return best;
 }
 
 static int note(struct dbg_dec *dec, uint8_t kind, uint8_t reason, uint64_t addr, uint64_t value, uint64_t index,
@@ -795,12 +845,16 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
     dec->st = ST_IDLE;
     dec->sync_stage = -1;
 
-    size_t pos = (size_t)((dec->spacing - dec->base % dec->spacing) % dec->spacing);
+    /* RAM images: the buffer's sync points; streams: from the start, or
+     * found when the stream starts elsewhere. */
+    dec->phase = dbg_regs_dest(&dec->cfg.regs) != DBG_DEST_OFFCHIP ? dec->base % dec->spacing
+                                                                    : find_phase(dec, nyb, nlen);
+    size_t pos = (size_t)((dec->spacing - dec->phase) % dec->spacing);
     if (pos) {
         dec->pkt_pos = pos < nlen ? pos : nlen;
         snprintf(dec->text, sizeof dec->text,
                  "dbg: %zu nybbles before the first synchronisation point at offset 0x%" PRIx64
-                 " (the buffer wrapped) are skipped",
+                 " are skipped (the buffer wrapped, or the capture started mid-stream)",
                  pos, byte_offset(dec, dec->pkt_pos));
         if ((rc = gap(dec, RVT_GAP_WRAP, dec->text)) < 0)
             goto out;
@@ -850,10 +904,9 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
             goto out;
         if (rc == 0) {
             /* Resynchronise at the next synchronisation point. */
-            size_t next = (size_t)((pos / dec->spacing + 1) * dec->spacing);
-            next -= (size_t)(dec->base % dec->spacing);
-            while (next <= pos)
-                next += (size_t)dec->spacing;
+            size_t next = pos + 1;
+            while ((next + dec->phase) % dec->spacing)
+                next++;
             pos = next;
             dec->sync_stage = -1;
             continue;
