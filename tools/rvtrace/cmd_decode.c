@@ -12,14 +12,21 @@ static void help(const struct rvt_codec *only)
            "Decode trace bytes back to the executed instructions.  The decode starts at the first\n"
            "synchronisation point; a damaged message is reported (byte offset, what was wrong) and the\n"
            "decoder resynchronises at the next one.  The exit status is 1 if anything was reported.\n\n");
+    printf("  --wp ADDR             the trace RAM's write pointer (trRamWP, without the wrap bit), for a raw\n"
+           "                        dump without a .sink description\n"
+           "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
+           "  --sink-start ADDR     trRamStart of the dump (default 0)\n"
+           "A TRACE written through --sink has a TRACE.sink description beside it; the decode then\n"
+           "starts at the oldest surviving byte and reports how much was lost to wrapping.\n\n");
     cli_help_common(stdout, CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN, only);
 }
 
 int cmd_decode(int argc, char **argv)
 {
+    static const char *const extra[] = {"wp", "wrap", "sink-start", NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN;
-    int rc = cli_parse(&o, "decode", allowed, NULL, argc, argv);
+    int rc = cli_parse(&o, "decode", allowed, extra, argc, argv);
     if (rc || o.help) {
         if (o.help)
             help(o.codec);
@@ -30,6 +37,7 @@ int cmd_decode(int argc, char **argv)
     size_t len = 0;
     FILE *f = NULL;
     struct rvt_output *out = NULL;
+    struct rvt_sink_image sim = {0};
     if (!o.trace) {
         rc = cli_fail("decode", "no TRACE file given");
         goto done;
@@ -41,10 +49,11 @@ int cmd_decode(int argc, char **argv)
     if ((rc = cli_load_image(&o)) || (rc = cli_finish_codec(&o, rvt_img_xlen(o.img))))
         goto done;
     struct rvt_diag d = {0};
-    if (rvt_read_file(o.trace, &buf, &len, &d) < 0) {
-        rc = cli_fail("decode", "%s", d.msg);
+    if ((rc = cli_load_trace(&o, o.trace, &sim)))
         goto done;
-    }
+    buf = sim.data;
+    len = sim.len;
+    sim.data = NULL;
     f = !o.output || strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "wb");
     if (!f) {
         rc = cli_fail("decode", "%s: cannot create: %s", o.output, strerror(errno));
@@ -91,6 +100,7 @@ done:
     if (f && f != stdout)
         fclose(f);
     free(buf);
+    rvt_sink_image_free(&sim);
     cli_free(&o);
     return rc;
 }
