@@ -8,10 +8,12 @@
 
 static void help(const struct rvt_codec *only)
 {
-    printf("usage: rvtrace decode --format F --elf PROG TRACE [--output pcs|insn|blocks|count] [-o FILE] [options]\n\n"
+    printf("usage: rvtrace decode --format F [--elf PROG] TRACE [--output pcs|insn|blocks|count] [-o FILE] [options]\n\n"
            "Decode trace bytes back to the executed instructions.  The decode starts at the first\n"
            "synchronisation point; a damaged message is reported (byte offset, what was wrong) and the\n"
-           "decoder resynchronises at the next one.  The exit status is 1 if anything was reported.\n\n");
+           "decoder resynchronises at the next one.  The exit status is 1 if anything was reported.\n"
+           "Without --elf only traces that record every target (cdl, dbg with PCs) decode; give --xlen 32\n"
+           "for RV32 then.\n\n");
     printf("  --wp ADDR             the trace RAM's write pointer (trRamWP, without the wrap bit), for a raw\n"
            "                        dump without a .sink description\n"
            "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
@@ -42,11 +44,19 @@ int cmd_decode(int argc, char **argv)
         rc = cli_fail("decode", "no TRACE file given");
         goto done;
     }
-    if (!o.elf && !o.nraw) {
-        rc = cli_fail("decode", "--elf PROG is required to follow the code");
+    if ((rc = cli_load_image(&o)))
         goto done;
+    if (!o.img) {
+        /* Without the program only families that record every target (cdl,
+         * dbg with PCs) can decode; the others report where code is needed. */
+        o.img = rvt_img_new();
+        if (!o.img) {
+            rc = cli_fail("decode", "out of memory");
+            goto done;
+        }
+        rvt_img_set_xlen(o.img, o.xlen ? o.xlen : 64);
     }
-    if ((rc = cli_load_image(&o)) || (rc = cli_finish_codec(&o, rvt_img_xlen(o.img))))
+    if ((rc = cli_finish_codec(&o, rvt_img_xlen(o.img))))
         goto done;
     struct rvt_diag d = {0};
     if ((rc = cli_load_trace(&o, o.trace, &sim)))
