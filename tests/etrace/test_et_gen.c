@@ -99,7 +99,7 @@ static void one(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
     CHECK_MSG(r1 == 0, "gen run: %s", d.msg);
     int r2 = rvt_gen_run_pcs(prog, &gc, put_step, &want, &d);
     CHECK_MSG(r2 == 0, "gen run pcs: %s", d.msg);
-    const struct rvt_image *img = rvt_gen_image(prog);
+    struct rvt_image *img = rvt_gen_image(prog);
     char err[700];
     void *cfg = r1 == 0 && r2 == 0 ? rt_config(os->opts, xlen, img, err, sizeof err) : NULL;
     if (cfg) {
@@ -143,6 +143,7 @@ static void one(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
     }
     free(rc.r);
     free(want.pc);
+    rvt_img_free(img);
     rvt_gen_program_free(prog);
 }
 
