@@ -40,6 +40,7 @@ struct ent {
     bool qualified;
     bool last_of_rec; /* the last instruction of its record (or its only one) */
     bool notify;      /* a trigger asks for this instruction to be reported (RVT_ING_NOTIFY) */
+    bool notified_misret; /* ...and it was, a mispredicted return */
     uint64_t rec_lo, rec_hi; /* the record's first and last instruction */
     /* decided when processed as the current instruction */
     bool updiscon;    /* its successor must be reported with an address */
@@ -631,15 +632,22 @@ static bool will_updiscon(const struct et_encoder *e, const struct ent *c, const
     return !sij;
 }
 
-/* A return reported by its own packet (trace-notify, resync with branches)
- * whose successor is an uninferable target: a sync packet there would leave
- * the decoder's walk from the return to the sync address with the return
- * stack's prediction, which this return did not follow.  The target is
- * reported with format 1/2 (irreport) and the resync waits one packet. */
-static bool ret_reported_before(const struct et_encoder *e, const struct ent *prev)
+/* A return the implicit-return stack predicts wrongly (its successor is
+ * reported with irreport).  A packet reporting the return itself must not
+ * be followed by a sync packet at its target: the decoder's walk from the
+ * return to the sync address would follow the stack's prediction (a format
+ * 3 has no irreport).  So the resync's "branches first" packet is not sent
+ * at such a return (the target's own packet carries the branches), and
+ * after a trace-notify at one the resync waits one packet. */
+static bool mispredicted_ret(const struct et_encoder *e, const struct ent *c, const struct ent *n)
 {
-    return prev && prev->updiscon && prev->reported && prev->retired && prev->itype == RVT_ITYPE_RETURN &&
-           e->p.implicit_return != ET_IR_OFF;
+    return c->retired && c->itype == RVT_ITYPE_RETURN && e->cs && e->ir_on && e->cs->count &&
+           will_updiscon(e, c, n);
+}
+
+static bool ret_reported_before(const struct ent *prev)
+{
+    return prev && prev->updiscon && prev->notified_misret;
 }
 
 static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct ent *n, bool last)
@@ -694,7 +702,7 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         }
         handled = true;
     } else if (first || ppccd(e, prev, c) ||
-               (e->resync_max && e->resync_count > e->resync_max && !ret_reported_before(e, prev))) {
+               (e->resync_max && e->resync_count > e->resync_max && !ret_reported_before(prev))) {
         rc = send_start(e, c);
         handled = true;
     }
@@ -729,7 +737,8 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         c->reported = true;
         handled = true;
     } else if (!handled) {
-        bool resync_br = e->resync_max && e->resync_count == e->resync_max && pending_branches(e);
+        bool resync_br = e->resync_max && e->resync_count == e->resync_max && pending_branches(e) &&
+                         !mispredicted_ret(e, c, n);
         bool er_n = c->retired && is_trap(c->itype);
         bool next_exc_only = n && n->qualified && !n->retired && is_trap(n->itype);
         bool next_async = n && ctx_reported(e) && n->context != c->context && n->ctype == RVT_CTYPE_ASYNC;
@@ -792,6 +801,7 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         if ((rc = send_address(e, c->addr, AK_NOTIFY, false, c->time)) < 0)
             return rc;
         c->reported = true;
+        c->notified_misret = mispredicted_ret(e, c, n);
         inferred = true;
     }
 
