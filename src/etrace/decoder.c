@@ -35,6 +35,8 @@ struct et_decoder {
     uint64_t last_addr;   /* last reported address (differential base) */
     bool have_single;     /* the instruction retired alone by the last retire_one */
     bool trap_open;       /* a trap was reported without its handler (thaddr=0) */
+    bool upd_valid;       /* the flow went to upd_at, an uninferable target (at upd_insns retired) */
+    uint64_t upd_at, upd_insns;
     uint64_t single_addr;
     uint8_t single_cf;
 
@@ -429,6 +431,9 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
                              st.last, s->addr, left - (a_branch ? 1u : 0u));
             if (FL(rvt_flow_jump(f, s->addr)) < 0)
                 return flow_fail(dec);
+            dec->upd_valid = true;
+            dec->upd_at = s->addr;
+            dec->upd_insns = rvt_flow_insns(f);
             *via_jump = true;
             return 0;
         }
@@ -467,6 +472,24 @@ static int do_sync(struct et_decoder *dec, const struct et_packet *k, uint64_t a
     if (dec->synced && rvt_flow_have_pc(f)) {
         if ((rc = apply_held(dec)) < 0)
             return rc;
+        /* A return reported by the last packet (pending, or the target the
+         * flow stands at) is followed by the sync at its successor (the
+         * encoder makes sure): not the call stack's prediction, which a
+         * format 3 cannot contradict (no irreport). */
+        struct rvt_insn in;
+        if (dec->have_single && rvt_flow_pending(f) && dec->single_cf == RVT_CF_RETURN) {
+            if (FL(rvt_flow_jump(f, addr)) < 0)
+                return flow_fail(dec);
+            dec->have_single = false;
+        } else if (dec->upd_valid && !rvt_flow_pending(f) && rvt_flow_pc(f) == dec->upd_at &&
+                   rvt_flow_insns(f) == dec->upd_insns && insn_at(dec, dec->upd_at, &in) &&
+                   in.cf == RVT_CF_RETURN) {
+            if ((rc = retire_one(dec, dec->upd_at)) < 0)
+                return rc;
+            if (FL(rvt_flow_jump(f, addr)) < 0)
+                return flow_fail(dec);
+            dec->have_single = false;
+        }
         /* a new privilege is only entered by a trap return */
         struct seg s = {.addr = addr, .kind = K_INFERRED, .offset = offset, .sync = true,
                         .uninf_only = k->privilege != dec->priv};

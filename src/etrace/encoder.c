@@ -40,7 +40,7 @@ struct ent {
     bool qualified;
     bool last_of_rec; /* the last instruction of its record (or its only one) */
     bool notify;      /* a trigger asks for this instruction to be reported (RVT_ING_NOTIFY) */
-    bool notified_misret; /* ...and it was, a mispredicted return */
+    bool misret;      /* a return the implicit-return stack predicts wrongly */
     uint64_t rec_lo, rec_hi; /* the record's first and last instruction */
     /* decided when processed as the current instruction */
     bool updiscon;    /* its successor must be reported with an address */
@@ -87,6 +87,9 @@ struct et_encoder {
      * that address for the last instruction before it). */
     bool upd_open;
     bool last_inferred; /* the last address packet did not follow an uninferable discontinuity */
+    bool pkt_addr_valid; /* the last packet reported pkt_addr */
+    bool pkt_ret;        /* ...which is a return instruction */
+    uint64_t pkt_addr;
 
     /* branches not yet reported */
     unsigned branches;
@@ -188,6 +191,11 @@ static int send(struct et_encoder *e, struct et_packet *k, uint64_t time)
         e->lost = true;
     e->packets++;
     e->upd_open = false;
+    if (k->msg == ET_MSG_TE_INST && !(k->format == ET_F3 && k->subformat >= ET_SF_CONTEXT)) {
+        /* (context and support packets do not move the decoder) */
+        e->pkt_addr_valid = false;
+        e->pkt_ret = false;
+    }
     e->resync_count++;
     e->fmt_count[k->format & 3]++;
     if (e->obs)
@@ -439,6 +447,8 @@ static int send_address_at(struct et_encoder *e, uint64_t addr, enum akind kind,
         return rc;
     e->last_addr = addr;
     e->last_inferred = kind != AK_UPDISCON;
+    e->pkt_addr_valid = true;
+    e->pkt_addr = addr;
     map_reset(e);
     seg_reset(e);
     return 0;
@@ -633,21 +643,25 @@ static bool will_updiscon(const struct et_encoder *e, const struct ent *c, const
 }
 
 /* A return the implicit-return stack predicts wrongly (its successor is
- * reported with irreport).  A packet reporting the return itself must not
- * be followed by a sync packet at its target: the decoder's walk from the
- * return to the sync address would follow the stack's prediction (a format
- * 3 has no irreport).  So the resync's "branches first" packet is not sent
- * at such a return (the target's own packet carries the branches), and
- * after a trace-notify at one the resync waits one packet. */
+ * reported with irreport).  A format 3 has no irreport, so a resync sync
+ * right after such a return would leave the decoder's walk to it with the
+ * stack's prediction: the resync waits one packet (the return's target is
+ * reported with format 1/2), and the resync's "branches first" packet is
+ * not sent at the return (a format 1 at the return not followed by a format
+ * 3 would read as an uninferable target; the target's packet carries the
+ * branches).  A sync packet that follows a packet reporting a return's own
+ * address (a privilege or precise context change right after it) is always
+ * at that return's successor: the decoder takes such a return as resolved
+ * by the sync address. */
 static bool mispredicted_ret(const struct et_encoder *e, const struct ent *c, const struct ent *n)
 {
     return c->retired && c->itype == RVT_ITYPE_RETURN && e->cs && e->ir_on && e->cs->count &&
            will_updiscon(e, c, n);
 }
 
-static bool ret_reported_before(const struct ent *prev)
+static bool after_misret(const struct ent *prev)
 {
-    return prev && prev->updiscon && prev->notified_misret;
+    return prev && prev->updiscon && prev->misret;
 }
 
 static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct ent *n, bool last)
@@ -702,7 +716,7 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         }
         handled = true;
     } else if (first || ppccd(e, prev, c) ||
-               (e->resync_max && e->resync_count > e->resync_max && !ret_reported_before(prev))) {
+               (e->resync_max && e->resync_count > e->resync_max && !after_misret(prev))) {
         rc = send_start(e, c);
         handled = true;
     }
@@ -747,9 +761,11 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
          * path to the sync address ends: branches or implicit returns to
          * report, an uninferable jump that keeps the privilege (a fall-through
          * arrival at its target would look the same), or an uninferable
-         * target reported just before without the updiscon flag. */
+         * target reported just before without the updiscon flag, or a
+         * return reported by the last packet (see mispredicted_ret). */
         bool ppccd_br = n && ppccd(e, c, n) &&
-                        (pending_branches(e) || e->upd_open || (uninferable_itype(c) && n->priv == c->priv));
+                        (pending_branches(e) || e->upd_open || (uninferable_itype(c) && n->priv == c->priv) ||
+                         e->pkt_ret);
         if (resync_br || er_n || next_exc_only || next_async || ppccd_br) {
             rc = send_address(e, c->addr, AK_INFERRED, false, c->time);
             c->reported = true;
@@ -801,9 +817,13 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         if ((rc = send_address(e, c->addr, AK_NOTIFY, false, c->time)) < 0)
             return rc;
         c->reported = true;
-        c->notified_misret = mispredicted_ret(e, c, n);
         inferred = true;
     }
+
+    /* what a sync packet right after this one may rely on (see mispredicted_ret) */
+    c->misret = mispredicted_ret(e, c, n);
+    if (e->pkt_addr_valid && e->pkt_addr == c->addr && c->retired && c->itype == RVT_ITYPE_RETURN)
+        e->pkt_ret = true;
 
     /* End of tracing: report the final instruction, then say so. */
     if (n ? !n->qualified : last) {
