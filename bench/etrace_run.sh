@@ -96,6 +96,11 @@ for s in "${sets[@]}"; do
     # shellcheck disable=SC2086
     row "${s%%|*}" "$work/bzip2" "$work/bzip2.ing" ingress ${s#*|}
 done
+echo
+echo "In process (\`bench_etrace_bench\`: the records read into memory first, so the times are the"
+echo "encoder's and decoder's own; best of three, wall clock):"
+echo
+"$top/build/bench/bench/bench_etrace_bench" "$work/bzip2" "$work/bzip2.ing" 3 2>/dev/null
 NT=${NTRACE_RVTRACE:-$RV} # an rvtrace with the ntrace family, if this one has none
 if "$NT" verify --help --format ntrace >/dev/null 2>&1; then
     echo
