@@ -66,7 +66,7 @@ static const struct optset sets[] = {
      {"implicit-return", "fixed", "return_stack_size_p", "3", "branch-prediction", "1", "jump-target-cache", "1",
       "sijump", "1", "resync-max", "1", NULL},
      true, true, false, false, F_NOTIFY},
-    {"xoff",
+    {"ir-bp-jtc-sij-multi",
      {"implicit-return", "fixed", "return_stack_size_p", "3", "branch-prediction", "1", "jump-target-cache", "1",
       "sijump", "1", "resync-max", "1", NULL},
      true, true, false, false, F_NONE},
