@@ -1,0 +1,420 @@
+/* N-Trace encoder: ingress records -> messages, checked field by field
+ * against the spec's I-CNT, HIST and address examples (seed 003) and the
+ * rules for every option.  No code image is needed: the encoder only sees
+ * ingress records. */
+#include "ntrace/ntrace.h"
+#include "testlib.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXMSG 4096
+
+struct run {
+    struct nt_msg m[MAXMSG];
+    size_t off[MAXMSG];
+    size_t n;
+    struct rvt_codec_stats st;
+    struct rvt_membuf buf;
+};
+
+static struct rvt_ing_rec R(uint64_t iaddr, uint32_t iretire, uint8_t ilastsize, uint8_t itype)
+{
+    struct rvt_ing_rec r;
+    memset(&r, 0, sizeof r);
+    r.iaddr = iaddr;
+    r.iretire = iretire;
+    r.ilastsize = ilastsize;
+    r.itype = itype;
+    r.priv = RVT_PRIV_M;
+    return r;
+}
+
+/* Options as "key=value,key,..." (flags without '='). */
+static void make_cfg(struct nt_cfg *c, const char *opts, unsigned xlen)
+{
+    nt_cfg_init(c);
+    struct rvt_diag d;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", opts ? opts : "");
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        char *eq = strchr(tok, '=');
+        if (eq)
+            *eq++ = 0;
+        int rc = nt_cfg_set(c, tok, eq ? eq : "1", &d);
+        CHECK_MSG(rc == 0, "option %s: %s", tok, d.msg);
+    }
+    int rc = nt_cfg_finish(c, xlen, NULL, &d);
+    CHECK_MSG(rc == 0, "cfg_finish: %s", d.msg);
+}
+
+static void parse_all(struct run *r, const struct nt_cfg *c)
+{
+    struct nt_wire w;
+    nt_cfg_wire(c, &w);
+    size_t pos = 0, start, n;
+    struct rvt_diag d;
+    int rc;
+    r->n = 0;
+    while ((rc = nt_frame_next(r->buf.data, r->buf.len, &pos, &start, &n, &d)) == 1) {
+        if (r->n >= MAXMSG)
+            break;
+        rc = nt_msg_decode(&w, r->buf.data + start, n, start, &r->m[r->n], &d);
+        CHECK_MSG(rc == 0, "decode at %zu: %s", start, d.msg);
+        r->off[r->n++] = start;
+    }
+    CHECK_EQ(rc, 0);
+}
+
+static void encode(struct run *r, const char *opts, unsigned xlen, const struct rvt_ing_rec *recs, size_t nrec)
+{
+    struct nt_cfg c;
+    make_cfg(&c, opts, xlen);
+    rvt_membuf_init(&r->buf);
+    struct rvt_byte_sink sink = rvt_membuf_sink(&r->buf);
+    struct nt_encoder *e;
+    struct rvt_diag d;
+    REQUIRE(nt_enc_new(&e, &c, &sink, &d) == 0);
+    for (size_t i = 0; i < nrec; i++) {
+        int rc = nt_enc_put(e, &recs[i]);
+        CHECK_MSG(rc == 0, "record %zu: %s", i, nt_enc_error(e));
+    }
+    CHECK(nt_enc_finish(e) == 0);
+    nt_enc_stats(e, &r->st);
+    nt_enc_free(e);
+    parse_all(r, &c);
+}
+
+static struct run g_run;
+
+/* Seed 003 "Example of I-CNT Handling in BTM mode" and "... in HTM mode":
+ * 0x100 c.add, 0x102 b 0x200, 0x106 add, 0x10A b 0x300, 0x10E c.add,
+ * 0x110 add, 0x114 c.ebreak; 0x200 c.add, 0x202 c.ebreak; 0x300 add,
+ * 0x304 c.ebreak.  The ebreak enters debug mode without retiring. */
+static void test_icnt_examples(void)
+{
+    struct run *r = &g_run;
+    const struct rvt_ing_rec run1[] = {R(0x100, 3, 1, RVT_ITYPE_TAKEN), R(0x200, 1, 0, RVT_ITYPE_NONE)};
+    const struct rvt_ing_rec run2[] = {R(0x100, 3, 1, RVT_ITYPE_NOT_TAKEN), R(0x106, 4, 1, RVT_ITYPE_TAKEN),
+                                       R(0x300, 2, 1, RVT_ITYPE_NONE)};
+    const struct rvt_ing_rec run3[] = {R(0x100, 3, 1, RVT_ITYPE_NOT_TAKEN), R(0x106, 4, 1, RVT_ITYPE_NOT_TAKEN),
+                                       R(0x10E, 3, 1, RVT_ITYPE_NONE)};
+
+    /* BTM run 1: ProgTraceSync I-CNT=0 F-ADDR=0x80, DirectBranch I-CNT=3, ProgTraceCorrelation I-CNT=1. */
+    encode(r, "ntrace-mode=btm", 64, run1, 2);
+    REQUIRE(r->n == 3);
+    CHECK_EQ(r->m[0].tcode, NT_TC_PROG_TRACE_SYNC);
+    CHECK_EQ(r->m[0].v[NT_F_ICNT], 0);
+    CHECK_EQ(r->m[0].v[NT_F_FADDR], 0x80);
+    CHECK_EQ(r->m[1].tcode, NT_TC_DIRECT_BRANCH);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 3);
+    CHECK_EQ(r->m[2].tcode, NT_TC_PROG_TRACE_CORRELATION);
+    CHECK_EQ(r->m[2].v[NT_F_CDF], 0);
+    CHECK_EQ(r->m[2].v[NT_F_ICNT], 1);
+    CHECK(!nt_has(&r->m[2], NT_F_HIST));
+    rvt_membuf_free(&r->buf);
+    /* BTM run 2: DirectBranch I-CNT=7, then I-CNT=2. */
+    encode(r, "ntrace-mode=btm", 64, run2, 3);
+    REQUIRE(r->n == 3);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 7);
+    CHECK_EQ(r->m[2].v[NT_F_ICNT], 2);
+    rvt_membuf_free(&r->buf);
+    /* BTM run 3: only ProgTraceCorrelation I-CNT=10. */
+    encode(r, "ntrace-mode=btm", 64, run3, 3);
+    REQUIRE(r->n == 2);
+    CHECK_EQ(r->m[1].tcode, NT_TC_PROG_TRACE_CORRELATION);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 10);
+    rvt_membuf_free(&r->buf);
+
+    /* HTM: I-CNT=4 HIST=0x3; I-CNT=9 HIST=0x5; I-CNT=10 HIST=0x4. */
+    encode(r, "ntrace-mode=htm", 64, run1, 2);
+    REQUIRE(r->n == 2);
+    CHECK_EQ(r->m[1].v[NT_F_CDF], 1);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 4);
+    CHECK_EQ(r->m[1].v[NT_F_HIST], 0x3);
+    rvt_membuf_free(&r->buf);
+    encode(r, "ntrace-mode=htm", 64, run2, 3);
+    REQUIRE(r->n == 2);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 9);
+    CHECK_EQ(r->m[1].v[NT_F_HIST], 0x5);
+    rvt_membuf_free(&r->buf);
+    encode(r, "ntrace-mode=htm", 64, run3, 3);
+    REQUIRE(r->n == 2);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 10);
+    CHECK_EQ(r->m[1].v[NT_F_HIST], 0x4);
+    rvt_membuf_free(&r->buf);
+}
+
+/* Seed 003 "Examples of I-CNT Field Full Generation": a 4-bit I-CNT
+ * whose top bit is the overflow flag; one instruction per record. */
+static void test_icnt_full_example(void)
+{
+    struct run *r = &g_run;
+    const struct rvt_ing_rec recs[] = {
+        R(0x100, 1, 0, RVT_ITYPE_NONE), R(0x102, 2, 1, RVT_ITYPE_NOT_TAKEN), R(0x106, 2, 1, RVT_ITYPE_NONE),
+        R(0x10A, 2, 1, RVT_ITYPE_NONE), R(0x10E, 2, 1, RVT_ITYPE_NONE),      R(0x112, 2, 1, RVT_ITYPE_NONE),
+        R(0x116, 2, 1, RVT_ITYPE_NONE), R(0x11A, 1, 0, RVT_ITYPE_NONE)};
+    /* HTM with ResourceFull. */
+    encode(r, "ntrace-mode=htm,icnt-bits=4,start-sync=3", 64, recs, 8);
+    REQUIRE(r->n == 3);
+    CHECK_EQ(r->m[0].tcode, NT_TC_PROG_TRACE_SYNC);
+    CHECK_EQ(r->m[0].v[NT_F_SYNC], 3);
+    CHECK_EQ(r->m[0].v[NT_F_ICNT], 0);
+    CHECK_EQ(r->m[0].v[NT_F_FADDR], 0x80);
+    CHECK_EQ(r->m[1].tcode, NT_TC_RESOURCE_FULL);
+    CHECK_EQ(r->m[1].v[NT_F_RCODE], 0);
+    CHECK_EQ(r->m[1].v[NT_F_RDATA], 9);
+    CHECK_EQ(r->m[2].tcode, NT_TC_PROG_TRACE_CORRELATION);
+    CHECK_EQ(r->m[2].v[NT_F_EVCODE], 0);
+    CHECK_EQ(r->m[2].v[NT_F_CDF], 1);
+    CHECK_EQ(r->m[2].v[NT_F_ICNT], 5);
+    CHECK_EQ(r->m[2].v[NT_F_HIST], 0x2);
+    rvt_membuf_free(&r->buf);
+    /* BTM with SYNC=4 (Sequential Instruction Counter). */
+    encode(r, "ntrace-mode=btm,icnt-bits=4,icnt-sync,start-sync=3", 64, recs, 8);
+    REQUIRE(r->n == 3);
+    CHECK_EQ(r->m[1].tcode, NT_TC_PROG_TRACE_SYNC);
+    CHECK_EQ(r->m[1].v[NT_F_SYNC], NT_SYNC_ICNT);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 9);
+    CHECK_EQ(r->m[1].v[NT_F_FADDR], 0x89);
+    CHECK_EQ(r->m[2].v[NT_F_CDF], 0);
+    CHECK_EQ(r->m[2].v[NT_F_ICNT], 5);
+    rvt_membuf_free(&r->buf);
+}
+
+/* Seed 003 "Address XOR Calculation Examples". */
+static void test_address_xor(void)
+{
+    struct run *r = &g_run;
+    const struct rvt_ing_rec recs[] = {R(0x3FC04, 2, 1, RVT_ITYPE_JUMP_UNINF), R(0x3F368, 2, 1, RVT_ITYPE_JUMP_UNINF),
+                                       R(0x3E100, 1, 0, RVT_ITYPE_NONE)};
+    for (int mode = 0; mode < 2; mode++) {
+        encode(r, mode ? "ntrace-mode=btm" : "ntrace-mode=htm", 32, recs, 3);
+        REQUIRE(r->n == 4);
+        CHECK_EQ(r->m[0].v[NT_F_FADDR], 0x1FE02);
+        /* HTM with no branch outcomes sends IndirectBranch too. */
+        CHECK_EQ(r->m[1].tcode, NT_TC_INDIRECT_BRANCH);
+        CHECK_EQ(r->m[1].v[NT_F_UADDR], 0x7B6);
+        CHECK_EQ(r->m[1].v[NT_F_ICNT], 2);
+        CHECK_EQ(r->m[2].v[NT_F_UADDR], 0x934);
+        /* The dump follows the chain. */
+        struct nt_cfg c;
+        make_cfg(&c, NULL, 32);
+        uint64_t last = 0;
+        char line[512];
+        nt_msg_format(&c, &r->m[0], &last, line, sizeof line);
+        CHECK_EQ(last, 0x3FC04);
+        nt_msg_format(&c, &r->m[1], &last, line, sizeof line);
+        CHECK_EQ(last, 0x3F368);
+        nt_msg_format(&c, &r->m[2], &last, line, sizeof line);
+        CHECK_EQ(last, 0x3E100);
+        CHECK(strstr(line, "U-ADDR=0x934 -> 0x3e100") != NULL);
+        rvt_membuf_free(&r->buf);
+    }
+}
+
+/* Seed 003 "HIST Field Generation" examples: 101 (not taken, taken),
+ * 1111 (three taken), 10000 (four not taken), 1 (none). */
+static void test_hist_examples(void)
+{
+    struct run *r = &g_run;
+    static const struct {
+        const char *outcomes;
+        uint64_t hist;
+    } ex[] = {{"NT", 0x5}, {"TTT", 0xF}, {"NNNN", 0x10}, {"", 0x1}};
+    for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+        struct rvt_ing_rec recs[8];
+        size_t n = 0;
+        uint64_t a = 0x1000;
+        for (const char *p = ex[i].outcomes; *p; p++, a += 0x10)
+            recs[n++] = R(a, 2, 1, *p == 'T' ? RVT_ITYPE_TAKEN : RVT_ITYPE_NOT_TAKEN);
+        recs[n++] = R(a, 2, 1, RVT_ITYPE_JUMP_UNINF);
+        recs[n++] = R(0x8000, 1, 0, RVT_ITYPE_NONE);
+        encode(r, "ntrace-mode=htm", 64, recs, n);
+        REQUIRE(r->n == 3);
+        if (ex[i].hist == 1) {
+            CHECK_EQ(r->m[1].tcode, NT_TC_INDIRECT_BRANCH);
+        } else {
+            CHECK_EQ(r->m[1].tcode, NT_TC_INDIRECT_BRANCH_HIST);
+            CHECK_EQ(r->m[1].v[NT_F_HIST], ex[i].hist);
+        }
+        CHECK_EQ(r->m[1].v[NT_F_ICNT], 2 * (n - 1));
+        CHECK_EQ(r->m[2].v[NT_F_HIST], 1);
+        rvt_membuf_free(&r->buf);
+    }
+}
+
+/* Rebuild the branch outcome sequence from HIST-carrying messages. */
+static size_t outcomes_of(const struct run *r, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct nt_msg *m = &r->m[i];
+        uint64_t h = 0, rep = 1;
+        if (m->tcode == NT_TC_RESOURCE_FULL && m->v[NT_F_RCODE] != NT_RCODE_ICNT) {
+            h = m->v[NT_F_RDATA];
+            if (m->v[NT_F_RCODE] == NT_RCODE_HIST_REPEAT)
+                rep = m->v[NT_F_HREPEAT];
+        } else if (nt_has(m, NT_F_HIST)) {
+            h = m->v[NT_F_HIST];
+        } else {
+            continue;
+        }
+        unsigned nb = 63u - (unsigned)__builtin_clzll(h);
+        for (uint64_t j = 0; j < rep; j++)
+            for (unsigned b = nb; b-- > 0;)
+                if (k < cap)
+                    out[k++] = ((h >> b) & 1) ? 'T' : 'N';
+    }
+    return k;
+}
+
+/* HIST full (ResourceFull RCODE 1) and repeated history (RCODE 2):
+ * whatever grouping the encoder picks, the outcomes concatenate to the
+ * executed sequence; the reference's choices are checked on patterns. */
+static void test_hist_full_and_repeat(void)
+{
+    struct run *r = &g_run;
+    enum { NB = 2000 };
+    static struct rvt_ing_rec recs[NB + 2];
+    static char seq[NB + 1], got[NB * 2];
+    static const char *const patterns[] = {"N", "T", "NT", "TTN", "NNNTTNTNTTTNNNTNTNTTT", NULL};
+    for (int p = 0; patterns[p] || p == 5; p++) {
+        const char *pat = patterns[p];
+        uint64_t s = 12345;
+        for (int i = 0; i < NB; i++) {
+            char o;
+            if (pat) {
+                o = pat[i % strlen(pat)];
+            } else {
+                s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+                o = (s & 1) ? 'T' : 'N';
+            }
+            seq[i] = o;
+            recs[i] = R(0x1000 + 4u * (unsigned)i, 2, 1, o == 'T' ? RVT_ITYPE_TAKEN : RVT_ITYPE_NOT_TAKEN);
+        }
+        for (unsigned rep = 0; rep <= 3; rep++) {
+            char opts[64];
+            snprintf(opts, sizeof opts, "repeat=%u", rep);
+            encode(r, opts, 64, recs, NB);
+            size_t k = outcomes_of(r, got, sizeof got);
+            CHECK_MSG(k == NB && memcmp(got, seq, NB) == 0, "pattern %d repeat %u: outcomes differ (%zu)", p, rep, k);
+            size_t rf = 0, rf2 = 0;
+            for (size_t i = 0; i < r->n; i++) {
+                if (r->m[i].tcode != NT_TC_RESOURCE_FULL)
+                    continue;
+                rf++;
+                if (r->m[i].v[NT_F_RCODE] == NT_RCODE_HIST_REPEAT)
+                    rf2++;
+                else
+                    CHECK_EQ(r->m[i].v[NT_F_RDATA] >> 31, 1); /* full: 31 outcomes + stop bit */
+            }
+            if (!(rep & 2)) {
+                CHECK_EQ(rf, NB / 31);
+                CHECK_EQ(rf2, 0);
+            } else if (pat) {
+                /* A periodic pattern collapses into one repeated message. */
+                CHECK_MSG(rf2 == 1 && rf <= 2, "pattern %s: %zu ResourceFull, %zu repeated", pat, rf, rf2);
+            }
+            rvt_membuf_free(&r->buf);
+            if (p == 5)
+                break;
+        }
+        if (!pat)
+            break;
+    }
+
+    /* The reference's shorter-pattern choice: alternating outcomes repeat
+     * with a period of 2, so 28 (tried before 30) outcomes per RDATA. */
+    for (int i = 0; i < NB; i++)
+        recs[i] = R(0x1000 + 4u * (unsigned)i, 2, 1, (i & 1) ? RVT_ITYPE_TAKEN : RVT_ITYPE_NOT_TAKEN);
+    encode(r, "repeat=2", 64, recs, NB);
+    REQUIRE(r->n >= 3);
+    CHECK_EQ(r->m[1].tcode, NT_TC_RESOURCE_FULL);
+    CHECK_EQ(r->m[1].v[NT_F_RCODE], NT_RCODE_HIST_REPEAT);
+    CHECK_EQ(r->m[1].v[NT_F_RDATA], (1u << 28) | 0x5555555); /* N,T,N,T... oldest first */
+    CHECK_EQ(r->m[1].v[NT_F_HREPEAT], NB / 28 - (NB % 28 < 6 ? 1 : 0));
+    rvt_membuf_free(&r->buf);
+}
+
+/* Implicit return: a matching return sends nothing; a mismatch does. */
+static void test_callstack(void)
+{
+    struct run *r = &g_run;
+    /* 0x1000: jal f (4 bytes) -> 0x2000; f returns to 0x1004 (match), then
+     * 0x1004: jal f -> 0x2000; f returns to 0x1100 (mismatch: longjmp). */
+    const struct rvt_ing_rec recs[] = {
+        R(0x1000, 2, 1, RVT_ITYPE_CALL_INF), R(0x2000, 3, 0, RVT_ITYPE_RETURN), R(0x1004, 2, 1, RVT_ITYPE_CALL_INF),
+        R(0x2000, 3, 0, RVT_ITYPE_RETURN),   R(0x1100, 1, 0, RVT_ITYPE_NONE)};
+    encode(r, "callstack=8", 64, recs, 5);
+    /* PTS, IndirectBranch (second return, to 0x1100), PTC. */
+    REQUIRE(r->n == 3);
+    CHECK_EQ(r->m[1].tcode, NT_TC_INDIRECT_BRANCH);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 10);
+    CHECK_EQ(r->m[1].v[NT_F_UADDR], (0x1000 ^ 0x1100) >> 1);
+    rvt_membuf_free(&r->buf);
+    /* No call stack: both returns are messages. */
+    encode(r, "callstack=0", 64, recs, 5);
+    CHECK_EQ(r->n, 4);
+    rvt_membuf_free(&r->buf);
+    /* Counter only: both returns implicit (the second is then wrong for a
+     * decoder — the documented limit of that mode). */
+    encode(r, "callstack=8,callstack-mode=count", 64, recs, 5);
+    CHECK_EQ(r->n, 2);
+    rvt_membuf_free(&r->buf);
+    /* Depth 1: an overflowed (dropped) entry makes the outer return explicit. */
+    const struct rvt_ing_rec deep[] = {
+        R(0x1000, 2, 1, RVT_ITYPE_CALL_INF), R(0x2000, 2, 1, RVT_ITYPE_CALL_INF), R(0x3000, 1, 0, RVT_ITYPE_RETURN),
+        R(0x2004, 1, 0, RVT_ITYPE_RETURN),   R(0x1004, 1, 0, RVT_ITYPE_NONE)};
+    encode(r, "callstack=1", 64, deep, 5);
+    REQUIRE(r->n == 3);
+    CHECK_EQ(r->m[1].tcode, NT_TC_INDIRECT_BRANCH);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 6);
+    rvt_membuf_free(&r->buf);
+    encode(r, "callstack=2", 64, deep, 5);
+    CHECK_EQ(r->n, 2);
+    rvt_membuf_free(&r->buf);
+}
+
+/* RepeatBranch: identical branch messages collapse. */
+static void test_repeat_branch(void)
+{
+    struct run *r = &g_run;
+    struct rvt_ing_rec recs[40];
+    size_t n = 0;
+    /* A loop of "jr a0" back to 0x4000 five times, then one to 0x5000. */
+    for (int i = 0; i < 5; i++) {
+        recs[n++] = R(0x4000, 2, 1, RVT_ITYPE_NOT_TAKEN);
+        recs[n++] = R(0x4004, 1, 0, RVT_ITYPE_JUMP_UNINF);
+    }
+    recs[n++] = R(0x4000, 2, 1, RVT_ITYPE_TAKEN);
+    recs[n++] = R(0x4100, 1, 0, RVT_ITYPE_JUMP_UNINF);
+    recs[n++] = R(0x5000, 1, 0, RVT_ITYPE_NONE);
+    encode(r, "repeat=1", 64, recs, n);
+    /* PTS, IBH (jump to 0x4000), RepeatBranch 3, IBH (to 0x4000, HIST differs), IBH (0x5000), PTC */
+    REQUIRE(r->n >= 5);
+    CHECK_EQ(r->m[1].tcode, NT_TC_INDIRECT_BRANCH_HIST);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 3);
+    CHECK_EQ(r->m[1].v[NT_F_HIST], 0x2);
+    CHECK_EQ(r->m[2].tcode, NT_TC_INDIRECT_BRANCH_HIST); /* the first repeat has U-ADDR 0 — not identical */
+    CHECK_EQ(r->m[3].tcode, NT_TC_REPEAT_BRANCH);
+    CHECK_EQ(r->m[3].v[NT_F_BCNT], 3);
+    CHECK_EQ(r->m[4].tcode, NT_TC_INDIRECT_BRANCH_HIST);
+    CHECK_EQ(r->m[4].v[NT_F_HIST], 0x3);
+    rvt_membuf_free(&r->buf);
+    encode(r, "repeat=0", 64, recs, n);
+    CHECK_EQ(r->n, 9);
+    rvt_membuf_free(&r->buf);
+}
+
+int main(void)
+{
+    test_icnt_examples();
+    test_icnt_full_example();
+    test_address_xor();
+    test_hist_examples();
+    test_hist_full_and_repeat();
+    test_callstack();
+    test_repeat_branch();
+    return rvt_test_summary("ntrace_encoder");
+}
