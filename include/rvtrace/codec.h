@@ -84,7 +84,20 @@ const struct rvt_codec *rvt_codec_find(const char *name);
 void *rvt_codec_cfg_new(const struct rvt_codec *c);
 void rvt_codec_cfg_free(void *cfg);
 
-/* Decoder strictness shared by all families (cfg_set key "strict"). */
+/* ---- pipelines: the whole encode or decode of a stream ------------------ */
+
+/* Read every record from `in`, encode with family c into `out`.  Fills st
+ * (instructions are counted with the image if given, needed only for
+ * multi-instruction records).  Errors name the record. */
+int rvt_encode_stream(const struct rvt_codec *c, const void *cfg, struct rvt_ing_reader *in,
+                      const struct rvt_image *img, const struct rvt_byte_sink *out, struct rvt_codec_stats *st,
+                      struct rvt_diag *d);
+
+/* Decode a whole trace buffer with family c into `sink` through a flow on
+ * `img`.  ecall < 0 keeps the family's setting, else overrides the flow's
+ * enum rvt_flow_ecall. */
+int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
+                      const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink, struct rvt_diag *d);
 
 #ifdef __cplusplus
 }

@@ -91,6 +91,7 @@ struct rvt_block {
     uint8_t cf;       /* class of the last instruction */
     uint8_t priv;
     uint8_t flags;    /* enum rvt_block_flags */
+    uint8_t last_len; /* bytes of the last instruction (block spans start .. last+last_len) */
 };
 
 /* Non-block events a consumer may want (for listings and loss reports). */
@@ -99,7 +100,9 @@ enum rvt_note_kind {
     RVT_NOTE_GAP,        /* trace lost / off from here (reason in `reason`) */
     RVT_NOTE_ERROR,      /* decoder error at `offset`; `text` explains; resync follows */
     RVT_NOTE_CONTEXT,    /* priv/context changed */
-    RVT_NOTE_TIME        /* timestamp */
+    RVT_NOTE_TIME,       /* timestamp */
+    RVT_NOTE_TRAP        /* trap with no instruction retired since the last sync/trap
+                            (cause in `value`, epc in `addr`); other traps end a block */
 };
 enum rvt_gap_reason {
     RVT_GAP_TRACE_OFF = 1, /* tracing disabled / filtered out */
@@ -143,6 +146,9 @@ struct rvt_flow_config {
     unsigned callstack_depth;        /* implicit-return stack (0: none) */
     enum rvt_cs_overflow callstack_overflow;
     bool sijump;                     /* follow sequentially inferable jumps */
+    /* A return resolved explicitly (rvt_flow_jump) also pops the call stack
+     * entry it would have used (the encoder must do the same). */
+    bool pop_on_explicit_return;
     struct rvt_flow_sink sink;
 };
 
@@ -239,9 +245,12 @@ struct rvt_bcache *rvt_flow_bcache(struct rvt_flow *f);
 unsigned rvt_flow_xlen(const struct rvt_flow *f);
 
 /* Per-instruction adapter: call fn for every instruction of a block emitted
- * by this flow (addresses in order).  Uses the block cache. */
-int rvt_flow_block_insns(struct rvt_flow *f, const struct rvt_block *b,
-                         int (*fn)(void *ctx, uint64_t pc, const struct rvt_block *b), void *ctx);
+ * by this flow (addresses in order).  Uses the block cache.  A nonzero
+ * return from fn stops the iteration and is returned. */
+typedef int (*rvt_insn_fn)(void *ctx, uint64_t pc, const struct rvt_block *b);
+int rvt_flow_block_insns(struct rvt_flow *f, const struct rvt_block *b, rvt_insn_fn fn, void *ctx);
+/* The same with any block cache (e.g. a consumer's own, on another thread). */
+int rvt_block_insns(struct rvt_bcache *bc, unsigned xlen, const struct rvt_block *b, rvt_insn_fn fn, void *ctx);
 
 /* ---- the ideal decoder: ingress -> flow --------------------------------- */
 

@@ -112,12 +112,15 @@ struct rvt_block_info {
 };
 
 struct rvt_bcache;
-/* A cache of decoded blocks for one thread.  `slots_log2` 0 = default. */
+/* A cache of decoded blocks for one thread.  `slots_log2` 0 = default.
+ * slots_log2 caps the table at 2^slots_log2 blocks (default 16, at most 24):
+ * it starts smaller, doubles under pressure, then evicts. */
 struct rvt_bcache *rvt_bcache_new(const struct rvt_image *img, unsigned slots_log2);
 void rvt_bcache_free(struct rvt_bcache *bc);
 /* The block starting at addr.  Never NULL: a block with ninsns == 0 and
  * RVT_BI_EMPTY set describes an address without code or with an invalid
- * instruction (flags say which). */
+ * instruction (flags say which).  The pointer stays valid until the next
+ * rvt_bcache_get on the same cache (copy the block to keep it longer). */
 const struct rvt_block_info *rvt_bcache_get(struct rvt_bcache *bc, uint64_t addr);
 const struct rvt_image *rvt_bcache_image(const struct rvt_bcache *bc);
 /* Cache statistics (hits, misses) for benchmarks. */
@@ -127,7 +130,11 @@ void rvt_bcache_stats(const struct rvt_bcache *bc, uint64_t *hits, uint64_t *mis
 static inline uint32_t rvt_block_hw_offset(const struct rvt_block_info *b, uint32_t i)
 {
     uint64_t m = i >= 64 ? b->rvc_mask : (b->rvc_mask & ((1ull << i) - 1));
-    return 2 * i - (uint32_t)__builtin_popcountll(m);
+    /* SWAR popcount: no libgcc call on targets without a popcount instruction */
+    m = m - ((m >> 1) & 0x5555555555555555ull);
+    m = (m & 0x3333333333333333ull) + ((m >> 2) & 0x3333333333333333ull);
+    m = (m + (m >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return 2 * i - (uint32_t)((m * 0x0101010101010101ull) >> 56);
 }
 
 #ifdef __cplusplus

@@ -113,7 +113,7 @@ struct rvt_ing_builder_config {
     const struct rvt_image *image;/* code source when instruction bits are not given; may be NULL if bits always are */
     unsigned xlen;                /* 32 or 64 (0: from image) */
     enum rvt_ecall_mode ecall_mode;
-    bool one_insn_per_record;     /* false: merge sequential instructions into blocks (iretire > 1 insn) */
+    bool merge_blocks;            /* merge sequential instructions into multi-instruction records (default: one per record) */
     rvt_ing_emit_fn emit;
     void *emit_ctx;
 };
@@ -166,13 +166,17 @@ struct rvt_ing_reader_config {
     const struct rvt_image *image;/* for PCLIST (required) and PCINSN (optional) */
     unsigned xlen;                /* 0: from image or file header */
     enum rvt_ecall_mode ecall_mode;
-    bool one_insn_per_record;
+    bool merge_blocks;
 };
 
 struct rvt_ing_reader;
 /* Open a file ("-" = stdin).  Reads with bounded memory. */
 int rvt_ing_open(struct rvt_ing_reader **out, const char *path, const struct rvt_ing_reader_config *cfg,
                  struct rvt_diag *diag);
+/* Same from an open stream (taken over: closed by rvt_ing_close); `name`
+ * is used in messages.  AUTO sniffing needs a seekable stream. */
+int rvt_ing_open_stream(struct rvt_ing_reader **out, FILE *f, const char *name,
+                        const struct rvt_ing_reader_config *cfg, struct rvt_diag *diag);
 /* Next record: 1 = got one, 0 = end of stream, <0 error (see rvt_ing_error:
  * "trace.txt: line 1042: pc 0x20010524 -> 0x20010600 not explained by c.addi at 0x20010524"). */
 int rvt_ing_next(struct rvt_ing_reader *r, struct rvt_ing_rec *rec);

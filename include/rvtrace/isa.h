@@ -67,7 +67,13 @@ enum rvt_insn_flags {
 
 /* A decoded instruction.  `target` is meaningful when RVT_CF_BRANCH or an
  * inferable jump (pc-relative target, masked to xlen); for LOADS_CONST it is
- * the constant rd receives (auipc: pc + imm; lui: imm). */
+ * the constant rd receives (auipc: pc + imm; lui: imm).
+ * Register fields hold full register numbers (compressed x8..x15 forms
+ * expanded, implicit sp/ra filled in); FP registers use the same fields.
+ * `imm` is the sign-extended immediate the operation adds (lui/auipc: the
+ * shifted value; shifts: shamt; branches/jumps: the pc offset; csr*: the
+ * CSR number, with the 5-bit immediate of csr*i in rs1).  Illegal bits
+ * keep `op` when the encoding has a recognisable shape, for display. */
 struct rvt_insn {
     uint64_t pc;
     uint64_t target;
@@ -82,7 +88,7 @@ struct rvt_insn {
 };
 
 /* Instruction length in bytes from the low 16 bits: 2, 4, 6, 8, or 0 for
- * the reserved >=80-bit encodings (bits[6:0]==0x7f with bits[14:12]==7). */
+ * the >=80-bit encodings (bits[6:0]==0x7f), none of which is defined. */
 unsigned rvt_isa_length(uint16_t low16);
 
 /* Decode one instruction at pc.  `bits` holds at least the instruction's
@@ -105,7 +111,8 @@ static inline uint64_t rvt_isa_next_pc(const struct rvt_insn *in, unsigned xlen)
 }
 
 /* objdump-style disassembly ("beq a0,a1,20010544", "c.jr ra" is printed as
- * "ret" like objdump).  Writes at most size bytes, returns the length. */
+ * "ret" like objdump).  Writes at most size bytes (always NUL-terminated
+ * when size > 0) and returns the full text length, like snprintf. */
 int rvt_isa_disasm(const struct rvt_insn *in, unsigned xlen, char *buf, size_t size);
 
 /* Name of a control-flow class ("branch", "call", "return" ...). */

@@ -9,5 +9,6 @@
 #include "rvtrace/flow.h"
 #include "rvtrace/sink.h"
 #include "rvtrace/codec.h"
+#include "rvtrace/analysis.h"
 
 #endif

@@ -28,4 +28,67 @@ int cli_fail(const char *cmd, const char *fmt, ...)
 /* Parse an unsigned number (decimal, 0x hex); false if malformed. */
 bool cli_parse_u64(const char *s, uint64_t *out);
 
+
+/* ---- options shared by encode/decode/dump/verify/check/convert/info ------ */
+
+enum cli_opt_mask {
+    CLI_FORMAT = 1u << 0,   /* --format F (+ the family's own options) */
+    CLI_ELF = 1u << 1,      /* --elf PROG, --raw ADDR:FILE */
+    CLI_INPUT = 1u << 2,    /* --input IN, --input-format F */
+    CLI_OUTPUT = 1u << 3,   /* -o FILE */
+    CLI_TRACE = 1u << 4,    /* positional TRACE */
+    CLI_OUTKIND = 1u << 5,  /* --output pcs|insn|blocks|count */
+    CLI_ECALL = 1u << 6,    /* --ecall sequential|uninferable|trap */
+    CLI_XLEN = 1u << 7      /* --xlen 32|64 */
+};
+
+#define CLI_MAX_RAW 16
+#define CLI_MAX_PAIRS 64
+
+struct cli_opts {
+    const char *cmd;
+    unsigned allowed;
+    const struct rvt_codec *codec;
+    void *ccfg;
+    const char *elf;
+    struct {
+        uint64_t addr;
+        const char *path;
+    } raw[CLI_MAX_RAW];
+    unsigned nraw;
+    const char *input;
+    int input_format;      /* enum rvt_ing_format */
+    const char *output;
+    const char *trace;
+    int out_kind;          /* enum rvt_out_kind */
+    int ecall;             /* enum rvt_flow_ecall, -1 = default */
+    unsigned xlen;
+    bool merge_blocks;
+    bool verbose;
+    bool help;
+    /* extra options a command handles itself: name -> value */
+    const char *extra_name[CLI_MAX_PAIRS];
+    const char *extra_val[CLI_MAX_PAIRS];
+    unsigned nextra;
+    struct rvt_image *img;
+};
+
+/* Parse argv (argv[0] = command).  `extra` lists command-specific options
+ * ("name" takes a value, "name!" is a flag), NULL-terminated or NULL.
+ * Returns 0, or the exit status to return (usage errors print a message). */
+int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char *const *extra, int argc,
+              char **argv);
+/* The value of a command-specific option, or NULL. */
+const char *cli_extra(const struct cli_opts *o, const char *name);
+/* Print the common options of `allowed` and the families' options. */
+void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only);
+/* Load --elf/--raw into o->img (NULL when none given); 0 or exit status. */
+int cli_load_image(struct cli_opts *o);
+/* Finish the family configuration for a stream of the given xlen. */
+int cli_finish_codec(struct cli_opts *o, unsigned xlen);
+/* Open the ingress input with the options given; 0 or exit status. */
+int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r);
+void cli_free(struct cli_opts *o);
+double cli_now(void);
+
 #endif

@@ -1,15 +1,86 @@
-/* rvtrace — command-line tool (thin: all logic is in librvtrace). */
-#include "rvtrace/rvtrace.h"
+/* rvtrace — command-line tool.  Thin: every subcommand is a few library
+ * calls; all logic is in librvtrace. */
+#include "cli.h"
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command g_commands[] = {
+    {"encode", cmd_encode, "ingress (PC list, PC+insn text, native, refcsv) -> trace bytes"},
+    {"decode", cmd_decode, "trace bytes + ELF -> PCs, instruction listing, blocks or counts"},
+    {"dump", cmd_dump, "trace bytes -> one line per packet/message with every field"},
+    {"verify", cmd_verify, "encode, decode and compare with the input; sizes and speeds"},
+    {"check", cmd_check, "check an ingress stream against the program (every transition)"},
+    {"capture", cmd_capture, "run a RISC-V program under QEMU and record its execution"},
+    {"gen", cmd_gen, "generate a random program (ELF) and an execution of it"},
+    {"convert", cmd_convert, "convert ingress between formats (ingress, pclist, pcinsn, refcsv)"},
+    {"info", cmd_info, "a trace family's parameters and discovery information"},
+};
+
+int cli_fail(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "rvtrace %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 1;
+}
+
+bool cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-')
+        return false;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*end)
+        return false;
+    *out = v;
+    return true;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "rvtrace %s — RISC-V processor trace encoder and decoder\n\n"
+            "usage: rvtrace <command> [options]     (rvtrace <command> --help for details)\n\n"
+            "commands:\n",
+            RVT_VERSION_STRING);
+    for (size_t i = 0; i < sizeof g_commands / sizeof g_commands[0]; i++)
+        fprintf(f, "  %-9s %s\n", g_commands[i].name, g_commands[i].summary);
+    fprintf(f, "\ntrace families (--format):\n");
+    for (const struct rvt_codec *const *c = rvt_codec_list(); *c; c++)
+        fprintf(f, "  %-9s %s\n", (*c)->name, (*c)->summary);
+    fprintf(f, "\nexamples:\n"
+               "  rvtrace encode --format ntrace --elf prog.elf --input pcs.txt -o trace.bin\n"
+               "  rvtrace decode --format ntrace --elf prog.elf trace.bin --output insn\n"
+               "  rvtrace verify --format etrace --elf prog.elf --input run.ing\n"
+               "  rvtrace capture -o run.ing -- ./bzip2 -9 -k file\n");
+}
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
         printf("rvtrace %s\n", RVT_VERSION_STRING);
         return 0;
     }
-    fprintf(stderr, "usage: rvtrace <command> [options]\n");
+    for (size_t i = 0; i < sizeof g_commands / sizeof g_commands[0]; i++)
+        if (strcmp(argv[1], g_commands[i].name) == 0)
+            return g_commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "rvtrace: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
     return 2;
 }

@@ -1,0 +1,263 @@
+/* Text outputs of a decoded flow: PC list, instruction listing, block list,
+ * counting.  The PC list is the hot one: blocks are expanded with the block
+ * cache and formatted by hand into a large buffer. */
+#include "rvtrace/analysis.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rvt_output {
+    struct rvt_out_config cfg;
+    struct rvt_bcache *bc;
+    struct rvt_out_stats st;
+    const struct rvt_symbol *cur_sym;
+    int err;
+    size_t len;
+    char buf[1 << 16];
+};
+
+int rvt_out_kind_parse(const char *name)
+{
+    static const char *const names[] = {"pcs", "insn", "blocks", "count"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static void out_flush(struct rvt_output *o)
+{
+    if (o->len && fwrite(o->buf, 1, o->len, o->cfg.f) != o->len)
+        o->err = -RVT_ERR_IO;
+    o->len = 0;
+}
+
+static void out_reserve(struct rvt_output *o, size_t n)
+{
+    if (sizeof o->buf - o->len < n)
+        out_flush(o);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void out_printf(struct rvt_output *o, const char *fmt, ...)
+{
+    out_reserve(o, 512);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->buf + o->len, sizeof o->buf - o->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        o->len += (size_t)n < sizeof o->buf - o->len ? (size_t)n : sizeof o->buf - o->len - 1;
+}
+
+struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
+{
+    if (!cfg || cfg->size < sizeof *cfg || !cfg->f)
+        return NULL;
+    struct rvt_output *o = calloc(1, sizeof *o);
+    if (!o)
+        return NULL;
+    o->cfg = *cfg;
+    if (!o->cfg.xlen)
+        o->cfg.xlen = cfg->image ? rvt_img_xlen(cfg->image) : 64;
+    if (cfg->image && (cfg->kind == RVT_OUT_PCS || cfg->kind == RVT_OUT_INSN)) {
+        o->bc = rvt_bcache_new(cfg->image, 0);
+        if (!o->bc) {
+            free(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+void rvt_out_free(struct rvt_output *o)
+{
+    if (!o)
+        return;
+    rvt_bcache_free(o->bc);
+    free(o);
+}
+
+const struct rvt_out_stats *rvt_out_stats(const struct rvt_output *o)
+{
+    return &o->st;
+}
+
+static const char g_hex[] = "0123456789ABCDEF";
+
+static int pc_line(void *ctx, uint64_t pc, const struct rvt_block *b)
+{
+    (void)b;
+    struct rvt_output *o = ctx;
+    out_reserve(o, 24);
+    char *p = o->buf + o->len;
+    unsigned digits = o->cfg.xlen == 32 ? 8 : 16;
+    *p++ = '0';
+    *p++ = 'x';
+    for (int i = (int)digits - 1; i >= 0; i--)
+        *p++ = g_hex[(pc >> (4 * i)) & 15];
+    *p++ = '\n';
+    o->len = (size_t)(p - o->buf);
+    return 0;
+}
+
+static int insn_line(void *ctx, uint64_t pc, const struct rvt_block *b)
+{
+    (void)b;
+    struct rvt_output *o = ctx;
+    const struct rvt_image *img = o->cfg.image;
+    const struct rvt_symbol *s = rvt_img_symbol_at(img, pc);
+    if (s && s != o->cur_sym) {
+        if (s->addr == pc)
+            out_printf(o, "\n<%s>:\n", s->name);
+        else
+            out_printf(o, "\n<%s+0x%" PRIx64 ">:\n", s->name, pc - s->addr);
+    }
+    o->cur_sym = s;
+    struct rvt_insn in;
+    char text[96];
+    if (rvt_img_insn(img, pc, &in) < 0) {
+        out_printf(o, "%10" PRIx64 ":\t(no code)\n", pc);
+        return 0;
+    }
+    rvt_isa_disasm(&in, o->cfg.xlen, text, sizeof text);
+    if (in.len == 2)
+        out_printf(o, "%10" PRIx64 ":\t%04" PRIx32 "          \t%s\n", pc, in.bits & 0xffff, text);
+    else
+        out_printf(o, "%10" PRIx64 ":\t%08" PRIx32 "      \t%s\n", pc, in.bits, text);
+    return 0;
+}
+
+static int on_block(void *ctx, const struct rvt_block *b)
+{
+    struct rvt_output *o = ctx;
+    o->st.insns += b->ninsns;
+    o->st.blocks++;
+    o->st.ends[b->end & 15]++;
+    if (b->end == RVT_END_TRAP)
+        o->st.traps++;
+    switch (o->cfg.kind) {
+    case RVT_OUT_PCS:
+        if (!o->bc)
+            return -RVT_ERR_INVAL;
+        if (rvt_block_insns(o->bc, o->cfg.xlen, b, pc_line, o) < 0)
+            return -RVT_ERR_NOCODE;
+        break;
+    case RVT_OUT_INSN:
+        if (!o->bc)
+            return -RVT_ERR_INVAL;
+        if (rvt_block_insns(o->bc, o->cfg.xlen, b, insn_line, o) < 0)
+            return -RVT_ERR_NOCODE;
+        if (b->end == RVT_END_TRAP)
+            out_printf(o, "\t\t\t# %s 0x%" PRIx32 " tval 0x%" PRIx64 " -> 0x%" PRIx64 "\n",
+                       b->flags & RVT_BLK_INTERRUPT ? "interrupt" : "exception", b->cause, b->tval, b->next);
+        else if (b->flags & RVT_BLK_IMPLICIT)
+            out_printf(o, "\t\t\t# return (implicit) -> 0x%" PRIx64 "\n", b->next);
+        break;
+    case RVT_OUT_BLOCKS: {
+        out_printf(o, "0x%0*" PRIx64 " 0x%0*" PRIx64 " %6" PRIu64 " %-7s", o->cfg.xlen / 4, b->start,
+                   o->cfg.xlen / 4, b->last, b->ninsns, rvt_block_end_name(b->end));
+        if (b->end != RVT_END_SEQ && b->end != RVT_END_GAP)
+            out_printf(o, " -> 0x%0*" PRIx64, o->cfg.xlen / 4, b->next);
+        if (b->end == RVT_END_TRAP)
+            out_printf(o, " cause=0x%" PRIx32 "%s tval=0x%" PRIx64, b->cause,
+                       b->flags & RVT_BLK_INTERRUPT ? " (interrupt)" : "", b->tval);
+        if (b->flags & RVT_BLK_IMPLICIT)
+            out_printf(o, " implicit");
+        out_printf(o, " priv=%u", b->priv);
+        if (b->context)
+            out_printf(o, " ctx=0x%" PRIx64, b->context);
+        out_printf(o, "\n");
+        break;
+    }
+    case RVT_OUT_COUNT:
+        break;
+    }
+    return o->err ? o->err : 0;
+}
+
+static const char *gap_name(unsigned r)
+{
+    switch (r) {
+    case RVT_GAP_TRACE_OFF:
+        return "trace off";
+    case RVT_GAP_LOST:
+        return "trace lost (overflow)";
+    case RVT_GAP_ERROR:
+        return "decode error";
+    case RVT_GAP_WRAP:
+        return "older trace overwritten";
+    case RVT_GAP_END:
+        return "trace ended";
+    default:
+        return "gap";
+    }
+}
+
+static int on_note(void *ctx, const struct rvt_note *n)
+{
+    struct rvt_output *o = ctx;
+    bool listing = o->cfg.kind == RVT_OUT_INSN || o->cfg.kind == RVT_OUT_BLOCKS;
+    switch (n->kind) {
+    case RVT_NOTE_SYNC:
+        o->st.syncs++;
+        if (listing)
+            out_printf(o, "# sync at 0x%" PRIx64 " (trace offset 0x%" PRIx64 ", priv %u)\n", n->addr, n->offset,
+                       n->priv);
+        break;
+    case RVT_NOTE_GAP:
+    case RVT_NOTE_ERROR:
+        if (n->kind == RVT_NOTE_ERROR)
+            o->st.errors++;
+        else
+            o->st.gaps++;
+        if (listing)
+            out_printf(o, "# %s at trace offset 0x%" PRIx64 " after %" PRIu64 " instructions%s%s\n",
+                       gap_name(n->reason), n->offset, n->index, n->text ? ": " : "", n->text ? n->text : "");
+        if (o->cfg.diag && (n->kind == RVT_NOTE_ERROR || n->reason == RVT_GAP_LOST))
+            fprintf(o->cfg.diag, "rvtrace: %s at trace offset 0x%" PRIx64 " after %" PRIu64 " instructions%s%s\n",
+                    gap_name(n->reason), n->offset, n->index, n->text ? ": " : "", n->text ? n->text : "");
+        break;
+    case RVT_NOTE_TRAP:
+        o->st.traps++;
+        if (listing)
+            out_printf(o, "# trap cause 0x%" PRIx64 " at 0x%" PRIx64 "\n", n->value, n->addr);
+        break;
+    case RVT_NOTE_CONTEXT:
+        if (listing)
+            out_printf(o, "# priv %u context 0x%" PRIx64 "\n", n->priv, n->value);
+        break;
+    case RVT_NOTE_TIME:
+        if (listing)
+            out_printf(o, "# time %" PRIu64 "\n", n->value);
+        break;
+    default:
+        break;
+    }
+    return o->err ? o->err : 0;
+}
+
+struct rvt_flow_sink rvt_out_sink(struct rvt_output *o)
+{
+    struct rvt_flow_sink s = {on_block, on_note, o};
+    return s;
+}
+
+int rvt_out_finish(struct rvt_output *o)
+{
+    if (o->cfg.kind == RVT_OUT_COUNT) {
+        out_printf(o, "instructions %" PRIu64 "\nblocks %" PRIu64 "\n", o->st.insns, o->st.blocks);
+        for (unsigned e = RVT_END_BRANCH; e <= RVT_END_GAP; e++)
+            if (o->st.ends[e])
+                out_printf(o, "  ending %-8s %" PRIu64 "\n", rvt_block_end_name(e), o->st.ends[e]);
+        out_printf(o, "syncs %" PRIu64 "\ntraps %" PRIu64 "\ngaps %" PRIu64 "\nerrors %" PRIu64 "\n", o->st.syncs,
+                   o->st.traps, o->st.gaps, o->st.errors);
+    }
+    out_flush(o);
+    if (!o->err && fflush(o->cfg.f) != 0)
+        o->err = -RVT_ERR_IO;
+    return o->err;
+}

@@ -1,0 +1,84 @@
+/* Whole-stream encode and decode through any family: what the CLI, the
+ * tests and the benchmarks all run. */
+#include "rvtrace/codec.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rvt_encode_stream(const struct rvt_codec *c, const void *cfg, struct rvt_ing_reader *in,
+                      const struct rvt_image *img, const struct rvt_byte_sink *out, struct rvt_codec_stats *st,
+                      struct rvt_diag *d)
+{
+    void *enc = NULL;
+    struct rvt_diag ed = {0};
+    memset(st, 0, sizeof *st);
+    int rc = c->enc_new(&enc, cfg, out, &ed);
+    if (rc < 0)
+        return rvt_fail_from(d, &ed, "%s encoder", c->name);
+    struct rvt_bcache *bc = img ? rvt_bcache_new(img, 0) : NULL;
+    uint64_t records = 0, insns = 0;
+    struct rvt_ing_rec r;
+    while ((rc = rvt_ing_next(in, &r)) > 0) {
+        uint64_t n = 0;
+        if (r.iretire && rvt_ing_count_insns(&r, bc, &n) < 0)
+            n = 0; /* multi-instruction record without code: count unknown */
+        insns += n;
+        rc = c->enc_put(enc, &r);
+        if (rc < 0) {
+            rvt_fail(d, (enum rvt_err)-rc, "record %" PRIu64 " (iaddr 0x%" PRIx64 "): %s", records, r.iaddr,
+                     c->enc_error(enc));
+            goto out;
+        }
+        records++;
+    }
+    if (rc < 0) {
+        rvt_fail(d, (enum rvt_err)-rc, "%s", rvt_ing_error(in));
+        goto out;
+    }
+    rc = c->enc_finish(enc);
+    if (rc < 0) {
+        rvt_fail(d, (enum rvt_err)-rc, "at the end of the input: %s", c->enc_error(enc));
+        goto out;
+    }
+    if (c->enc_stats)
+        c->enc_stats(enc, st);
+    st->records = records;
+    st->insns = insns;
+    rc = 0;
+out:
+    c->enc_free(enc);
+    rvt_bcache_free(bc);
+    return rc;
+}
+
+int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
+                      const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink, struct rvt_diag *d)
+{
+    struct rvt_flow_config fc;
+    memset(&fc, 0, sizeof fc);
+    fc.size = sizeof fc;
+    if (c->flow_config)
+        c->flow_config(cfg, &fc);
+    fc.size = sizeof fc;
+    fc.image = img;
+    fc.sink = *sink;
+    if (ecall >= 0)
+        fc.ecall = (enum rvt_flow_ecall)ecall;
+    struct rvt_flow *f = rvt_flow_new(&fc);
+    if (!f)
+        return rvt_fail(d, RVT_ERR_NOMEM, "cannot create the flow engine (image and xlen needed)");
+    void *dec = NULL;
+    struct rvt_diag dd = {0};
+    int rc = c->dec_new(&dec, cfg, f, &dd);
+    if (rc < 0) {
+        rvt_flow_free(f);
+        return rvt_fail_from(d, &dd, "%s decoder", c->name);
+    }
+    rc = c->dec_run(dec, buf, len);
+    if (rc < 0)
+        rvt_fail(d, (enum rvt_err)-rc, "%s", c->dec_error(dec));
+    c->dec_free(dec);
+    rvt_flow_free(f);
+    return rc < 0 ? rc : 0;
+}

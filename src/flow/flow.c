@@ -1,0 +1,831 @@
+/* The flow engine: walks the code image one cached block at a time under
+ * the limits a decoder gives, follows what the code alone determines, stops
+ * where the trace must say something, and emits blocks of sequentially
+ * retired instructions. */
+#include "rvtrace/flow.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BQ_WORDS 64 /* branch queue capacity: 4096 outcomes */
+
+struct pending {
+    uint64_t addr;     /* the retired instruction whose successor is undecided */
+    uint64_t next;     /* its fall-through */
+    uint64_t target;   /* static target (branch/jal) or sijump target */
+    uint8_t cf;
+    uint8_t len;
+    bool sij;          /* uninferable jump with a sequentially inferred target */
+};
+
+struct rvt_flow {
+    struct rvt_flow_config cfg;
+    struct rvt_diag diag;
+    struct rvt_bcache *bc;
+    unsigned xlen;
+    uint64_t mask;
+
+    bool have_pc;
+    uint64_t pc;
+    bool pending;
+    struct pending p;
+    uint32_t wflags;  /* flags of the last walk, used to resolve pending naturally */
+
+    uint64_t bq[BQ_WORDS];
+    unsigned bq_head, bq_len; /* in bits */
+
+    struct rvt_callstack cs;
+
+    bool blk_open;
+    struct rvt_block blk;
+    uint64_t blk_end; /* address after the open block's last instruction */
+
+    uint8_t priv;
+    uint64_t context;
+    bool have_time;
+    uint64_t time;
+    uint64_t offset;
+    uint64_t insns;
+};
+
+/* ---- call stack ----------------------------------------------------------- */
+
+void rvt_cs_init(struct rvt_callstack *cs, unsigned depth, enum rvt_cs_overflow overflow)
+{
+    cs->depth = depth > RVT_CALLSTACK_MAX ? RVT_CALLSTACK_MAX : depth;
+    cs->overflow = overflow;
+    cs->count = 0;
+    cs->top = 0;
+}
+
+void rvt_cs_clear(struct rvt_callstack *cs)
+{
+    cs->count = 0;
+    cs->top = 0;
+}
+
+bool rvt_cs_push(struct rvt_callstack *cs, uint64_t ret)
+{
+    if (!cs->depth)
+        return false;
+    bool lost = false;
+    if (cs->count == cs->depth) {
+        if (cs->overflow == RVT_CS_IGNORE_NEW)
+            return true;
+        lost = true; /* the oldest entry is overwritten */
+    } else {
+        cs->count++;
+    }
+    cs->entry[cs->top] = ret;
+    cs->top = (cs->top + 1) % cs->depth;
+    return lost;
+}
+
+bool rvt_cs_pop(struct rvt_callstack *cs, uint64_t *ret)
+{
+    if (!cs->count)
+        return false;
+    cs->top = (cs->top + cs->depth - 1) % cs->depth;
+    cs->count--;
+    *ret = cs->entry[cs->top];
+    return true;
+}
+
+bool rvt_cs_peek(const struct rvt_callstack *cs, uint64_t *ret)
+{
+    if (!cs->count)
+        return false;
+    *ret = cs->entry[(cs->top + cs->depth - 1) % cs->depth];
+    return true;
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+const char *rvt_block_end_name(unsigned end)
+{
+    static const char *const names[] = {"seq", "branch", "jump", "call", "return",
+                                        "coswap", "trap", "trapret", "ecall", "gap"};
+    return end < sizeof names / sizeof names[0] ? names[end] : "?";
+}
+
+static uint8_t end_of_cf(unsigned cf)
+{
+    switch (cf) {
+    case RVT_CF_BRANCH:
+        return RVT_END_BRANCH;
+    case RVT_CF_CALL_INF:
+    case RVT_CF_CALL_UNINF:
+    case RVT_CF_OTHER_INF:
+    case RVT_CF_OTHER_UNINF:
+        return RVT_END_CALL;
+    case RVT_CF_JUMP_INF:
+    case RVT_CF_JUMP_UNINF:
+        return RVT_END_JUMP;
+    case RVT_CF_RETURN:
+        return RVT_END_RETURN;
+    case RVT_CF_COSWAP:
+        return RVT_END_COSWAP;
+    case RVT_CF_TRAPRET:
+        return RVT_END_TRAPRET;
+    case RVT_CF_ECALL:
+    case RVT_CF_EBREAK:
+        return RVT_END_ECALL;
+    default:
+        return RVT_END_SEQ;
+    }
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+struct rvt_flow *rvt_flow_new(const struct rvt_flow_config *cfg)
+{
+    if (!cfg || cfg->size < sizeof *cfg || !cfg->image)
+        return NULL;
+    struct rvt_flow *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->cfg = *cfg;
+    f->xlen = cfg->xlen ? cfg->xlen : rvt_img_xlen(cfg->image);
+    if (f->xlen != 32 && f->xlen != 64) {
+        free(f);
+        return NULL;
+    }
+    f->mask = f->xlen == 32 ? 0xffffffffull : ~0ull;
+    f->bc = rvt_bcache_new(cfg->image, 0);
+    if (!f->bc) {
+        free(f);
+        return NULL;
+    }
+    rvt_cs_init(&f->cs, cfg->callstack_depth, cfg->callstack_overflow);
+    f->priv = RVT_PRIV_M;
+    return f;
+}
+
+void rvt_flow_free(struct rvt_flow *f)
+{
+    if (!f)
+        return;
+    rvt_bcache_free(f->bc);
+    free(f);
+}
+
+const char *rvt_flow_error(const struct rvt_flow *f)
+{
+    return f->diag.msg;
+}
+
+void rvt_flow_reset(struct rvt_flow *f)
+{
+    f->have_pc = false;
+    f->pending = false;
+    f->bq_head = f->bq_len = 0;
+    f->blk_open = false;
+    rvt_cs_clear(&f->cs);
+    rvt_diag_clear(&f->diag);
+}
+
+void rvt_flow_set_offset(struct rvt_flow *f, uint64_t offset)
+{
+    f->offset = offset;
+}
+
+bool rvt_flow_have_pc(const struct rvt_flow *f)
+{
+    return f->have_pc;
+}
+
+bool rvt_flow_pending(const struct rvt_flow *f)
+{
+    return f->pending;
+}
+
+uint64_t rvt_flow_pc(const struct rvt_flow *f)
+{
+    return f->pc;
+}
+
+uint64_t rvt_flow_insns(const struct rvt_flow *f)
+{
+    return f->insns;
+}
+
+struct rvt_callstack *rvt_flow_callstack(struct rvt_flow *f)
+{
+    return &f->cs;
+}
+
+struct rvt_bcache *rvt_flow_bcache(struct rvt_flow *f)
+{
+    return f->bc;
+}
+
+unsigned rvt_flow_xlen(const struct rvt_flow *f)
+{
+    return f->xlen;
+}
+
+/* ---- errors and output ------------------------------------------------------ */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int ffail(struct rvt_flow *f, enum rvt_err code, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return rvt_fail(&f->diag, code, "trace offset 0x%" PRIx64 ": %s", f->offset, what);
+}
+
+static void describe_at(struct rvt_flow *f, uint64_t addr, char *buf, size_t n)
+{
+    struct rvt_insn in;
+    if (rvt_img_insn(f->cfg.image, addr, &in) < 0) {
+        snprintf(buf, n, "no code");
+        return;
+    }
+    if (!(in.flags & RVT_IF_VALID)) {
+        snprintf(buf, n, "invalid instruction 0x%08" PRIx32, in.bits);
+        return;
+    }
+    rvt_isa_disasm(&in, f->xlen, buf, n);
+}
+
+static int note(struct rvt_flow *f, struct rvt_note *n)
+{
+    if (!f->cfg.sink.note)
+        return 0;
+    n->offset = f->offset;
+    n->index = f->insns;
+    int rc = f->cfg.sink.note(f->cfg.sink.ctx, n);
+    return rc ? ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode") : 0;
+}
+
+static int flush(struct rvt_flow *f, uint8_t end, uint64_t next)
+{
+    if (!f->blk_open)
+        return 0;
+    f->blk_open = false;
+    f->blk.end = end;
+    f->blk.next = next;
+    f->blk.trace_offset = f->offset;
+    if (f->cfg.sink.block) {
+        int rc = f->cfg.sink.block(f->cfg.sink.ctx, &f->blk);
+        if (rc)
+            return ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
+    }
+    return 0;
+}
+
+/* Append n instructions of cache block b (from its first) to the open block. */
+static int retire(struct rvt_flow *f, const struct rvt_block_info *b, uint32_t n)
+{
+    uint32_t hw;
+    uint64_t last;
+    uint8_t last_len;
+    if (n == b->ninsns) { /* the common case: the cache block has it all */
+        hw = b->halfwords;
+        last = b->last;
+        last_len = (uint8_t)(b->next - b->last);
+    } else {
+        hw = rvt_block_hw_offset(b, n);
+        uint32_t lasthw = rvt_block_hw_offset(b, n - 1);
+        last = (b->start + 2ull * lasthw) & f->mask;
+        last_len = (uint8_t)(2 * (hw - lasthw));
+    }
+    if (f->blk_open && f->blk_end == b->start) {
+        f->blk.ninsns += n;
+        f->blk.last = last;
+        f->blk.last_len = last_len;
+        f->blk.cf = n == b->ninsns ? b->cf : RVT_CF_NONE;
+    } else {
+        int rc = flush(f, RVT_END_SEQ, b->start);
+        if (rc < 0)
+            return rc;
+        f->blk_open = true;
+        memset(&f->blk, 0, sizeof f->blk);
+        f->blk.start = b->start;
+        f->blk.last = last;
+        f->blk.last_len = last_len;
+        f->blk.ninsns = n;
+        f->blk.index = f->insns;
+        f->blk.priv = f->priv;
+        f->blk.context = f->context;
+        f->blk.cf = n == b->ninsns ? b->cf : RVT_CF_NONE;
+        if (f->have_time) {
+            f->blk.time = f->time;
+            f->blk.flags |= RVT_BLK_HAS_TIME;
+        }
+    }
+    f->blk_end = (b->start + 2ull * hw) & f->mask;
+    f->insns += n;
+    return 0;
+}
+
+/* Control leaves the open block for `to` (a discontinuity). */
+static int transfer(struct rvt_flow *f, uint8_t end, uint64_t to, uint8_t flags)
+{
+    to &= f->mask;
+    if (f->blk_open)
+        f->blk.flags |= flags;
+    int rc = flush(f, end, to);
+    f->pc = to;
+    f->have_pc = true;
+    return rc;
+}
+
+/* ---- branch queue ------------------------------------------------------------ */
+
+int rvt_flow_push_branches(struct rvt_flow *f, uint64_t bits, unsigned n)
+{
+    if (n > 64)
+        return ffail(f, RVT_ERR_INVAL, "more than 64 branch outcomes pushed at once");
+    if (f->bq_len + n > BQ_WORDS * 64)
+        return ffail(f, RVT_ERR_OVERFLOW, "%u branch outcomes queued that the code never used", f->bq_len);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned pos = (f->bq_head + f->bq_len) % (BQ_WORDS * 64);
+        uint64_t m = 1ull << (pos % 64);
+        if ((bits >> i) & 1)
+            f->bq[pos / 64] |= m;
+        else
+            f->bq[pos / 64] &= ~m;
+        f->bq_len++;
+    }
+    return 0;
+}
+
+unsigned rvt_flow_queued_branches(const struct rvt_flow *f)
+{
+    return f->bq_len;
+}
+
+void rvt_flow_clear_branches(struct rvt_flow *f)
+{
+    f->bq_head = f->bq_len = 0;
+}
+
+static bool bq_pop(struct rvt_flow *f)
+{
+    bool t = (f->bq[f->bq_head / 64] >> (f->bq_head % 64)) & 1;
+    f->bq_head = (f->bq_head + 1) % (BQ_WORDS * 64);
+    f->bq_len--;
+    return t;
+}
+
+/* ---- state changes ---------------------------------------------------------- */
+
+int rvt_flow_sync(struct rvt_flow *f, uint64_t addr, uint8_t priv, uint64_t context, bool clear_stack)
+{
+    addr &= f->mask;
+    int rc = flush(f, RVT_END_SEQ, addr);
+    if (rc < 0)
+        return rc;
+    f->pending = false;
+    f->bq_head = f->bq_len = 0;
+    if (clear_stack)
+        rvt_cs_clear(&f->cs);
+    f->pc = addr;
+    f->have_pc = true;
+    f->priv = priv;
+    f->context = context;
+    struct rvt_note n = {.kind = RVT_NOTE_SYNC, .addr = addr, .priv = priv, .value = context};
+    return note(f, &n);
+}
+
+int rvt_flow_set_context(struct rvt_flow *f, uint8_t priv, uint64_t context)
+{
+    if (priv == f->priv && context == f->context)
+        return 0;
+    /* A block has one privilege and context: close the open one. */
+    if (f->blk_open) {
+        int rc = flush(f, RVT_END_SEQ, f->blk_end);
+        if (rc < 0)
+            return rc;
+    }
+    f->priv = priv;
+    f->context = context;
+    struct rvt_note n = {.kind = RVT_NOTE_CONTEXT, .addr = f->pc, .priv = priv, .value = context};
+    return note(f, &n);
+}
+
+void rvt_flow_set_time(struct rvt_flow *f, uint64_t time)
+{
+    f->have_time = true;
+    f->time = time;
+    struct rvt_note n = {.kind = RVT_NOTE_TIME, .addr = f->pc, .priv = f->priv, .value = time};
+    note(f, &n);
+}
+
+/* ---- resolving the pending instruction ------------------------------------- */
+
+/* Calls push their return address.  "Other jumps with linkage" link a
+ * register that is not x1/x5 and are not calls for the implicit-return
+ * stack.  An ecall treated as an uninferable call is a call (ingress itype
+ * 8), so encoder and decoder push for it alike. */
+static void push_call(struct rvt_flow *f, const struct pending *p)
+{
+    bool ecall_call = (p->cf == RVT_CF_ECALL || p->cf == RVT_CF_EBREAK) &&
+                      f->cfg.ecall == RVT_FLOW_ECALL_UNINFERABLE;
+    if (rvt_cf_is_call(p->cf) || ecall_call)
+        rvt_cs_push(&f->cs, p->next & f->mask);
+}
+
+/* Resolve by the code alone if possible: 1 = resolved, 0 = needs the trace. */
+static int resolve_natural(struct rvt_flow *f, uint32_t wflags)
+{
+    struct pending *p = &f->p;
+    switch (p->cf) {
+    case RVT_CF_NONE:
+        f->pending = false;
+        f->pc = p->next;
+        return 1;
+    case RVT_CF_BRANCH:
+        if (f->bq_len) {
+            f->pending = false;
+            if (bq_pop(f))
+                return transfer(f, RVT_END_BRANCH, p->target, 0) < 0 ? -1 : 1;
+            f->pc = p->next;
+            return 1;
+        }
+        if (wflags & RVT_WALK_NT_DEFAULT) {
+            f->pending = false;
+            f->pc = p->next;
+            return 1;
+        }
+        return 0;
+    case RVT_CF_CALL_INF:
+    case RVT_CF_JUMP_INF:
+    case RVT_CF_OTHER_INF:
+        f->pending = false;
+        push_call(f, p);
+        return transfer(f, end_of_cf(p->cf), p->target, 0) < 0 ? -1 : 1;
+    case RVT_CF_ECALL:
+    case RVT_CF_EBREAK:
+        if (f->cfg.ecall == RVT_FLOW_ECALL_SEQUENTIAL) {
+            f->pending = false;
+            f->pc = p->next;
+            return 1;
+        }
+        return 0;
+    case RVT_CF_RETURN:
+        if ((wflags & RVT_WALK_IMPLICIT_RET) && f->cs.count) {
+            uint64_t ret;
+            rvt_cs_pop(&f->cs, &ret);
+            f->pending = false;
+            return transfer(f, RVT_END_RETURN, ret, RVT_BLK_IMPLICIT) < 0 ? -1 : 1;
+        }
+        /* fall through: maybe sequentially inferable */
+        /* FALLTHROUGH */
+    default:
+        if (p->sij && f->cfg.sijump && p->cf != RVT_CF_TRAPRET) {
+            f->pending = false;
+            if (p->cf == RVT_CF_RETURN || p->cf == RVT_CF_COSWAP) {
+                uint64_t ret;
+                if (f->cfg.pop_on_explicit_return)
+                    rvt_cs_pop(&f->cs, &ret);
+            }
+            push_call(f, p);
+            return transfer(f, end_of_cf(p->cf), p->target, 0) < 0 ? -1 : 1;
+        }
+        return 0;
+    }
+}
+
+int rvt_flow_branch(struct rvt_flow *f, bool taken)
+{
+    if (!f->pending)
+        return ffail(f, RVT_ERR_MISMATCH, "branch outcome given but no instruction is waiting for one");
+    if (f->p.cf != RVT_CF_BRANCH) {
+        char t[96];
+        describe_at(f, f->p.addr, t, sizeof t);
+        return ffail(f, RVT_ERR_MISMATCH, "trace says branch %s, but '%s' at 0x%" PRIx64 " is not a conditional branch",
+                     taken ? "taken" : "not taken", t, f->p.addr);
+    }
+    f->pending = false;
+    if (taken)
+        return transfer(f, RVT_END_BRANCH, f->p.target, 0);
+    f->pc = f->p.next;
+    return 0;
+}
+
+int rvt_flow_jump(struct rvt_flow *f, uint64_t target)
+{
+    target &= f->mask;
+    if (!f->pending)
+        return ffail(f, RVT_ERR_MISMATCH, "jump target 0x%" PRIx64 " given but no jump is waiting for one", target);
+    struct pending *p = &f->p;
+    bool uninf = rvt_cf_uninferable(p->cf) || p->cf == RVT_CF_ECALL || p->cf == RVT_CF_EBREAK;
+    if (!uninf) {
+        /* An explicit address for something the code determines is only
+         * acceptable when it agrees with the code. */
+        uint64_t natural = p->cf == RVT_CF_NONE ? p->next : p->target;
+        if (target != natural || p->cf == RVT_CF_BRANCH) {
+            char t[96];
+            describe_at(f, p->addr, t, sizeof t);
+            if (p->cf == RVT_CF_BRANCH && (target == p->target || target == p->next))
+                return rvt_flow_branch(f, target == p->target && target != p->next);
+            return ffail(f, RVT_ERR_MISMATCH,
+                         "trace says execution went from 0x%" PRIx64 " to 0x%" PRIx64 ", but '%s' there goes to 0x%" PRIx64,
+                         p->addr, target, t, natural);
+        }
+        f->pending = false;
+        push_call(f, p);
+        return transfer(f, end_of_cf(p->cf), target, 0);
+    }
+    f->pending = false;
+    if ((p->cf == RVT_CF_RETURN || p->cf == RVT_CF_COSWAP) && f->cfg.pop_on_explicit_return) {
+        uint64_t ret;
+        rvt_cs_pop(&f->cs, &ret);
+    }
+    push_call(f, p);
+    return transfer(f, end_of_cf(p->cf), target, 0);
+}
+
+int rvt_flow_continue(struct rvt_flow *f)
+{
+    if (!f->pending)
+        return 0;
+    int rc = resolve_natural(f, f->wflags);
+    if (rc < 0)
+        return -f->diag.code;
+    if (rc == 0) {
+        char t[96];
+        describe_at(f, f->p.addr, t, sizeof t);
+        return ffail(f, RVT_ERR_MISMATCH, "the trace gives no %s for '%s' at 0x%" PRIx64,
+                     f->p.cf == RVT_CF_BRANCH ? "branch outcome" : "target", t, f->p.addr);
+    }
+    return 0;
+}
+
+int rvt_flow_trap(struct rvt_flow *f, bool interrupt, uint32_t cause, uint64_t tval, bool have_handler,
+                  uint64_t handler)
+{
+    f->pending = false;
+    handler &= f->mask;
+    if (f->blk_open) { /* the trap follows the block's last instruction */
+        f->blk.cause = cause;
+        f->blk.tval = tval;
+        if (interrupt)
+            f->blk.flags |= RVT_BLK_INTERRUPT;
+        int rc = flush(f, RVT_END_TRAP, have_handler ? handler : 0);
+        if (rc < 0)
+            return rc;
+    } else {
+        struct rvt_note n = {.kind = RVT_NOTE_TRAP, .addr = f->pc, .priv = f->priv, .value = cause};
+        int rc = note(f, &n);
+        if (rc < 0)
+            return rc;
+    }
+    f->have_pc = have_handler;
+    f->pc = handler;
+    return 0;
+}
+
+int rvt_flow_gap(struct rvt_flow *f, enum rvt_gap_reason reason, const char *text)
+{
+    int rc = flush(f, RVT_END_GAP, 0);
+    f->pending = false;
+    f->have_pc = false;
+    f->bq_head = f->bq_len = 0;
+    struct rvt_note n = {.kind = reason == RVT_GAP_ERROR ? RVT_NOTE_ERROR : RVT_NOTE_GAP,
+                         .reason = (uint8_t)reason,
+                         .addr = f->pc,
+                         .text = text,
+                         .priv = f->priv};
+    int rc2 = note(f, &n);
+    return rc < 0 ? rc : rc2;
+}
+
+int rvt_flow_finish(struct rvt_flow *f)
+{
+    return flush(f, RVT_END_SEQ, f->have_pc && !f->pending ? f->pc : f->pending ? f->p.next : 0);
+}
+
+/* ---- the walk ------------------------------------------------------------------- */
+
+static void set_pending(struct rvt_flow *f, const struct rvt_block_info *b, uint32_t n)
+{
+    struct pending *p = &f->p;
+    f->pending = true;
+    if (n == b->ninsns) {
+        p->addr = b->last;
+        p->next = b->next;
+        p->cf = b->cf;
+        p->target = b->target;
+        p->sij = (b->flags & RVT_BI_SIJUMP) != 0;
+        p->len = (uint8_t)(b->next - b->last);
+    } else {
+        uint32_t hw = rvt_block_hw_offset(b, n), lhw = rvt_block_hw_offset(b, n - 1);
+        p->addr = (b->start + 2ull * lhw) & f->mask;
+        p->next = (b->start + 2ull * hw) & f->mask;
+        p->cf = RVT_CF_NONE;
+        p->target = 0;
+        p->sij = false;
+        p->len = (uint8_t)(2 * (hw - lhw));
+    }
+}
+
+static int no_code(struct rvt_flow *f, const struct rvt_block_info *b, uint64_t pc)
+{
+    if (b->flags & RVT_BI_STOP_BADINSN) {
+        char t[96];
+        describe_at(f, pc, t, sizeof t);
+        return ffail(f, RVT_ERR_BADINSN, "execution reaches 0x%" PRIx64 " where the code has an %s", pc, t);
+    }
+    return ffail(f, RVT_ERR_NOCODE, "execution reaches 0x%" PRIx64 " where the image has no code", pc);
+}
+
+static void fill_stop(struct rvt_flow *f, struct rvt_stop *st, uint8_t reason)
+{
+    st->reason = reason;
+    if (f->pending) {
+        st->cf = f->p.cf;
+        st->last = f->p.addr;
+        st->target = f->p.target;
+        st->pc = f->p.next;
+    } else {
+        st->cf = RVT_CF_NONE;
+        st->pc = f->pc;
+    }
+}
+
+int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st)
+{
+    memset(st, 0, sizeof *st);
+    if (f->diag.code)
+        rvt_diag_clear(&f->diag);
+    if (f->pending) {
+        /* Either the walk that stopped here or this one may allow the
+         * natural resolution (e.g. a default not-taken branch). */
+        int rc = resolve_natural(f, w->flags | f->wflags);
+        if (rc < 0)
+            return -f->diag.code;
+        if (rc == 0) {
+            char t[96];
+            describe_at(f, f->p.addr, t, sizeof t);
+            return ffail(f, RVT_ERR_MISMATCH, "walk requested while '%s' at 0x%" PRIx64 " still needs a %s from the trace",
+                         t, f->p.addr, f->p.cf == RVT_CF_BRANCH ? "branch outcome" : "target");
+        }
+    }
+    f->wflags = w->flags;
+    if (!f->have_pc)
+        return ffail(f, RVT_ERR_NOSYNC, "walk requested before any address is known");
+
+    const uint32_t fl = w->flags;
+    uint64_t hw_left = (fl & RVT_WALK_HALFWORDS) ? w->halfwords : UINT64_MAX;
+    uint64_t in_left = (fl & RVT_WALK_INSNS) ? w->insns : UINT64_MAX;
+    if (hw_left == 0 || in_left == 0) {
+        fill_stop(f, st, RVT_STOP_COUNT);
+        return 0;
+    }
+    const bool addr_lim = (fl & RVT_WALK_ADDR) != 0;
+    const uint64_t stop_addr = w->addr & f->mask;
+    bool first = true;
+
+    for (;;) {
+        uint64_t pc = f->pc;
+        if (addr_lim && pc == stop_addr && !(first && (fl & RVT_WALK_ADDR_NOT_FIRST))) {
+            fill_stop(f, st, RVT_STOP_ADDR);
+            return 0;
+        }
+        const struct rvt_block_info *b = rvt_bcache_get(f->bc, pc);
+        if (b->ninsns == 0) {
+            /* ecall/ebreak in trap mode can be the first instruction of a block */
+            return no_code(f, b, pc);
+        }
+        uint32_t n = b->ninsns;
+        uint8_t reason = 0;
+
+        /* An environment call that traps does not retire. */
+        bool trapinsn = (b->cf == RVT_CF_ECALL || b->cf == RVT_CF_EBREAK) && f->cfg.ecall == RVT_FLOW_ECALL_TRAP;
+        if (trapinsn) {
+            n--;
+            reason = RVT_STOP_TRAPINSN;
+        }
+        /* Stop before the instruction at the requested address. */
+        if (addr_lim && stop_addr > pc && stop_addr <= b->last) {
+            uint32_t off = (uint32_t)((stop_addr - pc) / 2);
+            for (uint32_t i = 1; i < n; i++) {
+                uint32_t o = rvt_block_hw_offset(b, i);
+                if (o == off) {
+                    n = i;
+                    reason = RVT_STOP_ADDR;
+                    break;
+                }
+                if (o > off)
+                    break;
+            }
+        }
+        /* Instruction limit. */
+        if (in_left < n) {
+            n = (uint32_t)in_left;
+            reason = RVT_STOP_COUNT;
+        }
+        /* Halfword limit: must end on an instruction boundary. */
+        if (hw_left < (n == b->ninsns ? b->halfwords : rvt_block_hw_offset(b, n))) {
+            uint32_t i = 0;
+            while (i < n && rvt_block_hw_offset(b, i + 1) <= hw_left)
+                i++;
+            if (rvt_block_hw_offset(b, i) != hw_left) {
+                uint64_t at = (b->start + 2ull * rvt_block_hw_offset(b, i)) & f->mask;
+                char t[96];
+                describe_at(f, at, t, sizeof t);
+                return ffail(f, RVT_ERR_MISMATCH,
+                             "instruction count ends inside '%s' at 0x%" PRIx64 " (%" PRIu64 " halfwords after 0x%" PRIx64 ")",
+                             t, at, hw_left, pc);
+            }
+            n = i;
+            reason = RVT_STOP_COUNT;
+        }
+        if (n == 0) {
+            /* Nothing retires here: the stop is at pc itself. */
+            if (reason == RVT_STOP_COUNT) {
+                fill_stop(f, st, RVT_STOP_COUNT);
+                return 0;
+            }
+            fill_stop(f, st, reason ? reason : RVT_STOP_TRAPINSN);
+            return 0;
+        }
+        int rc = retire(f, b, n);
+        if (rc < 0)
+            return rc;
+        uint32_t hw = n == b->ninsns ? b->halfwords : rvt_block_hw_offset(b, n);
+        st->insns += n;
+        st->halfwords += hw;
+        if (in_left != UINT64_MAX)
+            in_left -= n;
+        if (hw_left != UINT64_MAX)
+            hw_left -= hw;
+        first = false;
+        bool count_hit = in_left == 0 || hw_left == 0;
+
+        if (n < b->ninsns || count_hit) {
+            if (count_hit) {
+                set_pending(f, b, n);
+                fill_stop(f, st, RVT_STOP_COUNT);
+                return 0;
+            }
+            /* ADDR or TRAPINSN inside the block */
+            f->pc = (b->start + 2ull * hw) & f->mask;
+            fill_stop(f, st, reason);
+            return 0;
+        }
+
+        /* The whole block retired: decide its last instruction's successor. */
+        set_pending(f, b, n);
+        if (b->cf == RVT_CF_NONE) {
+            /* capped, or the code ends: the next block (or its absence) decides */
+            f->pending = false;
+            f->pc = b->next;
+            continue;
+        }
+        if (b->cf == RVT_CF_BRANCH && (fl & RVT_WALK_STOP_BRANCH)) {
+            fill_stop(f, st, RVT_STOP_BRANCH);
+            return 0;
+        }
+        if (rvt_cf_inferable_jump(b->cf) && (fl & RVT_WALK_STOP_JUMP)) {
+            fill_stop(f, st, RVT_STOP_JUMP);
+            return 0;
+        }
+        rc = resolve_natural(f, fl);
+        if (rc < 0)
+            return -f->diag.code;
+        if (rc == 0) {
+            fill_stop(f, st, b->cf == RVT_CF_BRANCH ? RVT_STOP_BRANCH : RVT_STOP_UNINF);
+            return 0;
+        }
+    }
+}
+
+/* ---- per-instruction adapter ------------------------------------------------------ */
+
+int rvt_block_insns(struct rvt_bcache *bc, unsigned xlen, const struct rvt_block *blk, rvt_insn_fn fn, void *ctx)
+{
+    const uint64_t mask = xlen == 32 ? 0xffffffffull : ~0ull;
+    uint64_t addr = blk->start, left = blk->ninsns;
+    while (left) {
+        const struct rvt_block_info *b = rvt_bcache_get(bc, addr);
+        if (b->ninsns == 0)
+            return -RVT_ERR_NOCODE;
+        uint32_t k = left < b->ninsns ? (uint32_t)left : b->ninsns;
+        for (uint32_t i = 0; i < k; i++) {
+            int rc = fn(ctx, (addr + 2ull * rvt_block_hw_offset(b, i)) & mask, blk);
+            if (rc)
+                return rc;
+        }
+        addr = (addr + 2ull * rvt_block_hw_offset(b, k)) & mask;
+        left -= k;
+    }
+    return 0;
+}
+
+int rvt_flow_block_insns(struct rvt_flow *f, const struct rvt_block *blk, rvt_insn_fn fn, void *ctx)
+{
+    int rc = rvt_block_insns(f->bc, f->xlen, blk, fn, ctx);
+    if (rc == -RVT_ERR_NOCODE)
+        return ffail(f, RVT_ERR_NOCODE, "block at 0x%" PRIx64 " covers addresses without code", blk->start);
+    return rc;
+}

@@ -1,0 +1,331 @@
+/* Ingress builder: a stream of executed instructions (pc, bits) and trap
+ * notes -> E-Trace ingress-port records.  itype needs the successor, so the
+ * builder holds one instruction until the next one (or a trap) arrives.
+ * Every step is checked against the instruction: a PC change that the
+ * instruction cannot explain is an error, never a guess. */
+#include "rvtrace/ingress.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rvt_ing_builder {
+    struct rvt_ing_builder_config cfg;
+    struct rvt_diag diag;
+    unsigned xlen;
+    uint64_t mask;
+    enum rvt_ctype ctype_on_change;
+
+    /* The instruction waiting for its successor. */
+    bool have_prev;
+    struct rvt_insn prev;
+    uint8_t prev_priv;
+    uint64_t prev_context;
+    struct rvt_ing_extra prev_extra;
+    bool prev_ctx_changed;
+
+    /* The instruction retired before `prev` (for sequentially inferable jumps). */
+    bool have_before;
+    struct rvt_insn before;
+
+    /* A merged block of itype-0 instructions not yet emitted. */
+    bool have_blk;
+    struct rvt_ing_rec blk;
+
+    bool have_last_ctx;
+    uint64_t last_context;
+    uint64_t insns;
+};
+
+struct rvt_ing_builder *rvt_ing_builder_new(const struct rvt_ing_builder_config *cfg)
+{
+    if (!cfg || cfg->size < sizeof *cfg || !cfg->emit)
+        return NULL;
+    struct rvt_ing_builder *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->cfg = *cfg;
+    b->xlen = cfg->xlen ? cfg->xlen : (cfg->image ? rvt_img_xlen(cfg->image) : 64);
+    if (b->xlen != 32 && b->xlen != 64) {
+        free(b);
+        return NULL;
+    }
+    b->mask = b->xlen == 32 ? 0xffffffffull : ~0ull;
+    b->ctype_on_change = RVT_CTYPE_PRECISE;
+    return b;
+}
+
+void rvt_ing_builder_free(struct rvt_ing_builder *b)
+{
+    free(b);
+}
+
+const char *rvt_ing_builder_error(const struct rvt_ing_builder *b)
+{
+    return b->diag.msg;
+}
+
+void rvt_ing_builder_set_ctype(struct rvt_ing_builder *b, enum rvt_ctype ctype_on_change)
+{
+    b->ctype_on_change = ctype_on_change;
+}
+
+uint64_t rvt_ing_builder_insns(const struct rvt_ing_builder *b)
+{
+    return b->insns;
+}
+
+static int emit(struct rvt_ing_builder *b, const struct rvt_ing_rec *r)
+{
+    int rc = b->cfg.emit(b->cfg.emit_ctx, r);
+    if (rc < 0 && !b->diag.code)
+        rvt_fail(&b->diag, (enum rvt_err)-rc, "record consumer failed: %s", rvt_errstr(rc));
+    return rc < 0 ? rc : 0;
+}
+
+static int flush_blk(struct rvt_ing_builder *b)
+{
+    if (!b->have_blk)
+        return 0;
+    b->have_blk = false;
+    return emit(b, &b->blk);
+}
+
+static void fill_extra(struct rvt_ing_rec *r, const struct rvt_ing_extra *x)
+{
+    r->flags |= x->flags & (RVT_ING_HAS_TIME | RVT_ING_HAS_RD | RVT_ING_HAS_MEM | RVT_ING_MEM_STORE |
+                            RVT_ING_HAS_MEMVAL | RVT_ING_TRACEPOINT);
+    r->time = x->time;
+    r->rd = x->rd;
+    r->rd_value = x->rd_value;
+    r->mem_addr = x->mem_addr;
+    r->mem_size = x->mem_size;
+    r->mem_value = x->mem_value;
+    r->tp_type = x->tp_type;
+}
+
+/* Retire the held instruction with the given itype. */
+static int retire_prev(struct rvt_ing_builder *b, uint8_t itype, bool sijump)
+{
+    const struct rvt_insn *in = &b->prev;
+    struct rvt_ing_rec r;
+    memset(&r, 0, sizeof r);
+    r.iaddr = in->pc;
+    r.iretire = in->len / 2u;
+    r.ilastsize = in->len == 2 ? 0 : in->len == 4 ? 1 : in->len == 8 ? 2 : 1;
+    r.itype = itype;
+    r.priv = b->prev_priv;
+    r.context = b->prev_context;
+    if (b->prev_ctx_changed)
+        r.ctype = (uint8_t)b->ctype_on_change;
+    if (sijump)
+        r.flags |= RVT_ING_SIJUMP;
+    fill_extra(&r, &b->prev_extra);
+    b->have_prev = false;
+    b->insns++;
+    b->before = *in;
+    b->have_before = true;
+
+    if (!b->cfg.merge_blocks)
+        return emit(b, &r);
+
+    /* Merge plain sequential instructions into one block: a block may only
+     * end with a non-zero itype, priv/context apply to the whole block, and
+     * side data (register write, memory access, time, tracepoint) describes
+     * its last instruction, so such an instruction closes its block. */
+    bool joins = b->have_blk && rvt_ing_next_addr(&b->blk) == r.iaddr && b->blk.priv == r.priv &&
+                 b->blk.context == r.context && r.ctype == 0 && !(r.flags & RVT_ING_HAS_TIME) &&
+                 b->blk.iretire + r.iretire < 0x10000u;
+    if (joins) {
+        uint32_t iretire = b->blk.iretire + r.iretire;
+        struct rvt_ing_rec head = b->blk;
+        b->blk = r;
+        b->blk.iaddr = head.iaddr;
+        b->blk.iretire = iretire;
+        b->blk.ctype = head.ctype;
+    } else {
+        int rc = flush_blk(b);
+        if (rc < 0)
+            return rc;
+        b->blk = r;
+        b->have_blk = true;
+    }
+    if (b->blk.itype != RVT_ITYPE_NONE ||
+        (b->blk.flags & (RVT_ING_HAS_RD | RVT_ING_HAS_MEM | RVT_ING_HAS_TIME | RVT_ING_TRACEPOINT)))
+        return flush_blk(b);
+    return 0;
+}
+
+static void describe(const struct rvt_insn *in, unsigned xlen, char *buf, size_t n)
+{
+    if (!(in->flags & RVT_IF_VALID)) {
+        snprintf(buf, n, "invalid instruction 0x%0*" PRIx32, in->len == 2 ? 4 : 8, in->bits);
+        return;
+    }
+    rvt_isa_disasm(in, xlen, buf, n);
+}
+
+/* Decide the held instruction's itype from its successor `next`. */
+static int resolve_prev(struct rvt_ing_builder *b, uint64_t next)
+{
+    const struct rvt_insn *in = &b->prev;
+    uint64_t fall = rvt_isa_next_pc(in, b->xlen);
+    unsigned cf = in->cf;
+    uint8_t itype;
+    char text[96];
+
+    switch (cf) {
+    case RVT_CF_NONE:
+        if (next != fall)
+            goto unexplained;
+        itype = RVT_ITYPE_NONE;
+        break;
+    case RVT_CF_BRANCH:
+        if (next == in->target && next != fall)
+            itype = RVT_ITYPE_TAKEN;
+        else if (next == fall)
+            itype = in->target == fall ? RVT_ITYPE_TAKEN : RVT_ITYPE_NOT_TAKEN;
+        else
+            goto unexplained;
+        break;
+    case RVT_CF_CALL_INF:
+    case RVT_CF_JUMP_INF:
+    case RVT_CF_OTHER_INF:
+        if (next != in->target)
+            goto unexplained;
+        itype = (uint8_t)cf;
+        break;
+    case RVT_CF_ECALL:
+    case RVT_CF_EBREAK:
+        /* Without a trap note the environment call fell through (user-mode
+         * emulation performed it). */
+        if (next != fall)
+            goto unexplained;
+        itype = b->cfg.ecall_mode == RVT_ECALL_UNINFERABLE ? RVT_ITYPE_CALL_UNINF : RVT_ITYPE_NONE;
+        break;
+    default: /* uninferable jumps and trap returns go anywhere */
+        itype = (uint8_t)cf;
+        break;
+    }
+    {
+        /* The hart's sijump signal: the auipc/lui/c.lui that set rs1 retired
+         * immediately before this jump. */
+        uint64_t t;
+        bool sij = rvt_cf_uninferable(cf) && cf != RVT_CF_TRAPRET && b->have_before &&
+                   rvt_isa_sijump_target(&b->before, in, b->xlen, &t);
+        return retire_prev(b, itype, sij);
+    }
+unexplained:
+    describe(in, b->xlen, text, sizeof text);
+    return rvt_fail(&b->diag, RVT_ERR_MISMATCH,
+                    "pc 0x%" PRIx64 " -> 0x%" PRIx64 " not explained by '%s' at 0x%" PRIx64
+                    " (expected 0x%" PRIx64 "%s)",
+                    in->pc, next, text, in->pc, cf == RVT_CF_NONE || cf == RVT_CF_ECALL ? fall : in->target,
+                    cf == RVT_CF_BRANCH ? " or the fall-through" : "");
+}
+
+int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, uint8_t priv,
+                         uint64_t context, const struct rvt_ing_extra *extra)
+{
+    if (b->diag.code)
+        return -b->diag.code;
+    pc &= b->mask;
+    struct rvt_insn in;
+    if (bits < 0) {
+        if (!b->cfg.image)
+            return rvt_fail(&b->diag, RVT_ERR_INVAL, "pc 0x%" PRIx64 ": no instruction bits and no image", pc);
+        uint8_t raw[4] = {0};
+        size_t got = rvt_img_read(b->cfg.image, pc, raw, 4);
+        if (got < 2)
+            return rvt_fail(&b->diag, RVT_ERR_NOCODE, "pc 0x%" PRIx64 ": no code in the image at this address", pc);
+        uint32_t w = (uint32_t)raw[0] | (uint32_t)raw[1] << 8 | (uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24;
+        if (rvt_isa_length((uint16_t)w) > got)
+            return rvt_fail(&b->diag, RVT_ERR_NOCODE,
+                            "pc 0x%" PRIx64 ": instruction runs past the end of the code image", pc);
+        bits = (int64_t)w;
+    }
+    rvt_isa_decode((uint32_t)bits, pc, b->xlen, &in);
+    if (in.len != 2 && in.len != 4)
+        return rvt_fail(&b->diag, RVT_ERR_BADINSN,
+                        "pc 0x%" PRIx64 ": instruction bits 0x%08" PRIx32 " are a %u-byte encoding (only 16/32-bit supported)",
+                        pc, (uint32_t)bits, in.len);
+
+    if (b->have_prev) {
+        int rc = resolve_prev(b, pc);
+        if (rc < 0)
+            return rc;
+    }
+    b->have_prev = true;
+    b->prev = in;
+    b->prev_priv = priv;
+    b->prev_context = context;
+    b->prev_ctx_changed = b->have_last_ctx && context != b->last_context;
+    b->have_last_ctx = true;
+    b->last_context = context;
+    if (extra)
+        b->prev_extra = *extra;
+    else
+        memset(&b->prev_extra, 0, sizeof b->prev_extra);
+    return 0;
+}
+
+int rvt_ing_builder_trap(struct rvt_ing_builder *b, bool interrupt, uint32_t cause, uint64_t tval,
+                         uint64_t epc)
+{
+    if (b->diag.code)
+        return -b->diag.code;
+    epc &= b->mask;
+    uint8_t priv = b->prev_priv;
+    uint64_t context = b->last_context;
+    if (b->have_prev) {
+        /* The last retired instruction went to epc: for an exception the
+         * faulting instruction there did not retire; for an interrupt epc
+         * is where execution resumes after the handler. */
+        int rc = resolve_prev(b, epc);
+        if (rc < 0)
+            return rc;
+    }
+    int rc = flush_blk(b);
+    if (rc < 0)
+        return rc;
+    struct rvt_ing_rec r;
+    memset(&r, 0, sizeof r);
+    b->have_before = false;
+    r.iaddr = epc;
+    r.iretire = 0;
+    r.itype = interrupt ? RVT_ITYPE_INTERRUPT : RVT_ITYPE_EXCEPTION;
+    r.cause = cause;
+    r.tval = tval;
+    r.priv = priv;
+    r.context = context;
+    return emit(b, &r);
+}
+
+int rvt_ing_builder_finish(struct rvt_ing_builder *b)
+{
+    if (b->diag.code)
+        return -b->diag.code;
+    if (b->have_prev) {
+        const struct rvt_insn *in = &b->prev;
+        uint8_t itype;
+        switch (in->cf) {
+        case RVT_CF_NONE:
+            itype = RVT_ITYPE_NONE;
+            break;
+        case RVT_CF_BRANCH: /* successor unknown: the branch is reported as not taken */
+            itype = RVT_ITYPE_NOT_TAKEN;
+            break;
+        case RVT_CF_ECALL:
+        case RVT_CF_EBREAK:
+            itype = b->cfg.ecall_mode == RVT_ECALL_UNINFERABLE ? RVT_ITYPE_CALL_UNINF : RVT_ITYPE_NONE;
+            break;
+        default:
+            itype = in->cf;
+            break;
+        }
+        int rc = retire_prev(b, itype, false);
+        if (rc < 0)
+            return rc;
+    }
+    return flush_blk(b);
+}

@@ -1,0 +1,487 @@
+/* librvtrace-qemu: a QEMU TCG plugin (API v1, QEMU 7.2 user mode) that
+ * records every instruction a RISC-V guest executes as rvtrace native
+ * ingress records.
+ *
+ *   qemu-riscv64 -plugin librvtrace-qemu.so,out=trace.ing[,merge=on|off]
+ *       [,ecall=sequential|uninferable][,mem=on|off][,stats=FILE] PROGRAM ARGS
+ *
+ * At translation time each instruction's address and bits are interned and
+ * an execution callback is attached; at execution time the callback hands
+ * (pc, bits) to the library's ingress builder, which derives itype, iretire
+ * and ilastsize from the code and checks every step.  With mem=on a memory
+ * callback attaches the address, size and direction of the instruction's
+ * access; QEMU calls it after the execution callback of the same
+ * instruction, so the instruction is held until its successor starts.
+ *
+ * Each vCPU (user-mode thread) has its own builder and its own record buffer;
+ * buffers are written to the one output file under a lock, and every record
+ * carries the vCPU index as its `context`.  Only the process QEMU started is
+ * recorded: after a guest fork() the child writes nothing.
+ *
+ * System emulation is refused: API v1 reports neither traps nor the
+ * privilege level, so a system-mode stream could not be made consistent.
+ */
+#include "qemu-plugin-api.h"
+
+#include "rvtrace/ingress.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RVTQ_EXPORT __attribute__((visibility("default")))
+
+RVTQ_EXPORT int qemu_plugin_version = RVT_QEMU_PLUGIN_API_VERSION;
+
+enum { MAX_VCPUS = 1024, RECBUF_LEN = 4096, INTERN_CHUNK = 4096 };
+
+/* One translated instruction; its address is the execution callback's
+ * userdata, so it must stay valid for the life of the process. */
+struct plugin;
+struct insn_info {
+    struct plugin *p;
+    uint64_t pc;
+    uint32_t bits;
+};
+
+struct intern_chunk {
+    struct intern_chunk *next;
+    size_t used;
+    struct insn_info items[INTERN_CHUNK];
+};
+
+struct vcpu {
+    struct plugin *p;
+    unsigned index;
+    struct rvt_ing_builder *builder;
+    /* mem=on: the instruction whose execution started, with its accesses. */
+    const struct insn_info *held;
+    struct rvt_ing_extra held_extra;
+    bool stopped; /* an error ended recording on this vCPU */
+    size_t nrec;
+    struct rvt_ing_rec rec[RECBUF_LEN];
+};
+
+struct plugin {
+    /* configuration */
+    char *out_path;
+    char *stats_path;
+    unsigned xlen;
+    bool merge;
+    bool mem;
+    enum rvt_ecall_mode ecall;
+    pid_t owner; /* the recorded process */
+
+    /* output, shared by all vCPUs */
+    pthread_mutex_t out_lock;
+    struct rvt_ing_writer *writer;
+    atomic_int failed;
+    char error[600];
+
+    /* interned instructions (translation may run on several threads) */
+    pthread_mutex_t intern_lock;
+    struct insn_info **slots;
+    size_t nslots, nused;
+    struct intern_chunk *chunks;
+
+    _Atomic(struct vcpu *) vcpus[MAX_VCPUS];
+};
+
+/* Keep the first error; later ones are consequences. */
+static void plugin_fail(struct plugin *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void plugin_fail(struct plugin *p, const char *fmt, ...)
+{
+    pthread_mutex_lock(&p->out_lock);
+    if (!atomic_load(&p->failed)) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->error, sizeof p->error, fmt, ap);
+        va_end(ap);
+        atomic_store(&p->failed, 1);
+        if (getpid() == p->owner)
+            fprintf(stderr, "librvtrace-qemu: error: %s\n", p->error);
+    }
+    pthread_mutex_unlock(&p->out_lock);
+}
+
+/* ---- interning ---------------------------------------------------------- */
+
+static size_t intern_hash(uint64_t pc, uint32_t bits)
+{
+    uint64_t h = (pc ^ ((uint64_t)bits << 29)) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h ^ (h >> 31));
+}
+
+static bool intern_grow(struct plugin *p)
+{
+    size_t n = p->nslots ? p->nslots * 2 : 1u << 14;
+    struct insn_info **s = calloc(n, sizeof *s);
+    if (!s)
+        return false;
+    for (size_t i = 0; i < p->nslots; i++) {
+        struct insn_info *e = p->slots[i];
+        if (!e)
+            continue;
+        size_t j = intern_hash(e->pc, e->bits) & (n - 1);
+        while (s[j])
+            j = (j + 1) & (n - 1);
+        s[j] = e;
+    }
+    free(p->slots);
+    p->slots = s;
+    p->nslots = n;
+    return true;
+}
+
+/* The one stable record of (pc, bits); NULL when out of memory. */
+static const struct insn_info *intern(struct plugin *p, uint64_t pc, uint32_t bits)
+{
+    const struct insn_info *found = NULL;
+    pthread_mutex_lock(&p->intern_lock);
+    if ((p->nused + 1) * 2 > p->nslots && !intern_grow(p))
+        goto out;
+    size_t j = intern_hash(pc, bits) & (p->nslots - 1);
+    for (; p->slots[j]; j = (j + 1) & (p->nslots - 1)) {
+        if (p->slots[j]->pc == pc && p->slots[j]->bits == bits) {
+            found = p->slots[j];
+            goto out;
+        }
+    }
+    if (!p->chunks || p->chunks->used == INTERN_CHUNK) {
+        struct intern_chunk *c = malloc(sizeof *c);
+        if (!c)
+            goto out;
+        c->next = p->chunks;
+        c->used = 0;
+        p->chunks = c;
+    }
+    struct insn_info *e = &p->chunks->items[p->chunks->used++];
+    e->p = p;
+    e->pc = pc;
+    e->bits = bits;
+    p->slots[j] = e;
+    p->nused++;
+    found = e;
+out:
+    pthread_mutex_unlock(&p->intern_lock);
+    return found;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+/* Write a vCPU's buffered records to the file. */
+static int vcpu_flush(struct vcpu *v)
+{
+    struct plugin *p = v->p;
+    int rc = 0;
+    if (v->nrec == 0)
+        return 0;
+    /* A forked child shares the parent's FILE buffer: it must not write. */
+    if (getpid() != p->owner) {
+        v->nrec = 0;
+        v->stopped = true;
+        return 0;
+    }
+    pthread_mutex_lock(&p->out_lock);
+    if (!atomic_load(&p->failed)) {
+        for (size_t i = 0; i < v->nrec && rc >= 0; i++)
+            rc = rvt_ing_write(p->writer, &v->rec[i]);
+    }
+    pthread_mutex_unlock(&p->out_lock);
+    v->nrec = 0;
+    if (rc < 0) {
+        plugin_fail(p, "writing %s: %s", p->out_path, rvt_ing_writer_error(p->writer));
+        return rc;
+    }
+    return 0;
+}
+
+static int emit_record(void *ctx, const struct rvt_ing_rec *rec)
+{
+    struct vcpu *v = ctx;
+    if (v->nrec == RECBUF_LEN) {
+        int rc = vcpu_flush(v);
+        if (rc < 0)
+            return rc;
+    }
+    v->rec[v->nrec++] = *rec;
+    return 0;
+}
+
+static struct vcpu *vcpu_create(struct plugin *p, unsigned index)
+{
+    if (index >= MAX_VCPUS) {
+        plugin_fail(p, "vCPU %u: more than %d vCPUs (guest threads) are not supported", index, MAX_VCPUS);
+        return NULL;
+    }
+    struct vcpu *v = calloc(1, sizeof *v);
+    if (!v) {
+        plugin_fail(p, "vCPU %u: out of memory", index);
+        return NULL;
+    }
+    v->p = p;
+    v->index = index;
+    struct rvt_ing_builder_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.size = sizeof cfg;
+    cfg.image = NULL; /* QEMU gives the bits of every instruction */
+    cfg.xlen = p->xlen;
+    cfg.ecall_mode = p->ecall;
+    cfg.merge_blocks = p->merge;
+    cfg.emit = emit_record;
+    cfg.emit_ctx = v;
+    v->builder = rvt_ing_builder_new(&cfg);
+    if (!v->builder) {
+        plugin_fail(p, "vCPU %u: cannot create the ingress builder", index);
+        free(v);
+        return NULL;
+    }
+    atomic_store(&p->vcpus[index], v);
+    return v;
+}
+
+static inline struct vcpu *vcpu_get(struct plugin *p, unsigned index)
+{
+    struct vcpu *v = index < MAX_VCPUS ? atomic_load_explicit(&p->vcpus[index], memory_order_relaxed) : NULL;
+    return v ? v : vcpu_create(p, index);
+}
+
+/* Hand one retired instruction to the builder. */
+static void retire(struct vcpu *v, const struct insn_info *in, const struct rvt_ing_extra *extra)
+{
+    int rc = rvt_ing_builder_insn(v->builder, in->pc, (int64_t)in->bits, RVT_PRIV_U, v->index, extra);
+    if (rc < 0) {
+        v->stopped = true;
+        plugin_fail(v->p, "vCPU %u: at pc 0x%" PRIx64 ": %s", v->index, in->pc,
+                    rvt_ing_builder_error(v->builder));
+    }
+}
+
+/* ---- callbacks ---------------------------------------------------------- */
+
+/* API v1's translation callback carries no user pointer, so the plugin
+ * state it needs is reached through this one pointer, set once at install
+ * (QEMU loads a plugin once per process).  Execution and memory callbacks
+ * find the state through their instruction's insn_info instead. */
+static struct plugin *g_plugin;
+
+static void on_exec(unsigned int vcpu_index, void *userdata)
+{
+    const struct insn_info *in = userdata;
+    struct vcpu *v = vcpu_get(in->p, vcpu_index);
+    if (!v || v->stopped)
+        return;
+    retire(v, in, NULL);
+}
+
+static void on_exec_mem(unsigned int vcpu_index, void *userdata)
+{
+    const struct insn_info *in = userdata;
+    struct vcpu *v = vcpu_get(in->p, vcpu_index);
+    if (!v || v->stopped)
+        return;
+    /* The previous instruction has finished: its accesses are all known. */
+    if (v->held)
+        retire(v, v->held, &v->held_extra);
+    v->held = in;
+    memset(&v->held_extra, 0, sizeof v->held_extra);
+}
+
+static void on_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr, void *userdata)
+{
+    const struct insn_info *in = userdata;
+    struct plugin *p = in->p;
+    struct vcpu *v = vcpu_index < MAX_VCPUS ? atomic_load_explicit(&p->vcpus[vcpu_index], memory_order_relaxed) : NULL;
+    if (!v || v->stopped || !v->held)
+        return;
+    struct rvt_ing_extra *x = &v->held_extra;
+    /* An AMO reads then writes one location: keep the first address and
+     * call the instruction a store if any access writes. */
+    if (!(x->flags & RVT_ING_HAS_MEM)) {
+        x->flags |= RVT_ING_HAS_MEM;
+        x->mem_addr = vaddr;
+        x->mem_size = (uint8_t)(1u << qemu_plugin_mem_size_shift(info));
+    }
+    if (qemu_plugin_mem_is_store(info))
+        x->flags |= RVT_ING_MEM_STORE;
+}
+
+static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+    (void)id;
+    struct plugin *p = g_plugin;
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *qi = qemu_plugin_tb_get_insn(tb, i);
+        const uint8_t *d = qemu_plugin_insn_data(qi);
+        size_t len = qemu_plugin_insn_size(qi);
+        uint32_t bits = 0;
+        for (size_t k = 0; k < len && k < 4; k++)
+            bits |= (uint32_t)d[k] << (8 * k);
+        const struct insn_info *in = intern(p, qemu_plugin_insn_vaddr(qi), bits);
+        if (!in) {
+            plugin_fail(p, "out of memory while translating pc 0x%" PRIx64, qemu_plugin_insn_vaddr(qi));
+            return;
+        }
+        if (p->mem) {
+            qemu_plugin_register_vcpu_insn_exec_cb(qi, on_exec_mem, QEMU_PLUGIN_CB_NO_REGS, (void *)in);
+            qemu_plugin_register_vcpu_mem_cb(qi, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, (void *)in);
+        } else {
+            qemu_plugin_register_vcpu_insn_exec_cb(qi, on_exec, QEMU_PLUGIN_CB_NO_REGS, (void *)in);
+        }
+    }
+}
+
+static void write_stats(struct plugin *p, uint64_t insns, uint64_t records)
+{
+    if (!p->stats_path)
+        return;
+    FILE *f = fopen(p->stats_path, "w");
+    if (!f) {
+        fprintf(stderr, "librvtrace-qemu: error: cannot write %s: %s\n", p->stats_path, strerror(errno));
+        return;
+    }
+    struct stat st;
+    long long bytes = p->out_path && stat(p->out_path, &st) == 0 ? (long long)st.st_size : -1;
+    fprintf(f, "status %s\ninsns %" PRIu64 "\nrecords %" PRIu64 "\nbytes %lld\nxlen %u\n",
+            atomic_load(&p->failed) ? "error" : "ok", insns, records, bytes, p->xlen);
+    if (atomic_load(&p->failed))
+        fprintf(f, "error %s\n", p->error);
+    fclose(f);
+}
+
+static void on_exit(qemu_plugin_id_t id, void *userdata)
+{
+    (void)id;
+    struct plugin *p = userdata;
+    if (getpid() != p->owner)
+        return; /* a forked child: the parent owns the file */
+    uint64_t insns = 0, records = 0;
+    for (unsigned i = 0; i < MAX_VCPUS; i++) {
+        struct vcpu *v = atomic_load(&p->vcpus[i]);
+        if (!v)
+            continue;
+        if (!v->stopped && v->held) {
+            /* The last instruction (the exit ecall) executed; QEMU exits
+             * inside it, so it has no successor. */
+            retire(v, v->held, &v->held_extra);
+            v->held = NULL;
+        }
+        if (!v->stopped && rvt_ing_builder_finish(v->builder) < 0)
+            plugin_fail(p, "vCPU %u: %s", v->index, rvt_ing_builder_error(v->builder));
+        vcpu_flush(v);
+        insns += rvt_ing_builder_insns(v->builder);
+    }
+    records = rvt_ing_writer_records(p->writer);
+    if (rvt_ing_writer_close(p->writer) < 0)
+        plugin_fail(p, "closing %s failed", p->out_path);
+    p->writer = NULL;
+    if (atomic_load(&p->failed)) {
+        /* A stream with a hole would be consistent-looking garbage. */
+        remove(p->out_path);
+        fprintf(stderr, "librvtrace-qemu: %s removed after the error above\n", p->out_path);
+    }
+    write_stats(p, insns, records);
+}
+
+/* ---- installation -------------------------------------------------------- */
+
+static bool parse_bool(const char *val, bool *out)
+{
+    static const char *const yes[] = {"on", "yes", "true", "1"}, *const no[] = {"off", "no", "false", "0"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcmp(val, yes[i]) == 0)
+            return (*out = true), true;
+        if (strcmp(val, no[i]) == 0)
+            return (*out = false), true;
+    }
+    return false;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "librvtrace-qemu: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr,
+            "\nusage: -plugin librvtrace-qemu.so,out=FILE[,merge=on|off][,ecall=sequential|uninferable]"
+            "[,mem=on|off][,stats=FILE]\n");
+    return -1;
+}
+
+RVTQ_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
+{
+    if (info->system_emulation)
+        return usage_error("%s: system emulation is not supported (plugin API v1 reports neither traps nor "
+                           "privilege changes); use qemu-riscv32/qemu-riscv64",
+                           info->target_name);
+    unsigned xlen = strcmp(info->target_name, "riscv64") == 0   ? 64
+                    : strcmp(info->target_name, "riscv32") == 0 ? 32
+                                                                 : 0;
+    if (!xlen)
+        return usage_error("target '%s' is not RISC-V (riscv32 or riscv64)", info->target_name);
+
+    struct plugin *p = calloc(1, sizeof *p);
+    if (!p)
+        return usage_error("%s", "out of memory");
+    p->xlen = xlen;
+    p->merge = true;
+    p->ecall = RVT_ECALL_SEQUENTIAL;
+    p->owner = getpid();
+    pthread_mutex_init(&p->out_lock, NULL);
+    pthread_mutex_init(&p->intern_lock, NULL);
+
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *eq = strchr(a, '=');
+        if (!eq)
+            return usage_error("argument '%s' is not NAME=VALUE", a);
+        size_t nlen = (size_t)(eq - a);
+        const char *val = eq + 1;
+        if (nlen == 3 && strncmp(a, "out", 3) == 0) {
+            free(p->out_path);
+            p->out_path = strdup(val);
+        } else if (nlen == 5 && strncmp(a, "stats", 5) == 0) {
+            free(p->stats_path);
+            p->stats_path = strdup(val);
+        } else if (nlen == 5 && strncmp(a, "merge", 5) == 0) {
+            if (!parse_bool(val, &p->merge))
+                return usage_error("merge=%s: expected on or off", val);
+        } else if (nlen == 3 && strncmp(a, "mem", 3) == 0) {
+            if (!parse_bool(val, &p->mem))
+                return usage_error("mem=%s: expected on or off", val);
+        } else if (nlen == 5 && strncmp(a, "ecall", 5) == 0) {
+            if (strcmp(val, "sequential") == 0)
+                p->ecall = RVT_ECALL_SEQUENTIAL;
+            else if (strcmp(val, "uninferable") == 0)
+                p->ecall = RVT_ECALL_UNINFERABLE;
+            else
+                return usage_error("ecall=%s: expected sequential or uninferable", val);
+        } else {
+            return usage_error("unknown argument '%s'", a);
+        }
+    }
+    if (!p->out_path || !*p->out_path)
+        return usage_error("%s", "missing out=FILE");
+
+    struct rvt_diag diag;
+    rvt_diag_clear(&diag);
+    if (rvt_ing_writer_open(&p->writer, p->out_path, xlen, &diag) < 0)
+        return usage_error("%s", diag.msg);
+
+    g_plugin = p;
+    qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+    qemu_plugin_register_atexit_cb(id, on_exit, p);
+    return 0;
+}

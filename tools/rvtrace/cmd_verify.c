@@ -1,0 +1,114 @@
+/* rvtrace verify: encode, decode, compare with the input; sizes and speeds. */
+#include "cli.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct counter {
+    uint64_t insns, errors;
+};
+
+static int count_block(void *ctx, const struct rvt_block *b)
+{
+    ((struct counter *)ctx)->insns += b->ninsns;
+    return 0;
+}
+
+static int count_note(void *ctx, const struct rvt_note *n)
+{
+    if (n->kind == RVT_NOTE_ERROR)
+        ((struct counter *)ctx)->errors++;
+    return 0;
+}
+
+static int pull(void *ctx, struct rvt_ing_rec *r)
+{
+    return rvt_ing_next(ctx, r);
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    struct cli_opts o;
+    const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_ECALL | CLI_XLEN;
+    int rc = cli_parse(&o, "verify", allowed, NULL, argc, argv);
+    if (rc || o.help) {
+        if (o.help) {
+            printf("usage: rvtrace verify --format F --elf PROG --input IN [options]\n\n"
+                   "Encode IN, decode the bytes with PROG and compare the decoded instruction sequence with IN.\n"
+                   "Prints instructions, bytes, bits/instruction and encode/decode speeds; exit status 1 on any\n"
+                   "difference (the first one is described).\n\n");
+            cli_help_common(stdout, allowed, o.codec);
+        }
+        cli_free(&o);
+        return rc;
+    }
+    struct rvt_ing_reader *in = NULL;
+    struct rvt_membuf mb;
+    rvt_membuf_init(&mb);
+    struct rvt_seqcmp *cmp = NULL;
+    if (!o.elf && !o.nraw) {
+        rc = cli_fail("verify", "--elf PROG is required to decode");
+        goto out;
+    }
+    if ((rc = cli_load_image(&o)) || (rc = cli_open_input(&o, &in)) || (rc = cli_finish_codec(&o, rvt_ing_xlen(in))))
+        goto out;
+    struct rvt_byte_sink sink = rvt_membuf_sink(&mb);
+    struct rvt_codec_stats st;
+    struct rvt_diag d = {0};
+    double t0 = cli_now();
+    if (rvt_encode_stream(o.codec, o.ccfg, in, o.img, &sink, &st, &d) < 0) {
+        rc = cli_fail("verify", "encode: %s", d.msg);
+        goto out;
+    }
+    double t1 = cli_now();
+    rvt_ing_close(in);
+    in = NULL;
+
+    struct counter cnt = {0, 0};
+    struct rvt_flow_sink csink = {count_block, count_note, &cnt};
+    double t2 = cli_now();
+    if (rvt_decode_buffer(o.codec, o.ccfg, o.img, o.ecall, mb.data, mb.len, &csink, &d) < 0) {
+        rc = cli_fail("verify", "decode: %s", d.msg);
+        goto out;
+    }
+    double t3 = cli_now();
+
+    if ((rc = cli_open_input(&o, &in)))
+        goto out;
+    cmp = rvt_seqcmp_new(pull, in, rvt_img_xlen(o.img));
+    if (!cmp) {
+        rc = cli_fail("verify", "out of memory");
+        goto out;
+    }
+    struct rvt_flow_sink vsink = rvt_seqcmp_sink(cmp);
+    int drc = rvt_decode_buffer(o.codec, o.ccfg, o.img, o.ecall, mb.data, mb.len, &vsink, &d);
+    int crc = rvt_seqcmp_finish(cmp);
+    double enc_s = t1 - t0 > 0 ? t1 - t0 : 1e-9, dec_s = t3 - t2 > 0 ? t3 - t2 : 1e-9;
+    printf("format        %s\n"
+           "input         %s\n"
+           "records       %" PRIu64 "\n"
+           "instructions  %" PRIu64 "\n"
+           "bytes         %zu (%" PRIu64 " packets)\n"
+           "bits/instr    %.4f\n"
+           "encode        %.1f M instructions/s (including reading the input)\n"
+           "decode        %.1f M instructions/s (counting only)\n",
+           o.codec->name, o.input, st.records, st.insns, mb.len, st.packets,
+           st.insns ? 8.0 * (double)mb.len / (double)st.insns : 0.0, (double)st.insns / enc_s / 1e6,
+           (double)cnt.insns / dec_s / 1e6);
+    if (crc < 0 || (drc < 0 && !rvt_seqcmp_error(cmp)[0])) {
+        printf("result        FAIL: %s\n", crc < 0 ? rvt_seqcmp_error(cmp) : d.msg);
+        rc = 1;
+    } else if (cnt.insns != st.insns) {
+        printf("result        FAIL: decoded %" PRIu64 " instructions, encoded %" PRIu64 "\n", cnt.insns, st.insns);
+        rc = 1;
+    } else {
+        printf("result        OK: the decoded instructions equal the input (%" PRIu64 ")\n", rvt_seqcmp_insns(cmp));
+    }
+out:
+    rvt_seqcmp_free(cmp);
+    rvt_ing_close(in);
+    rvt_membuf_free(&mb);
+    cli_free(&o);
+    return rc;
+}

@@ -1,0 +1,343 @@
+/* Option parsing shared by the subcommands: the common options, then any
+ * option of the selected trace family (from its codec option table). */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const struct rvt_codec_opt *codec_opt(const struct rvt_codec *c, const char *name)
+{
+    if (!c || !c->options)
+        return NULL;
+    for (const struct rvt_codec_opt *op = c->options; op->name; op++)
+        if (strcmp(op->name, name) == 0)
+            return op;
+    return NULL;
+}
+
+static const char *extra_spec(const char *const *extra, const char *name, bool *flag)
+{
+    for (; extra && *extra; extra++) {
+        size_t n = strlen(*extra);
+        bool is_flag = n && (*extra)[n - 1] == '!';
+        if (is_flag)
+            n--;
+        if (strlen(name) == n && strncmp(*extra, name, n) == 0) {
+            *flag = is_flag;
+            return *extra;
+        }
+    }
+    return NULL;
+}
+
+const char *cli_extra(const struct cli_opts *o, const char *name)
+{
+    size_t n = strlen(name);
+    for (unsigned i = 0; i < o->nextra; i++) {
+        const char *s = o->extra_name[i];
+        if (strncmp(s, name, n) == 0 && (s[n] == 0 || (s[n] == '!' && s[n + 1] == 0)))
+            return o->extra_val[i];
+    }
+    return NULL;
+}
+
+static int parse_ecall(const char *v)
+{
+    if (strcmp(v, "sequential") == 0)
+        return RVT_FLOW_ECALL_SEQUENTIAL;
+    if (strcmp(v, "uninferable") == 0)
+        return RVT_FLOW_ECALL_UNINFERABLE;
+    if (strcmp(v, "trap") == 0)
+        return RVT_FLOW_ECALL_TRAP;
+    return -1;
+}
+
+int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char *const *extra, int argc,
+              char **argv)
+{
+    memset(o, 0, sizeof *o);
+    o->cmd = cmd;
+    o->allowed = allowed;
+    o->input_format = RVT_ING_FMT_AUTO;
+    o->out_kind = -1;
+    o->ecall = -1;
+
+    /* The family decides which further options exist: find --format first. */
+    if (allowed & CLI_FORMAT) {
+        for (int i = 1; i < argc; i++) {
+            const char *v = NULL;
+            if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+                v = argv[i + 1];
+            else if (strncmp(argv[i], "--format=", 9) == 0)
+                v = argv[i] + 9;
+            if (v) {
+                o->codec = rvt_codec_find(v);
+                if (!o->codec) {
+                    fprintf(stderr, "rvtrace %s: unknown format '%s'; known:", cmd, v);
+                    for (const struct rvt_codec *const *c = rvt_codec_list(); *c; c++)
+                        fprintf(stderr, " %s", (*c)->name);
+                    fprintf(stderr, "\n");
+                    return 2;
+                }
+            }
+        }
+    }
+    /* Family options are applied in order after the common ones are known. */
+    const char *pair_name[CLI_MAX_PAIRS], *pair_val[CLI_MAX_PAIRS];
+    unsigned npairs = 0;
+
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            o->help = true;
+            return 0;
+        }
+        if (a[0] != '-' || a[1] == 0) {
+            if ((allowed & CLI_TRACE) && !o->trace) {
+                o->trace = a;
+                continue;
+            }
+            fprintf(stderr, "rvtrace %s: unexpected argument '%s'\n", cmd, a);
+            return 2;
+        }
+        /* --name=value or --name value */
+        char namebuf[128];
+        const char *name = a + (a[1] == '-' ? 2 : 1);
+        const char *inline_val = strchr(name, '=');
+        if (inline_val) {
+            size_t n = (size_t)(inline_val - name);
+            if (n >= sizeof namebuf)
+                n = sizeof namebuf - 1;
+            memcpy(namebuf, name, n);
+            namebuf[n] = 0;
+            name = namebuf;
+            inline_val++;
+        }
+#define VALUE()                                                                                       \
+    (inline_val ? inline_val                                                                          \
+                : (i + 1 < argc ? argv[++i]                                                           \
+                                : (fprintf(stderr, "rvtrace %s: option --%s needs a value\n", cmd, name), \
+                                   (const char *)NULL)))
+        const char *v;
+        if ((allowed & CLI_FORMAT) && strcmp(name, "format") == 0) {
+            if (!VALUE())
+                return 2;
+        } else if ((allowed & CLI_ELF) && strcmp(name, "elf") == 0) {
+            if (!(o->elf = VALUE()))
+                return 2;
+        } else if ((allowed & CLI_ELF) && strcmp(name, "raw") == 0) {
+            if (!(v = VALUE()))
+                return 2;
+            const char *colon = strchr(v, ':');
+            char abuf[40];
+            size_t n = colon ? (size_t)(colon - v) : 0;
+            if (!colon || n >= sizeof abuf || o->nraw == CLI_MAX_RAW) {
+                fprintf(stderr, "rvtrace %s: --raw expects ADDR:FILE (at most %d)\n", cmd, CLI_MAX_RAW);
+                return 2;
+            }
+            memcpy(abuf, v, n);
+            abuf[n] = 0;
+            if (!cli_parse_u64(abuf, &o->raw[o->nraw].addr)) {
+                fprintf(stderr, "rvtrace %s: --raw: bad address '%s'\n", cmd, abuf);
+                return 2;
+            }
+            o->raw[o->nraw++].path = colon + 1;
+        } else if ((allowed & CLI_INPUT) && (strcmp(name, "input") == 0 || strcmp(name, "i") == 0)) {
+            if (!(o->input = VALUE()))
+                return 2;
+        } else if ((allowed & CLI_INPUT) && strcmp(name, "input-format") == 0) {
+            if (!(v = VALUE()))
+                return 2;
+            o->input_format = rvt_ing_format_parse(v);
+            if (o->input_format < 0) {
+                fprintf(stderr, "rvtrace %s: unknown input format '%s' (pclist, pcinsn, ingress, refcsv)\n", cmd, v);
+                return 2;
+            }
+        } else if ((allowed & CLI_INPUT) && strcmp(name, "merge-blocks") == 0) {
+            o->merge_blocks = true;
+        } else if ((allowed & CLI_OUTPUT) && (strcmp(name, "o") == 0 || strcmp(name, "output-file") == 0)) {
+            if (!(o->output = VALUE()))
+                return 2;
+        } else if ((allowed & CLI_OUTKIND) && strcmp(name, "output") == 0) {
+            if (!(v = VALUE()))
+                return 2;
+            o->out_kind = rvt_out_kind_parse(v);
+            if (o->out_kind < 0) {
+                fprintf(stderr, "rvtrace %s: unknown --output '%s' (pcs, insn, blocks, count)\n", cmd, v);
+                return 2;
+            }
+        } else if ((allowed & CLI_ECALL) && strcmp(name, "ecall") == 0) {
+            if (!(v = VALUE()))
+                return 2;
+            o->ecall = parse_ecall(v);
+            if (o->ecall < 0) {
+                fprintf(stderr, "rvtrace %s: --ecall expects sequential, uninferable or trap\n", cmd);
+                return 2;
+            }
+            if (codec_opt(o->codec, "ecall") && npairs < CLI_MAX_PAIRS) {
+                pair_name[npairs] = "ecall";
+                pair_val[npairs++] = v;
+            }
+        } else if ((allowed & CLI_XLEN) && strcmp(name, "xlen") == 0) {
+            uint64_t x;
+            if (!(v = VALUE()))
+                return 2;
+            if (!cli_parse_u64(v, &x) || (x != 32 && x != 64)) {
+                fprintf(stderr, "rvtrace %s: --xlen expects 32 or 64\n", cmd);
+                return 2;
+            }
+            o->xlen = (unsigned)x;
+        } else if (strcmp(name, "v") == 0 || strcmp(name, "verbose") == 0) {
+            o->verbose = true;
+        } else {
+            bool flag = false;
+            const struct rvt_codec_opt *op = codec_opt(o->codec, name);
+            const char *spec = op ? NULL : extra_spec(extra, name, &flag);
+            if (!op && !spec) {
+                if ((allowed & CLI_FORMAT) && !o->codec)
+                    fprintf(stderr, "rvtrace %s: unknown option '%s' (family options need --format first)\n", cmd, a);
+                else
+                    fprintf(stderr, "rvtrace %s: unknown option '%s' (see rvtrace %s --help)\n", cmd, a, cmd);
+                return 2;
+            }
+            if (op)
+                flag = op->arg == NULL;
+            if (flag)
+                v = inline_val ? inline_val : "1";
+            else if (!(v = VALUE()))
+                return 2;
+            if (op) {
+                if (npairs == CLI_MAX_PAIRS) {
+                    fprintf(stderr, "rvtrace %s: too many options\n", cmd);
+                    return 2;
+                }
+                pair_name[npairs] = op->name;
+                pair_val[npairs++] = v;
+            } else if (o->nextra < CLI_MAX_PAIRS) {
+                o->extra_name[o->nextra] = spec; /* as declared, maybe with its '!' */
+                o->extra_val[o->nextra++] = v;
+            }
+        }
+#undef VALUE
+    }
+    if (o->codec) {
+        o->ccfg = rvt_codec_cfg_new(o->codec);
+        if (!o->ccfg)
+            return cli_fail(cmd, "out of memory");
+        for (unsigned k = 0; k < npairs; k++) {
+            struct rvt_diag d = {0};
+            if (o->codec->cfg_set(o->ccfg, pair_name[k], pair_val[k], &d) < 0) {
+                fprintf(stderr, "rvtrace %s: --%s %s: %s\n", cmd, pair_name[k], pair_val[k],
+                        d.msg[0] ? d.msg : "invalid value");
+                return 2;
+            }
+        }
+    } else if (allowed & CLI_FORMAT) {
+        fprintf(stderr, "rvtrace %s: --format is required (", cmd);
+        for (const struct rvt_codec *const *c = rvt_codec_list(); *c; c++)
+            fprintf(stderr, "%s%s", c == rvt_codec_list() ? "" : ", ", (*c)->name);
+        fprintf(stderr, ")\n");
+        return 2;
+    }
+    return 0;
+}
+
+void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
+{
+    fprintf(f, "options:\n");
+    if (allowed & CLI_FORMAT)
+        fprintf(f, "  --format F            trace family: ntrace, etrace, cdl, dbg\n");
+    if (allowed & CLI_ELF)
+        fprintf(f, "  --elf PROG            the program (ELF32/ELF64 RISC-V)\n"
+                   "  --raw ADDR:FILE       extra raw code at an address (repeatable)\n");
+    if (allowed & CLI_INPUT)
+        fprintf(f, "  --input IN            ingress input ('-' = stdin)\n"
+                   "  --input-format F      pclist | pcinsn | ingress | refcsv (default: guessed from the file)\n"
+                   "  --merge-blocks        merge sequential instructions of text inputs into multi-instruction records\n");
+    if (allowed & CLI_OUTPUT)
+        fprintf(f, "  -o FILE               output file ('-' = stdout)\n");
+    if (allowed & CLI_OUTKIND)
+        fprintf(f, "  --output K            pcs (one 0x%%X per instruction) | insn (listing) | blocks | count\n");
+    if (allowed & CLI_ECALL)
+        fprintf(f, "  --ecall M             how ecall behaves: sequential (user-mode emulation, default),\n"
+                   "                        uninferable (reported with its target, as the N-Trace reference tool),\n"
+                   "                        trap (system mode: ecall raises an exception)\n");
+    if (allowed & CLI_XLEN)
+        fprintf(f, "  --xlen 32|64          address width when no ELF says it\n");
+    fprintf(f, "  -v, --verbose         print statistics\n");
+    if (!(allowed & CLI_FORMAT))
+        return;
+    for (const struct rvt_codec *const *c = rvt_codec_list(); *c; c++) {
+        if (only && *c != only)
+            continue;
+        fprintf(f, "\n%s options (%s):\n", (*c)->name, (*c)->summary);
+        for (const struct rvt_codec_opt *op = (*c)->options; op && op->name; op++) {
+            char lhs[64];
+            snprintf(lhs, sizeof lhs, "--%s%s%s", op->name, op->arg ? " " : "", op->arg ? op->arg : "");
+            fprintf(f, "  %-21s %s\n", lhs, op->help);
+        }
+    }
+}
+
+int cli_load_image(struct cli_opts *o)
+{
+    if (!o->elf && !o->nraw)
+        return 0;
+    o->img = rvt_img_new();
+    if (!o->img)
+        return cli_fail(o->cmd, "out of memory");
+    if (o->elf && rvt_img_load_elf(o->img, o->elf) < 0)
+        return cli_fail(o->cmd, "%s", rvt_img_error(o->img));
+    if (!o->elf && o->xlen)
+        rvt_img_set_xlen(o->img, o->xlen);
+    for (unsigned i = 0; i < o->nraw; i++)
+        if (rvt_img_add_raw_file(o->img, o->raw[i].addr, o->raw[i].path) < 0)
+            return cli_fail(o->cmd, "%s", rvt_img_error(o->img));
+    return 0;
+}
+
+int cli_finish_codec(struct cli_opts *o, unsigned xlen)
+{
+    if (!o->codec || !o->codec->cfg_finish)
+        return 0;
+    struct rvt_diag d = {0};
+    if (o->codec->cfg_finish(o->ccfg, xlen, o->img, &d) < 0)
+        return cli_fail(o->cmd, "%s options: %s", o->codec->name, d.msg);
+    return 0;
+}
+
+int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r)
+{
+    if (!o->input)
+        return cli_fail(o->cmd, "--input is required");
+    struct rvt_ing_reader_config rc = {
+        .size = sizeof rc,
+        .format = (enum rvt_ing_format)o->input_format,
+        .image = o->img,
+        .xlen = o->xlen,
+        .ecall_mode = o->ecall == RVT_FLOW_ECALL_UNINFERABLE ? RVT_ECALL_UNINFERABLE : RVT_ECALL_SEQUENTIAL,
+        .merge_blocks = o->merge_blocks,
+    };
+    struct rvt_diag d = {0};
+    if (rvt_ing_open(r, o->input, &rc, &d) < 0)
+        return cli_fail(o->cmd, "%s", d.msg);
+    return 0;
+}
+
+void cli_free(struct cli_opts *o)
+{
+    if (o->ccfg)
+        rvt_codec_cfg_free(o->ccfg);
+    rvt_img_free(o->img);
+    o->ccfg = NULL;
+    o->img = NULL;
+}
