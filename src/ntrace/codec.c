@@ -224,6 +224,8 @@ static void flow_config(const void *cfg, struct rvt_flow_config *fc)
     fc->callstack_depth = c->callstack;
     fc->callstack_overflow = RVT_CS_DROP_OLDEST;
     fc->sijump = c->sijump;
+    /* The encoder pops its stack at every return, implicit or not. */
+    fc->pop_on_explicit_return = true;
     if (c->xlen)
         fc->xlen = c->xlen;
 }

@@ -47,6 +47,7 @@ struct nt_decoder {
     uint8_t priv;
     uint64_t context;
     uint64_t offset; /* byte offset of the message being applied */
+    bool last_msg;   /* only idle bytes follow the message being applied */
 };
 
 /* A range's end: what the last retired instruction still needs. */
@@ -390,7 +391,9 @@ static int apply(struct nt_decoder *x, const struct nt_msg *m)
         char text[96];
         snprintf(text, sizeof text, "trace stopped (ProgTraceCorrelation EVCODE=%u: %s)",
                  (unsigned)m->v[NT_F_EVCODE], nt_evcode_name((unsigned)m->v[NT_F_EVCODE]));
-        if ((rc = rvt_flow_gap(x->flow, RVT_GAP_TRACE_OFF, text)) < 0)
+        /* At the end of the buffer this is how the trace ends; before more
+         * messages it is a gap until the next sync. */
+        if ((rc = rvt_flow_gap(x->flow, x->last_msg ? RVT_GAP_END : RVT_GAP_TRACE_OFF, text)) < 0)
             return flow_fail(x, rc, "ending the trace");
         x->synced = false;
         x->rb_valid = false;
@@ -492,6 +495,10 @@ int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
             continue;
         }
         rvt_flow_set_offset(x->flow, start);
+        size_t rest = pos;
+        while (rest < len && buf[rest] == 0xFF)
+            rest++;
+        x->last_msg = rest >= len;
         rc = apply(x, &m);
         if (rc < 0) {
             if (rc == -RVT_ERR_NOMEM)

@@ -549,8 +549,13 @@ int nt_enc_put(struct nt_encoder *e, const struct rvt_ing_rec *r)
         bool popped = cs && rvt_cs_pop(&e->cs, &pred);
         if (r->itype == RVT_ITYPE_COSWAP && cs)
             rvt_cs_push(&e->cs, ret);
-        if (sij && r->itype == RVT_ITYPE_COSWAP)
+        if (r->itype == RVT_ITYPE_COSWAP) {
+            /* The flow engine predicts returns only; a swap is always
+             * sent (unless sequentially inferable), after pop and push. */
+            if (!sij)
+                e->ev = EV_JUMP;
             break;
+        }
         if (popped && e->cfg.cs_mode == NT_CS_COUNT)
             break; /* counter only: any return with a non-zero count is implicit */
         if (popped) {

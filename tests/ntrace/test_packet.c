@@ -84,7 +84,8 @@ static void test_spec_vaddr_examples(void)
     check_vaddr(e, sizeof e, false, 0x5FFFFFFFFFFFFFFFull, 0xBFFFFFFFFFFFFFFEull);
 
     /* The kernel address of the spec's note: 11 chunks without the
-     * optimization, 3 with it (0x...C000_18FA: bits 17.. all ones). */
+     * optimization, 6 with it (field 0x7FFF_FFFF_C000_18FA: bits 30..62
+     * are ones, so the transmitted MSB is bit 35). */
     struct nt_msg m;
     nt_msg_init(&m, NT_TC_PROG_TRACE_SYNC);
     nt_set(&m, NT_F_SYNC, 2);
@@ -95,7 +96,7 @@ static void test_spec_vaddr_examples(void)
     struct nt_wire plain = {0, 64, false}, ext = {0, 64, true};
     CHECK_EQ(nt_msg_encode(&plain, &m, out, &d), 2 + 11);
     int n = nt_msg_encode(&ext, &m, out, &d);
-    CHECK_EQ(n, 2 + 3);
+    CHECK_EQ(n, 2 + 6);
     struct nt_msg back;
     REQUIRE(decode1(&ext, out, (size_t)n, &back) == 0);
     CHECK_EQ(back.v[NT_F_FADDR] << 1, 0xFFFFFFFF800031F4ull);
