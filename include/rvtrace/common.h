@@ -55,7 +55,11 @@ int rvt_fail(struct rvt_diag *d, enum rvt_err code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-int rvt_vfail(struct rvt_diag *d, enum rvt_err code, const char *fmt, va_list ap);
+int rvt_vfail(struct rvt_diag *d, enum rvt_err code, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 0)))
+#endif
+    ;
 /* Copy another object's diagnostic into d, prefixing context ("while ..."). */
 int rvt_fail_from(struct rvt_diag *d, const struct rvt_diag *src, const char *prefix_fmt, ...)
 #if defined(__GNUC__)

@@ -55,11 +55,11 @@ static inline bool rvt_cf_is_call(unsigned cf)
 enum rvt_insn_flags {
     RVT_IF_VALID = 1u << 0,      /* a defined instruction for the given xlen/extensions */
     RVT_IF_COMPRESSED = 1u << 1, /* 16-bit encoding */
-    RVT_IF_LOADS_CONST = 1u << 2,/* auipc / lui / c.lui: rd holds a value known from code */
+    RVT_IF_LOADS_CONST = 1u << 2,/* auipc / lui / c.lui, rd != 0: rd holds a value known from code */
     RVT_IF_LOAD = 1u << 3,       /* reads memory (incl. AMO, LR) */
     RVT_IF_STORE = 1u << 4,      /* writes memory (incl. AMO, SC) */
     RVT_IF_WRITES_RD = 1u << 5,  /* writes integer register rd (rd != 0) */
-    RVT_IF_FP_RD = 1u << 6,      /* rd is a floating-point register */
+    RVT_IF_FP_RD = 1u << 6,      /* writes floating-point register rd (WRITES_RD then clear) */
     RVT_IF_CSR = 1u << 7,        /* Zicsr */
     RVT_IF_WFI = 1u << 8,
     RVT_IF_FENCE = 1u << 9

@@ -702,7 +702,7 @@ static void decode_16(struct rvt_insn *in, uint32_t b, unsigned xlen)
         if (b & 0x1000) {
             if (f > 1 || !rv64) {
                 in->rd = in->rs1 = 0;
-                return; /* reserved on RV32/RV64 (Zcb space) */
+                return; /* c.subw/c.addw are RV64-only; funct 10/11 reserved */
             }
             in->op = f == 0 ? RVT_OP_C_SUBW : RVT_OP_C_ADDW;
         } else {
