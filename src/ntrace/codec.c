@@ -41,9 +41,10 @@ static const struct rvt_codec_opt g_options[] = {
      "5 trace enable [1]"},
     {"end-evcode", "N", "EVCODE of the closing ProgTraceCorrelation: 0 debug entry, 4 trace disabled [0]"},
     {"ecall", "uninferable|sequential|trap",
-     "how a decoder treats ecall: uninferable = an uninferable call whose target is in the trace (what the "
-     "reference tool does for user-mode captures), sequential = falls through (user-mode emulation), trap = "
-     "traps and does not retire (system captures) [uninferable]"},
+     "how ecall is traced: sequential = falls through like any instruction (user-mode emulation), "
+     "uninferable = an uninferable call to ecall+4 whose target is sent (what the N-Trace reference tool does; "
+     "use it to match its results), trap = traps and does not retire (system captures); encoder input and "
+     "decoder must agree [sequential]"},
     {"priv", "u|s|m|vu|vs|d", "decoder: privilege of the code until an Ownership message says otherwise [m]"},
     {"strict", NULL, "decoder: stop at the first error instead of reporting it and resynchronising"},
     {"dump-bytes", NULL, "dump: print each message's bytes after its fields"},
@@ -57,7 +58,7 @@ void nt_cfg_init(struct nt_cfg *c)
     c->icnt_bits = NT_DEFAULT_ICNT_BITS;
     c->hist_bits = NT_MAX_HIST_BITS - 1;
     c->start_sync = NT_SYNC_RESET;
-    c->ecall = RVT_FLOW_ECALL_UNINFERABLE;
+    c->ecall = RVT_FLOW_ECALL_SEQUENTIAL; /* as the CLI's readers and the QEMU capture */
     c->priv = RVT_PRIV_M;
 }
 
@@ -122,7 +123,7 @@ int nt_cfg_set(struct nt_cfg *c, const char *key, const char *val, struct rvt_di
     }
     if (!strcmp(key, "ecall")) {
         if (val && !strcmp(val, "uninferable"))
-            c->ecall = RVT_FLOW_ECALL_UNINFERABLE;
+            c->ecall = RVT_FLOW_ECALL_SEQUENTIAL; /* as the CLI's readers and the QEMU capture */
         else if (val && !strcmp(val, "sequential"))
             c->ecall = RVT_FLOW_ECALL_SEQUENTIAL;
         else if (val && !strcmp(val, "trap"))
@@ -221,9 +222,15 @@ static void flow_config(const void *cfg, struct rvt_flow_config *fc)
 {
     const struct nt_cfg *c = cfg;
     fc->ecall = c->ecall;
-    fc->callstack_depth = c->callstack;
+    /* The decoder needs no knowledge of the encoder's call stack depth or
+     * sequential-jump setting: a return or jump the encoder sent explicitly
+     * always ends an I-CNT range, where the flow leaves it for the message,
+     * so predicting with the deepest stack and inferring every sequential
+     * jump is right for any encoder setting (a deeper stack keeps the
+     * encoder's entries on top: both push and pop alike). */
+    fc->callstack_depth = RVT_CALLSTACK_MAX;
     fc->callstack_overflow = RVT_CS_DROP_OLDEST;
-    fc->sijump = c->sijump;
+    fc->sijump = true;
     /* The encoder pops its stack at every return, implicit or not. */
     fc->pop_on_explicit_return = true;
     if (c->xlen)

@@ -177,7 +177,7 @@ static int end_range(struct nt_decoder *x, uint64_t icnt, struct range_end *re)
     x->walked = 0;
     if (!rem)
         return 0;
-    struct rvt_walk w = {.flags = x->walk_flags | RVT_WALK_HALFWORDS, .halfwords = rem};
+    struct rvt_walk w = {.flags = x->walk_flags | RVT_WALK_NT_DEFAULT | RVT_WALK_HALFWORDS, .halfwords = rem};
     struct rvt_stop s;
     if ((rc = rvt_flow_walk(x->flow, &w, &s)) < 0)
         return flow_fail(x, rc, "walking I-CNT");
@@ -539,7 +539,11 @@ int nt_dec_new(struct nt_decoder **out, const struct nt_cfg *cfg, struct rvt_flo
     nt_cfg_wire(&x->cfg, &x->wire);
     x->flow = flow;
     x->addr_mask = nt_addr_mask(x->cfg.xlen);
-    x->walk_flags = (cfg->mode == NT_MODE_BTM ? RVT_WALK_NT_DEFAULT : 0) | (cfg->callstack ? RVT_WALK_IMPLICIT_RET : 0);
+    /* Mode-agnostic: HIST outcomes are consumed by walks that stop at the
+     * branch needing the next one; the I-CNT walk after them treats any
+     * branch as not taken (BTM's rule, and the spec's decoding algorithm
+     * for the part of a range after the last HIST outcome). */
+    x->walk_flags = RVT_WALK_IMPLICIT_RET;
     x->priv = cfg->priv;
     *out = x;
     return 0;
