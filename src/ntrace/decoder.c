@@ -202,9 +202,13 @@ static int end_range(struct nt_decoder *x, uint64_t icnt, struct range_end *re)
     return 0;
 }
 
-static bool cf_needs_address(unsigned cf, enum rvt_flow_ecall ecall)
+/* Classes whose successor a message gives as an address.  An ecall ending
+ * a range with an address was traced as an uninferable call (the flow
+ * pushes its return address if its ecall mode says so, as the encoder's
+ * ingress did with itype 8). */
+static bool cf_needs_address(unsigned cf)
 {
-    return rvt_cf_uninferable(cf) || (cf == RVT_CF_ECALL && ecall == RVT_FLOW_ECALL_UNINFERABLE);
+    return rvt_cf_uninferable(cf) || cf == RVT_CF_ECALL || cf == RVT_CF_EBREAK;
 }
 
 /* Continue at `target` after the range: through the pending instruction
@@ -219,7 +223,7 @@ static int resolve(struct nt_decoder *x, const struct range_end *re, unsigned bt
         return 0;
     }
     if (re->pending) {
-        if (cf_needs_address(re->cf, x->cfg.ecall))
+        if (cf_needs_address(re->cf))
             rc = rvt_flow_jump(x->flow, target);
         else if (re->cf == RVT_CF_BRANCH)
             rc = rvt_flow_branch(x->flow, target == re->target);
@@ -268,7 +272,7 @@ static int branch_msg(struct nt_decoder *x, unsigned tcode, unsigned btype, uint
             return flow_fail(x, rc, "taking the branch");
         return 0;
     }
-    if (btype == NT_BTYPE_INDIRECT && (!re.pending || !cf_needs_address(re.cf, x->cfg.ecall)))
+    if (btype == NT_BTYPE_INDIRECT && (!re.pending || !cf_needs_address(re.cf)))
         return dec_fail(x, RVT_ERR_MISMATCH,
                         "%s to 0x%" PRIx64 ": the instruction I-CNT ends at (%s at 0x%" PRIx64
                         ") has no uninferable target",
