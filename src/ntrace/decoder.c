@@ -22,6 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Longest walk between two branches of one range, in halfwords. */
+#define NT_DRAIN_LIMIT (1u << 24)
+/* Largest count field accepted: far beyond any encoder's counter (the
+ * spec's maximum I-CNT is 22 bits; some tools never check theirs). */
+#define NT_COUNT_LIMIT 0xFFFFFFFFull
+
 struct nt_decoder {
     struct nt_cfg cfg;
     struct nt_wire wire;
@@ -32,6 +38,7 @@ struct nt_decoder {
     uint32_t walk_flags;
 
     bool synced;
+    bool htm;            /* the trace has shown HIST: every branch has an outcome */
     uint64_t last_addr;  /* U-ADDR reference */
     uint64_t icnt_acc;   /* RCODE 0 amounts in this range */
     uint64_t walked;     /* halfwords walked in this range while consuming HIST */
@@ -103,11 +110,18 @@ static int drain(struct nt_decoder *x)
         return flow_fail(x, rc, "queueing branch outcomes");
     x->qbits = 0;
     x->qn = 0;
-    struct rvt_walk w = {.flags = x->walk_flags};
+    /* Bounded: no code goes this far between two branches of one range
+     * (a damaged trace can lead into a loop without any). */
+    struct rvt_walk w = {.flags = x->walk_flags | RVT_WALK_HALFWORDS, .halfwords = NT_DRAIN_LIMIT};
     struct rvt_stop s;
     if ((rc = rvt_flow_walk(x->flow, &w, &s)) < 0)
         return flow_fail(x, rc, "following HIST outcomes");
     x->walked += s.halfwords;
+    if (s.reason == RVT_STOP_COUNT)
+        return dec_fail(x, RVT_ERR_MISMATCH,
+                        "HIST has %u more outcome(s) but the code has no conditional branch within %u halfwords of "
+                        "0x%" PRIx64,
+                        n - (unsigned)rvt_flow_queued_branches(x->flow), NT_DRAIN_LIMIT, s.last);
     if (s.reason != RVT_STOP_BRANCH)
         return dec_fail(x, RVT_ERR_MISMATCH,
                         "HIST has %u more outcome(s) but the code reached %s at 0x%" PRIx64
@@ -177,7 +191,11 @@ static int end_range(struct nt_decoder *x, uint64_t icnt, struct range_end *re)
     x->walked = 0;
     if (!rem)
         return 0;
-    struct rvt_walk w = {.flags = x->walk_flags | RVT_WALK_NT_DEFAULT | RVT_WALK_HALFWORDS, .halfwords = rem};
+    /* BTM (or not known yet): a branch I-CNT passes was not taken.  HTM:
+     * every branch had its outcome in HIST, so one here is an error —
+     * which also stops a damaged, huge I-CNT early. */
+    struct rvt_walk w = {.flags = x->walk_flags | (x->htm ? 0 : RVT_WALK_NT_DEFAULT) | RVT_WALK_HALFWORDS,
+                         .halfwords = rem};
     struct rvt_stop s;
     if ((rc = rvt_flow_walk(x->flow, &w, &s)) < 0)
         return flow_fail(x, rc, "walking I-CNT");
@@ -319,9 +337,26 @@ static int sync_msg(struct nt_decoder *x, const struct nt_msg *m)
     return 0;
 }
 
+/* Messages only HTM sends. */
+static bool is_htm_msg(const struct nt_msg *m)
+{
+    return nt_has(m, NT_F_HIST) ||
+           (m->tcode == NT_TC_RESOURCE_FULL && (m->v[NT_F_RCODE] == NT_RCODE_HIST || m->v[NT_F_RCODE] == NT_RCODE_HIST_REPEAT));
+}
+
 static int apply(struct nt_decoder *x, const struct nt_msg *m)
 {
     int rc;
+    static const enum nt_field counts[] = {NT_F_ICNT, NT_F_HREPEAT, NT_F_BCNT};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (nt_has(m, counts[i]) && m->v[counts[i]] > NT_COUNT_LIMIT)
+            return dec_fail(x, RVT_ERR_FORMAT, "%s %s %" PRIu64 " is beyond any encoder's counter (damaged message?)",
+                            nt_tcode_name(m->tcode), nt_field_name(counts[i]), m->v[counts[i]]);
+    if (m->tcode == NT_TC_RESOURCE_FULL && m->v[NT_F_RCODE] == NT_RCODE_ICNT && m->v[NT_F_RDATA] > NT_COUNT_LIMIT)
+        return dec_fail(x, RVT_ERR_FORMAT, "ResourceFull I-CNT %" PRIu64 " is beyond any encoder's counter (damaged message?)",
+                        m->v[NT_F_RDATA]);
+    if (is_htm_msg(m))
+        x->htm = true;
     if (!nt_tcode_known(m->tcode)) {
         x->st.skipped++; /* vendor/reserved: not program flow */
         return 0;
@@ -484,16 +519,8 @@ int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
             continue;
         }
         x->st.messages++;
-        if (was_first && !plausible_first(x, &m)) {
-            if (nt_tcode_is_sync(m.tcode) && (!x->cfg.src_bits || m.v[NT_F_SRC] == x->cfg.src_id)) {
-                /* A complete sync whose address has no code: report it. */
-                rc = dec_fail(x, RVT_ERR_NOCODE, "%s to 0x%" PRIx64 ": no code there (wrong ELF?)",
-                              nt_tcode_name(m.tcode), (m.v[NT_F_FADDR] << 1) & x->addr_mask);
-                if ((rc = report_error(x, rc, RVT_GAP_ERROR)) < 0)
-                    return rc;
-            }
-            continue;
-        }
+        if (was_first && !plausible_first(x, &m))
+            continue; /* (a real sync to an address without code shows up at the next one) */
         if (x->cfg.src_bits && m.v[NT_F_SRC] != x->cfg.src_id) {
             x->st.skipped++;
             continue;

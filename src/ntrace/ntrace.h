@@ -17,6 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The family's table (codec.c). */
+extern const struct rvt_codec rvt_codec_ntrace;
+
 /* ---- message types (TCODE) ---------------------------------------------- */
 
 enum nt_tcode {
