@@ -123,7 +123,7 @@ int nt_cfg_set(struct nt_cfg *c, const char *key, const char *val, struct rvt_di
     }
     if (!strcmp(key, "ecall")) {
         if (val && !strcmp(val, "uninferable"))
-            c->ecall = RVT_FLOW_ECALL_SEQUENTIAL; /* as the CLI's readers and the QEMU capture */
+            c->ecall = RVT_FLOW_ECALL_UNINFERABLE;
         else if (val && !strcmp(val, "sequential"))
             c->ecall = RVT_FLOW_ECALL_SEQUENTIAL;
         else if (val && !strcmp(val, "trap"))

@@ -236,6 +236,12 @@ static int resolve(struct nt_decoder *x, const struct range_end *re, unsigned bt
     int rc;
     target &= x->addr_mask;
     if (btype != NT_BTYPE_INDIRECT) {
+        /* The last instruction completed before the trap: an inferable
+         * call pushed its return address, an implicit return popped one
+         * (the encoder did the same); its target is where the trap hit.
+         * (An uninferable one was sent by a message of its own.) */
+        if (re->pending)
+            (void)rvt_flow_continue(x->flow);
         if ((rc = rvt_flow_trap(x->flow, btype == NT_BTYPE_INTERRUPT, 0, 0, true, target)) < 0)
             return flow_fail(x, rc, "applying a trap");
         return 0;

@@ -58,6 +58,7 @@ struct nt_encoder {
     uint64_t icnt;      /* halfwords since the last message carrying I-CNT */
     uint64_t icnt_full; /* the counter's overflow bit */
     bool icnt_sync_due; /* --icnt-sync: send SYNC=4 at the next address */
+    bool fresh;         /* nothing retired since the last sync point */
     uint64_t hist;      /* outcomes below a stop bit; 1 = empty */
     uint64_t last_addr; /* U-ADDR reference: the last address sent */
     uint64_t addr_mask;
@@ -238,6 +239,7 @@ static void reset_after_sync(struct nt_encoder *e, uint64_t addr)
     e->since_sync_hw = 0;
     e->since_sync_msgs = 0;
     e->icnt_sync_due = false;
+    e->fresh = true;
 }
 
 static int write_ownership(struct nt_encoder *e, bool with_context, uint8_t priv, uint64_t context)
@@ -504,7 +506,12 @@ int nt_enc_put(struct nt_encoder *e, const struct rvt_ing_rec *r)
     }
 
     uint64_t ret = (rvt_ing_last_addr(r) + (2u << r->ilastsize)) & e->addr_mask;
-    bool sij = e->cfg.sijump && (r->flags & RVT_ING_SIJUMP);
+    /* A decoder infers a sequential jump from the auipc/lui before it in
+     * the code it walks; one that is the first instruction after a sync
+     * point has none before it there, so it is sent. */
+    bool sij = e->cfg.sijump && (r->flags & RVT_ING_SIJUMP) && !(e->fresh && r->iretire == (1u << r->ilastsize));
+    if (r->iretire)
+        e->fresh = false;
     bool cs = e->cfg.callstack != 0;
     uint64_t pred = 0;
     e->ev = EV_NONE;

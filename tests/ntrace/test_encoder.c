@@ -414,8 +414,55 @@ static void test_repeat_branch(void)
     rvt_membuf_free(&r->buf);
 }
 
+/* Option parsing and the decoder's flow settings. */
+static void test_options(void)
+{
+    struct nt_cfg c;
+    struct rvt_diag d;
+    static const struct {
+        const char *val;
+        enum rvt_flow_ecall mode;
+    } ec[] = {{"uninferable", RVT_FLOW_ECALL_UNINFERABLE}, {"sequential", RVT_FLOW_ECALL_SEQUENTIAL},
+              {"trap", RVT_FLOW_ECALL_TRAP}};
+    for (size_t i = 0; i < 3; i++) {
+        nt_cfg_init(&c);
+        CHECK(nt_cfg_set(&c, "ecall", ec[i].val, &d) == 0);
+        CHECK_EQ(c.ecall, ec[i].mode);
+        struct rvt_flow_config fc;
+        memset(&fc, 0, sizeof fc);
+        rvt_codec_ntrace.flow_config(&c, &fc);
+        CHECK_EQ(fc.ecall, ec[i].mode);
+        CHECK(fc.pop_on_explicit_return);
+        CHECK_EQ(fc.callstack_depth, RVT_CALLSTACK_MAX);
+    }
+    nt_cfg_init(&c);
+    CHECK_EQ(c.ecall, RVT_FLOW_ECALL_SEQUENTIAL);
+    CHECK(nt_cfg_set(&c, "ecall", "maybe", &d) < 0);
+    CHECK(nt_cfg_set(&c, "ntrace-mode", "btm", &d) == 0 && c.mode == NT_MODE_BTM);
+    CHECK(nt_cfg_set(&c, "callstack", "1025", &d) < 0);
+    CHECK(nt_cfg_set(&c, "src-bits", "13", &d) < 0);
+    CHECK(nt_cfg_set(&c, "repeat", "2", &d) == 0);
+    CHECK(nt_cfg_finish(&c, 64, NULL, &d) < 0); /* repeated history needs HTM */
+    CHECK(strstr(d.msg, "htm") != NULL);
+    CHECK(nt_cfg_set(&c, "bogus", "1", &d) < 0);
+    CHECK(strstr(d.msg, "bogus") != NULL);
+    /* Every option in the table is accepted by cfg_set. */
+    for (const struct rvt_codec_opt *o = rvt_codec_ntrace.options; o->name; o++) {
+        nt_cfg_init(&c);
+        const char *v = o->arg ? (strchr(o->arg, '|') ? NULL : "1") : "1";
+        char first[32];
+        if (!v) {
+            snprintf(first, sizeof first, "%.*s", (int)strcspn(o->arg, "|"), o->arg);
+            v = first;
+        }
+        CHECK_MSG(nt_cfg_set(&c, o->name, v, &d) == 0, "--%s %s: %s", o->name, v, d.msg);
+        CHECK(o->help && strlen(o->help) > 10);
+    }
+}
+
 int main(void)
 {
+    test_options();
     test_icnt_examples();
     test_icnt_full_example();
     test_address_xor();
