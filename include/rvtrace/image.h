@@ -46,7 +46,9 @@ unsigned rvt_img_xlen(const struct rvt_image *img);
 void rvt_img_set_xlen(struct rvt_image *img, unsigned xlen);
 uint64_t rvt_img_entry(const struct rvt_image *img);
 
-/* Copy code bytes; returns the number available at addr (0 = none). */
+/* Copy code bytes; returns the number available at addr (0 = none).
+ * Reads see every segment (executable or not, .bss as zeros), then the
+ * reader; blocks are decoded from executable segments and the reader only. */
 size_t rvt_img_read(const struct rvt_image *img, uint64_t addr, void *buf, size_t len);
 /* Decode the instruction at addr.  -RVT_ERR_NOCODE if no bytes there
  * (a message names the address). */
@@ -57,7 +59,7 @@ struct rvt_symbol {
     uint64_t addr;
     uint64_t size;
     const char *name;
-    uint8_t is_func;
+    uint8_t is_func;    /* STT_FUNC, or an untyped label in an executable section */
 };
 /* The symbol containing addr (function symbols preferred; else the nearest
  * preceding function symbol).  Returns NULL if none. */

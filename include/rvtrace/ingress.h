@@ -59,7 +59,9 @@ enum rvt_ing_flags {
     RVT_ING_HAS_MEM = 1u << 4,    /* the last instruction accessed memory */
     RVT_ING_MEM_STORE = 1u << 5,  /* ...and it was a store (else a load) */
     RVT_ING_HAS_MEMVAL = 1u << 6, /* mem_value is valid */
-    RVT_ING_TRACEPOINT = 1u << 7  /* the last instruction is a tracepoint (tp_type) */
+    RVT_ING_TRACEPOINT = 1u << 7, /* the last instruction is a tracepoint (tp_type) */
+    RVT_ING_UNQUALIFIED = 1u << 8 /* filtered out: not to be traced (encoders report the
+                                     gap with their format's trace off/on and resync) */
 };
 
 struct rvt_ing_rec {
@@ -80,6 +82,7 @@ struct rvt_ing_rec {
     uint8_t rd;         /* RVT_ING_HAS_RD: register number (0..31; 32..63 = f0..f31) */
     uint8_t mem_size;   /* RVT_ING_HAS_MEM: bytes */
     uint8_t tp_type;    /* RVT_ING_TRACEPOINT: 0..15 */
+    uint16_t hart;      /* hart that retired the block (multi-hart streams; 0 otherwise) */
 };
 
 /* Address of the last instruction of a record's block (iaddr + 2*iretire - size). */

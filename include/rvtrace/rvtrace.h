@@ -10,5 +10,6 @@
 #include "rvtrace/sink.h"
 #include "rvtrace/codec.h"
 #include "rvtrace/analysis.h"
+#include "rvtrace/gen.h"
 
 #endif

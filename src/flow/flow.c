@@ -691,11 +691,12 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
             fill_stop(f, st, RVT_STOP_ADDR);
             return 0;
         }
-        const struct rvt_block_info *b = rvt_bcache_get(f->bc, pc);
-        if (b->ninsns == 0) {
-            /* ecall/ebreak in trap mode can be the first instruction of a block */
+        /* A copy: the cache entry may move when the output callbacks that
+         * retire() triggers use the same cache. */
+        const struct rvt_block_info bi = *rvt_bcache_get(f->bc, pc);
+        const struct rvt_block_info *b = &bi;
+        if (b->ninsns == 0)
             return no_code(f, b, pc);
-        }
         uint32_t n = b->ninsns;
         uint8_t reason = 0;
 
@@ -807,7 +808,8 @@ int rvt_block_insns(struct rvt_bcache *bc, unsigned xlen, const struct rvt_block
     const uint64_t mask = xlen == 32 ? 0xffffffffull : ~0ull;
     uint64_t addr = blk->start, left = blk->ninsns;
     while (left) {
-        const struct rvt_block_info *b = rvt_bcache_get(bc, addr);
+        const struct rvt_block_info bi = *rvt_bcache_get(bc, addr); /* fn may use the cache */
+        const struct rvt_block_info *b = &bi;
         if (b->ninsns == 0)
             return -RVT_ERR_NOCODE;
         uint32_t k = left < b->ninsns ? (uint32_t)left : b->ninsns;

@@ -115,16 +115,26 @@ static void decode_block(const struct rvt_image *img, uint64_t addr, struct rvt_
         return;
     }
     unsigned xlen = rvt_img_xlen(img);
-    uint8_t buf[RVT_BLOCK_MAX_INSNS * 4];
-    size_t want = sizeof buf;
+    uint8_t copy[RVT_BLOCK_MAX_INSNS * 4];
+    size_t want = sizeof copy;
     /* RV32 pcs wrap at 4 GiB: a block stops there and continues at 0. */
     bool wraps32 = false;
     if (xlen == 32 && addr <= 0xffffffffull && 0x100000000ull - addr <= want) {
         want = (size_t)(0x100000000ull - addr);
         wraps32 = true;
     }
-    size_t avail = rvt_img_fetch_code(img, addr, buf, want);
-    struct rvt_insn prev = {0}, cur = {0};
+    /* Decode in place when the whole reach of a block lies in one
+     * segment; copy near segment ends, for the reader, and at the wrap. */
+    size_t avail;
+    const uint8_t *buf = rvt_img_code_span(img, addr, &avail);
+    if (!buf || avail < want) {
+        avail = rvt_img_fetch_code(img, addr, copy, want);
+        buf = copy;
+    }
+    avail = avail < want ? avail : want;
+    /* The last two instructions, decoded in turn into ins[n & 1]. */
+    struct rvt_insn ins[2];
+    memset(ins, 0, sizeof ins);
     size_t off = 0;
     uint32_t n = 0;
     uint8_t stop = 0;
@@ -150,21 +160,19 @@ static void decode_block(const struct rvt_image *img, uint64_t addr, struct rvt_
         uint32_t bits = len == 2 ? low
                                  : (uint32_t)low | (uint32_t)buf[off + 2] << 16 |
                                        (uint32_t)buf[off + 3] << 24;
-        struct rvt_insn in;
-        rvt_isa_decode(bits, addr + off, xlen, &in);
-        if (!(in.flags & RVT_IF_VALID)) {
+        struct rvt_insn *in = &ins[n & 1];
+        rvt_isa_decode(bits, addr + off, xlen, in);
+        if (!(in->flags & RVT_IF_VALID)) {
             stop = RVT_BI_STOP_BADINSN;
             break;
         }
-        prev = cur;
-        cur = in;
         if (len == 2)
             b->rvc_mask |= 1ull << n;
         b->last = addr + off;
         b->halfwords += len / 2;
         off += len;
         n++;
-        if (cur.cf != RVT_CF_NONE) {
+        if (in->cf != RVT_CF_NONE) {
             stop = RVT_BI_CF_END;
             break;
         }
@@ -177,16 +185,17 @@ static void decode_block(const struct rvt_image *img, uint64_t addr, struct rvt_
     b->next = addr + off;
     if (xlen == 32)
         b->next &= 0xffffffffull;
+    const struct rvt_insn *cur = &ins[(n - 1) & 1], *prev = &ins[n & 1];
     b->flags = stop;
-    b->cf = cur.cf;
-    b->rd = cur.rd;
-    b->rs1 = cur.rs1;
-    b->last_bits = cur.bits;
-    if (cur.cf == RVT_CF_BRANCH || rvt_cf_inferable_jump(cur.cf)) {
-        b->target = cur.target;
-    } else if (rvt_cf_uninferable(cur.cf) && n >= 2) {
+    b->cf = cur->cf;
+    b->rd = cur->rd;
+    b->rs1 = cur->rs1;
+    b->last_bits = cur->bits;
+    if (cur->cf == RVT_CF_BRANCH || rvt_cf_inferable_jump(cur->cf)) {
+        b->target = cur->target;
+    } else if (rvt_cf_uninferable(cur->cf) && n >= 2) {
         uint64_t t;
-        if (rvt_isa_sijump_target(&prev, &cur, xlen, &t)) {
+        if (rvt_isa_sijump_target(prev, cur, xlen, &t)) {
             b->flags |= RVT_BI_SIJUMP;
             b->target = t;
         }

@@ -252,11 +252,14 @@ static size_t copy_bytes(const struct rvt_image *img, uint64_t addr, uint8_t *bu
             if (!img->reader)
                 break;
             size_t want = len - got;
-            if (next_start - a < want)
+            bool gap_limited = next_start - a < want;
+            if (gap_limited)
                 want = (size_t)(next_start - a);
             size_t n = img->reader(img->reader_ctx, a, buf + got, want);
             got += n < want ? n : want;
-            break; /* the reader said all it has here */
+            if (n < want || !gap_limited)
+                break; /* the reader has no more here, or the request is complete */
+            continue;  /* the reader filled the gap: a segment follows */
         }
         const struct area *ar = &img->areas[r->area];
         if (code_only && !ar->exec)
@@ -271,6 +274,17 @@ static size_t copy_bytes(const struct rvt_image *img, uint64_t addr, uint8_t *bu
         got += n;
     }
     return got;
+}
+
+const uint8_t *rvt_img_code_span(const struct rvt_image *img, uint64_t addr, size_t *avail)
+{
+    const struct range *r = find_range(img, addr, NULL);
+    if (!r || !img->areas[r->area].exec || !img->areas[r->area].data)
+        return NULL;
+    const struct area *ar = &img->areas[r->area];
+    uint64_t n = r->end - addr;
+    *avail = n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+    return ar->data + (addr - ar->start);
 }
 
 size_t rvt_img_read(const struct rvt_image *img, uint64_t addr, void *buf, size_t len)
@@ -333,7 +347,7 @@ int rvt_img_add_raw(struct rvt_image *img, uint64_t addr, const void *data, size
                         "%s: 0x%zx bytes at 0x%llx run past the end of the address space", name,
                         len, (unsigned long long)addr);
     size_t nlen = strlen(name) + 1;
-    uint8_t *blob = malloc(len + nlen);
+    uint8_t *blob = len <= SIZE_MAX - nlen ? malloc(len + nlen) : NULL;
     if (!blob || reserve_segments(img, 1, 1) < 0) {
         free(blob);
         return rvt_fail(&img->diag, RVT_ERR_NOMEM, "%s: out of memory for 0x%zx bytes", name, len);

@@ -57,4 +57,10 @@ void rvt_img_elf_release(struct img_elf *e);
  * the reader callback); returns the count available contiguously. */
 size_t rvt_img_fetch_code(const struct rvt_image *img, uint64_t addr, uint8_t *buf, size_t len);
 
+/* Executable bytes at addr inside one mapped range, without copying:
+ * returns a pointer and the byte count up to the range's end, or NULL if
+ * addr is not in an executable segment (the reader callback, gaps and
+ * zero-fill need rvt_img_fetch_code). */
+const uint8_t *rvt_img_code_span(const struct rvt_image *img, uint64_t addr, size_t *avail);
+
 #endif

@@ -27,7 +27,9 @@
 #define EXT_SAMECYCLE 0x100u
 #define EXT_SIJUMP 0x200u
 #define EXT_TP 0x400u        /* u8 tracepoint type */
-#define EXT_KNOWN 0x7ffu
+#define EXT_HART 0x800u      /* varint hart id; absent = same as the previous record */
+#define EXT_UNQUAL 0x1000u   /* flag: filtered out (not qualified for tracing) */
+#define EXT_KNOWN 0x1fffu
 
 static size_t put_varint(uint8_t *p, uint64_t v)
 {
@@ -97,6 +99,10 @@ size_t rvt_native_encode(struct rvt_native_state *st, const struct rvt_ing_rec *
         ext |= EXT_SIJUMP;
     if (r->flags & RVT_ING_TRACEPOINT)
         ext |= EXT_TP;
+    if (r->hart != st->hart)
+        ext |= EXT_HART;
+    if (r->flags & RVT_ING_UNQUALIFIED)
+        ext |= EXT_UNQUAL;
     bool addr = r->iaddr != st->next;
     *p++ = (uint8_t)((r->itype & TAG_ITYPE_MASK) | size << TAG_SIZE_SHIFT | (addr ? TAG_ADDR : 0) |
                      (ext ? TAG_EXT : 0));
@@ -130,7 +136,10 @@ size_t rvt_native_encode(struct rvt_native_state *st, const struct rvt_ing_rec *
             p += put_varint(p, r->mem_value);
         if (ext & EXT_TP)
             *p++ = r->tp_type;
+        if (ext & EXT_HART)
+            p += put_varint(p, r->hart);
     }
+    st->hart = r->hart;
     st->priv = r->priv;
     st->context = r->context;
     if (r->flags & RVT_ING_HAS_TIME)
@@ -300,7 +309,19 @@ int rvt_native_decode(struct rvt_native_state *st, const uint8_t *buf, size_t le
                 return RVT_NATIVE_NEED_MORE;
             r->flags |= RVT_ING_TRACEPOINT;
         }
+        if (ext & EXT_HART) {
+            if ((e = get_varint(&c, &v)))
+                goto bad;
+            if (v > 0xffff) {
+                *why = "hart id above 65535";
+                return -RVT_ERR_FORMAT;
+            }
+            st->hart = (uint16_t)v;
+        }
+        if (ext & EXT_UNQUAL)
+            r->flags |= RVT_ING_UNQUALIFIED;
     }
+    r->hart = st->hart;
     if (r->iretire == 0 && r->itype != RVT_ITYPE_EXCEPTION && r->itype != RVT_ITYPE_INTERRUPT) {
         *why = "a record that retires nothing must be a trap (itype 1 or 2)";
         return -RVT_ERR_FORMAT;

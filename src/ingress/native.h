@@ -16,6 +16,7 @@ struct rvt_native_state {
     uint64_t context;
     uint64_t time;
     uint8_t priv;
+    uint16_t hart;
 };
 
 void rvt_native_state_init(struct rvt_native_state *st);

@@ -56,6 +56,10 @@ static void random_rec(uint64_t *s, struct rvt_ing_rec *r, uint64_t *next)
         r->flags |= RVT_ING_SAME_CYCLE;
     if (rng(s) % 7 == 0)
         r->flags |= RVT_ING_SIJUMP;
+    if (rng(s) % 7 == 0)
+        r->flags |= RVT_ING_UNQUALIFIED;
+    if (rng(s) % 9 == 0)
+        r->hart = (uint16_t)rng(s);
     if (rng(s) % 7 == 0) {
         r->flags |= RVT_ING_TRACEPOINT;
         r->tp_type = (uint8_t)(rng(s) % 16);
@@ -99,8 +103,10 @@ static void test_native_roundtrip(void)
     CHECK_EQ(rvt_ing_xlen(r), 64);
     size_t n = 0;
     int k;
-    while ((k = rvt_ing_next(r, &out[n])) > 0 && n < N)
-        n++;
+    struct rvt_ing_rec tmp;
+    while ((k = rvt_ing_next(r, &tmp)) > 0)
+        if (n < N)
+            out[n++] = tmp;
     CHECK(k == 0);
     CHECK_EQ(n, N);
     rvt_ing_close(r);

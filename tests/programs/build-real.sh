@@ -34,18 +34,24 @@ while [ $# -gt 0 ]; do
 done
 
 CC=${RVT_RISCV_CC:-riscv64-linux-gnu-gcc}
-common_cflags=(-O2 -g -static)
+common_cflags=(-O2 -static)
 jobs=${RVT_JOBS:-2}
 
 say() { [ "$quiet" = 1 ] || echo "build-real.sh: $*" >&2; }
 die() { echo "build-real.sh: error: $*" >&2; exit 1; }
 
 command -v "$CC" >/dev/null || die "$CC not found (apt-get install gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)"
+command -v apt-get >/dev/null || die "apt-get not found: this script fetches Debian source packages"
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 bindir=$cache/bin
 srcdir=$cache/src
 mkdir -p "$bindir" "$srcdir"
+# Concurrent runs (parallel tests) share the cache: one builds, the others wait.
+if command -v flock >/dev/null; then
+    exec 9>"$cache/.lock"
+    flock 9
+fi
 
 # ---- private apt configuration: deb-src entries for the system's own mirrors ----
 apt_dir=$cache/apt
@@ -58,6 +64,7 @@ apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
 
 setup_apt() {
     [ -f "$apt_dir/ready" ] && return 0
+    command -v dpkg-source >/dev/null || die "dpkg-source not found (apt-get install dpkg-dev): apt-get source needs it"
     rm -rf "$apt_dir"
     mkdir -p "$apt_dir/sources.list.d" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
     : >"$apt_dir/sources.list"

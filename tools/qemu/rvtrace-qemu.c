@@ -13,10 +13,12 @@
  * access; QEMU calls it after the execution callback of the same
  * instruction, so the instruction is held until its successor starts.
  *
- * Each vCPU (user-mode thread) has its own builder and its own record buffer;
- * buffers are written to the one output file under a lock, and every record
- * carries the vCPU index as its `context`.  Only the process QEMU started is
- * recorded: after a guest fork() the child writes nothing.
+ * Each guest thread (a vCPU in user mode) is one hart with its own builder
+ * and its own stream: the first thread writes OUT, later ones OUT.1, OUT.2
+ * ... in the order the guest creates them; records carry the vCPU index as
+ * `hart` (context is 0: API v1 shows no address-space identity).  Only the
+ * process QEMU started is recorded: after a guest fork() the child writes
+ * nothing.
  *
  * System emulation is refused: API v1 reports neither traps nor the
  * privilege level, so a system-mode stream could not be made consistent.
@@ -40,7 +42,7 @@
 
 RVTQ_EXPORT int qemu_plugin_version = RVT_QEMU_PLUGIN_API_VERSION;
 
-enum { MAX_VCPUS = 1024, RECBUF_LEN = 4096, INTERN_CHUNK = 4096 };
+enum { MAX_VCPUS = 1024, INTERN_CHUNK = 4096 };
 
 /* One translated instruction; its address is the execution callback's
  * userdata, so it must stay valid for the life of the process. */
@@ -57,16 +59,17 @@ struct intern_chunk {
     struct insn_info items[INTERN_CHUNK];
 };
 
+/* One guest thread's stream. */
 struct vcpu {
     struct plugin *p;
     unsigned index;
+    unsigned stream; /* 0: OUT, k: OUT.k */
     struct rvt_ing_builder *builder;
+    struct rvt_ing_writer *writer;
     /* mem=on: the instruction whose execution started, with its accesses. */
     const struct insn_info *held;
     struct rvt_ing_extra held_extra;
-    bool stopped; /* an error ended recording on this vCPU */
-    size_t nrec;
-    struct rvt_ing_rec rec[RECBUF_LEN];
+    bool stopped; /* an error (or a fork, in the child) ended recording */
 };
 
 struct plugin {
@@ -79,10 +82,10 @@ struct plugin {
     enum rvt_ecall_mode ecall;
     pid_t owner; /* the recorded process */
 
-    /* output, shared by all vCPUs */
-    pthread_mutex_t out_lock;
-    struct rvt_ing_writer *writer;
-    atomic_int failed;
+    pthread_mutex_t lock; /* streams, totals, error */
+    unsigned nstreams;
+    uint64_t insns, records; /* of finished streams */
+    bool failed;
     char error[600];
 
     /* interned instructions (translation may run on several threads) */
@@ -94,22 +97,36 @@ struct plugin {
     _Atomic(struct vcpu *) vcpus[MAX_VCPUS];
 };
 
+/* API v1's translation, vCPU and fork hooks carry no user pointer, so the
+ * state they need is reached through this one pointer, set once at install
+ * (QEMU loads a plugin once per process).  Execution and memory callbacks
+ * find it through their instruction's insn_info instead. */
+static struct plugin *g_plugin;
+
 /* Keep the first error; later ones are consequences. */
 static void plugin_fail(struct plugin *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void plugin_fail(struct plugin *p, const char *fmt, ...)
 {
-    pthread_mutex_lock(&p->out_lock);
-    if (!atomic_load(&p->failed)) {
+    pthread_mutex_lock(&p->lock);
+    if (!p->failed) {
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(p->error, sizeof p->error, fmt, ap);
         va_end(ap);
-        atomic_store(&p->failed, 1);
+        p->failed = true;
         if (getpid() == p->owner)
             fprintf(stderr, "librvtrace-qemu: error: %s\n", p->error);
     }
-    pthread_mutex_unlock(&p->out_lock);
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void stream_path(const struct plugin *p, unsigned stream, char *buf, size_t size)
+{
+    if (stream == 0)
+        snprintf(buf, size, "%s", p->out_path);
+    else
+        snprintf(buf, size, "%s.%u", p->out_path, stream);
 }
 
 /* ---- interning ---------------------------------------------------------- */
@@ -175,51 +192,31 @@ out:
     return found;
 }
 
-/* ---- records ------------------------------------------------------------ */
-
-/* Write a vCPU's buffered records to the file. */
-static int vcpu_flush(struct vcpu *v)
-{
-    struct plugin *p = v->p;
-    int rc = 0;
-    if (v->nrec == 0)
-        return 0;
-    /* A forked child shares the parent's FILE buffer: it must not write. */
-    if (getpid() != p->owner) {
-        v->nrec = 0;
-        v->stopped = true;
-        return 0;
-    }
-    pthread_mutex_lock(&p->out_lock);
-    if (!atomic_load(&p->failed)) {
-        for (size_t i = 0; i < v->nrec && rc >= 0; i++)
-            rc = rvt_ing_write(p->writer, &v->rec[i]);
-    }
-    pthread_mutex_unlock(&p->out_lock);
-    v->nrec = 0;
-    if (rc < 0) {
-        plugin_fail(p, "writing %s: %s", p->out_path, rvt_ing_writer_error(p->writer));
-        return rc;
-    }
-    return 0;
-}
+/* ---- streams ------------------------------------------------------------ */
 
 static int emit_record(void *ctx, const struct rvt_ing_rec *rec)
 {
     struct vcpu *v = ctx;
-    if (v->nrec == RECBUF_LEN) {
-        int rc = vcpu_flush(v);
-        if (rc < 0)
-            return rc;
+    int rc;
+    if (v->index == 0) {
+        rc = rvt_ing_write(v->writer, rec);
+    } else {
+        struct rvt_ing_rec r = *rec;
+        r.hart = (uint16_t)v->index;
+        rc = rvt_ing_write(v->writer, &r);
     }
-    v->rec[v->nrec++] = *rec;
-    return 0;
+    if (rc < 0) {
+        v->stopped = true;
+        plugin_fail(v->p, "vCPU %u: %s", v->index, rvt_ing_writer_error(v->writer));
+    }
+    return rc;
 }
 
+/* A new guest thread: its own builder and output stream. */
 static struct vcpu *vcpu_create(struct plugin *p, unsigned index)
 {
     if (index >= MAX_VCPUS) {
-        plugin_fail(p, "vCPU %u: more than %d vCPUs (guest threads) are not supported", index, MAX_VCPUS);
+        plugin_fail(p, "vCPU %u: more than %d simultaneous guest threads are not supported", index, MAX_VCPUS);
         return NULL;
     }
     struct vcpu *v = calloc(1, sizeof *v);
@@ -229,6 +226,19 @@ static struct vcpu *vcpu_create(struct plugin *p, unsigned index)
     }
     v->p = p;
     v->index = index;
+    pthread_mutex_lock(&p->lock);
+    v->stream = p->nstreams++;
+    pthread_mutex_unlock(&p->lock);
+
+    char path[4096];
+    stream_path(p, v->stream, path, sizeof path);
+    struct rvt_diag diag;
+    rvt_diag_clear(&diag);
+    if (rvt_ing_writer_open(&v->writer, path, p->xlen, &diag) < 0) {
+        plugin_fail(p, "vCPU %u: %s", index, diag.msg);
+        free(v);
+        return NULL;
+    }
     struct rvt_ing_builder_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.size = sizeof cfg;
@@ -241,6 +251,7 @@ static struct vcpu *vcpu_create(struct plugin *p, unsigned index)
     v->builder = rvt_ing_builder_new(&cfg);
     if (!v->builder) {
         plugin_fail(p, "vCPU %u: cannot create the ingress builder", index);
+        rvt_ing_writer_close(v->writer);
         free(v);
         return NULL;
     }
@@ -257,21 +268,42 @@ static inline struct vcpu *vcpu_get(struct plugin *p, unsigned index)
 /* Hand one retired instruction to the builder. */
 static void retire(struct vcpu *v, const struct insn_info *in, const struct rvt_ing_extra *extra)
 {
-    int rc = rvt_ing_builder_insn(v->builder, in->pc, (int64_t)in->bits, RVT_PRIV_U, v->index, extra);
-    if (rc < 0) {
+    int rc = rvt_ing_builder_insn(v->builder, in->pc, (int64_t)in->bits, RVT_PRIV_U, 0, extra);
+    if (rc < 0 && !v->stopped) {
         v->stopped = true;
-        plugin_fail(v->p, "vCPU %u: at pc 0x%" PRIx64 ": %s", v->index, in->pc,
-                    rvt_ing_builder_error(v->builder));
+        plugin_fail(v->p,
+                    "vCPU %u: at pc 0x%" PRIx64 ": %s (in user mode this happens when QEMU delivers a "
+                    "signal to a handler or returns from one, which leaves no trap to record: programs "
+                    "that handle signals cannot be captured)",
+                    v->index, in->pc, rvt_ing_builder_error(v->builder));
     }
 }
 
-/* ---- callbacks ---------------------------------------------------------- */
+/* End a thread's stream: its last instruction has no successor (it is the
+ * exit system call, inside which QEMU ends the thread). */
+static void vcpu_finish(struct plugin *p, unsigned index)
+{
+    struct vcpu *v = atomic_exchange(&p->vcpus[index], NULL);
+    if (!v)
+        return;
+    if (getpid() != p->owner)
+        return; /* a forked child: the parent owns the files (state leaks, the child is exiting) */
+    if (!v->stopped && v->held)
+        retire(v, v->held, &v->held_extra);
+    if (!v->stopped && rvt_ing_builder_finish(v->builder) < 0)
+        plugin_fail(p, "vCPU %u: %s", v->index, rvt_ing_builder_error(v->builder));
+    uint64_t insns = rvt_ing_builder_insns(v->builder), records = rvt_ing_writer_records(v->writer);
+    if (rvt_ing_writer_close(v->writer) < 0)
+        plugin_fail(p, "vCPU %u: closing its stream failed", v->index);
+    rvt_ing_builder_free(v->builder);
+    pthread_mutex_lock(&p->lock);
+    p->insns += insns;
+    p->records += records;
+    pthread_mutex_unlock(&p->lock);
+    free(v);
+}
 
-/* API v1's translation callback carries no user pointer, so the plugin
- * state it needs is reached through this one pointer, set once at install
- * (QEMU loads a plugin once per process).  Execution and memory callbacks
- * find the state through their instruction's insn_info instead. */
-static struct plugin *g_plugin;
+/* ---- callbacks ---------------------------------------------------------- */
 
 static void on_exec(unsigned int vcpu_index, void *userdata)
 {
@@ -340,7 +372,37 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     }
 }
 
-static void write_stats(struct plugin *p, uint64_t insns, uint64_t records)
+/* A thread is created (called in the creating thread, so streams are
+ * numbered in the guest's program order). */
+static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
+{
+    (void)id;
+    if (vcpu_index >= MAX_VCPUS || !atomic_load(&g_plugin->vcpus[vcpu_index]))
+        vcpu_create(g_plugin, vcpu_index);
+}
+
+/* A thread ends: close its stream (QEMU may give its index to a later thread). */
+static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
+{
+    (void)id;
+    if (vcpu_index < MAX_VCPUS)
+        vcpu_finish(g_plugin, vcpu_index);
+}
+
+/* In a forked child, stop recording: the files belong to the parent. */
+static void on_fork_child(void)
+{
+    struct plugin *p = g_plugin;
+    if (!p)
+        return;
+    for (unsigned i = 0; i < MAX_VCPUS; i++) {
+        struct vcpu *v = atomic_load(&p->vcpus[i]);
+        if (v)
+            v->stopped = true;
+    }
+}
+
+static void write_stats(struct plugin *p)
 {
     if (!p->stats_path)
         return;
@@ -349,11 +411,17 @@ static void write_stats(struct plugin *p, uint64_t insns, uint64_t records)
         fprintf(stderr, "librvtrace-qemu: error: cannot write %s: %s\n", p->stats_path, strerror(errno));
         return;
     }
-    struct stat st;
-    long long bytes = p->out_path && stat(p->out_path, &st) == 0 ? (long long)st.st_size : -1;
-    fprintf(f, "status %s\ninsns %" PRIu64 "\nrecords %" PRIu64 "\nbytes %lld\nxlen %u\n",
-            atomic_load(&p->failed) ? "error" : "ok", insns, records, bytes, p->xlen);
-    if (atomic_load(&p->failed))
+    long long bytes = 0;
+    for (unsigned k = 0; k < p->nstreams; k++) {
+        char path[4096];
+        struct stat st;
+        stream_path(p, k, path, sizeof path);
+        if (stat(path, &st) == 0)
+            bytes += (long long)st.st_size;
+    }
+    fprintf(f, "status %s\ninsns %" PRIu64 "\nrecords %" PRIu64 "\nbytes %lld\nstreams %u\nxlen %u\n",
+            p->failed ? "error" : "ok", p->insns, p->records, bytes, p->nstreams, p->xlen);
+    if (p->failed)
         fprintf(f, "error %s\n", p->error);
     fclose(f);
 }
@@ -363,33 +431,19 @@ static void on_exit(qemu_plugin_id_t id, void *userdata)
     (void)id;
     struct plugin *p = userdata;
     if (getpid() != p->owner)
-        return; /* a forked child: the parent owns the file */
-    uint64_t insns = 0, records = 0;
-    for (unsigned i = 0; i < MAX_VCPUS; i++) {
-        struct vcpu *v = atomic_load(&p->vcpus[i]);
-        if (!v)
-            continue;
-        if (!v->stopped && v->held) {
-            /* The last instruction (the exit ecall) executed; QEMU exits
-             * inside it, so it has no successor. */
-            retire(v, v->held, &v->held_extra);
-            v->held = NULL;
-        }
-        if (!v->stopped && rvt_ing_builder_finish(v->builder) < 0)
-            plugin_fail(p, "vCPU %u: %s", v->index, rvt_ing_builder_error(v->builder));
-        vcpu_flush(v);
-        insns += rvt_ing_builder_insns(v->builder);
-    }
-    records = rvt_ing_writer_records(p->writer);
-    if (rvt_ing_writer_close(p->writer) < 0)
-        plugin_fail(p, "closing %s failed", p->out_path);
-    p->writer = NULL;
-    if (atomic_load(&p->failed)) {
+        return; /* a forked child: the parent owns the files */
+    for (unsigned i = 0; i < MAX_VCPUS; i++)
+        vcpu_finish(p, i);
+    if (p->failed) {
         /* A stream with a hole would be consistent-looking garbage. */
-        remove(p->out_path);
+        for (unsigned k = 0; k < p->nstreams; k++) {
+            char path[4096];
+            stream_path(p, k, path, sizeof path);
+            remove(path);
+        }
         fprintf(stderr, "librvtrace-qemu: %s removed after the error above\n", p->out_path);
     }
-    write_stats(p, insns, records);
+    write_stats(p);
 }
 
 /* ---- installation -------------------------------------------------------- */
@@ -406,6 +460,15 @@ static bool parse_bool(const char *val, bool *out)
     return false;
 }
 
+static void plugin_free(struct plugin *p)
+{
+    if (!p)
+        return;
+    free(p->out_path);
+    free(p->stats_path);
+    free(p);
+}
+
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
@@ -419,6 +482,8 @@ static int usage_error(const char *fmt, ...)
             "[,mem=on|off][,stats=FILE]\n");
     return -1;
 }
+
+static int install(struct plugin *p, qemu_plugin_id_t id, int argc, char **argv);
 
 RVTQ_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
@@ -439,9 +504,17 @@ RVTQ_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info
     p->merge = true;
     p->ecall = RVT_ECALL_SEQUENTIAL;
     p->owner = getpid();
-    pthread_mutex_init(&p->out_lock, NULL);
+    pthread_mutex_init(&p->lock, NULL);
     pthread_mutex_init(&p->intern_lock, NULL);
 
+    int rc = install(p, id, argc, argv);
+    if (rc < 0)
+        plugin_free(p);
+    return rc;
+}
+
+static int install(struct plugin *p, qemu_plugin_id_t id, int argc, char **argv)
+{
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *eq = strchr(a, '=');
@@ -475,12 +548,28 @@ RVTQ_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info
     if (!p->out_path || !*p->out_path)
         return usage_error("%s", "missing out=FILE");
 
-    struct rvt_diag diag;
-    rvt_diag_clear(&diag);
-    if (rvt_ing_writer_open(&p->writer, p->out_path, xlen, &diag) < 0)
-        return usage_error("%s", diag.msg);
+    if (strlen(p->out_path) > 4000)
+        return usage_error("out=%.40s...: path too long", p->out_path);
+
+    /* Fail now, not at the first instruction, if the output cannot be written. */
+    FILE *probe = fopen(p->out_path, "wb");
+    if (!probe)
+        return usage_error("%s: %s", p->out_path, strerror(errno));
+    fclose(probe);
+    /* Thread streams of an earlier capture to the same name would look like
+     * part of this one. */
+    for (unsigned k = 1;; k++) {
+        char path[4096];
+        stream_path(p, k, path, sizeof path);
+        if (remove(path) != 0)
+            break;
+    }
 
     g_plugin = p;
+    if (pthread_atfork(NULL, NULL, on_fork_child) != 0)
+        return usage_error("%s", "pthread_atfork failed");
+    qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
+    qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_exit, p);
     return 0;

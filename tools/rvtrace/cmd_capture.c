@@ -4,9 +4,10 @@
  *
  * The run is made reproducible: the program is started by its absolute
  * path with an empty environment (plus --env entries), stdin and stdout
- * come from/go to fixed files, address-space randomisation is off and
- * QEMU's random seed is fixed (AT_RANDOM, getrandom), so the same command
- * line gives the same instruction stream, byte for byte. */
+ * come from/go to fixed files, address-space randomisation is off, the
+ * stack limit is fixed and QEMU's random seed is fixed (AT_RANDOM,
+ * getrandom), so the same command line gives the same instruction stream,
+ * byte for byte. */
 /* realpath() is an XSI interface. */
 #define _XOPEN_SOURCE 700
 
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -43,7 +45,8 @@ static void usage(FILE *f)
             "  --qemu PATH         QEMU user-mode emulator (default: qemu-riscv64, or\n"
             "                      qemu-riscv32 for a 32-bit ELF, from PATH)\n"
             "  --plugin PATH       the capture plugin (default: $RVT_QEMU_PLUGIN, else the\n"
-            "                      one beside this rvtrace, else the installed one)\n"
+            "                      one beside this rvtrace (build tree), else ../lib/rvtrace/\n"
+            "                      from it, else the configured install path)\n"
             "  --ecall MODE        how a user-mode ecall (a system call QEMU performs) is\n"
             "                      recorded: sequential (itype 0, default) or uninferable\n"
             "                      (itype 8, an uninferable call to the next instruction)\n"
@@ -52,14 +55,22 @@ static void usage(FILE *f)
             "  --per-insn          one record per instruction (default: merged blocks)\n"
             "  --stdin FILE        the program's standard input (default: /dev/null)\n"
             "  --stdout FILE       the program's standard output (default: /dev/null)\n"
+            "  --stderr FILE       the program's (and QEMU's) standard error (default: this\n"
+            "                      command's)\n"
             "  --env NAME=VALUE    add to the program's otherwise empty environment\n"
             "  --qemu-arg ARG      pass ARG to QEMU before the program (repeatable)\n"
             "  -q, --quiet         print nothing on success\n"
             "  -h, --help          this text\n"
             "\n"
-            "For identical captures keep the same program path, arguments, --env, --stdin\n"
-            "and --stdout kind; the environment is emptied, address randomisation is off\n"
-            "and QEMU's random seed is fixed. Standard error is passed through.\n"
+            "For identical captures keep the same program path, arguments, --env, --stdin,\n"
+            "--stdout and --stderr kinds; the environment is emptied, address randomisation\n"
+            "is off, the stack limit is 8 MiB and QEMU's random seed is fixed.\n"
+            "Each guest thread is one stream: the first writes FILE, later threads FILE.1,\n"
+            "FILE.2 ... in creation order (multi-threaded runs are not reproducible). A forked\n"
+            "child is not recorded. Programs that handle signals cannot be captured (user-mode\n"
+            "QEMU enters and leaves handlers without a trap to record), and a program killed by\n"
+            "a signal leaves no trace (QEMU 7.2 runs no plugin exit hook then). Use static\n"
+            "executables: `rvtrace check` needs all executed code in the ELF.\n"
             "The exit status is 1 if the program exits non-zero (the trace is still\n"
             "written) or the capture fails, 2 on a usage error.\n");
 }
@@ -71,6 +82,7 @@ struct capture_opts {
     const char *ecall;
     const char *in_path;
     const char *out_path;
+    const char *err_path; /* NULL: inherit */
     bool mem, per_insn, quiet;
     char **env;
     size_t nenv;
@@ -126,7 +138,11 @@ static char *find_plugin(void)
     char dir[PATH_MAX], cand[PATH_MAX + 64];
     self_dir(dir, sizeof dir);
     if (dir[0]) {
+        /* The build tree puts it beside rvtrace; a relocated install under ../lib. */
         snprintf(cand, sizeof cand, "%s/%s", dir, PLUGIN_NAME);
+        if (is_file(cand))
+            return strdup(cand);
+        snprintf(cand, sizeof cand, "%s/../lib/rvtrace/%s", dir, PLUGIN_NAME);
         if (is_file(cand))
             return strdup(cand);
     }
@@ -134,11 +150,6 @@ static char *find_plugin(void)
     if (is_file(RVT_PLUGIN_INSTALL_PATH))
         return strdup(RVT_PLUGIN_INSTALL_PATH);
 #endif
-    if (dir[0]) {
-        snprintf(cand, sizeof cand, "%s/../lib/rvtrace/%s", dir, PLUGIN_NAME);
-        if (is_file(cand))
-            return strdup(cand);
-    }
 #ifdef RVT_PLUGIN_BUILD_PATH
     if (is_file(RVT_PLUGIN_BUILD_PATH))
         return strdup(RVT_PLUGIN_BUILD_PATH);
@@ -163,21 +174,27 @@ static unsigned elf_xlen(const char *path)
     return h[4] == 1 ? 32 : h[4] == 2 ? 64 : 0;
 }
 
-/* QEMU's option syntax takes ",," for a literal comma in a value. */
-static void append_escaped(char *dst, size_t size, const char *src)
+/* Append src to dst (NUL-terminated, capacity size), doubling commas when
+ * `escape` (QEMU's option syntax takes ",," for a literal comma in a
+ * value).  False if it does not fit. */
+static bool append(char *dst, size_t size, const char *src, bool escape)
 {
     size_t n = strlen(dst);
-    for (; *src && n + 2 < size; src++) {
+    for (; *src; src++) {
+        size_t need = escape && *src == ',' ? 2 : 1;
+        if (n + need >= size)
+            return false;
         dst[n++] = *src;
-        if (*src == ',')
+        if (need == 2)
             dst[n++] = ',';
     }
     dst[n] = 0;
+    return true;
 }
 
 struct stats {
     bool ok;
-    uint64_t insns, records;
+    uint64_t insns, records, streams;
     long long bytes;
     char error[600];
 };
@@ -200,6 +217,8 @@ static bool read_stats(const char *path, struct stats *st)
             cli_parse_u64(line + 6, &st->insns);
         } else if (strncmp(line, "records ", 8) == 0) {
             cli_parse_u64(line + 8, &st->records);
+        } else if (strncmp(line, "streams ", 8) == 0) {
+            cli_parse_u64(line + 8, &st->streams);
         } else if (strncmp(line, "bytes ", 6) == 0) {
             st->bytes = atoll(line + 6);
         } else if (strncmp(line, "error ", 6) == 0) {
@@ -235,9 +254,10 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
     int status = 1;
     char *program = NULL, *qemu = NULL, *plugin = NULL, *out_abs = NULL;
     char **args = NULL, **envp = NULL;
-    char stats_path[] = "/tmp/rvtrace-capture-XXXXXX";
+    char stats_path[PATH_MAX];
     int stats_fd = -1;
-    char plugin_arg[3 * PATH_MAX + 256];
+    char plugin_arg[6 * PATH_MAX + 256];
+    stats_path[0] = 0;
 
     program = realpath(pargv[0], NULL);
     if (!program) {
@@ -280,22 +300,35 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
         cli_fail(CMD, "%s: %s", o->out, strerror(errno));
         goto out;
     }
+    /* The plugin reports its counts through a private temporary file. */
+    const char *tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !*tmpdir)
+        tmpdir = "/tmp";
+    if ((size_t)snprintf(stats_path, sizeof stats_path, "%s/rvtrace-capture-XXXXXX", tmpdir) >= sizeof stats_path) {
+        cli_fail(CMD, "TMPDIR is too long");
+        stats_path[0] = 0;
+        goto out;
+    }
     stats_fd = mkstemp(stats_path);
     if (stats_fd < 0) {
-        cli_fail(CMD, "cannot create a temporary file in /tmp: %s", strerror(errno));
+        cli_fail(CMD, "cannot create a temporary file in %s: %s", tmpdir, strerror(errno));
         stats_path[0] = 0;
         goto out;
     }
     close(stats_fd);
 
+    char modes[96];
+    snprintf(modes, sizeof modes, ",merge=%s,mem=%s,ecall=%s", o->per_insn ? "off" : "on", o->mem ? "on" : "off",
+             o->ecall);
     plugin_arg[0] = 0;
-    append_escaped(plugin_arg, sizeof plugin_arg, plugin);
-    strcat(plugin_arg, ",out=");
-    append_escaped(plugin_arg, sizeof plugin_arg, out_abs);
-    strcat(plugin_arg, ",stats=");
-    append_escaped(plugin_arg, sizeof plugin_arg, stats_path);
-    snprintf(plugin_arg + strlen(plugin_arg), sizeof plugin_arg - strlen(plugin_arg),
-             ",merge=%s,mem=%s,ecall=%s", o->per_insn ? "off" : "on", o->mem ? "on" : "off", o->ecall);
+    if (!append(plugin_arg, sizeof plugin_arg, plugin, true) || !append(plugin_arg, sizeof plugin_arg, ",out=", false) ||
+        !append(plugin_arg, sizeof plugin_arg, out_abs, true) ||
+        !append(plugin_arg, sizeof plugin_arg, ",stats=", false) ||
+        !append(plugin_arg, sizeof plugin_arg, stats_path, true) ||
+        !append(plugin_arg, sizeof plugin_arg, modes, false)) {
+        cli_fail(CMD, "paths too long for the QEMU -plugin option");
+        goto out;
+    }
 
     /* qemu -seed 1 -plugin ... [qemu args] PROGRAM ARGS */
     size_t nargs = 5 + o->nqemu_args + (size_t)pargc + 1, k = 0;
@@ -320,16 +353,39 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
         envp[i] = o->env[i];
     envp[o->nenv] = NULL;
 
+    /* Like system(): a Ctrl-C ends the program (QEMU still writes the trace
+     * of what ran), not this process, which then reports it. */
+    struct sigaction ign, old_int, old_quit;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
     fflush(NULL);
     double t0 = now_seconds();
     pid_t pid = fork();
     if (pid < 0) {
         cli_fail(CMD, "fork: %s", strerror(errno));
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
         goto out;
     }
     if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
         /* Guest stack and mmap addresses follow the host's layout. */
         personality(ADDR_NO_RANDOMIZE);
+        /* QEMU sizes the guest stack from this limit and the guest's libc
+         * reads it at start-up: fix it (to Linux's default) so the run
+         * does not depend on the caller's `ulimit -s`. */
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_STACK, &rl) == 0) {
+            rlim_t want = 8u << 20;
+            if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+                want = rl.rlim_max;
+            rl.rlim_cur = want;
+            setrlimit(RLIMIT_STACK, &rl);
+        }
         if (redirect(0, o->in_path, O_RDONLY) < 0) {
             fprintf(stderr, "rvtrace capture: %s: %s\n", o->in_path, strerror(errno));
             _exit(127);
@@ -338,18 +394,24 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
             fprintf(stderr, "rvtrace capture: %s: %s\n", o->out_path, strerror(errno));
             _exit(127);
         }
+        if (o->err_path && redirect(2, o->err_path, O_WRONLY | O_CREAT | O_TRUNC) < 0) {
+            fprintf(stderr, "rvtrace capture: %s: %s\n", o->err_path, strerror(errno));
+            _exit(127);
+        }
         execve(qemu, args, envp);
         fprintf(stderr, "rvtrace capture: %s: %s\n", qemu, strerror(errno));
         _exit(127);
     }
-    int wst;
-    while (waitpid(pid, &wst, 0) < 0) {
-        if (errno != EINTR) {
-            cli_fail(CMD, "waitpid: %s", strerror(errno));
-            goto out;
-        }
-    }
+    int wst, wrc;
+    while ((wrc = (int)waitpid(pid, &wst, 0)) < 0 && errno == EINTR)
+        ;
     double secs = now_seconds() - t0;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    if (wrc < 0) {
+        cli_fail(CMD, "waitpid: %s", strerror(errno));
+        goto out;
+    }
 
     struct stats st;
     if (!read_stats(stats_path, &st)) {
@@ -357,8 +419,10 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
             cli_fail(CMD, "%s exited with status %d before the plugin finished; no trace written", qemu,
                      WEXITSTATUS(wst));
         else
-            cli_fail(CMD, "%s killed by signal %d before the plugin finished; no trace written", qemu,
-                     WIFSIGNALED(wst) ? WTERMSIG(wst) : 0);
+            cli_fail(CMD,
+                     "%s died of signal %d; no trace written (QEMU 7.2 runs no plugin exit hook when the "
+                     "program is killed by a signal it does not handle)",
+                     program, WIFSIGNALED(wst) ? WTERMSIG(wst) : 0);
         remove(out_abs);
         goto out;
     }
@@ -369,9 +433,14 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
     if (!o->quiet) {
         double bpi = st.insns ? (double)st.bytes / (double)st.insns : 0.0;
         printf("%s: %" PRIu64 " instructions, %" PRIu64 " records, %lld bytes (%.3f bytes/insn) in %.2f s "
-               "(%.1f M insn/s) -> %s\n",
+               "(%.1f M insn/s) -> %s",
                program, st.insns, st.records, st.bytes, bpi, secs, secs > 0 ? (double)st.insns / secs / 1e6 : 0.0,
                o->out);
+        if (st.streams == 2)
+            printf(" and %s.1 (second thread)", o->out);
+        else if (st.streams > 2)
+            printf(" and %s.1 ... %s.%" PRIu64 " (one per further thread)", o->out, o->out, st.streams - 1);
+        printf("\n");
     }
     if (WIFEXITED(wst) && WEXITSTATUS(wst) == 0) {
         status = 0;
@@ -382,7 +451,7 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
                  WIFSIGNALED(wst) ? WTERMSIG(wst) : 0, o->out);
     }
 out:
-    if (stats_path[0] && stats_fd >= 0)
+    if (stats_path[0])
         remove(stats_path);
     free(program);
     free(qemu);
@@ -454,6 +523,9 @@ int cmd_capture(int argc, char **argv)
         } else if (strcmp(a, "--stdout") == 0) {
             NEED_VALUE();
             o.out_path = val;
+        } else if (strcmp(a, "--stderr") == 0) {
+            NEED_VALUE();
+            o.err_path = val;
         } else if (strcmp(a, "--env") == 0) {
             NEED_VALUE();
             if (!strchr(val, '=') || val[0] == '=') {
@@ -476,6 +548,10 @@ int cmd_capture(int argc, char **argv)
     }
     if (i >= argc) {
         cli_fail(CMD, "no program given (rvtrace capture [options] -- PROGRAM [ARGS...])");
+        goto done;
+    }
+    if (strcmp(o.out, "-") == 0) {
+        cli_fail(CMD, "-o -: the trace is written by QEMU beside the program's own output; give a file name");
         goto done;
     }
     status = run(&o, argc - i, argv + i);
