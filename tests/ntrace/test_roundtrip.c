@@ -12,6 +12,7 @@
  * to a trace, only that each step is one the instruction can take; the
  * ingress builder checks every step against the code. */
 #include "ntrace/ntrace.h"
+#include "rvtrace/gen.h"
 #include "rvtrace/rvtrace.h"
 #include "testlib.h"
 
@@ -403,8 +404,59 @@ static void run_image(const char *elf, uint64_t handler, size_t n)
     rvt_img_free(img);
 }
 
+/* Generated programs (rvt_gen): real control flow with every feature —
+ * M/S/U privilege, system calls, exceptions and nested interrupts,
+ * context switches, recursion, tail calls, tables, co-routines,
+ * setjmp/longjmp, far code at the top of the address space. */
+static void run_generated(unsigned xlen, uint32_t features, uint64_t seed, uint64_t insns, bool merge)
+{
+    struct rvt_gen_config gc;
+    rvt_gen_config_init(&gc);
+    gc.xlen = xlen;
+    gc.seed = seed;
+    gc.insns = insns;
+    gc.features = features;
+    struct rvt_gen_program *prog = NULL;
+    struct rvt_diag d = {0};
+    if (rvt_gen_program_new(&prog, &gc, &d) < 0) {
+        CHECK_MSG(0, "gen seed %llu: %s", (unsigned long long)seed, d.msg);
+        return;
+    }
+    struct rvt_image *img = rvt_gen_image(prog);
+    struct recs recs = {0};
+    int rc = img ? rvt_gen_run_ex(prog, &gc, merge, keep, &recs, &d) : -1;
+    CHECK_MSG(img && rc == 0, "gen seed %llu run: %s", (unsigned long long)seed, d.msg);
+    if (img && rc == 0) {
+        char what[128];
+        snprintf(what, sizeof what, "generated RV%u seed %llu features 0x%x%s (%zu records)", xlen,
+                 (unsigned long long)seed, (unsigned)features, merge ? " merged" : "", recs.n);
+        uint32_t f = rvt_gen_features(prog);
+        const char *ecall = (f & (RVT_GEN_TRAPS | RVT_GEN_PRIV | RVT_GEN_CONTEXT)) ? " ecall=trap" : "";
+        for (size_t s = 0; s < sizeof g_sets / sizeof g_sets[0]; s++) {
+            char opts[256];
+            snprintf(opts, sizeof opts, "%s%s", g_sets[s], ecall);
+            roundtrip(img, &recs, opts, what);
+        }
+        if (!(f & (RVT_GEN_LONGJMP | RVT_GEN_COROUTINES)))
+            for (size_t s = 0; s < sizeof g_count_sets / sizeof g_count_sets[0]; s++) {
+                char opts[256];
+                snprintf(opts, sizeof opts, "%s%s", g_count_sets[s], ecall);
+                roundtrip(img, &recs, opts, what);
+            }
+    }
+    free(recs.r);
+    rvt_img_free(img);
+    rvt_gen_program_free(prog);
+}
+
 int main(void)
 {
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        run_generated(64, RVT_GEN_ALL_FEATURES, seed, 60000, seed & 1);
+        run_generated(32, RVT_GEN_ALL_FEATURES, seed, 60000, !(seed & 1));
+        run_generated(seed & 1 ? 64 : 32, RVT_GEN_DEFAULT_FEATURES & ~(RVT_GEN_LONGJMP | RVT_GEN_COROUTINES), seed,
+                      30000, false);
+    }
     run_image("ntrace-t1/test.elf", 0x30000000, 20000);
     run_image("flow/flowtest64.elf", 0x7000000, 4000);
     run_image("flow/flowtest32.elf", 0x7000000, 4000);
