@@ -82,6 +82,7 @@ struct collect {
     size_t n, cap; /* all PCs decoded */
     size_t errors, syncs;
     size_t after_last_error; /* PCs decoded when the last error was reported */
+    size_t gaps_lost, before_gap;
     uint64_t first_error_offset;
 };
 
@@ -118,6 +119,14 @@ static int on_note(void *ctx, const struct rvt_note *n)
     }
     if (n->kind == RVT_NOTE_SYNC)
         c->syncs++;
+    if (n->kind == RVT_NOTE_GAP && n->reason == RVT_GAP_LOST) {
+        c->gaps_lost++;
+        c->before_gap = c->n;
+        /* keep the part before the loss in g_out, collect the rest after it */
+        c->pcs = g_out + c->n;
+        c->cap = c->cap > c->n ? c->cap - c->n : 0;
+        c->seg = 0;
+    }
     return 0;
 }
 
@@ -277,6 +286,89 @@ static void strict_mode(void)
     rvt_codec_cfg_free(cfg);
 }
 
+/* Output loss: the sink refuses a stretch of messages.  The encoder sends
+ * an Error message (ETYPE 0, program trace lost) when the sink takes bytes
+ * again, then a ProgTraceSync-type message with SYNC=7; the decoder reports
+ * the loss and continues from that sync, matching the input there. */
+struct lossy {
+    struct rvt_membuf mb;
+    size_t calls, from, to;
+    size_t *rec_now;
+    size_t resync_off, resync_idx;
+    bool have_resync;
+};
+
+static long lossy_write(void *ctx, const uint8_t *p, size_t n)
+{
+    struct lossy *l = ctx;
+    size_t call = l->calls++;
+    if (call >= l->from && call < l->to)
+        return 0; /* full */
+    if (!l->have_resync && call >= l->to && n > 1 && nt_tcode_is_sync(p[0] >> 2) && ((p[1] >> 2) & 15) == NT_SYNC_OVERRUN) {
+        l->have_resync = true;
+        l->resync_off = l->mb.len;
+        l->resync_idx = *l->rec_now;
+    }
+    return rvt_membuf_append(&l->mb, p, n) < 0 ? -RVT_ERR_NOMEM : (long)n;
+}
+
+static void loss(void)
+{
+    void *cfg = make_cfg("callstack=8 repeat=2 sync-period=20000");
+    size_t rec_now = 0;
+    struct lossy l;
+    memset(&l, 0, sizeof l);
+    rvt_membuf_init(&l.mb);
+    l.from = 40;
+    l.to = 90;
+    l.rec_now = &rec_now;
+    struct rvt_byte_sink sink = {lossy_write, &l};
+    void *enc;
+    struct rvt_diag d = {0};
+    REQUIRE(rvt_codec_ntrace.enc_new(&enc, cfg, &sink, &d) == 0);
+    for (rec_now = 0; rec_now < g_nrec; rec_now++)
+        REQUIRE(rvt_codec_ntrace.enc_put(enc, &g_recs[rec_now]) == 0);
+    REQUIRE(rvt_codec_ntrace.enc_finish(enc) == 0);
+    struct rvt_codec_stats st;
+    rvt_codec_ntrace.enc_stats(enc, &st);
+    rvt_codec_ntrace.enc_free(enc);
+    CHECK(st.lost > 0);
+    REQUIRE(l.have_resync);
+
+    /* The message before the SYNC=7 one is the Error message. */
+    struct nt_wire w = {0, 32, false};
+    size_t pos = 0, start, n, prev = 0;
+    struct nt_msg m;
+    int rc;
+    bool found = false;
+    while ((rc = nt_frame_next(l.mb.data, l.mb.len, &pos, &start, &n, &d)) == 1) {
+        if (start == l.resync_off) {
+            struct nt_msg e;
+            REQUIRE(nt_msg_decode(&w, l.mb.data + prev, start - prev, prev, &e, &d) == 0);
+            CHECK_EQ(e.tcode, NT_TC_ERROR);
+            CHECK_EQ(e.v[NT_F_ETYPE], NT_ETYPE_OVERRUN);
+            CHECK(e.v[NT_F_ECODE] & NT_ECODE_PROGRAM_LOST);
+            REQUIRE(nt_msg_decode(&w, l.mb.data + start, n, start, &m, &d) == 0);
+            CHECK_EQ(m.v[NT_F_SYNC], NT_SYNC_OVERRUN);
+            found = true;
+        }
+        prev = start;
+    }
+    CHECK(found);
+
+    struct collect c;
+    CHECK(decode(cfg, l.mb.data, l.mb.len, &c) == 0);
+    CHECK_EQ(c.errors, 0);
+    CHECK_EQ(c.gaps_lost, 1);
+    /* Before the loss: the beginning of the input; after it: the end. */
+    CHECK(c.before_gap <= g_nrec && memcmp(g_out, g_pcs, (c.before_gap < c.cap ? c.before_gap : 0) * sizeof *g_pcs) == 0);
+    CHECK_MSG(c.seg == g_nrec - l.resync_idx &&
+                  memcmp(c.pcs, g_pcs + l.resync_idx, (g_nrec - l.resync_idx) * sizeof *g_pcs) == 0,
+              "after the loss: %zu instructions, expected the last %zu", c.seg, g_nrec - l.resync_idx);
+    rvt_membuf_free(&l.mb);
+    rvt_codec_cfg_free(cfg);
+}
+
 int main(void)
 {
     char *elf = rvt_test_data("ntrace-t1/test.elf");
@@ -313,6 +405,7 @@ int main(void)
     run_options("callstack=8 callstack-mode=count repeat=2 sync-msgs=8 hist-bits=12 icnt-bits=9");
     garbage();
     strict_mode();
+    loss();
 
     free(g_recs);
     free(g_pcs);

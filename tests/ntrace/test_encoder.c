@@ -414,6 +414,131 @@ static void test_repeat_branch(void)
     rvt_membuf_free(&r->buf);
 }
 
+/* Timestamps (absolute in sync messages, relative otherwise), SRC on every
+ * message, traps with B-TYPE 2/3 (or 1), trap returns, and Ownership
+ * after syncs and at privilege changes. */
+static void test_fields_and_traps(void)
+{
+    struct run *r = &g_run;
+    struct rvt_ing_rec recs[8];
+    /* U code at 0x1000 (time 100) is interrupted before 0x1008, the M
+     * handler at 0x8000 (time 130) returns with mret to 0x1008 (time 170);
+     * then an exception at 0x100a (illegal, did not retire), handler again. */
+    recs[0] = R(0x1000, 4, 1, RVT_ITYPE_NONE);
+    recs[0].priv = RVT_PRIV_U;
+    recs[1] = R(0x1008, 0, 1, RVT_ITYPE_INTERRUPT);
+    recs[1].priv = RVT_PRIV_U;
+    recs[2] = R(0x8000, 3, 1, RVT_ITYPE_TRAPRET);
+    recs[3] = R(0x1008, 1, 0, RVT_ITYPE_NONE);
+    recs[3].priv = RVT_PRIV_U;
+    recs[4] = R(0x100a, 0, 1, RVT_ITYPE_EXCEPTION);
+    recs[4].priv = RVT_PRIV_U;
+    recs[5] = R(0x8000, 1, 0, RVT_ITYPE_NONE);
+    static const uint64_t times[] = {100, 100, 130, 170, 175, 180};
+    for (int i = 0; i < 6; i++) {
+        recs[i].flags |= RVT_ING_HAS_TIME;
+        recs[i].time = times[i];
+    }
+    encode(r, "timestamps,context,src-bits=5,src-id=21", 64, recs, 6);
+    /* PTS, Ownership(U), IB(interrupt) ->0x8000, Ownership(M), IB(mret) ->0x1008,
+     * Ownership(U), IB(exception) ->0x8000, Ownership(M), PTC */
+    static const uint8_t tc[] = {NT_TC_PROG_TRACE_SYNC, NT_TC_OWNERSHIP, NT_TC_INDIRECT_BRANCH, NT_TC_OWNERSHIP,
+                                 NT_TC_INDIRECT_BRANCH, NT_TC_OWNERSHIP, NT_TC_INDIRECT_BRANCH, NT_TC_OWNERSHIP,
+                                 NT_TC_PROG_TRACE_CORRELATION};
+    REQUIRE(r->n == sizeof tc);
+    uint64_t now = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        CHECK_EQ(r->m[i].tcode, tc[i]);
+        CHECK_EQ(r->m[i].v[NT_F_SRC], 21);
+        REQUIRE(nt_has(&r->m[i], NT_F_TSTAMP));
+        now = nt_tcode_is_sync(r->m[i].tcode) ? r->m[i].v[NT_F_TSTAMP] : now + r->m[i].v[NT_F_TSTAMP];
+        if (i == 0)
+            CHECK_EQ(now, 100);
+        if (i == 2)
+            CHECK_EQ(now, 100); /* the interrupt came after the time-100 record */
+        if (i == 4)
+            CHECK_EQ(now, 130); /* the mret */
+    }
+    uint8_t priv;
+    uint64_t ctx;
+    bool has;
+    CHECK(nt_process_decode(r->m[1].v[NT_F_PROCESS], &priv, &ctx, &has) && priv == RVT_PRIV_U && has);
+    CHECK(nt_process_decode(r->m[3].v[NT_F_PROCESS], &priv, &ctx, &has) && priv == RVT_PRIV_M && !has);
+    CHECK(nt_process_decode(r->m[5].v[NT_F_PROCESS], &priv, &ctx, &has) && priv == RVT_PRIV_U);
+    CHECK_EQ(r->m[2].v[NT_F_BTYPE], NT_BTYPE_INTERRUPT);
+    CHECK_EQ(r->m[2].v[NT_F_ICNT], 4);
+    CHECK_EQ(r->m[4].v[NT_F_BTYPE], NT_BTYPE_INDIRECT);
+    CHECK_EQ(r->m[4].v[NT_F_ICNT], 3);
+    CHECK_EQ(r->m[6].v[NT_F_BTYPE], NT_BTYPE_EXCEPTION);
+    CHECK_EQ(r->m[6].v[NT_F_ICNT], 1); /* the faulting instruction did not retire */
+    rvt_membuf_free(&r->buf);
+
+    /* B-TYPE 1 for every trap with btype-compat; no Ownership without context. */
+    encode(r, "btype-compat", 64, recs, 6);
+    REQUIRE(r->n == 5);
+    CHECK_EQ(r->m[1].v[NT_F_BTYPE], NT_BTYPE_TRAP);
+    CHECK_EQ(r->m[3].v[NT_F_BTYPE], NT_BTYPE_TRAP);
+    CHECK(!nt_has(&r->m[1], NT_F_TSTAMP) && !nt_has(&r->m[1], NT_F_SRC));
+    rvt_membuf_free(&r->buf);
+
+    /* A context change on linear code is pinned by a sync (SYNC=6) then Ownership. */
+    struct rvt_ing_rec lin[3] = {R(0x1000, 2, 1, RVT_ITYPE_NONE), R(0x1004, 2, 1, RVT_ITYPE_NONE),
+                                 R(0x1008, 1, 0, RVT_ITYPE_NONE)};
+    lin[1].context = 7;
+    lin[1].ctype = RVT_CTYPE_PRECISE;
+    lin[2].context = 7;
+    encode(r, "context", 64, lin, 3);
+    REQUIRE(r->n == 5);
+    CHECK_EQ(r->m[2].tcode, NT_TC_PROG_TRACE_SYNC);
+    CHECK_EQ(r->m[2].v[NT_F_SYNC], NT_SYNC_TRACE_EVENT);
+    CHECK_EQ(r->m[2].v[NT_F_ICNT], 2);
+    CHECK_EQ(r->m[2].v[NT_F_FADDR] << 1, 0x1004);
+    CHECK(nt_process_decode(r->m[3].v[NT_F_PROCESS], &priv, &ctx, &has) && has && ctx == 7);
+    rvt_membuf_free(&r->buf);
+}
+
+/* Periodic synchronisation: by halfwords and by messages; each sync
+ * carries the full address and resets the U-ADDR reference. */
+static void test_periodic_sync(void)
+{
+    struct run *r = &g_run;
+    static struct rvt_ing_rec recs[400];
+    for (int i = 0; i < 400; i += 2) {
+        recs[i] = R(0x2000 + 0x100 * (unsigned)(i % 16), 8, 1, RVT_ITYPE_NOT_TAKEN);
+        recs[i + 1] = R(0x2000 + 0x100 * (unsigned)(i % 16) + 16, 2, 1, RVT_ITYPE_JUMP_UNINF);
+    }
+    encode(r, "sync-period=100", 64, recs, 400);
+    uint64_t since = 0, syncs = 0, last = 0;
+    for (size_t i = 1; i + 1 < r->n; i++) {
+        if (nt_tcode_is_sync(r->m[i].tcode)) {
+            syncs++;
+            CHECK_EQ(r->m[i].v[NT_F_SYNC], NT_SYNC_PERIODIC);
+            CHECK_EQ(r->m[i].tcode, NT_TC_INDIRECT_BRANCH_HIST_SYNC);
+            CHECK(since + r->m[i].v[NT_F_ICNT] >= 100);
+            since = 0;
+            last = r->m[i].v[NT_F_FADDR] << 1;
+        } else {
+            since += r->m[i].v[NT_F_ICNT];
+            CHECK(since < 100 + 10);
+            last ^= r->m[i].v[NT_F_UADDR] << 1;
+            CHECK_EQ(last & 0xff, 0);
+        }
+    }
+    CHECK(syncs >= 2000 / 100 - 2 && syncs <= 2000 / 100); /* 2000 halfwords in all */
+    rvt_membuf_free(&r->buf);
+    encode(r, "sync-msgs=10", 64, recs, 400);
+    size_t count = 0;
+    for (size_t i = 1; i < r->n; i++) {
+        if (nt_tcode_is_sync(r->m[i].tcode)) {
+            CHECK_EQ(count, 10);
+            count = 0;
+        } else {
+            count++;
+        }
+    }
+    rvt_membuf_free(&r->buf);
+}
+
 /* Option parsing and the decoder's flow settings. */
 static void test_options(void)
 {
@@ -463,6 +588,8 @@ static void test_options(void)
 int main(void)
 {
     test_options();
+    test_fields_and_traps();
+    test_periodic_sync();
     test_icnt_examples();
     test_icnt_full_example();
     test_address_xor();

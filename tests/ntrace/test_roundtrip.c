@@ -289,7 +289,79 @@ static void *make_cfg(const char *opts, unsigned xlen, const struct rvt_image *i
     return cfg;
 }
 
-static unsigned long g_runs, g_bytes, g_insns;
+static unsigned long g_runs, g_bytes, g_insns, g_ctx_checked;
+
+/* With Ownership messages the decoded privilege and context of every
+ * instruction must be the input's too. */
+struct ctxcheck {
+    struct rvt_bcache *bc;
+    unsigned xlen;
+    uint8_t *priv;
+    uint64_t *ctx;
+    size_t n, i, bad;
+    char first[160];
+};
+
+static int exp_insn(void *c, uint64_t pc, const struct rvt_block *b)
+{
+    (void)pc;
+    struct ctxcheck *x = c;
+    x->priv[x->n] = b->priv;
+    x->ctx[x->n++] = b->context;
+    return 0;
+}
+
+static int got_insn(void *c, uint64_t pc, const struct rvt_block *b)
+{
+    struct ctxcheck *x = c;
+    if (x->i < x->n && (b->priv != x->priv[x->i] || b->context != x->ctx[x->i]) && !x->bad++)
+        snprintf(x->first, sizeof x->first, "instruction %zu at 0x%llx: priv %u context %llu, input priv %u context %llu",
+                 x->i, (unsigned long long)pc, b->priv, (unsigned long long)b->context, x->priv[x->i],
+                 (unsigned long long)x->ctx[x->i]);
+    x->i++;
+    return 0;
+}
+
+static int got_block(void *c, const struct rvt_block *b)
+{
+    struct ctxcheck *x = c;
+    return rvt_block_insns(x->bc, x->xlen, b, got_insn, x);
+}
+
+static void check_context(const struct rvt_image *img, const struct recs *recs, const void *cfg, const uint8_t *trace,
+                          size_t len, const char *what)
+{
+    struct ctxcheck x;
+    memset(&x, 0, sizeof x);
+    x.xlen = rvt_img_xlen(img);
+    x.bc = rvt_bcache_new(img, 0);
+    size_t total = 0;
+    for (size_t i = 0; i < recs->n; i++) {
+        uint64_t k = 0;
+        if (recs->r[i].iretire)
+            rvt_ing_count_insns(&recs->r[i], x.bc, &k);
+        total += k;
+    }
+    x.priv = malloc(total + 1);
+    x.ctx = malloc((total + 1) * sizeof *x.ctx);
+    for (size_t i = 0; i < recs->n; i++) {
+        const struct rvt_ing_rec *r = &recs->r[i];
+        uint64_t k = 0;
+        if (!r->iretire || rvt_ing_count_insns(r, x.bc, &k) < 0)
+            continue;
+        struct rvt_block b = {.start = r->iaddr, .ninsns = k, .priv = r->priv, .context = r->context};
+        rvt_block_insns(x.bc, x.xlen, &b, exp_insn, &x);
+    }
+    struct rvt_flow_sink fs = {got_block, NULL, &x};
+    struct rvt_diag d = {0};
+    CHECK(rvt_decode_buffer(&rvt_codec_ntrace, cfg, img, -1, trace, len, &fs, &d) == 0);
+    CHECK_MSG(x.bad == 0 && x.i == x.n, "%s: %zu instructions with the wrong privilege/context (%zu of %zu): %s", what,
+              x.bad, x.i, x.n, x.first);
+    g_ctx_checked += x.i;
+    free(x.priv);
+    free(x.ctx);
+    rvt_bcache_free(x.bc);
+}
 
 static void roundtrip(const struct rvt_image *img, const struct recs *recs, const char *opts, const char *what)
 {
@@ -335,6 +407,8 @@ static void roundtrip(const struct rvt_image *img, const struct recs *recs, cons
         fprintf(stderr, "kept /tmp/nt_rt_fail.ing and .bin\n");
         exit(1);
     }
+    if (strstr(opts, "context"))
+        check_context(img, recs, cfg, mb.data, mb.len, what);
     g_runs++;
     g_bytes += mb.len;
     g_insns += rvt_seqcmp_insns(cmp);
@@ -460,6 +534,7 @@ int main(void)
     run_image("ntrace-t1/test.elf", 0x30000000, 20000);
     run_image("flow/flowtest64.elf", 0x7000000, 4000);
     run_image("flow/flowtest32.elf", 0x7000000, 4000);
-    printf("ntrace round trips: %lu, %lu instructions, %lu bytes\n", g_runs, g_insns, g_bytes);
+    printf("ntrace round trips: %lu, %lu instructions, %lu bytes; privilege/context checked on %lu\n", g_runs,
+           g_insns, g_bytes, g_ctx_checked);
     return rvt_test_summary("ntrace_roundtrip");
 }
