@@ -236,7 +236,9 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
     if (b->diag.code)
         return -b->diag.code;
     pc &= b->mask;
-    const unsigned inew = 3 - b->ip - b->ib; /* the slot neither held instruction uses */
+    /* The slot neither held instruction uses (after a retirement without a
+     * successor, ip == ib and only ib matters). */
+    const unsigned inew = b->have_prev ? 3 - b->ip - b->ib : (b->ib + 1) % 3;
     struct rvt_insn *in = &b->slot[inew];
     if (bits < 0) {
         if (!b->cfg.image)
