@@ -436,9 +436,13 @@ static int apply(struct nt_decoder *x, const struct nt_msg *m)
         char text[96];
         snprintf(text, sizeof text, "trace stopped (ProgTraceCorrelation EVCODE=%u: %s)",
                  (unsigned)m->v[NT_F_EVCODE], nt_evcode_name((unsigned)m->v[NT_F_EVCODE]));
-        /* At the end of the buffer this is how the trace ends; before more
-         * messages it is a gap until the next sync. */
-        if ((rc = rvt_flow_gap(x->flow, x->last_msg ? RVT_GAP_END : RVT_GAP_TRACE_OFF, text)) < 0)
+        /* At the end of the buffer this is simply how the trace ends;
+         * before more messages it is a gap until the next sync. */
+        if (x->last_msg)
+            rc = rvt_flow_finish(x->flow);
+        else
+            rc = rvt_flow_gap(x->flow, RVT_GAP_TRACE_OFF, text);
+        if (rc < 0)
             return flow_fail(x, rc, "ending the trace");
         x->synced = false;
         x->rb_valid = false;

@@ -14,6 +14,7 @@
 #include "ntrace/ntrace.h"
 #include "rvtrace/gen.h"
 #include "rvtrace/rvtrace.h"
+#include "roundtrip.h"
 #include "testlib.h"
 
 #include <stdlib.h>
@@ -523,8 +524,55 @@ static void run_generated(unsigned xlen, uint32_t features, uint64_t seed, uint6
     rvt_gen_program_free(prog);
 }
 
+/* The shared oracle (tests/lib/roundtrip.h): cuts and truncations of a
+ * trace with periodic syncs, on a generated program with every feature. */
+static void run_oracle(unsigned xlen, uint64_t seed)
+{
+    struct rvt_gen_config gc;
+    rvt_gen_config_init(&gc);
+    gc.xlen = xlen;
+    gc.seed = seed;
+    gc.insns = 50000;
+    gc.features = RVT_GEN_ALL_FEATURES;
+    struct rvt_gen_program *prog = NULL;
+    struct rvt_diag d = {0};
+    if (rvt_gen_program_new(&prog, &gc, &d) < 0) {
+        CHECK_MSG(0, "%s", d.msg);
+        return;
+    }
+    struct rvt_image *img = rvt_gen_image(prog);
+    struct rvt_recs recs = {0};
+    REQUIRE(img && rvt_recs_gen(&recs, prog, &gc, false, &d) == 0);
+    static const char *const opts[] = {"callstack", "8", "repeat", "3", "sync-period", "3000", "context", "1",
+                                       "timestamps", "1", "ecall", "trap", NULL};
+    struct rvt_rt_opts o = {.format = "ntrace", .options = opts};
+    struct rvt_rt_result res;
+    size_t len = 0;
+    uint8_t *bytes = NULL;
+    int rc = rvt_roundtrip(&o, img, &recs, &res, &bytes, &len);
+    CHECK_MSG(rc == 0, "oracle RV%u seed %llu: %s", xlen, (unsigned long long)seed, res.msg);
+    uint64_t s = seed * 0x9E3779B97F4A7C15ull | 1;
+    for (int i = 0; i < 40 && len > 2; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        o.cut = 1 + s % (len - 1);
+        o.truncate = 0;
+        rc = rvt_roundtrip(&o, img, &recs, &res, NULL, NULL);
+        CHECK_MSG(rc == 0 && res.errors == 0, "oracle cut at %zu: %s", o.cut, res.msg);
+        o.cut = 0;
+        o.truncate = 1 + (s >> 20) % (len - 1);
+        rc = rvt_roundtrip(&o, img, &recs, &res, NULL, NULL);
+        CHECK_MSG(rc == 0, "oracle truncated at %zu: %s", o.truncate, res.msg);
+    }
+    free(bytes);
+    rvt_recs_free(&recs);
+    rvt_img_free(img);
+    rvt_gen_program_free(prog);
+}
+
 int main(void)
 {
+    run_oracle(64, 11);
+    run_oracle(32, 12);
     for (uint64_t seed = 1; seed <= 6; seed++) {
         run_generated(64, RVT_GEN_ALL_FEATURES, seed, 60000, seed & 1);
         run_generated(32, RVT_GEN_ALL_FEATURES, seed, 60000, !(seed & 1));
