@@ -97,8 +97,9 @@ static void reset_range(struct nt_decoder *x)
 
 /* ---- history ----------------------------------------------------------- */
 
-/* Give the flow every queued outcome but the newest, walk until the
- * branch that needs the newest, and resolve it. */
+/* Outcomes travel through a 64-bit word into the flow's branch queue; the
+ * newest one always stays in the word.  Draining gives the flow all but
+ * that one, walks until the branch needing it, and resolves it. */
 static int drain(struct nt_decoder *x)
 {
     if (!x->qn)
@@ -110,6 +111,7 @@ static int drain(struct nt_decoder *x)
         return flow_fail(x, rc, "queueing branch outcomes");
     x->qbits = 0;
     x->qn = 0;
+    unsigned queued = rvt_flow_queued_branches(x->flow);
     /* Bounded: no code goes this far between two branches of one range
      * (a damaged trace can lead into a loop without any). */
     struct rvt_walk w = {.flags = x->walk_flags | RVT_WALK_HALFWORDS, .halfwords = NT_DRAIN_LIMIT};
@@ -121,16 +123,19 @@ static int drain(struct nt_decoder *x)
         return dec_fail(x, RVT_ERR_MISMATCH,
                         "HIST has %u more outcome(s) but the code has no conditional branch within %u halfwords of "
                         "0x%" PRIx64,
-                        n - (unsigned)rvt_flow_queued_branches(x->flow), NT_DRAIN_LIMIT, s.last);
+                        rvt_flow_queued_branches(x->flow) + 1, NT_DRAIN_LIMIT, s.last);
     if (s.reason != RVT_STOP_BRANCH)
         return dec_fail(x, RVT_ERR_MISMATCH,
-                        "HIST has %u more outcome(s) but the code reached %s at 0x%" PRIx64
+                        "HIST has %u more outcome(s) (of %u) but the code reached %s at 0x%" PRIx64
                         " (an uninferable instruction) before the next conditional branch",
-                        n - (unsigned)rvt_flow_queued_branches(x->flow), rvt_cf_name(s.cf), s.last);
+                        rvt_flow_queued_branches(x->flow) + 1, queued + 1, rvt_cf_name(s.cf), s.last);
     if ((rc = rvt_flow_branch(x->flow, held)) < 0)
         return flow_fail(x, rc, "resolving a branch from HIST");
     return 0;
 }
+
+/* Flow branch queue capacity we rely on (it holds 4096). */
+#define NT_FLOW_QUEUE 4000u
 
 /* Append outcomes, oldest first in bit 0 of `bits`. */
 static int queue_bits(struct nt_decoder *x, uint64_t bits, unsigned n)
@@ -145,9 +150,17 @@ static int queue_bits(struct nt_decoder *x, uint64_t bits, unsigned n)
         bits = take >= 64 ? 0 : bits >> take;
         n -= take;
         if (x->qn == 64) {
-            int rc = drain(x);
-            if (rc < 0)
-                return rc;
+            int rc;
+            if (rvt_flow_queued_branches(x->flow) + 63 > NT_FLOW_QUEUE) {
+                if ((rc = drain(x)) < 0)
+                    return rc;
+            } else {
+                /* Hand over 63, keep the newest. */
+                if ((rc = rvt_flow_push_branches(x->flow, x->qbits, 63)) < 0)
+                    return flow_fail(x, rc, "queueing branch outcomes");
+                x->qbits >>= 63;
+                x->qn = 1;
+            }
         }
     }
     return 0;
