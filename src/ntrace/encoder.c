@@ -126,7 +126,7 @@ static int write_raw(struct nt_encoder *e, struct nt_msg *m, unsigned flags)
         return n;
     e->st.bytes += (uint64_t)n;
     unsigned lost_bit = m->tcode == NT_TC_OWNERSHIP ? NT_ECODE_OWNERSHIP_LOST : NT_ECODE_PROGRAM_LOST;
-    size_t acc;
+    size_t acc = 0;
     int rc;
     if (e->lost) {
         struct nt_msg err;

@@ -123,7 +123,7 @@ const char *nt_field_name(unsigned field); /* spec spelling: "I-CNT", "F-ADDR" .
 struct nt_msg {
     uint8_t tcode;
     uint32_t present;          /* 1u << enum nt_field */
-    uint64_t v[NT_F__COUNT];
+    uint64_t v[NT_F__COUNT];   /* defined only where present */
     /* Address field as decoded: after the optional sign extension
      * (Virtual Addresses Optimization) the full field value in v[]; this
      * says whether the extension was applied. */

@@ -128,12 +128,25 @@ static const struct layout g_layout[] = {
      {FIX(NT_F_EVCODE, 4), FIX(NT_F_CDF, 2), VAR(NT_F_ICNT), {NT_F_HIST, K_VAR, 0, C_CDF1}}},
 };
 
+/* TCODE -> layout, for a lookup per message. */
+static const struct layout *const g_by_tcode[64] = {
+    [NT_TC_OWNERSHIP] = &g_layout[0],
+    [NT_TC_DIRECT_BRANCH] = &g_layout[1],
+    [NT_TC_INDIRECT_BRANCH] = &g_layout[2],
+    [NT_TC_ERROR] = &g_layout[3],
+    [NT_TC_PROG_TRACE_SYNC] = &g_layout[4],
+    [NT_TC_DIRECT_BRANCH_SYNC] = &g_layout[5],
+    [NT_TC_INDIRECT_BRANCH_SYNC] = &g_layout[6],
+    [NT_TC_RESOURCE_FULL] = &g_layout[7],
+    [NT_TC_INDIRECT_BRANCH_HIST] = &g_layout[8],
+    [NT_TC_INDIRECT_BRANCH_HIST_SYNC] = &g_layout[9],
+    [NT_TC_REPEAT_BRANCH] = &g_layout[10],
+    [NT_TC_PROG_TRACE_CORRELATION] = &g_layout[11],
+};
+
 static const struct layout *layout_of(unsigned tcode)
 {
-    for (size_t i = 0; i < sizeof g_layout / sizeof g_layout[0]; i++)
-        if (g_layout[i].tcode == tcode)
-            return &g_layout[i];
-    return NULL;
+    return tcode < 64 ? g_by_tcode[tcode] : NULL;
 }
 
 bool nt_tcode_known(unsigned tcode)
@@ -150,10 +163,15 @@ static bool cond_holds(const struct nt_msg *m, unsigned cond)
     }
 }
 
+/* Only present fields are defined (see nt_has); the two that decide
+ * whether a later field exists start as 0. */
 void nt_msg_init(struct nt_msg *m, unsigned tcode)
 {
-    memset(m, 0, sizeof *m);
     m->tcode = (uint8_t)tcode;
+    m->present = 0;
+    m->addr_extended = false;
+    m->v[NT_F_RCODE] = 0;
+    m->v[NT_F_CDF] = 0;
 }
 
 static inline uint64_t low_mask(unsigned bits)
