@@ -450,8 +450,9 @@ static int apply(struct nt_decoder *x, const struct nt_msg *m)
         snprintf(text, sizeof text, "trace stopped (ProgTraceCorrelation EVCODE=%u: %s)",
                  (unsigned)m->v[NT_F_EVCODE], nt_evcode_name((unsigned)m->v[NT_F_EVCODE]));
         /* At the end of the buffer this is simply how the trace ends;
-         * before more messages it is a gap until the next sync. */
-        if (x->last_msg)
+         * before more messages, or when tracing was disabled (EVCODE 4,
+         * e.g. by a filter), it is a gap until the next sync. */
+        if (x->last_msg && m->v[NT_F_EVCODE] != 4)
             rc = rvt_flow_finish(x->flow);
         else
             rc = rvt_flow_gap(x->flow, RVT_GAP_TRACE_OFF, text);

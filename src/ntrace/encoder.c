@@ -59,6 +59,9 @@ struct nt_encoder {
     uint64_t icnt_full; /* the counter's overflow bit */
     bool icnt_sync_due; /* --icnt-sync: send SYNC=4 at the next address */
     bool fresh;         /* nothing retired since the last sync point */
+    bool notify_due;    /* a trigger asked for the last instruction's address */
+    bool off;           /* tracing is off (filtered out) since a ProgTraceCorrelation */
+    bool seen_off;      /* an unqualified record came before the first traced one */
     uint64_t hist;      /* outcomes below a stop bit; 1 = empty */
     uint64_t last_addr; /* U-ADDR reference: the last address sent */
     uint64_t addr_mask;
@@ -240,6 +243,7 @@ static void reset_after_sync(struct nt_encoder *e, uint64_t addr)
     e->since_sync_msgs = 0;
     e->icnt_sync_due = false;
     e->fresh = true;
+    e->notify_due = false;
 }
 
 static int write_ownership(struct nt_encoder *e, bool with_context, uint8_t priv, uint64_t context)
@@ -388,6 +392,8 @@ static int hist_full(struct nt_encoder *e)
 
 /* ---- records ---------------------------------------------------------------- */
 
+static int write_end(struct nt_encoder *e, unsigned evcode);
+
 static uint64_t count_insns(struct nt_encoder *e, const struct rvt_ing_rec *r)
 {
     uint32_t last = 1u << r->ilastsize;
@@ -419,6 +425,8 @@ static int boundary(struct nt_encoder *e, const struct rvt_ing_rec *r)
         reason = NT_SYNC_OVERRUN;
     else if (e->icnt_sync_due)
         reason = NT_SYNC_ICNT;
+    else if (e->notify_due)
+        reason = NT_SYNC_TRACE_EVENT; /* a watchpoint: report where execution is */
     else if ((e->cfg.sync_period && e->since_sync_hw >= e->cfg.sync_period) ||
              (e->cfg.sync_msgs && e->since_sync_msgs >= e->cfg.sync_msgs))
         reason = NT_SYNC_PERIODIC;
@@ -465,13 +473,34 @@ int nt_enc_put(struct nt_encoder *e, const struct rvt_ing_rec *r)
     e->st.insns += count_insns(e, r);
     uint64_t rtime = (r->flags & RVT_ING_HAS_TIME) ? r->time : e->ev_time;
 
-    if (!e->started) {
+    if (r->flags & RVT_ING_UNQUALIFIED) {
+        /* Filtered out: tracing stops after the last qualified instruction
+         * (ProgTraceCorrelation EVCODE 4 with what I-CNT and HIST hold). */
+        if (e->started && !e->off) {
+            e->now = e->ev_time;
+            if ((rc = write_end(e, 4)) < 0)
+                return rc;
+            e->off = true;
+        }
+        if (!e->started)
+            e->seen_off = true;
+        e->ev = EV_NONE;
+        e->priv = r->priv;
+        e->context = r->context;
+        e->ev_time = rtime;
+        return 0;
+    }
+    if (!e->started || e->off) {
+        /* Trace (re)starts: a ProgTraceSync with the full address; SYNC=5
+         * after a stretch that was filtered out. */
         e->now = rtime;
+        bool restart = e->started || e->seen_off;
         e->started = true;
+        e->off = false;
         uint64_t start = r->iaddr & e->addr_mask;
         struct nt_msg m;
         nt_msg_init(&m, NT_TC_PROG_TRACE_SYNC);
-        nt_set(&m, NT_F_SYNC, e->cfg.start_sync);
+        nt_set(&m, NT_F_SYNC, restart ? NT_SYNC_TRACE_ENABLE : e->cfg.start_sync);
         nt_set(&m, NT_F_ICNT, 0);
         nt_set(&m, NT_F_FADDR, start >> 1);
         if ((rc = write_msg(e, &m, W_NORMAL)) < 0)
@@ -575,23 +604,19 @@ int nt_enc_put(struct nt_encoder *e, const struct rvt_ing_rec *r)
     }
     default: break;
     }
+    if (r->flags & RVT_ING_NOTIFY)
+        e->notify_due = true;
     e->ev_time = e->now;
     return 0;
 }
 
-int nt_enc_finish(struct nt_encoder *e)
+/* ProgTraceCorrelation: tracing stops; I-CNT and HIST cover every
+ * instruction up to here (what the last one needed has no target). */
+static int write_end(struct nt_encoder *e, unsigned evcode)
 {
-    if (e->finished)
-        return 0;
-    e->finished = true;
-    if (!e->started)
-        return 0;
-    /* The trace ends: what the last instruction needed has no target; the
-     * correlation message's I-CNT and HIST still cover every instruction. */
-    e->now = e->ev_time;
     struct nt_msg m;
     nt_msg_init(&m, NT_TC_PROG_TRACE_CORRELATION);
-    nt_set(&m, NT_F_EVCODE, e->cfg.end_evcode);
+    nt_set(&m, NT_F_EVCODE, evcode);
     nt_set(&m, NT_F_CDF, e->cfg.mode == NT_MODE_HTM ? 1 : 0);
     nt_set(&m, NT_F_ICNT, e->icnt);
     if (e->cfg.mode == NT_MODE_HTM)
@@ -601,7 +626,19 @@ int nt_enc_finish(struct nt_encoder *e)
         return rc;
     e->icnt = 0;
     e->hist = 1;
+    e->ev = EV_NONE;
     return 0;
+}
+
+int nt_enc_finish(struct nt_encoder *e)
+{
+    if (e->finished)
+        return 0;
+    e->finished = true;
+    if (!e->started || e->off)
+        return 0;
+    e->now = e->ev_time;
+    return write_end(e, e->cfg.end_evcode);
 }
 
 int nt_enc_new(struct nt_encoder **out, const struct nt_cfg *cfg, const struct rvt_byte_sink *sink,

@@ -539,6 +539,52 @@ static void test_periodic_sync(void)
     rvt_membuf_free(&r->buf);
 }
 
+/* Filtered trace: unqualified records stop tracing (ProgTraceCorrelation
+ * EVCODE 4 covering what was retired), the next qualified one restarts it
+ * (ProgTraceSync SYNC=5); a notify request reports the address after its
+ * record with a SYNC=6 message. */
+static void test_filtered(void)
+{
+    struct run *r = &g_run;
+    struct rvt_ing_rec recs[7] = {R(0x1000, 2, 1, RVT_ITYPE_TAKEN),   R(0x1100, 2, 1, RVT_ITYPE_NONE),
+                                  R(0x1104, 4, 1, RVT_ITYPE_JUMP_UNINF), R(0x2000, 2, 1, RVT_ITYPE_NONE),
+                                  R(0x2004, 2, 1, RVT_ITYPE_NOT_TAKEN), R(0x2008, 2, 1, RVT_ITYPE_NONE),
+                                  R(0x200c, 1, 0, RVT_ITYPE_NONE)};
+    recs[2].flags |= RVT_ING_UNQUALIFIED;
+    recs[3].flags |= RVT_ING_UNQUALIFIED;
+    recs[4].flags |= RVT_ING_NOTIFY;
+    encode(r, "", 64, recs, 7);
+    /* PTS(1), PTC(EVCODE 4: I-CNT 4, HIST 0x3), PTS(5) at 0x2004, PTS(6) at 0x2008 with I-CNT 2 HIST 0x2 -> an
+     * IndirectBranchHistSync, PTC */
+    REQUIRE(r->n == 5);
+    CHECK_EQ(r->m[1].tcode, NT_TC_PROG_TRACE_CORRELATION);
+    CHECK_EQ(r->m[1].v[NT_F_EVCODE], 4);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 4);
+    CHECK_EQ(r->m[1].v[NT_F_HIST], 0x3);
+    CHECK_EQ(r->m[2].tcode, NT_TC_PROG_TRACE_SYNC);
+    CHECK_EQ(r->m[2].v[NT_F_SYNC], NT_SYNC_TRACE_ENABLE);
+    CHECK_EQ(r->m[2].v[NT_F_FADDR] << 1, 0x2004);
+    CHECK_EQ(r->m[3].tcode, NT_TC_INDIRECT_BRANCH_HIST_SYNC);
+    CHECK_EQ(r->m[3].v[NT_F_SYNC], NT_SYNC_TRACE_EVENT);
+    CHECK_EQ(r->m[3].v[NT_F_BTYPE], 0);
+    CHECK_EQ(r->m[3].v[NT_F_FADDR] << 1, 0x2008);
+    CHECK_EQ(r->m[4].v[NT_F_EVCODE], 0);
+    CHECK_EQ(r->m[4].v[NT_F_ICNT], 3);
+    rvt_membuf_free(&r->buf);
+    /* A trace that starts filtered out begins with SYNC=5; one that ends
+     * filtered out ends with the EVCODE 4 message. */
+    encode(r, "", 64, recs + 2, 3);
+    REQUIRE(r->n == 2); /* (the notify on the last record has no next address to report) */
+    CHECK_EQ(r->m[0].v[NT_F_SYNC], NT_SYNC_TRACE_ENABLE);
+    rvt_membuf_free(&r->buf);
+    recs[1].flags |= RVT_ING_UNQUALIFIED;
+    encode(r, "", 64, recs, 4);
+    REQUIRE(r->n == 2);
+    CHECK_EQ(r->m[1].v[NT_F_EVCODE], 4);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 2);
+    rvt_membuf_free(&r->buf);
+}
+
 /* Option parsing and the decoder's flow settings. */
 static void test_options(void)
 {
@@ -590,6 +636,7 @@ int main(void)
     test_options();
     test_fields_and_traps();
     test_periodic_sync();
+    test_filtered();
     test_icnt_examples();
     test_icnt_full_example();
     test_address_xor();
