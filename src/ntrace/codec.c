@@ -287,26 +287,26 @@ static int info(const void *cfg, FILE *out, struct rvt_diag *d)
     const struct nt_cfg *c = cfg;
     (void)d;
     fprintf(out, "N-Trace 1.0 (trTeFormat=1, trTeProtocolMajor=1, trTeProtocolMinor=0)\n");
-    fprintf(out, "  trTeInstMode              %u (%s)\n", c->mode == NT_MODE_HTM ? 6u : 3u,
+    fprintf(out, "  trTeInstMode               %u (%s)\n", c->mode == NT_MODE_HTM ? 6u : 3u,
             c->mode == NT_MODE_HTM ? "HTM: history trace messaging" : "BTM: branch trace messaging");
     fprintf(out, "  trTeInstImplicitReturnMode %u (%s, depth %u)\n", c->callstack ? (c->cs_mode == NT_CS_COUNT ? 1u : 3u) : 0u,
             !c->callstack ? "off" : c->cs_mode == NT_CS_COUNT ? "counter" : "stack of full addresses", c->callstack);
-    fprintf(out, "  trTeInstEnRepeatedHistory %u\n", (c->repeat & 2) ? 1u : 0u);
-    fprintf(out, "  RepeatBranch messages     %s\n", (c->repeat & 1) ? "on" : "off");
-    fprintf(out, "  trTeInstEnSequentialJump  %u\n", c->sijump ? 1u : 0u);
-    fprintf(out, "  trTeInstExtendAddrMSB     %u\n", c->addr_ext ? 1u : 0u);
-    fprintf(out, "  trTeContext               %u\n", c->context ? 1u : 0u);
-    fprintf(out, "  trTeSrcBits / trTeSrcID   %u / %u\n", c->src_bits, c->src_id);
-    fprintf(out, "  trTsEnable                %u\n", c->timestamps ? 1u : 0u);
+    fprintf(out, "  trTeInstEnRepeatedHistory  %u\n", (c->repeat & 2) ? 1u : 0u);
+    fprintf(out, "  RepeatBranch messages      %s\n", (c->repeat & 1) ? "on" : "off");
+    fprintf(out, "  trTeInstEnSequentialJump   %u\n", c->sijump ? 1u : 0u);
+    fprintf(out, "  trTeInstExtendAddrMSB      %u\n", c->addr_ext ? 1u : 0u);
+    fprintf(out, "  trTeContext                %u\n", c->context ? 1u : 0u);
+    fprintf(out, "  trTeSrcBits / trTeSrcID    %u / %u\n", c->src_bits, c->src_id);
+    fprintf(out, "  trTsEnable                 %u\n", c->timestamps ? 1u : 0u);
     if (c->sync_period)
-        fprintf(out, "  periodic sync             every %llu halfwords (trTeInstSyncMode 3)\n",
+        fprintf(out, "  periodic sync              every %llu halfwords (trTeInstSyncMode 3)\n",
                 (unsigned long long)c->sync_period);
     if (c->sync_msgs)
-        fprintf(out, "  periodic sync             every %llu messages (trTeInstSyncMode 1)\n",
+        fprintf(out, "  periodic sync              every %llu messages (trTeInstSyncMode 1)\n",
                 (unsigned long long)c->sync_msgs);
     if (!c->sync_period && !c->sync_msgs)
-        fprintf(out, "  periodic sync             off (trTeInstSyncMode 0)\n");
-    fprintf(out, "  I-CNT / HIST              %u bits / %u outcomes\n", c->icnt_bits, c->hist_bits);
+        fprintf(out, "  periodic sync              off (trTeInstSyncMode 0)\n");
+    fprintf(out, "  I-CNT / HIST               %u bits / %u outcomes\n", c->icnt_bits, c->hist_bits);
     return 0;
 }
 
