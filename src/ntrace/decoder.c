@@ -33,7 +33,6 @@ struct nt_decoder {
     struct nt_wire wire;
     struct rvt_flow *flow;
     struct rvt_diag diag;
-    struct nt_dec_stats st;
     uint64_t addr_mask;
     uint32_t walk_flags;
 
@@ -322,7 +321,6 @@ static int sync_msg(struct nt_decoder *x, const struct nt_msg *m)
     uint64_t target = (m->v[NT_F_FADDR] << 1) & x->addr_mask;
     unsigned btype = nt_has(m, NT_F_BTYPE) ? (unsigned)m->v[NT_F_BTYPE] : NT_BTYPE_INDIRECT;
     int rc;
-    x->st.syncs++;
     if (x->synced) {
         /* Finish the range like the plain message would, then check that
          * the code arrives where the sync says. */
@@ -377,8 +375,7 @@ static int apply(struct nt_decoder *x, const struct nt_msg *m)
     if (is_htm_msg(m))
         x->htm = true;
     if (!nt_tcode_known(m->tcode)) {
-        x->st.skipped++; /* vendor/reserved: not program flow */
-        return 0;
+        return 0; /* vendor/reserved: not program flow */
     }
     if (m->tcode == NT_TC_OWNERSHIP) {
         uint8_t priv;
@@ -398,10 +395,8 @@ static int apply(struct nt_decoder *x, const struct nt_msg *m)
         apply_time(x, m);
         return sync_msg(x, m);
     }
-    if (!x->synced) {
-        x->st.skipped++;
+    if (!x->synced)
         return 0;
-    }
     apply_time(x, m);
     switch (m->tcode) {
     case NT_TC_DIRECT_BRANCH:
@@ -481,15 +476,12 @@ static int apply(struct nt_decoder *x, const struct nt_msg *m)
 /* After an error: report it, drop the flow's position and wait for a sync. */
 static int report_error(struct nt_decoder *x, int rc, enum rvt_gap_reason reason)
 {
-    x->st.errors++;
-    bool was_synced = x->synced;
     x->synced = false;
     x->rb_valid = false;
     reset_range(x);
     rvt_flow_clear_branches(x->flow);
     rvt_flow_set_offset(x->flow, x->offset);
     int grc = rvt_flow_gap(x->flow, reason, x->diag.msg);
-    (void)was_synced;
     if (grc < 0 && grc != rc)
         return grc;
     return x->cfg.strict ? rc : 0;
@@ -542,13 +534,10 @@ int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
                 return rc;
             continue;
         }
-        x->st.messages++;
         if (was_first && !plausible_first(x, &m))
             continue; /* (a real sync to an address without code shows up at the next one) */
-        if (x->cfg.src_bits && m.v[NT_F_SRC] != x->cfg.src_id) {
-            x->st.skipped++;
-            continue;
-        }
+        if (x->cfg.src_bits && m.v[NT_F_SRC] != x->cfg.src_id)
+            continue; /* another source's message */
         rvt_flow_set_offset(x->flow, start);
         size_t rest = pos;
         while (rest < len && buf[rest] == 0xFF)
@@ -607,11 +596,6 @@ int nt_dec_new(struct nt_decoder **out, const struct nt_cfg *cfg, struct rvt_flo
 const char *nt_dec_error(const struct nt_decoder *x)
 {
     return x->diag.msg;
-}
-
-void nt_dec_stats(const struct nt_decoder *x, struct nt_dec_stats *st)
-{
-    *st = x->st;
 }
 
 void nt_dec_free(struct nt_decoder *x)

@@ -232,14 +232,6 @@ int nt_dec_new(struct nt_decoder **out, const struct nt_cfg *cfg, struct rvt_flo
 int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len);
 const char *nt_dec_error(const struct nt_decoder *x);
 void nt_dec_free(struct nt_decoder *x);
-/* Counters of the last run (messages, errors, resyncs) for tests and stats. */
-struct nt_dec_stats {
-    uint64_t messages;
-    uint64_t errors;
-    uint64_t syncs;
-    uint64_t skipped;   /* messages ignored while waiting for a sync / other SRC */
-};
-void nt_dec_stats(const struct nt_decoder *x, struct nt_dec_stats *st);
 
 /* One text line for a message (no newline).  `last_addr` is the U-ADDR
  * reference (updated); the line shows the resolved address too. */
