@@ -545,14 +545,14 @@ int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
         x->last_msg = rest >= len;
         rc = apply(x, &m);
         if (rc < 0) {
-            if (rc == -RVT_ERR_NOMEM)
+            if (rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT) /* out of memory, or the consumer stopped us */
                 return rc;
             if ((rc = report_error(x, rc, RVT_GAP_ERROR)) < 0)
                 return rc;
             /* A sync message that did not fit the trace before it still
              * gives a fresh start. */
             if (nt_tcode_is_sync(m.tcode) && (rc = apply(x, &m)) < 0) {
-                if (rc == -RVT_ERR_NOMEM)
+                if (rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT) /* out of memory, or the consumer stopped us */
                     return rc;
                 if ((rc = report_error(x, rc, RVT_GAP_ERROR)) < 0)
                     return rc;
