@@ -331,4 +331,5 @@ const struct rvt_codec rvt_codec_ntrace = {
     .dec_free = dec_free,
     .dump = dump,
     .info = info,
+    .idle_byte = 0xff, /* MSEO: a byte of all ones is idle between messages */
 };
