@@ -393,6 +393,8 @@ int et_param_set(struct et_params *p, const char *key, const char *val, struct r
             return rvt_fail(d, RVT_ERR_INVAL, "etrace: %s expects 0..%u, got \"%s\"", key, nums[i].max,
                             val ? val : "");
         *nums[i].dst = (unsigned)v;
+        if (nums[i].dst == &p->src_id)
+            p->src_id_set = true; /* the decoder keeps only this source's packets */
         return 0;
     }
     if (!strcmp(key, "encap-sync")) {

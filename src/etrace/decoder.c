@@ -875,7 +875,7 @@ static void next_packet(struct et_decoder *dec, struct pkt *out)
             snprintf(dec->note_text, sizeof dec->note_text, "%s", d.msg);
             return;
         }
-        if (fr.is_null || fr.is_data)
+        if (fr.is_null || fr.is_data || fr.is_other)
             continue;
         out->offset = fr.offset;
         rc = et_pkt_unpack_bits(&dec->p, fr.msg, &fr.bits, &out->k, &d);
@@ -960,6 +960,7 @@ static int note_error(struct et_decoder *dec, uint64_t offset, const char *text)
 int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
 {
     et_deframer_init(&dec->df, &dec->p, buf, len);
+    dec->df.only_src = dec->p.src_id_set;
     /* Find where packets can be trusted to start. */
     if (dec->p.framing == ET_FRAME_ENCAP) {
         size_t s = et_encap_find_sync(&dec->p, buf, len, 0);

@@ -9,9 +9,14 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
 {
     struct et_deframer df;
     et_deframer_init(&df, p, buf, len);
+    df.only_src = p->src_id_set; /* one hart of a funnelled trace */
     struct et_params cur = *p; /* the support packet may switch modes (full address ...) */
-    uint64_t last = 0, npk = 0, nnull = 0;
-    bool have_last = false;
+    uint64_t npk = 0, nnull = 0, null_at = 0;
+    /* the differential address base, per source (a funnel merges harts) */
+    enum { NSRC = 64 };
+    uint64_t lasts[NSRC] = {0};
+    unsigned last_id[NSRC];
+    bool have_lasts[NSRC] = {false};
     uint64_t amask = cur.iaddress_width_p >= 64 ? ~0ull : ((1ull << cur.iaddress_width_p) - 1);
     for (;;) {
         struct et_frame fr;
@@ -27,11 +32,21 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
             continue;
         }
         if (fr.is_null) {
+            if (!nnull)
+                null_at = fr.offset;
             nnull++;
             continue;
         }
+        if (fr.is_other)
+            continue;
+        unsigned slot = fr.src_id % NSRC;
+        if (have_lasts[slot] && last_id[slot] != fr.src_id)
+            have_lasts[slot] = false;
+        last_id[slot] = fr.src_id;
+        uint64_t last = lasts[slot];
+        bool have_last = have_lasts[slot];
         if (nnull) {
-            fprintf(out, "0x%08" PRIx64 "  null x%" PRIu64 "\n", fr.offset - nnull, nnull);
+            fprintf(out, "0x%08" PRIx64 "  null x%" PRIu64 "\n", null_at, nnull);
             nnull = 0;
         }
         if (fr.is_data) {
@@ -58,14 +73,15 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
                 if (have_last)
                     snprintf(absbuf, sizeof absbuf, " -> 0x%" PRIx64, a);
             }
-            last = a;
-            have_last = true;
+            lasts[slot] = a;
+            have_lasts[slot] = true;
         }
         if (k.msg == ET_MSG_TE_INST && k.format == ET_F3 && k.subformat == ET_SF_SUPPORT)
             et_apply_ioptions(&cur, k.ioptions);
-        char extra[40] = "";
+        char extra[64] = "";
         if (p->framing == ET_FRAME_ENCAP) {
-            int n = snprintf(extra, sizeof extra, " flow=%u", fr.flow);
+            int n = p->src_bits ? snprintf(extra, sizeof extra, " src=%u flow=%u", fr.src_id, fr.flow)
+                                : snprintf(extra, sizeof extra, " flow=%u", fr.flow);
             if (fr.has_ts && n > 0)
                 snprintf(extra + n, sizeof extra - (size_t)n, " ts=0x%" PRIx64, fr.timestamp);
         }
@@ -73,7 +89,7 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
                 absbuf);
     }
     if (nnull)
-        fprintf(out, "0x%08zx  null x%" PRIu64 "\n", len - nnull, nnull);
+        fprintf(out, "0x%08" PRIx64 "  null x%" PRIu64 "\n", null_at, nnull);
     fprintf(out, "# %" PRIu64 " packets, %zu bytes\n", npk, len);
     (void)d;
     return 0;

@@ -96,6 +96,7 @@ struct et_params {
     /* encapsulation */
     unsigned src_bits;       /* srcID width 0..16 */
     unsigned src_id;
+    bool src_id_set;         /* src-id given: decoders skip other sources' packets (a funnel) */
     unsigned ts_bytes;       /* encap timestamp bytes T (0: none) */
     unsigned type_bits;      /* encap payload type width */
     unsigned flow;           /* encap header flow value */
@@ -284,11 +285,13 @@ struct et_frame {
     unsigned src_id;
     bool is_null;         /* encap null packet (idle/alignment): no payload */
     bool is_data;         /* a data-trace packet (skipped) */
+    bool is_other;        /* another source's packet (et_deframer.only_src) */
 };
 struct et_deframer {
     const struct et_params *p;
     const uint8_t *buf;
     size_t len, pos;
+    bool only_src; /* mark frames whose srcID is not p->src_id as is_other */
 };
 void et_deframer_init(struct et_deframer *df, const struct et_params *p, const uint8_t *buf, size_t len);
 /* Next frame: 1 = got one, 0 = end, <0 error (d names the offset; the

@@ -259,6 +259,11 @@ int et_deframer_next(struct et_deframer *df, struct et_frame *fr, struct rvt_dia
     fr->size = total;
     unsigned pos = 8;
     fr->src_id = (unsigned)br_get(b, &pos, p->src_bits);
+    if (df->only_src && p->src_bits && fr->src_id != p->src_id) {
+        fr->is_other = true; /* another hart's packet through the funnel */
+        df->pos += total;
+        return 1;
+    }
     if (extend) {
         fr->timestamp = br_get(b, &pos, p->ts_bytes * 8);
         fr->has_ts = true;
