@@ -145,7 +145,7 @@ static const struct rvt_codec_opt options[] = {
     {"model-compat", NULL, "irdepth filled with ones when unused, as the reference Python model"},
     {"strict", NULL, "decoder: stop at the first error instead of resynchronising"},
     {"src-bits", "N", "encap: srcID width in bits (0..16)"},
-    {"src-id", "N", "encap: srcID value"},
+    {"src-id", "N", "encap: srcID value (decode, dump: only this source's packets, e.g. one hart of a funnel)"},
     {"encap-timestamp", "T", "encap: timestamp bytes in each packet (0..8)"},
     {"encap-type-bits", "N", "encap: payload type field width"},
     {"flow", "N", "encap: header flow value (0..3)"},
