@@ -40,7 +40,15 @@ struct qtb {
 
 struct qtrap {
     uint64_t cause, epc, tval, line;
+    size_t win;  /* the hart's held entries when the trap line came */
+    size_t at;   /* the block boundary it was placed at */
     bool async;
+};
+
+/* A block entry (X or x line). */
+struct qentry {
+    uint64_t id, count, line;
+    bool has_count, is_static;
 };
 
 struct qsys;
@@ -50,8 +58,10 @@ struct qhart {
     struct rvt_ing_builder *b;
     int64_t cur;       /* block executing, -1 before the first */
     bool ended;
-    struct qtrap *pend; /* traps since the current block started */
+    struct qtrap *pend; /* traps whose window is open */
     size_t npend, cappend;
+    struct qentry *held; /* entries after `cur` while a window is open */
+    size_t nheld, capheld;
     int last_priv;
     struct qsys_hart_stats st;
 };
@@ -62,7 +72,7 @@ struct qsys {
     unsigned xlen;
     uint64_t mask;
     unsigned nharts;
-    bool have_header, stopped;
+    bool have_header, stopped, flush_each;
     struct qtb *tbs;
     size_t ntbs, captbs;
     struct qins *ins;
@@ -135,6 +145,7 @@ void qsys_free(struct qsys *q)
     for (unsigned i = 0; i < q->nharts; i++) {
         rvt_ing_builder_free(q->hart[i].b);
         free(q->hart[i].pend);
+        free(q->hart[i].held);
     }
     free(q->tbs);
     free(q->ins);
@@ -285,71 +296,249 @@ static bool is_fetch_fault(uint64_t cause)
     return cause == 0 || cause == 1 || cause == 12 || cause == 20;
 }
 
-/* The hart's current block ends after `count` instructions began executing;
- * then come its pending traps, then (if has_next) the block at next_pc. */
-static int finish_block(struct qsys *q, struct qhart *h, uint64_t count, bool has_next, uint64_t next_pc)
+static bool is_memory_access(const struct rvt_insn *in)
 {
-    const struct qtb *tb = &q->tbs[h->cur];
+    return (in->flags & (RVT_IF_LOAD | RVT_IF_STORE)) != 0;
+}
+
+/* Could `in` (which retired) be followed by `pc` without a trap: its
+ * fall-through or static target, or anything after an uninferable jump? */
+static bool may_go_to(const struct rvt_insn *in, unsigned xlen, uint64_t pc)
+{
+    if (rvt_cf_uninferable(in->cf))
+        return true;
+    if (in->cf == RVT_CF_ECALL || in->cf == RVT_CF_EBREAK)
+        return false; /* they trap */
+    if (rvt_cf_inferable_jump(in->cf))
+        return pc == in->target;
+    return pc == rvt_isa_next_pc(in, xlen) || (in->cf == RVT_CF_BRANCH && pc == in->target);
+}
+
+/* One block boundary of a hart: `count` instructions of block `prev` began
+ * executing (prev NULL: before the hart's first block), then `next` started
+ * (NULL: the log ended); `is_static` when next's entry was static. */
+struct boundary {
+    const struct qtb *prev;
+    uint64_t count;
+    const struct qtb *next;
+    bool is_static;
+};
+
+/* Could trap t have happened at boundary b?  `nested`: an earlier trap was
+ * placed there (t was then taken before the handler's first instruction). */
+static bool trap_fits(struct qsys *q, const struct qtrap *t, const struct boundary *b, bool nested)
+{
+    bool fetch = !t->async && is_fetch_fault(t->cause);
+    if (nested || !b->prev || b->count == 0)
+        return t->async || fetch;
+    const struct qins *last = tb_insn(q, b->prev, (uint32_t)b->count - 1);
+    struct rvt_insn d;
+    rvt_isa_decode(last->bits, last->pc, q->xlen, &d);
+    /* A static entry started at a static successor of a block whose last
+     * instruction cannot trap: a trap there entered a handler at the address
+     * execution would have gone to anyway, which must differ from epc. */
+    if (b->is_static && b->next && b->next->pc0 == t->epc)
+        return false;
+    if (!t->async && !fetch)
+        return !b->is_static && t->epc == last->pc; /* it faulted */
+    if (t->epc == last->pc) {
+        if (fetch)
+            return false;
+        /* An interrupt before the instruction retired: QEMU restarted a
+         * memory access; or it retired and jumped to itself. */
+        return is_memory_access(&d) || can_loop_on_itself(&d);
+    }
+    return may_go_to(&d, q->xlen, t->epc);
+}
+
+/* Block `tb` ended after `count` instructions began executing; `trap` is the
+ * first trap at this boundary (NULL if none), then (if next) block `next`
+ * started. */
+static int finish_block(struct qsys *q, struct qhart *h, const struct qtb *tb, uint64_t count, const struct qtrap *trap,
+                        const struct qtb *next)
+{
     if (count > tb->n)
-        return qfail(q, RVT_ERR_FORMAT, "hart %u: %" PRIu64 " instructions of block %" PRIx64 " at 0x%" PRIx64
-                     " executed, but it has %" PRIu32, h->index, count, (uint64_t)h->cur, tb->pc0, tb->n);
+        return qfail(q, RVT_ERR_FORMAT, "hart %u: %" PRIu64 " instructions of block %zx at 0x%" PRIx64
+                     " executed, but it has %" PRIu32, h->index, count, (size_t)(tb - q->tbs), tb->pc0, tb->n);
     int rc;
     for (uint32_t i = 0; i + 1 < count; i++)
         if ((rc = retire(q, h, tb_insn(q, tb, i), tb->priv)) < 0)
             return rc;
-    if (count > 0) {
-        const struct qins *last = tb_insn(q, tb, (uint32_t)count - 1);
-        struct rvt_insn d;
-        rvt_isa_decode(last->bits, last->pc, q->xlen, &d);
-        bool retired = true;
-        if (h->npend > 0) {
-            const struct qtrap *t = &h->pend[0];
-            if (t->epc == last->pc && (!t->async || !can_loop_on_itself(&d)))
-                retired = false;
-            else if (!t->async && !is_fetch_fault(t->cause))
-                return qfail(q, RVT_ERR_MISMATCH,
-                             "hart %u: exception cause %" PRIu64 " (log line %" PRIu64 ") at epc 0x%" PRIx64
-                             ", but the last instruction that began executing is at 0x%" PRIx64
-                             " (only an instruction fetch can fault without beginning to execute)",
-                             h->index, t->cause, t->line, t->epc, last->pc);
-        } else if (has_next && next_pc == last->pc && !can_loop_on_itself(&d)) {
-            if (!(d.flags & (RVT_IF_LOAD | RVT_IF_STORE)))
-                return qfail(q, RVT_ERR_MISMATCH,
-                             "hart %u: the instruction at 0x%" PRIx64 " began executing twice in a row without a "
-                             "trap, and it is not a memory access QEMU could have restarted",
-                             h->index, last->pc);
-            retired = false; /* it begins again in the next block */
-        }
-        if (retired && (d.cf == RVT_CF_ECALL || d.cf == RVT_CF_EBREAK))
+    if (count == 0)
+        return 0;
+    const struct qins *last = tb_insn(q, tb, (uint32_t)count - 1);
+    struct rvt_insn d;
+    rvt_isa_decode(last->bits, last->pc, q->xlen, &d);
+    bool retired = true;
+    if (trap) {
+        if (trap->epc == last->pc && (!trap->async || !can_loop_on_itself(&d)))
+            retired = false;
+    } else if (next && next->pc0 == last->pc && !can_loop_on_itself(&d)) {
+        if (!is_memory_access(&d))
             return qfail(q, RVT_ERR_MISMATCH,
-                         "hart %u: the %s at 0x%" PRIx64 " completed without a trap line (semihosting and "
-                         "debugger breakpoints are not supported)",
-                         h->index, d.cf == RVT_CF_ECALL ? "ecall" : "ebreak", last->pc);
-        if (retired && (rc = retire(q, h, last, tb->priv)) < 0)
-            return rc;
-    } else if (h->npend > 0 && !h->pend[0].async && !is_fetch_fault(h->pend[0].cause)) {
-        return qfail(q, RVT_ERR_MISMATCH,
-                     "hart %u: exception cause %" PRIu64 " (log line %" PRIu64 ") at epc 0x%" PRIx64
-                     " with no instruction executing", h->index, h->pend[0].cause, h->pend[0].line, h->pend[0].epc);
+                         "hart %u: the instruction at 0x%" PRIx64 " began executing twice in a row without a "
+                         "trap, and it is not a memory access QEMU could have restarted",
+                         h->index, last->pc);
+        retired = false; /* it begins again in the next block */
     }
+    if (retired && (d.cf == RVT_CF_ECALL || d.cf == RVT_CF_EBREAK))
+        return qfail(q, RVT_ERR_MISMATCH,
+                     "hart %u: the %s at 0x%" PRIx64 " completed without a trap line (semihosting and "
+                     "debugger breakpoints are not supported)",
+                     h->index, d.cf == RVT_CF_ECALL ? "ecall" : "ebreak", last->pc);
+    if (retired && (rc = retire(q, h, last, tb->priv)) < 0)
+        return rc;
     return 0;
 }
 
-/* Hand the hart's pending traps to its builder, oldest first. */
-static int flush_traps(struct qsys *q, struct qhart *h)
+static int take_trap(struct qsys *q, struct qhart *h, const struct qtrap *t)
 {
-    for (size_t i = 0; i < h->npend && !q->stopped; i++) {
-        const struct qtrap *t = &h->pend[i];
-        uint64_t cause = t->cause & (q->mask >> 1); /* without the interrupt bit */
-        if (cause > UINT32_MAX)
-            return qfail(q, RVT_ERR_UNSUPPORTED, "hart %u: trap cause 0x%" PRIx64 " (log line %" PRIu64 ") does not fit",
-                         h->index, t->cause, t->line);
-        int rc = rvt_ing_builder_trap(h->b, t->async, (uint32_t)cause, t->tval & q->mask, t->epc & q->mask);
-        if (rc < 0)
-            return qfail(q, (enum rvt_err)-rc, "hart %u: trap of log line %" PRIu64 ": %s", h->index, t->line,
-                         rvt_ing_builder_error(h->b));
+    if (q->stopped)
+        return 0;
+    uint64_t cause = t->cause & (q->mask >> 1); /* without the interrupt bit */
+    if (cause > UINT32_MAX)
+        return qfail(q, RVT_ERR_UNSUPPORTED, "hart %u: trap cause 0x%" PRIx64 " (log line %" PRIu64 ") does not fit",
+                     h->index, t->cause, t->line);
+    int rc = rvt_ing_builder_trap(h->b, t->async, (uint32_t)cause, t->tval & q->mask, t->epc & q->mask);
+    if (rc < 0)
+        return qfail(q, (enum rvt_err)-rc, "hart %u: trap of log line %" PRIu64 ": %s", h->index, t->line,
+                     rvt_ing_builder_error(h->b));
+    return 0;
+}
+
+/* The boundary after the hart's k-th block of the open window (0: `cur`). */
+static void window_boundary(struct qsys *q, const struct qhart *h, size_t k, const struct qentry *end,
+                            uint64_t end_count, struct boundary *b)
+{
+    int64_t prev = k == 0 ? h->cur : (int64_t)h->held[k - 1].id;
+    b->prev = prev >= 0 ? &q->tbs[prev] : NULL;
+    if (k < h->nheld) {
+        b->next = &q->tbs[h->held[k].id];
+        b->is_static = h->held[k].is_static;
+        b->count = h->held[k].has_count ? h->held[k].count : b->prev ? b->prev->n : 0;
+    } else if (end) {
+        b->next = &q->tbs[end->id];
+        b->is_static = end->is_static;
+        b->count = end->has_count ? end->count : b->prev ? b->prev->n : 0;
+    } else {
+        b->next = NULL;
+        b->is_static = false;
+        b->count = end_count;
     }
-    h->npend = 0;
+}
+
+/* Must boundary b hold a trap: does the block after it start where the
+ * instruction before it cannot go (or did that block stop early with no
+ * other explanation)? */
+static bool needs_trap(struct qsys *q, const struct boundary *b)
+{
+    if (!b->next || !b->prev || b->count == 0)
+        return false;
+    const struct qins *last = tb_insn(q, b->prev, (uint32_t)b->count - 1);
+    struct rvt_insn d;
+    rvt_isa_decode(last->bits, last->pc, q->xlen, &d);
+    uint64_t to = b->next->pc0;
+    if (to == last->pc && is_memory_access(&d) && !can_loop_on_itself(&d))
+        return false; /* QEMU restarts it */
+    if (b->count < b->prev->n && !((d.flags & RVT_IF_WFI) && to == rvt_isa_next_pc(&d, q->xlen)))
+        return true; /* only wfi leaves a block early without a trap or a restart */
+    return !may_go_to(&d, q->xlen, to);
+}
+
+/* Close the hart's window at entry `end` (NULL: its end line, with
+ * end_count): place the pending traps, in order, at block boundaries so
+ * that each trap fits its boundary and every boundary that needs a trap
+ * has one; exactly one such placement must exist.  Then retire everything
+ * in order. */
+static int close_window(struct qsys *q, struct qhart *h, const struct qentry *end, uint64_t end_count)
+{
+    size_t m = h->nheld, nt = h->npend;
+    struct boundary b;
+    /* ways[k][i]: placements of traps i.. on boundaries k.. (capped at 2). */
+    size_t cols = nt + 1;
+    unsigned char *ways = calloc((m + 2) * cols, 1);
+    bool *need = calloc(m + 1, sizeof *need);
+    if (!ways || !need) {
+        free(ways);
+        free(need);
+        return qfail(q, RVT_ERR_NOMEM, "out of memory");
+    }
+#define WAYS(k, i) ways[(size_t)(k) * cols + (i)]
+    for (size_t k = 0; k <= m; k++) {
+        window_boundary(q, h, k, end, end_count, &b);
+        need[k] = needs_trap(q, &b);
+    }
+    WAYS(m + 1, nt) = 1;
+    for (size_t k = m + 1; k-- > 0;) {
+        window_boundary(q, h, k, end, end_count, &b);
+        for (size_t i = nt + 1; i-- > 0;) {
+            /* Place traps i .. i+j-1 at boundary k (j = 0: none). */
+            unsigned total = 0;
+            for (size_t j = 0; i + j <= nt; j++) {
+                if (j > 0) {
+                    const struct qtrap *t = &h->pend[i + j - 1];
+                    if (t->win > k || !trap_fits(q, t, &b, j > 1))
+                        break;
+                }
+                if (j == 0 && need[k])
+                    continue;
+                total += WAYS(k + 1, i + j);
+            }
+            WAYS(k, i) = (unsigned char)(total > 2 ? 2 : total);
+        }
+    }
+    int rc = 0;
+    if (WAYS(0, 0) != 1) {
+        const struct qtrap *t = &h->pend[0];
+        rc = qfail(q, RVT_ERR_MISMATCH,
+                   WAYS(0, 0) == 0 ? "hart %u: no placement at block boundaries explains the %s (cause %" PRIu64
+                                     ", epc 0x%" PRIx64 ") of log line %" PRIu64 "%s"
+                                   : "hart %u: the %s (cause %" PRIu64 ", epc 0x%" PRIx64 ") of log line %" PRIu64
+                                     " fits more than one block boundary%s",
+                   h->index, t->async ? "interrupt" : "exception", t->cause, t->epc, t->line,
+                   WAYS(0, 0) == 0 ? (nt > 1 ? " and the traps after it" : "")
+                                   : ": its handler is a static successor of the interrupted code (capture with "
+                                     "--flush-each)");
+    } else {
+        /* The one placement: at each boundary the choice that leads on. */
+        size_t i = 0;
+        for (size_t k = 0; k <= m; k++) {
+            window_boundary(q, h, k, end, end_count, &b);
+            size_t take = 0;
+            for (size_t j = 0; i + j <= nt; j++) {
+                if (j > 0) {
+                    const struct qtrap *t = &h->pend[i + j - 1];
+                    if (t->win > k || !trap_fits(q, t, &b, j > 1))
+                        break;
+                }
+                if ((j > 0 || !need[k]) && WAYS(k + 1, i + j)) {
+                    take = j;
+                    break;
+                }
+            }
+            for (size_t j = 0; j < take; j++)
+                h->pend[i + j].at = k;
+            i += take;
+        }
+    }
+#undef WAYS
+    free(ways);
+    free(need);
+    if (rc < 0)
+        return rc;
+    size_t ti = 0;
+    for (size_t k = 0; k <= m; k++) {
+        window_boundary(q, h, k, end, end_count, &b);
+        const struct qtrap *first = ti < h->npend && h->pend[ti].at == k ? &h->pend[ti] : NULL;
+        if (b.prev && (rc = finish_block(q, h, b.prev, b.count, first, b.next)) < 0)
+            return rc;
+        for (; ti < h->npend && h->pend[ti].at == k; ti++)
+            if ((rc = take_trap(q, h, &h->pend[ti])) < 0)
+                return rc;
+        q->executed += b.next != NULL;
+    }
+    h->cur = end ? (int64_t)end->id : -1;
+    h->npend = h->nheld = 0;
     return 0;
 }
 
@@ -369,8 +558,14 @@ static int on_header(struct qsys *q, const char *p)
         q->xlen = 32;
     else
         return qfail(q, RVT_ERR_UNSUPPORTED, "target is not riscv32 or riscv64");
-    if (!get_dec(&p, &harts) || *p || harts == 0)
+    if (!get_dec(&p, &harts) || harts == 0)
         return qfail(q, RVT_ERR_FORMAT, "malformed vCPU count in the plugin header");
+    if (expect_str(&p, " each"))
+        q->flush_each = true;
+    else if (!expect_str(&p, " batch"))
+        return qfail(q, RVT_ERR_FORMAT, "malformed flush mode in the plugin header");
+    if (*p)
+        return qfail(q, RVT_ERR_FORMAT, "malformed plugin header line");
     if (harts > QSYS_MAX_HARTS)
         return qfail(q, RVT_ERR_UNSUPPORTED, "%" PRIu64 " harts; at most %d are supported", harts, QSYS_MAX_HARTS);
     if (q->have_header)
@@ -521,38 +716,51 @@ static struct qhart *vcpu_hart(struct qsys *q, const char **p)
     return h;
 }
 
-static int on_exec(struct qsys *q, const char *p)
+static int on_exec(struct qsys *q, const char *p, bool is_static)
 {
     struct qhart *h = vcpu_hart(q, &p);
     if (!h)
         return -q->diag.code;
-    uint64_t id, count;
-    if (*p++ != ' ' || !get_hex(&p, &id, NULL))
+    struct qentry e = {.is_static = is_static, .line = q->line};
+    if (*p++ != ' ' || !get_hex(&p, &e.id, NULL))
         return qfail(q, RVT_ERR_FORMAT, "malformed execution line");
-    if (id >= q->ntbs)
-        return qfail(q, RVT_ERR_FORMAT, "hart %u executes block %" PRIx64 ", which was never translated", h->index, id);
-    const struct qtb *next = &q->tbs[id];
-    if (next->priv < 0)
+    if (e.id >= q->ntbs)
+        return qfail(q, RVT_ERR_FORMAT, "hart %u executes block %" PRIx64 ", which was never translated", h->index,
+                     e.id);
+    if (q->tbs[e.id].priv < 0)
         return qfail(q, RVT_ERR_FORMAT,
                      "hart %u executes block %" PRIx64 " before its in_asm text (Priv line): run QEMU with -d in_asm",
-                     h->index, id);
-    bool has_count = *p == ' ';
-    if (has_count && (p++, !get_hex(&p, &count, NULL)))
+                     h->index, e.id);
+    e.has_count = *p == ' ';
+    if (e.has_count && (p++, !get_hex(&p, &e.count, NULL)))
         return qfail(q, RVT_ERR_FORMAT, "malformed execution count");
     if (*p)
         return qfail(q, RVT_ERR_FORMAT, "malformed execution line");
-    int rc;
-    if (h->cur >= 0) {
-        if (!has_count)
-            count = q->tbs[h->cur].n;
-        if ((rc = finish_block(q, h, count, true, next->pc0)) < 0)
-            return rc;
-    } else if (has_count) {
-        return qfail(q, RVT_ERR_FORMAT, "hart %u: a count for the block before its first one", h->index);
+    if (e.has_count && (is_static || h->cur < 0))
+        return qfail(q, RVT_ERR_FORMAT, "hart %u: a count where none can be", h->index);
+    if (h->npend > 0) {
+        if (is_static && !q->flush_each) {
+            /* Inside a trap's window: wait for the entry that closes it. */
+            if (h->nheld == h->capheld) {
+                size_t cap = h->capheld ? h->capheld * 2 : 16;
+                struct qentry *n = realloc(h->held, cap * sizeof *n);
+                if (!n)
+                    return qfail(q, RVT_ERR_NOMEM, "out of memory");
+                h->held = n;
+                h->capheld = cap;
+            }
+            h->held[h->nheld++] = e;
+            return 0;
+        }
+        return close_window(q, h, &e, 0);
     }
-    if ((rc = flush_traps(q, h)) < 0)
-        return rc;
-    h->cur = (int64_t)id;
+    if (h->cur >= 0) {
+        const struct qtb *cur = &q->tbs[h->cur];
+        int rc = finish_block(q, h, cur, e.has_count ? e.count : cur->n, NULL, &q->tbs[e.id]);
+        if (rc < 0)
+            return rc;
+    }
+    h->cur = (int64_t)e.id;
     q->executed++;
     return 0;
 }
@@ -567,10 +775,11 @@ static int on_end(struct qsys *q, const char *p)
         return qfail(q, RVT_ERR_FORMAT, "malformed end line");
     if (h->cur < 0)
         return qfail(q, RVT_ERR_FORMAT, "hart %u ends without having executed", h->index);
-    int rc;
-    if ((rc = finish_block(q, h, count, false, 0)) < 0 || (rc = flush_traps(q, h)) < 0)
+    int rc = h->npend > 0 ? close_window(q, h, NULL, count) : finish_block(q, h, &q->tbs[h->cur], count, NULL, NULL);
+    if (rc < 0)
         return rc;
     h->ended = true;
+    h->cur = -1;
     if (!q->stopped && (rc = rvt_ing_builder_finish(h->b)) < 0)
         return qfail(q, (enum rvt_err)-rc, "hart %u: %s", h->index, rvt_ing_builder_error(h->b));
     return 0;
@@ -601,17 +810,17 @@ static int on_trap(struct qsys *q, const char *p)
         h->cappend = cap;
     }
     h->pend[h->npend++] = (struct qtrap){.cause = cause, .epc = epc & q->mask, .tval = tval, .line = q->line,
-                                         .async = async != 0};
+                                         .win = h->nheld, .async = async != 0};
     return 0;
 }
 
 static int on_line(struct qsys *q, const char *p)
 {
     q->line++;
+    if (p[0] == 'X' || p[0] == 'x')
+        return on_exec(q, p + 1, p[0] == 'x');
     if (p[0] == '@') {
         switch (p[1]) {
-        case 'X':
-            return on_exec(q, p + 2);
         case 'T':
             return on_translated(q, p + 2);
         case 'E':
@@ -689,8 +898,8 @@ int qsys_finish(struct qsys *q)
         if (h->cur >= 0 && !h->ended)
             return rvt_fail(&q->diag, RVT_ERR_TRUNCATED,
                             "the log ends without hart %u's final count (QEMU did not exit normally)", i);
-        if (h->cur < 0 && h->npend > 0)
-            return rvt_fail(&q->diag, RVT_ERR_TRUNCATED, "hart %u took a trap but never executed", i);
+        if (!h->ended && h->npend > 0)
+            return rvt_fail(&q->diag, RVT_ERR_TRUNCATED, "the log ends inside hart %u's trap window", i);
     }
     return 0;
 }

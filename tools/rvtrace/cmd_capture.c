@@ -109,6 +109,9 @@ static void usage(FILE *f)
             "                      translated (reset ROM, firmware), one segment per\n"
             "                      contiguous run, for `rvtrace check --elf`\n"
             "  --keep-log FILE     also save QEMU's log (the capture's raw material)\n"
+            "  --flush-each        have the plugin write every block entry to the log at once\n"
+            "                      instead of in batches (slower; the same streams: a check\n"
+            "                      of how traps are placed)\n"
             "  --replay-log FILE   make the streams from a saved log instead of running QEMU\n"
             "  --qemu, --plugin, --per-insn, --qemu-arg, -q as above\n"
             "Trap records follow the ingress builder: an exception's faulting instruction\n"
@@ -140,6 +143,7 @@ struct capture_opts {
     const char *loader, *kernel, *bios, *machine, *memory, *code_out, *keep_log, *replay_log;
     uint64_t smp, icount, max_insns, timeout;
     bool user_only_opt; /* an option that only user mode takes was given */
+    bool flush_each;
 };
 
 static bool is_file(const char *path)
@@ -801,6 +805,9 @@ static int pump_log(struct qsys *q, int fd, FILE *keep, pid_t qemu, const struct
             if (pr > 0 && !(pfd.revents & (POLLIN | POLLHUP)))
                 pr = 0;
         }
+        if (qemu > 0 && o->timeout && now_seconds() - t0 > (double)o->timeout)
+            return cli_fail(CMD, "QEMU still running after --timeout %" PRIu64 " s; stopped, no trace written",
+                            o->timeout), -1;
         if (pr > 0) {
             ssize_t n = read(fd, buf, sizeof buf);
             if (n > 0) {
@@ -827,9 +834,6 @@ static int pump_log(struct qsys *q, int fd, FILE *keep, pid_t qemu, const struct
                     return 0; /* it never opened the log */
             }
         }
-        if (qemu > 0 && o->timeout && now_seconds() - t0 > (double)o->timeout)
-            return cli_fail(CMD, "QEMU still running after --timeout %" PRIu64 " s; stopped, no trace written",
-                            o->timeout), -1;
     }
 }
 
@@ -943,7 +947,8 @@ static int run_system(const struct capture_opts *o)
         if (fits && !(extra_args[ne++] = strdup(tmp)))                                                   \
             fits = false;                                                                                \
     } while (0)
-        QARG(fits = append(tmp, sizeof tmp, plugin, true));
+        QARG(fits = append(tmp, sizeof tmp, plugin, true) &&
+                    append(tmp, sizeof tmp, o->flush_each ? ",flush=each" : ",flush=batch", false));
         QARG(snprintf(tmp, sizeof tmp, "shift=%" PRIu64 ",sleep=off", o->icount));
         QARG(snprintf(tmp, sizeof tmp, "%" PRIu64, o->smp));
         QARG(fits = append(tmp, sizeof tmp, fifo, false));
@@ -1247,6 +1252,9 @@ int cmd_capture(int argc, char **argv)
         } else if (strcmp(a, "--memory") == 0) {
             NEED_VALUE();
             o.memory = val;
+            sys_only = a;
+        } else if (strcmp(a, "--flush-each") == 0) {
+            o.flush_each = true;
             sys_only = a;
         } else if (strcmp(a, "--code-out") == 0) {
             NEED_VALUE();

@@ -41,3 +41,8 @@ build() {
 
 build traps64 64 crt.S rt.c traps.c
 build traps32 32 crt.S rt.c traps.c
+build timer64 64 crt.S rt.c timer.c
+build timer32 32 crt.S rt.c timer.c
+build smp64 64 crt.S rt.c smp.c
+build smp32 32 crt.S rt.c smp.c
+build bench64 64 crt.S rt.c bench.c

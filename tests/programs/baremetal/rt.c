@@ -97,15 +97,48 @@ static char priv_letter(unsigned p)
     return p == PRV_U ? 'U' : p == PRV_S ? 'S' : p == PRV_M ? 'M' : '?';
 }
 
+#define TRAP_LOG 256
+
+struct trap_note {
+    unsigned long cause, epc, tval, handler;
+    unsigned char interrupt, from, to;
+};
+
+/* Not cleared at start (crt.S clears .bss only): the counts are. */
+static struct trap_note trap_log[RT_MAX_HARTS][TRAP_LOG] __attribute__((section(".stacks")));
+static unsigned trap_count[RT_MAX_HARTS];
+
 void rt_report_trap(unsigned hart, const struct frame *f, unsigned from, unsigned to, unsigned long tvec)
 {
-    unsigned interrupt = (f->cause & MCAUSE_INT) != 0;
-    unsigned long cause = f->cause & ~MCAUSE_INT;
-    unsigned long handler = tvec & ~3ul;
-    if ((tvec & 3) == 1 && interrupt)
-        handler += 4 * cause;
-    rt_printf("TRAP h=%u i=%u c=%lu epc=%lx tval=%lx from=%c to=%c handler=%lx\n", hart, interrupt, cause, f->epc,
-              interrupt ? 0ul : f->tval, priv_letter(from), priv_letter(to), handler);
+    /* One atomic step claims the slot, so a trap nesting into this one
+     * (a higher level's interrupt) takes the next. */
+    unsigned i = __atomic_fetch_add(&trap_count[hart], 1, __ATOMIC_RELAXED);
+    if (i >= TRAP_LOG)
+        return;
+    struct trap_note *n = &trap_log[hart][i];
+    n->interrupt = (f->cause & MCAUSE_INT) != 0;
+    n->cause = f->cause & ~MCAUSE_INT;
+    n->epc = f->epc;
+    n->tval = n->interrupt ? 0 : f->tval;
+    n->handler = tvec & ~3ul;
+    if ((tvec & 3) == 1 && n->interrupt)
+        n->handler += 4 * n->cause;
+    n->from = (unsigned char)priv_letter(from);
+    n->to = (unsigned char)priv_letter(to);
+}
+
+void rt_print_trap_log(unsigned harts)
+{
+    for (unsigned h = 0; h < harts && h < RT_MAX_HARTS; h++) {
+        unsigned n = trap_count[h];
+        if (n > TRAP_LOG)
+            rt_printf("TRAPLOG h=%u overflow: %u traps, %u kept\n", h, n, TRAP_LOG);
+        for (unsigned i = 0; i < n && i < TRAP_LOG; i++) {
+            const struct trap_note *t = &trap_log[h][i];
+            rt_printf("TRAP h=%u i=%u c=%lu epc=%lx tval=%lx from=%c to=%c handler=%lx\n", h, t->interrupt, t->cause,
+                      t->epc, t->tval, t->from, t->to, t->handler);
+        }
+    }
 }
 
 void rt_skip_insn(struct frame *f)

@@ -119,8 +119,12 @@ void rt_set_msip(unsigned hart, unsigned value);
 /* Console (UART, polled; one hart at a time through a spinlock). */
 void rt_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rt_vprintf(const char *fmt, va_list ap);
-/* The line the capture test compares with the trace, for one trap: */
+/* Note one trap (from the handler, at any level; safe when traps nest):
+ * the level it came from and went to, and the trap vector CSR.  Kept in a
+ * per-hart log and printed as TRAP lines by rt_print_trap_log, which the
+ * capture test compares with the trace. */
 void rt_report_trap(unsigned hart, const struct frame *f, unsigned from, unsigned to, unsigned long tvec);
+void rt_print_trap_log(unsigned harts);
 
 /* End the run through the test finisher: 0 = pass (QEMU exits 0). */
 void rt_exit(unsigned code) __attribute__((noreturn));
