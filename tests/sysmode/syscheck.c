@@ -22,7 +22,12 @@
  * (OpenSBI delivers some traps to S-mode itself, after its own trap).
  * HART_STREAMS (the FILE.hartN files) must equal STREAM's records of that
  * hart, in order.
- * Prints per hart: records, traps, interrupts and the privilege levels. */
+ * Prints per hart: records, traps, interrupts, the privilege levels, the
+ * deepest trap nesting (a trap taken before the previous one's handler
+ * returned: the stack of traps pops at each trap return; lower-level calls
+ * enter with a trap return that pops nothing) and, with --elf, how many
+ * interrupts came right after a wfi; then how often the merged stream
+ * switches harts. */
 #include "testlib.h"
 
 #include "rvtrace/rvtrace.h"
@@ -129,17 +134,28 @@ static void check_context(const struct recs *all, size_t i, const struct printed
 static int run(int argc, char **argv)
 {
     bool subset = false, ordered = false;
+    const char *elf = NULL;
     int a = 1;
     for (; a < argc && argv[a][0] == '-'; a++) {
         if (strcmp(argv[a], "--subset") == 0)
             subset = true;
         else if (strcmp(argv[a], "--ordered") == 0)
             ordered = true;
+        else if (strcmp(argv[a], "--elf") == 0 && a + 1 < argc)
+            elf = argv[++a];
         else
             break;
     }
+    struct rvt_image *img = NULL;
+    if (elf) {
+        img = rvt_img_new();
+        if (!img || rvt_img_load_elf(img, elf) < 0) {
+            fprintf(stderr, "%s: %s\n", elf, img ? rvt_img_error(img) : "out of memory");
+            return 1;
+        }
+    }
     if (argc - a < 2) {
-        fprintf(stderr, "usage: sysmode_check [--subset] [--ordered] SERIAL STREAM [HART_STREAM...]\n");
+        fprintf(stderr, "usage: sysmode_check [--subset] [--ordered] [--elf PROG] SERIAL STREAM [HART_STREAM...]\n");
         return 2;
     }
     const char *serial = argv[a], *stream = argv[a + 1];
@@ -187,7 +203,7 @@ static int run(int argc, char **argv)
         return 1;
 
     for (unsigned h = 0; h < nharts; h++) {
-        size_t traps = 0, ints = 0, recs = 0, matched = 0, inversions = 0;
+        size_t traps = 0, ints = 0, recs = 0, matched = 0, inversions = 0, depth = 0, max_depth = 0, after_wfi = 0;
         unsigned privs = 0;
         size_t *tr = malloc((all.n + 1) * sizeof *tr); /* this hart's trap records */
         bool *used = calloc(all.n + 1, sizeof *used);
@@ -201,8 +217,16 @@ static int run(int argc, char **argv)
             if (is_trap(r)) {
                 tr[traps++] = i;
                 ints += r->itype == RVT_ITYPE_INTERRUPT;
+                if (++depth > max_depth)
+                    max_depth = depth;
+                struct rvt_insn in;
+                if (img && r->itype == RVT_ITYPE_INTERRUPT && rvt_img_insn(img, r->iaddr - 4, &in) >= 0 &&
+                    (in.flags & RVT_IF_WFI))
+                    after_wfi++;
             } else {
                 privs |= 1u << (r->priv & 7);
+                if (r->itype == RVT_ITYPE_TRAPRET && depth > 0)
+                    depth--;
             }
         }
         /* Each printed trap takes the first unmatched trace trap that is the
@@ -235,8 +259,9 @@ static int run(int argc, char **argv)
                       ") was not printed by the program", h, tr[k], all.v[tr[k]].itype, all.v[tr[k]].cause,
                       all.v[tr[k]].iaddr, all.v[tr[k]].tval);
         CHECK_MSG(!ordered || inversions == 0, "hart %u: %zu traps printed out of the trace's order", h, inversions);
-        printf("hart %u: %zu records, %zu traps (%zu interrupts), %zu printed traps matched (%zu out of order), levels",
-               h, recs, traps, ints, matched, inversions);
+        printf("hart %u: %zu records, %zu traps (%zu interrupts), %zu printed traps matched (%zu out of order), "
+               "max depth %zu, after wfi %zu, levels",
+               h, recs, traps, ints, matched, inversions, max_depth, after_wfi);
         for (unsigned p = 0; p < 8; p++)
             if (privs >> p & 1)
                 printf(" %c", priv_char(p));
@@ -244,6 +269,11 @@ static int run(int argc, char **argv)
         free(tr);
         free(used);
     }
+
+    size_t switches = 0;
+    for (size_t i = 1; i < all.n; i++)
+        switches += all.v[i].hart != all.v[i - 1].hart;
+    printf("hart switches %zu\n", switches);
 
     /* Per-hart streams: the merged stream's records of that hart. */
     for (int k = a + 2; k < argc; k++) {
@@ -275,6 +305,7 @@ static int run(int argc, char **argv)
     }
     free(all.v);
     free(pr);
+    rvt_img_free(img);
     return 0;
 }
 

@@ -46,3 +46,5 @@ build timer32 32 crt.S rt.c timer.c
 build smp64 64 crt.S rt.c smp.c
 build smp32 32 crt.S rt.c smp.c
 build bench64 64 crt.S rt.c bench.c
+# The OpenSBI payload: S-mode, where OpenSBI jumps (0x80200000 on virt).
+build sbi64 64 crt.S rt.c sbi.c -- -DRT_SBI -Wl,--defsym=RAM_BASE=0x80200000
