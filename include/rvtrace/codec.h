@@ -74,6 +74,10 @@ struct rvt_codec {
 
     /* Optional: print discovery/parameter information (`rvtrace info`). */
     int (*info)(const void *cfg, FILE *out, struct rvt_diag *d);
+
+    /* The byte a sink pads with between/after packets (the format's idle or
+     * null encoding: 0xFF for N-Trace MSEO, 0x00 for E-Trace encapsulation). */
+    uint8_t idle_byte;
 };
 
 /* All families, NULL-terminated. */

@@ -73,7 +73,12 @@ const char *rvt_block_end_name(unsigned end);
 enum rvt_block_flags {
     RVT_BLK_INTERRUPT = 1u << 0, /* END_TRAP: asynchronous */
     RVT_BLK_IMPLICIT = 1u << 1,  /* RETURN predicted by the call stack */
-    RVT_BLK_HAS_TIME = 1u << 2
+    RVT_BLK_HAS_TIME = 1u << 2,
+    /* Built without a code image (from recorded addresses and counts): */
+    RVT_BLK_LAST_UNKNOWN = 1u << 3,  /* the last instruction's address is not known; `last` holds
+                                        the address after the block if known, else 0 */
+    RVT_BLK_COUNT_UNKNOWN = 1u << 4  /* `ninsns` is not known (1 is stored): the block runs from
+                                        `start` to `last` */
 };
 
 struct rvt_block {
@@ -101,8 +106,20 @@ enum rvt_note_kind {
     RVT_NOTE_ERROR,      /* decoder error at `offset`; `text` explains; resync follows */
     RVT_NOTE_CONTEXT,    /* priv/context changed */
     RVT_NOTE_TIME,       /* timestamp */
-    RVT_NOTE_TRAP        /* trap with no instruction retired since the last sync/trap
+    RVT_NOTE_TRAP,       /* trap with no instruction retired since the last sync/trap
                             (cause in `value`, epc in `addr`); other traps end a block */
+    RVT_NOTE_DATA        /* a traced data value: kind in `reason` (enum rvt_data_kind) */
+};
+/* RVT_NOTE_DATA: `index` is the instruction it belongs to (when known),
+ * `addr` the register number or memory address, `value` the value. */
+enum rvt_data_kind {
+    RVT_DATA_REG_WRITE = 1, /* addr = register (0..31 x, 32..63 f), value = written value */
+    RVT_DATA_LOAD_ADDR,     /* value = address loaded from */
+    RVT_DATA_STORE_ADDR,    /* value = address stored to */
+    RVT_DATA_LOAD_VALUE,    /* value = data loaded (or CSR read) */
+    RVT_DATA_STORE_VALUE,   /* value = data stored (or CSR written) */
+    RVT_DATA_TRACEPOINT,    /* value = tracepoint type */
+    RVT_DATA_HART           /* value = hart whose trace follows */
 };
 enum rvt_gap_reason {
     RVT_GAP_TRACE_OFF = 1, /* tracing disabled / filtered out */
@@ -234,6 +251,13 @@ int rvt_flow_trap(struct rvt_flow *f, bool interrupt, uint32_t cause, uint64_t t
 int rvt_flow_gap(struct rvt_flow *f, enum rvt_gap_reason reason, const char *text);
 /* Flush the block in progress (end of trace). */
 int rvt_flow_finish(struct rvt_flow *f);
+
+/* Pass a decoder's own note (e.g. RVT_NOTE_DATA) to the sink as given. */
+int rvt_flow_note(struct rvt_flow *f, const struct rvt_note *n);
+/* Decoders that rebuild the flow without a code image (CDL and dbg with
+ * every target recorded) hand their blocks to the sink through the engine
+ * (flushing any block in progress first) so consumers see one stream. */
+int rvt_flow_emit_block(struct rvt_flow *f, const struct rvt_block *b);
 
 /* State queries. */
 bool rvt_flow_have_pc(const struct rvt_flow *f);

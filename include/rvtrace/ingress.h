@@ -60,8 +60,10 @@ enum rvt_ing_flags {
     RVT_ING_MEM_STORE = 1u << 5,  /* ...and it was a store (else a load) */
     RVT_ING_HAS_MEMVAL = 1u << 6, /* mem_value is valid */
     RVT_ING_TRACEPOINT = 1u << 7, /* the last instruction is a tracepoint (tp_type) */
-    RVT_ING_UNQUALIFIED = 1u << 8 /* filtered out: not to be traced (encoders report the
+    RVT_ING_UNQUALIFIED = 1u << 8,/* filtered out: not to be traced (encoders report the
                                      gap with their format's trace off/on and resync) */
+    RVT_ING_NOTIFY = 1u << 9      /* a trigger asks for the block's last instruction to be
+                                     reported explicitly (E-Trace notify, N-Trace SYNC 6) */
 };
 
 struct rvt_ing_rec {

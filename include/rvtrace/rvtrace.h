@@ -7,8 +7,10 @@
 #include "rvtrace/image.h"
 #include "rvtrace/ingress.h"
 #include "rvtrace/flow.h"
+#include "rvtrace/filter.h"
 #include "rvtrace/sink.h"
 #include "rvtrace/codec.h"
 #include "rvtrace/analysis.h"
+#include "rvtrace/gen.h"
 
 #endif

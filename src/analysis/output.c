@@ -131,6 +131,18 @@ static int insn_line(void *ctx, uint64_t pc, const struct rvt_block *b)
     return 0;
 }
 
+/* Per-instruction output needs the code to know where instructions are. */
+static int no_listing(struct rvt_output *o, const struct rvt_block *b)
+{
+    if (o->cfg.diag)
+        fprintf(o->cfg.diag,
+                "rvtrace: the block at 0x%" PRIx64 " (%" PRIu64 " instructions) is not in the program's code, so its "
+                "instructions cannot be listed; without the ELF use --output blocks or count\n",
+                b->start, b->ninsns);
+    o->err = -RVT_ERR_NOCODE;
+    return o->err;
+}
+
 static int on_block(void *ctx, const struct rvt_block *b)
 {
     struct rvt_output *o = ctx;
@@ -141,16 +153,12 @@ static int on_block(void *ctx, const struct rvt_block *b)
         o->st.traps++;
     switch (o->cfg.kind) {
     case RVT_OUT_PCS:
-        if (!o->bc)
-            return -RVT_ERR_INVAL;
-        if (rvt_block_insns(o->bc, o->cfg.xlen, b, pc_line, o) < 0)
-            return -RVT_ERR_NOCODE;
+        if (!o->bc || rvt_block_insns(o->bc, o->cfg.xlen, b, pc_line, o) < 0)
+            return no_listing(o, b);
         break;
     case RVT_OUT_INSN:
-        if (!o->bc)
-            return -RVT_ERR_INVAL;
-        if (rvt_block_insns(o->bc, o->cfg.xlen, b, insn_line, o) < 0)
-            return -RVT_ERR_NOCODE;
+        if (!o->bc || rvt_block_insns(o->bc, o->cfg.xlen, b, insn_line, o) < 0)
+            return no_listing(o, b);
         if (b->end == RVT_END_TRAP)
             out_printf(o, "\t\t\t# %s 0x%" PRIx32 " tval 0x%" PRIx64 " -> 0x%" PRIx64 "\n",
                        b->flags & RVT_BLK_INTERRUPT ? "interrupt" : "exception", b->cause, b->tval, b->next);

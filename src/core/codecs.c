@@ -4,12 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Each family defines its struct rvt_codec in src/<family>/ (weak so that
- * the registry links while a family is absent from a build). */
+/* Each family defines its struct rvt_codec in src/<family>/codec.c. */
 extern const struct rvt_codec rvt_codec_ntrace __attribute__((weak));
 extern const struct rvt_codec rvt_codec_etrace __attribute__((weak));
-extern const struct rvt_codec rvt_codec_cdl __attribute__((weak));
-extern const struct rvt_codec rvt_codec_dbg __attribute__((weak));
+extern const struct rvt_codec rvt_codec_cdl;
+extern const struct rvt_codec rvt_codec_dbg;
 
 const struct rvt_codec *const *rvt_codec_list(void)
 {

@@ -831,3 +831,24 @@ int rvt_flow_block_insns(struct rvt_flow *f, const struct rvt_block *blk, rvt_in
         return ffail(f, RVT_ERR_NOCODE, "block at 0x%" PRIx64 " covers addresses without code", blk->start);
     return rc;
 }
+
+/* ---- pass-through for decoders without code ------------------------------------- */
+
+int rvt_flow_note(struct rvt_flow *f, const struct rvt_note *n)
+{
+    if (!f->cfg.sink.note)
+        return 0;
+    return f->cfg.sink.note(f->cfg.sink.ctx, n) ? ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode") : 0;
+}
+
+int rvt_flow_emit_block(struct rvt_flow *f, const struct rvt_block *b)
+{
+    int rc = flush(f, RVT_END_SEQ, b->start);
+    if (rc < 0)
+        return rc;
+    if (f->cfg.sink.block && f->cfg.sink.block(f->cfg.sink.ctx, b))
+        return ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
+    if (!(b->flags & RVT_BLK_COUNT_UNKNOWN))
+        f->insns += b->ninsns;
+    return 0;
+}

@@ -16,9 +16,14 @@ struct rvt_ing_builder {
     uint64_t mask;
     enum rvt_ctype ctype_on_change;
 
+    /* Decoded instructions rotate through three slots so that neither the
+     * held instruction nor the one before it is ever copied: slot[ip] waits
+     * for its successor, slot[ib] retired before it. */
+    struct rvt_insn slot[3];
+    unsigned ip, ib;
+
     /* The instruction waiting for its successor. */
     bool have_prev;
-    struct rvt_insn prev;
     uint8_t prev_priv;
     uint64_t prev_context;
     struct rvt_ing_extra prev_extra;
@@ -26,7 +31,6 @@ struct rvt_ing_builder {
 
     /* The instruction retired before `prev` (for sequentially inferable jumps). */
     bool have_before;
-    struct rvt_insn before;
 
     /* A merged block of itype-0 instructions not yet emitted. */
     bool have_blk;
@@ -52,6 +56,8 @@ struct rvt_ing_builder *rvt_ing_builder_new(const struct rvt_ing_builder_config 
     }
     b->mask = b->xlen == 32 ? 0xffffffffull : ~0ull;
     b->ctype_on_change = RVT_CTYPE_PRECISE;
+    b->ip = 0;
+    b->ib = 1;
     return b;
 }
 
@@ -107,51 +113,51 @@ static void fill_extra(struct rvt_ing_rec *r, const struct rvt_ing_extra *x)
 /* Retire the held instruction with the given itype. */
 static int retire_prev(struct rvt_ing_builder *b, uint8_t itype, bool sijump)
 {
-    const struct rvt_insn *in = &b->prev;
-    struct rvt_ing_rec r;
-    memset(&r, 0, sizeof r);
-    r.iaddr = in->pc;
-    r.iretire = in->len / 2u;
-    r.ilastsize = in->len == 2 ? 0 : in->len == 4 ? 1 : in->len == 8 ? 2 : 1;
-    r.itype = itype;
-    r.priv = b->prev_priv;
-    r.context = b->prev_context;
-    if (b->prev_ctx_changed)
-        r.ctype = (uint8_t)b->ctype_on_change;
-    if (sijump)
-        r.flags |= RVT_ING_SIJUMP;
-    fill_extra(&r, &b->prev_extra);
+    const struct rvt_insn *in = &b->slot[b->ip];
+    const uint32_t iretire = in->len / 2u;
+    const uint8_t ilastsize = in->len == 2 ? 0 : in->len == 4 ? 1 : in->len == 8 ? 2 : 1;
+    const uint8_t ctype = b->prev_ctx_changed ? (uint8_t)b->ctype_on_change : 0;
+    const uint16_t data = b->prev_extra.flags & (RVT_ING_HAS_TIME | RVT_ING_HAS_RD | RVT_ING_HAS_MEM |
+                                                 RVT_ING_MEM_STORE | RVT_ING_HAS_MEMVAL | RVT_ING_TRACEPOINT);
+    const uint16_t flags = (uint16_t)(data | (sijump ? RVT_ING_SIJUMP : 0));
     b->have_prev = false;
     b->insns++;
-    b->before = *in;
+    b->ib = b->ip;
     b->have_before = true;
-
-    if (!b->cfg.merge_blocks)
-        return emit(b, &r);
 
     /* Merge plain sequential instructions into one block: a block may only
      * end with a non-zero itype, priv/context apply to the whole block, and
      * side data (register write, memory access, time, tracepoint) describes
-     * its last instruction, so such an instruction closes its block. */
-    bool joins = b->have_blk && rvt_ing_next_addr(&b->blk) == r.iaddr && b->blk.priv == r.priv &&
-                 b->blk.context == r.context && r.ctype == 0 && !(r.flags & RVT_ING_HAS_TIME) &&
-                 b->blk.iretire + r.iretire < 0x10000u;
+     * its last instruction, so such an instruction closes its block.  The
+     * block grows in place: this runs once per executed instruction. */
+    bool joins = b->cfg.merge_blocks && b->have_blk && rvt_ing_next_addr(&b->blk) == in->pc &&
+                 b->blk.priv == b->prev_priv && b->blk.context == b->prev_context && ctype == 0 &&
+                 !(data & RVT_ING_HAS_TIME) && b->blk.iretire + iretire < 0x10000u;
     if (joins) {
-        uint32_t iretire = b->blk.iretire + r.iretire;
-        struct rvt_ing_rec head = b->blk;
-        b->blk = r;
-        b->blk.iaddr = head.iaddr;
-        b->blk.iretire = iretire;
-        b->blk.ctype = head.ctype;
+        b->blk.iretire += iretire;
+        b->blk.ilastsize = ilastsize;
+        b->blk.itype = itype;
+        b->blk.flags |= flags;
     } else {
         int rc = flush_blk(b);
         if (rc < 0)
             return rc;
-        b->blk = r;
+        struct rvt_ing_rec *r = &b->blk;
+        memset(r, 0, sizeof *r);
+        r->iaddr = in->pc;
+        r->iretire = iretire;
+        r->ilastsize = ilastsize;
+        r->itype = itype;
+        r->priv = b->prev_priv;
+        r->context = b->prev_context;
+        r->ctype = ctype;
+        r->flags = flags;
         b->have_blk = true;
     }
-    if (b->blk.itype != RVT_ITYPE_NONE ||
-        (b->blk.flags & (RVT_ING_HAS_RD | RVT_ING_HAS_MEM | RVT_ING_HAS_TIME | RVT_ING_TRACEPOINT)))
+    if (data)
+        fill_extra(&b->blk, &b->prev_extra);
+    if (!b->cfg.merge_blocks || itype != RVT_ITYPE_NONE ||
+        (data & (RVT_ING_HAS_RD | RVT_ING_HAS_MEM | RVT_ING_HAS_TIME | RVT_ING_TRACEPOINT)))
         return flush_blk(b);
     return 0;
 }
@@ -168,7 +174,7 @@ static void describe(const struct rvt_insn *in, unsigned xlen, char *buf, size_t
 /* Decide the held instruction's itype from its successor `next`. */
 static int resolve_prev(struct rvt_ing_builder *b, uint64_t next)
 {
-    const struct rvt_insn *in = &b->prev;
+    const struct rvt_insn *in = &b->slot[b->ip];
     uint64_t fall = rvt_isa_next_pc(in, b->xlen);
     unsigned cf = in->cf;
     uint8_t itype;
@@ -212,7 +218,7 @@ static int resolve_prev(struct rvt_ing_builder *b, uint64_t next)
          * immediately before this jump. */
         uint64_t t;
         bool sij = rvt_cf_uninferable(cf) && cf != RVT_CF_TRAPRET && b->have_before &&
-                   rvt_isa_sijump_target(&b->before, in, b->xlen, &t);
+                   rvt_isa_sijump_target(&b->slot[b->ib], in, b->xlen, &t);
         return retire_prev(b, itype, sij);
     }
 unexplained:
@@ -230,7 +236,10 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
     if (b->diag.code)
         return -b->diag.code;
     pc &= b->mask;
-    struct rvt_insn in;
+    /* The slot neither held instruction uses (after a retirement without a
+     * successor, ip == ib and only ib matters). */
+    const unsigned inew = b->have_prev ? 3 - b->ip - b->ib : (b->ib + 1) % 3;
+    struct rvt_insn *in = &b->slot[inew];
     if (bits < 0) {
         if (!b->cfg.image)
             return rvt_fail(&b->diag, RVT_ERR_INVAL, "pc 0x%" PRIx64 ": no instruction bits and no image", pc);
@@ -244,11 +253,11 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
                             "pc 0x%" PRIx64 ": instruction runs past the end of the code image", pc);
         bits = (int64_t)w;
     }
-    rvt_isa_decode((uint32_t)bits, pc, b->xlen, &in);
-    if (in.len != 2 && in.len != 4)
+    rvt_isa_decode((uint32_t)bits, pc, b->xlen, in);
+    if (in->len != 2 && in->len != 4)
         return rvt_fail(&b->diag, RVT_ERR_BADINSN,
                         "pc 0x%" PRIx64 ": instruction bits 0x%08" PRIx32 " are a %u-byte encoding (only 16/32-bit supported)",
-                        pc, (uint32_t)bits, in.len);
+                        pc, (uint32_t)bits, in->len);
 
     if (b->have_prev) {
         int rc = resolve_prev(b, pc);
@@ -256,7 +265,7 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
             return rc;
     }
     b->have_prev = true;
-    b->prev = in;
+    b->ip = inew;
     b->prev_priv = priv;
     b->prev_context = context;
     b->prev_ctx_changed = b->have_last_ctx && context != b->last_context;
@@ -265,7 +274,7 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
     if (extra)
         b->prev_extra = *extra;
     else
-        memset(&b->prev_extra, 0, sizeof b->prev_extra);
+        b->prev_extra.flags = 0; /* the other fields are read only under their flags */
     return 0;
 }
 
@@ -306,7 +315,7 @@ int rvt_ing_builder_finish(struct rvt_ing_builder *b)
     if (b->diag.code)
         return -b->diag.code;
     if (b->have_prev) {
-        const struct rvt_insn *in = &b->prev;
+        const struct rvt_insn *in = &b->slot[b->ip];
         uint8_t itype;
         switch (in->cf) {
         case RVT_CF_NONE:

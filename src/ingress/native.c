@@ -29,7 +29,8 @@
 #define EXT_TP 0x400u        /* u8 tracepoint type */
 #define EXT_HART 0x800u      /* varint hart id; absent = same as the previous record */
 #define EXT_UNQUAL 0x1000u   /* flag: filtered out (not qualified for tracing) */
-#define EXT_KNOWN 0x1fffu
+#define EXT_NOTIFY 0x2000u   /* flag: a trigger asked for an explicit report */
+#define EXT_KNOWN 0x3fffu
 
 static size_t put_varint(uint8_t *p, uint64_t v)
 {
@@ -103,6 +104,8 @@ size_t rvt_native_encode(struct rvt_native_state *st, const struct rvt_ing_rec *
         ext |= EXT_HART;
     if (r->flags & RVT_ING_UNQUALIFIED)
         ext |= EXT_UNQUAL;
+    if (r->flags & RVT_ING_NOTIFY)
+        ext |= EXT_NOTIFY;
     bool addr = r->iaddr != st->next;
     *p++ = (uint8_t)((r->itype & TAG_ITYPE_MASK) | size << TAG_SIZE_SHIFT | (addr ? TAG_ADDR : 0) |
                      (ext ? TAG_EXT : 0));
@@ -320,6 +323,8 @@ int rvt_native_decode(struct rvt_native_state *st, const uint8_t *buf, size_t le
         }
         if (ext & EXT_UNQUAL)
             r->flags |= RVT_ING_UNQUALIFIED;
+        if (ext & EXT_NOTIFY)
+            r->flags |= RVT_ING_NOTIFY;
     }
     r->hart = st->hart;
     if (r->iretire == 0 && r->itype != RVT_ITYPE_EXCEPTION && r->itype != RVT_ITYPE_INTERRUPT) {

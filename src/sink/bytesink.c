@@ -18,6 +18,8 @@ void rvt_membuf_free(struct rvt_membuf *m)
 
 int rvt_membuf_append(struct rvt_membuf *m, const void *p, size_t n)
 {
+    if (!n)
+        return 0; /* also keeps memcpy away from a NULL buffer */
     if (m->len + n > m->cap) {
         size_t cap = m->cap ? m->cap : 4096;
         while (cap < m->len + n)

@@ -58,6 +58,8 @@ static void random_rec(uint64_t *s, struct rvt_ing_rec *r, uint64_t *next)
         r->flags |= RVT_ING_SIJUMP;
     if (rng(s) % 7 == 0)
         r->flags |= RVT_ING_UNQUALIFIED;
+    if (rng(s) % 7 == 0)
+        r->flags |= RVT_ING_NOTIFY;
     if (rng(s) % 9 == 0)
         r->hart = (uint16_t)rng(s);
     if (rng(s) % 7 == 0) {

@@ -6,6 +6,7 @@
 #define RVT_CLI_H
 
 #include "rvtrace/rvtrace.h"
+#include "rvtrace/filter.h"
 
 #include <stdbool.h>
 
@@ -89,6 +90,16 @@ int cli_finish_codec(struct cli_opts *o, unsigned xlen);
 /* Open the ingress input with the options given; 0 or exit status. */
 int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r);
 void cli_free(struct cli_opts *o);
+/* The --filter/--trigger/--sideband/--filter-file options a command accepts. */
+#define CLI_FILTER_EXTRAS "filter", "trigger", "sideband", "filter-file"
+/* If filter options were given, wrap *r in a filter (mode MARK for an
+ * encoder, DROP for the expected side of a comparison); *filter receives the
+ * filter (NULL if none; free it after the reader).  0 or exit status. */
+int cli_filter_wrap(struct cli_opts *o, struct rvt_ing_reader **r, int drop, struct rvt_filter **filter);
+/* Read a trace file: a plain byte stream, or a RAM sink image with its
+ * `.sink` description (or --wp/--wrap/--sink-start given), linearised oldest
+ * byte first; reports bytes lost to wrapping on stderr.  0 or exit status. */
+int cli_load_trace(struct cli_opts *o, const char *path, struct rvt_sink_image *img);
 double cli_now(void);
 
 #endif

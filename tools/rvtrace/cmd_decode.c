@@ -8,18 +8,27 @@
 
 static void help(const struct rvt_codec *only)
 {
-    printf("usage: rvtrace decode --format F --elf PROG TRACE [--output pcs|insn|blocks|count] [-o FILE] [options]\n\n"
+    printf("usage: rvtrace decode --format F [--elf PROG] TRACE [--output pcs|insn|blocks|count] [-o FILE] [options]\n\n"
            "Decode trace bytes back to the executed instructions.  The decode starts at the first\n"
            "synchronisation point; a damaged message is reported (byte offset, what was wrong) and the\n"
-           "decoder resynchronises at the next one.  The exit status is 1 if anything was reported.\n\n");
+           "decoder resynchronises at the next one.  The exit status is 1 if anything was reported.\n"
+           "Without --elf only traces that record every target (cdl, dbg with PCs) decode; give --xlen 32\n"
+           "for RV32 then.\n\n");
+    printf("  --wp ADDR             the trace RAM's write pointer (trRamWP, without the wrap bit), for a raw\n"
+           "                        dump without a .sink description\n"
+           "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
+           "  --sink-start ADDR     trRamStart of the dump (default 0)\n"
+           "A TRACE written through --sink has a TRACE.sink description beside it; the decode then\n"
+           "starts at the oldest surviving byte and reports how much was lost to wrapping.\n\n");
     cli_help_common(stdout, CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN, only);
 }
 
 int cmd_decode(int argc, char **argv)
 {
+    static const char *const extra[] = {"wp", "wrap", "sink-start", NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN;
-    int rc = cli_parse(&o, "decode", allowed, NULL, argc, argv);
+    int rc = cli_parse(&o, "decode", allowed, extra, argc, argv);
     if (rc || o.help) {
         if (o.help)
             help(o.codec);
@@ -30,21 +39,31 @@ int cmd_decode(int argc, char **argv)
     size_t len = 0;
     FILE *f = NULL;
     struct rvt_output *out = NULL;
+    struct rvt_sink_image sim = {0};
     if (!o.trace) {
         rc = cli_fail("decode", "no TRACE file given");
         goto done;
     }
-    if (!o.elf && !o.nraw) {
-        rc = cli_fail("decode", "--elf PROG is required to follow the code");
+    if ((rc = cli_load_image(&o)))
         goto done;
+    if (!o.img) {
+        /* Without the program only families that record every target (cdl,
+         * dbg with PCs) can decode; the others report where code is needed. */
+        o.img = rvt_img_new();
+        if (!o.img) {
+            rc = cli_fail("decode", "out of memory");
+            goto done;
+        }
+        rvt_img_set_xlen(o.img, o.xlen ? o.xlen : 64);
     }
-    if ((rc = cli_load_image(&o)) || (rc = cli_finish_codec(&o, rvt_img_xlen(o.img))))
+    if ((rc = cli_finish_codec(&o, rvt_img_xlen(o.img))))
         goto done;
     struct rvt_diag d = {0};
-    if (rvt_read_file(o.trace, &buf, &len, &d) < 0) {
-        rc = cli_fail("decode", "%s", d.msg);
+    if ((rc = cli_load_trace(&o, o.trace, &sim)))
         goto done;
-    }
+    buf = sim.data;
+    len = sim.len;
+    sim.data = NULL;
     f = !o.output || strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "wb");
     if (!f) {
         rc = cli_fail("decode", "%s: cannot create: %s", o.output, strerror(errno));
@@ -91,6 +110,7 @@ done:
     if (f && f != stdout)
         fclose(f);
     free(buf);
+    rvt_sink_image_free(&sim);
     cli_free(&o);
     return rc;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <inttypes.h>
 #include <time.h>
 
 double cli_now(void)
@@ -340,4 +341,73 @@ void cli_free(struct cli_opts *o)
     rvt_img_free(o->img);
     o->ccfg = NULL;
     o->img = NULL;
+}
+
+int cli_load_trace(struct cli_opts *o, const char *path, struct rvt_sink_image *img)
+{
+    struct rvt_sink_info ov;
+    rvt_sink_info_init(&ov);
+    ov.known = 0;
+    const char *wp = cli_extra(o, "wp"), *wrap = cli_extra(o, "wrap"), *start = cli_extra(o, "sink-start");
+    uint64_t v;
+    if (wp) {
+        if (!cli_parse_u64(wp, &v))
+            return cli_fail(o->cmd, "--wp: expected an address, got '%s'", wp);
+        ov.wp = v;
+        ov.known |= RVT_SINFO_WP;
+    }
+    if (wrap) {
+        if (!cli_parse_u64(wrap, &v) || v > 1)
+            return cli_fail(o->cmd, "--wrap: expected 0 or 1, got '%s'", wrap);
+        ov.wrap = (int)v;
+        ov.known |= RVT_SINFO_WRAP;
+    }
+    if (start) {
+        if (!cli_parse_u64(start, &v))
+            return cli_fail(o->cmd, "--sink-start: expected an address, got '%s'", start);
+        ov.start = v;
+        ov.known |= RVT_SINFO_START;
+    }
+    struct rvt_diag d = {0};
+    if (rvt_sink_image_load(path, ov.known ? &ov : NULL, img, &d) < 0)
+        return cli_fail(o->cmd, "%s", d.msg);
+    if (img->wrapped) {
+        if (img->lost_known)
+            fprintf(stderr, "rvtrace %s: %s: the trace RAM wrapped: %" PRIu64 " older bytes were overwritten; decoding "
+                            "from the oldest surviving synchronisation point in the %zu bytes kept\n",
+                    o->cmd, path, img->lost, img->len);
+        else
+            fprintf(stderr, "rvtrace %s: %s: the trace RAM wrapped (how much was overwritten is not known); decoding "
+                            "from the oldest surviving synchronisation point in the %zu bytes kept\n",
+                    o->cmd, path, img->len);
+    } else if (o->verbose && img->described) {
+        fprintf(stderr, "rvtrace %s: %s: trace RAM image, %zu bytes of trace, not wrapped\n", o->cmd, path, img->len);
+    }
+    return 0;
+}
+
+int cli_filter_wrap(struct cli_opts *o, struct rvt_ing_reader **r, int drop, struct rvt_filter **filter)
+{
+    *filter = NULL;
+    struct rvt_filter_config fc;
+    rvt_filter_config_init(&fc);
+    fc.image = o->img;
+    fc.xlen = rvt_ing_xlen(*r);
+    struct rvt_diag d = {0};
+    bool any = false;
+    for (unsigned i = 0; i < o->nextra; i++) {
+        int k = rvt_filter_option(&fc, o->extra_name[i], o->extra_val[i], &d);
+        if (k < 0)
+            return cli_fail(o->cmd, "--%s: %s", o->extra_name[i], d.msg);
+        any |= k > 0;
+    }
+    if (!any || !rvt_filter_config_active(&fc))
+        return 0;
+    if (rvt_filter_new(filter, &fc, &d) < 0)
+        return cli_fail(o->cmd, "filter: %s", d.msg);
+    struct rvt_ing_reader *fr;
+    if (rvt_filter_reader(&fr, *r, *filter, drop ? RVT_FILTER_DROP : RVT_FILTER_MARK, &d) < 0)
+        return cli_fail(o->cmd, "filter: %s", d.msg);
+    *r = fr;
+    return 0;
 }

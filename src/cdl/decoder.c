@@ -1,0 +1,661 @@
+/* CDL compressed trace decoder: nybbles -> the shared flow engine, or,
+ * without a code image, blocks rebuilt from the recorded counts and PCs.
+ *
+ * Replay first finds a sync point (see cdl_next_sync), then applies each
+ * field: sequential counts and non-sequential reasons walk the image
+ * through rvt_flow_walk; PC data resolves jump/trap targets or resyncs.
+ * Any disagreement (a count running into a jump, a PC the code cannot
+ * reach, a malformed field) is reported with its byte offset and decoding
+ * resumes at the next sync point.
+ */
+#include "cdl/cdl.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum pending {
+    PEND_NONE = 0,
+    PEND_CHECK,   /* target known from the code; a PC field may confirm it */
+    PEND_TARGET,  /* uninferable jump / trap return: needs a PC field */
+    PEND_TRAP     /* trap taken: the PC field is the handler */
+};
+
+struct cdl_dec {
+    struct cdl_cfg cfg;
+    struct rvt_flow *flow;
+    struct rvt_diag diag;
+    bool nocode;
+
+    /* The stream being decoded (oldest nybble first) and where it came from. */
+    const uint8_t *nyb;
+    size_t len;
+    uint64_t base, total; /* raw nybble offset of stream nybble 0; input nybbles */
+    size_t field_pos;
+
+    bool synced;
+    uint64_t seq_acc;     /* sequential instructions counted, not yet walked */
+    size_t seq_pos;       /* position of the first of those counts */
+    unsigned zero_run;    /* skip nybbles just before the current field */
+    bool after_mark;      /* the current field follows a sync mark */
+    enum pending pending;
+    uint64_t pend_addr;   /* address of the instruction that left `pending` */
+    uint8_t pend_ns;      /* its non-sequential reason */
+
+    /* Without code: the block being rebuilt. */
+    uint64_t blk_start, blk_n, blk_index, nc_index;
+
+    uint64_t errors;
+    char text[512];
+};
+
+const char *cdl_dec_error(const struct cdl_dec *dec)
+{
+    return dec->diag.msg;
+}
+
+static uint64_t byte_offset(const struct cdl_dec *dec, size_t pos)
+{
+    uint64_t raw = dec->total ? (dec->base + pos) % dec->total : pos;
+    return raw / 2;
+}
+
+static int note(struct cdl_dec *dec, uint8_t kind, uint8_t reason, uint64_t addr, uint64_t value, uint64_t index,
+                const char *text)
+{
+    struct rvt_note n;
+    memset(&n, 0, sizeof n);
+    n.kind = kind;
+    n.reason = reason;
+    n.addr = addr;
+    n.value = value;
+    n.index = index;
+    n.offset = byte_offset(dec, dec->field_pos);
+    n.text = text;
+    return rvt_flow_note(dec->flow, &n);
+}
+
+/* A data value for instruction `index` (UINT64_MAX: not known). */
+static int data_note(struct cdl_dec *dec, uint8_t kind, uint64_t addr, uint64_t value, uint64_t index)
+{
+    int rc = note(dec, RVT_NOTE_DATA, kind, addr, value, index, NULL);
+    return rc < 0 ? rc : 1;
+}
+
+/* A trace error at the current field: report it, drop the flow state; the
+ * caller resynchronises.  Returns <0 only if the decode must stop. */
+static int trace_error(struct cdl_dec *dec, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int trace_error(struct cdl_dec *dec, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    size_t pos = dec->field_pos;
+    uint64_t raw = dec->total ? (dec->base + pos) % dec->total : pos;
+    snprintf(dec->text, sizeof dec->text, "cdl: offset 0x%" PRIx64 " (nybble %u): %s", raw / 2, (unsigned)(raw & 1),
+             what);
+    if (dec->cfg.strict)
+        rvt_fail(&dec->diag, RVT_ERR_MISMATCH, "%s", dec->text);
+    dec->errors++;
+    dec->synced = false;
+    dec->seq_acc = 0;
+    dec->pending = PEND_NONE;
+    int rc;
+    if (dec->nocode) {
+        rc = note(dec, RVT_NOTE_ERROR, RVT_GAP_ERROR, 0, 0, dec->nc_index, dec->text);
+        dec->blk_n = 0;
+    } else {
+        rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
+        rc = rvt_flow_gap(dec->flow, RVT_GAP_ERROR, dec->text);
+    }
+    if (rc < 0)
+        return rc;
+    return dec->cfg.strict ? -RVT_ERR_MISMATCH : 0;
+}
+
+/* ---- with code ------------------------------------------------------------ */
+
+static const char *ns_name(unsigned ns)
+{
+    static const char *const n[4] = {"taken branch", "jump", "trap", "trap return"};
+    return n[ns & 3];
+}
+
+static int flow_failed(struct cdl_dec *dec, const char *what, int rc)
+{
+    if (rc == -RVT_ERR_NOMEM)
+        return rvt_fail(&dec->diag, RVT_ERR_NOMEM, "cdl: out of memory");
+    return trace_error(dec, "%s: %s", what, rvt_flow_error(dec->flow));
+}
+
+/* A field other than PC data arrived: a pending target must have been known. */
+static int settle_pending(struct cdl_dec *dec)
+{
+    if (dec->pending == PEND_TARGET || dec->pending == PEND_TRAP)
+        return trace_error(dec, "expected PC data after the %s at 0x%" PRIx64 ", the code cannot tell its target",
+                           ns_name(dec->pend_ns), dec->pend_addr);
+    dec->pending = PEND_NONE;
+    return 1;
+}
+
+
+/* Does the instruction class end a run of sequential instructions?  An
+ * ecall/ebreak does unless it fell through (user-mode emulation). */
+static bool is_jump_cf(const struct cdl_dec *dec, unsigned cf)
+{
+    if (cf == RVT_CF_ECALL || cf == RVT_CF_EBREAK)
+        return dec->cfg.ecall != RVT_FLOW_ECALL_SEQUENTIAL;
+    return rvt_cf_inferable_jump(cf) || rvt_cf_uninferable(cf);
+}
+
+/* Retire `s` sequential instructions and then, if ns is a branch, jump or
+ * trap return, the instruction that field reports — in one walk (the
+ * instruction limit leaves that last one pending for its resolution). */
+static int run_fields(struct cdl_dec *dec, uint64_t s, int ns)
+{
+    int rc = settle_pending(dec);
+    if (rc <= 0)
+        return rc;
+    bool retiring = ns >= 0 && ns != CDL_NS_TRAP;
+    uint64_t n = s + (retiring ? 1 : 0);
+    struct rvt_stop st;
+    memset(&st, 0, sizeof st);
+    if (n) {
+        struct rvt_walk w = {.flags = RVT_WALK_NT_DEFAULT | RVT_WALK_STOP_JUMP | RVT_WALK_INSNS, .insns = n};
+        if ((rc = rvt_flow_walk(dec->flow, &w, &st)) < 0) {
+            char what[64]; /* only built when needed: this is the hot path */
+            snprintf(what, sizeof what, "seq %" PRIu64 "%s%s", s, retiring ? " + " : "",
+                     retiring ? ns_name((unsigned)ns) : "");
+            return flow_failed(dec, what, rc);
+        }
+        if (st.reason == RVT_STOP_TRAPINSN)
+            return trace_error(dec, "%s at 0x%" PRIx64 " traps after %" PRIu64 " of %" PRIu64 " sequential "
+                                    "instructions",
+                               rvt_cf_name(st.cf == RVT_CF_EBREAK ? RVT_CF_EBREAK : RVT_CF_ECALL), st.pc, st.insns,
+                               s);
+        if (st.reason != RVT_STOP_COUNT || st.insns != n ||
+            (!retiring && (is_jump_cf(dec, st.cf) || st.cf == RVT_CF_TRAPRET)))
+            return trace_error(dec, "seq %" PRIu64 ": the instruction at 0x%" PRIx64 " (%s) changes the flow after %" PRIu64
+                                    " sequential instructions, expected a non-sequential field for it",
+                               s, st.last, rvt_cf_name(st.cf), st.insns);
+    }
+    if (ns < 0)
+        return 1;
+    dec->pend_ns = (uint8_t)ns;
+    if (ns == CDL_NS_TRAP) {
+        dec->pending = PEND_TRAP;
+        dec->pend_addr = rvt_flow_pc(dec->flow);
+        return 1;
+    }
+    dec->pend_addr = st.last;
+    switch (ns) {
+    case CDL_NS_BRANCH:
+        if (st.cf != RVT_CF_BRANCH)
+            return trace_error(dec, "taken branch: the instruction at 0x%" PRIx64 " is a %s, not a branch", st.last,
+                               rvt_cf_name(st.cf));
+        if ((rc = rvt_flow_branch(dec->flow, true)) < 0)
+            return flow_failed(dec, "taken branch", rc);
+        dec->pending = PEND_CHECK;
+        return 1;
+    case CDL_NS_JUMP:
+        if (rvt_cf_inferable_jump(st.cf)) {
+            if ((rc = rvt_flow_continue(dec->flow)) < 0)
+                return flow_failed(dec, "jump", rc);
+            dec->pending = PEND_CHECK;
+            return 1;
+        }
+        if ((rvt_cf_uninferable(st.cf) && st.cf != RVT_CF_TRAPRET) ||
+            ((st.cf == RVT_CF_ECALL || st.cf == RVT_CF_EBREAK) && dec->cfg.ecall == RVT_FLOW_ECALL_UNINFERABLE)) {
+            dec->pending = PEND_TARGET;
+            return 1;
+        }
+        return trace_error(dec, "jump: the instruction at 0x%" PRIx64 " is a %s, not a jal/jalr", st.last,
+                           rvt_cf_name(st.cf));
+    default: /* trap return */
+        if (st.cf != RVT_CF_TRAPRET)
+            return trace_error(dec, "trap return: the instruction at 0x%" PRIx64 " is a %s, not an xRET", st.last,
+                               rvt_cf_name(st.cf));
+        dec->pending = PEND_TARGET;
+        return 1;
+    }
+}
+
+/* Sequential counts accumulate until another field arrives (one walk for
+ * a run of counts and the non-sequential field after them). */
+static int flush_seq(struct cdl_dec *dec, int ns)
+{
+    uint64_t s = dec->seq_acc;
+    size_t at = dec->field_pos;
+    dec->seq_acc = 0;
+    if (!s && ns < 0)
+        return 1;
+    if (s)
+        dec->field_pos = dec->seq_pos; /* errors point at the first count */
+    int rc = run_fields(dec, s, ns);
+    dec->field_pos = at;
+    return rc;
+}
+
+static int apply_pc(struct cdl_dec *dec, uint64_t pc)
+{
+    int rc = 0;
+    if (!dec->synced) {
+        if ((rc = rvt_flow_sync(dec->flow, pc, 0, 0, true)) < 0)
+            return flow_failed(dec, "sync", rc);
+        dec->synced = true;
+        dec->pending = PEND_NONE;
+        return 1;
+    }
+    enum pending p = dec->pending;
+    dec->pending = PEND_NONE;
+    switch (p) {
+    case PEND_TARGET:
+        if ((rc = rvt_flow_jump(dec->flow, pc)) < 0)
+            return flow_failed(dec, "jump target", rc);
+        return 1;
+    case PEND_TRAP:
+        if ((rc = rvt_flow_trap(dec->flow, false, 0, 0, true, pc)) < 0)
+            return flow_failed(dec, "trap handler", rc);
+        return 1;
+    default: {
+        /* The last walk's successor is decided by the code: settle it. */
+        if (rvt_flow_pending(dec->flow) && (rc = rvt_flow_continue(dec->flow)) < 0)
+            return flow_failed(dec, "PC data", rc);
+        uint64_t at = rvt_flow_pc(dec->flow);
+        if (rvt_flow_have_pc(dec->flow) && at == pc)
+            return 1;
+        if (dec->after_mark) {
+            /* A sync mark with another address: trace was not recorded in
+             * between (filtered out, or lost by the sink). */
+            snprintf(dec->text, sizeof dec->text,
+                     "cdl: offset 0x%" PRIx64 ": the trace resumes at 0x%" PRIx64 " after a sync mark, not at 0x%" PRIx64
+                     " (trace off or data lost in between)",
+                     byte_offset(dec, dec->field_pos), pc, at);
+            rc = rvt_flow_gap(dec->flow, RVT_GAP_LOST, dec->text);
+        } else {
+            rc = trace_error(dec, "PC data 0x%" PRIx64 " but the code continues at 0x%" PRIx64, pc, at);
+        }
+        if (rc < 0)
+            return rc;
+        /* The PC field itself is sound: restart there. */
+        if ((rc = rvt_flow_sync(dec->flow, pc, 0, 0, true)) < 0)
+            return flow_failed(dec, "sync", rc);
+        dec->synced = true;
+        return 1;
+    }
+    }
+}
+
+static int apply_code(struct cdl_dec *dec, const struct cdl_field *f)
+{
+    int rc;
+    if (f->kind == CDL_F_SKIP)
+        return 1;
+    if (!dec->synced && f->kind != CDL_F_DATA)
+        return 1;
+    if (f->kind == CDL_F_SEQ) {
+        if (!dec->seq_acc)
+            dec->seq_pos = dec->field_pos;
+        dec->seq_acc += f->seq;
+        return 1;
+    }
+    if (f->kind == CDL_F_NONSEQ)
+        return flush_seq(dec, f->nonseq);
+    if (dec->synced && (rc = flush_seq(dec, -1)) <= 0)
+        return rc;
+    uint64_t retired = rvt_flow_insns(dec->flow);
+    switch (f->kind) {
+    case CDL_F_DATA:
+        if (f->reason == CDL_DATA_PC)
+            return apply_pc(dec, f->value);
+        return data_note(dec, RVT_DATA_REG_WRITE, f->rd, f->value, dec->synced && retired ? retired - 1 : UINT64_MAX);
+    case CDL_F_TRACEPOINT:
+        return data_note(dec, RVT_DATA_TRACEPOINT, 0, f->tp, dec->synced && retired ? retired - 1 : UINT64_MAX);
+    }
+    return 1;
+}
+
+/* ---- without code ------------------------------------------------------------ */
+
+static int nc_emit(struct cdl_dec *dec, uint8_t end, uint64_t next)
+{
+    if (!dec->blk_n)
+        return 1;
+    struct rvt_block b;
+    memset(&b, 0, sizeof b);
+    b.start = dec->blk_start;
+    b.next = next;
+    b.ninsns = dec->blk_n;
+    b.index = dec->blk_index;
+    b.trace_offset = byte_offset(dec, dec->field_pos);
+    b.end = end;
+    b.flags = RVT_BLK_LAST_UNKNOWN;
+    int rc = rvt_flow_emit_block(dec->flow, &b);
+    if (rc < 0)
+        return rc;
+    dec->blk_index += dec->blk_n;
+    dec->blk_n = 0;
+    return 1;
+}
+
+static int apply_nocode(struct cdl_dec *dec, const struct cdl_field *f)
+{
+    static const uint8_t ends[4] = {RVT_END_BRANCH, RVT_END_JUMP, RVT_END_TRAP, RVT_END_TRAPRET};
+    if (f->kind == CDL_F_SKIP)
+        return 1;
+    if (f->kind == CDL_F_DATA && f->reason == CDL_DATA_RFW)
+        return data_note(dec, RVT_DATA_REG_WRITE, f->rd, f->value,
+                         dec->synced && dec->nc_index ? dec->nc_index - 1 : UINT64_MAX);
+    if (f->kind == CDL_F_TRACEPOINT)
+        return data_note(dec, RVT_DATA_TRACEPOINT, 0, f->tp,
+                         dec->synced && dec->nc_index ? dec->nc_index - 1 : UINT64_MAX);
+    if (f->kind == CDL_F_DATA) { /* PC */
+        if (!dec->synced) {
+            dec->synced = true;
+            dec->pending = PEND_NONE;
+            dec->blk_start = f->value;
+            dec->blk_n = 0;
+            dec->blk_index = dec->nc_index;
+            int rc = note(dec, RVT_NOTE_SYNC, 0, f->value, 0, dec->nc_index, NULL);
+            return rc < 0 ? rc : 1;
+        }
+        uint8_t end = dec->pending ? ends[dec->pend_ns & 3] : RVT_END_SEQ;
+        dec->pending = PEND_NONE;
+        int rc = nc_emit(dec, end, f->value);
+        if (rc < 0)
+            return rc;
+        dec->blk_start = f->value;
+        dec->blk_index = dec->nc_index;
+        return 1;
+    }
+    if (!dec->synced)
+        return 1;
+    if (dec->pending)
+        return trace_error(dec, "%s without PC data: decoding without code needs a PC after every non-sequential "
+                                "field (--cdl-pc all) or the ELF",
+                           ns_name(dec->pend_ns));
+    if (f->kind == CDL_F_SEQ) {
+        dec->blk_n += f->seq;
+        dec->nc_index += f->seq;
+        return 1;
+    }
+    /* non-sequential */
+    if (f->nonseq != CDL_NS_TRAP) {
+        dec->blk_n++;
+        dec->nc_index++;
+    }
+    dec->pending = PEND_TARGET;
+    dec->pend_ns = f->nonseq;
+    return 1;
+}
+
+/* ---- without the flow: a log of register writes, traps, tracepoints -------- */
+
+static int apply_log(struct cdl_dec *dec, const struct cdl_field *f)
+{
+    int rc;
+    switch (f->kind) {
+    case CDL_F_DATA:
+        if (f->reason == CDL_DATA_RFW)
+            return data_note(dec, RVT_DATA_REG_WRITE, f->rd, f->value, UINT64_MAX);
+        if (dec->pending == PEND_TRAP) {
+            /* The trap at the last PC; this PC is its handler. */
+            rc = note(dec, RVT_NOTE_TRAP, 0, dec->pend_addr, 0, UINT64_MAX, NULL);
+            if (rc < 0)
+                return rc;
+        }
+        dec->pending = PEND_NONE;
+        dec->pend_addr = f->value;
+        dec->synced = true;
+        return 1;
+    case CDL_F_NONSEQ:
+        if (f->nonseq == CDL_NS_TRAP && dec->synced)
+            dec->pending = PEND_TRAP;
+        return 1;
+    case CDL_F_TRACEPOINT:
+        return data_note(dec, RVT_DATA_TRACEPOINT, 0, f->tp, UINT64_MAX);
+    default:
+        return 1;
+    }
+}
+
+/* ---- stream ordering and the main loop ------------------------------------ */
+
+int cdl_order_stream(const struct cdl_cfg *c, const uint8_t *buf, size_t len, uint8_t **nybp, size_t *nlen,
+                     uint64_t *base_nybble, struct rvt_diag *d)
+{
+    *nybp = NULL;
+    *nlen = 0;
+    *base_nybble = 0;
+    uint8_t *nyb = malloc(len ? 2 * len : 1);
+    if (!nyb)
+        return rvt_fail(d, RVT_ERR_NOMEM, "cdl: out of memory for %zu bytes of trace", len);
+    size_t start = 0, count = len;
+    if (c->image_kind == CDL_IMAGE_RAW) {
+        uint64_t wo = c->write_offset;
+        bool wrapped = c->wrapped, have = c->have_write_offset;
+        if (c->state_path[0]) {
+            struct cdl_state st;
+            int rc = cdl_state_read(c->state_path, &st, d);
+            if (rc < 0) {
+                free(nyb);
+                return rc;
+            }
+            wo = st.write_offset;
+            wrapped = st.wrapped;
+            have = true;
+        }
+        if (have && wo > len) {
+            free(nyb);
+            return rvt_fail(d, RVT_ERR_INVAL,
+                            "cdl: write offset 0x%" PRIx64 " is beyond the %zu-byte buffer image", wo, len);
+        }
+        if (have && wrapped) {
+            start = (size_t)wo;
+            count = len;
+        } else if (have) {
+            count = (size_t)wo;
+        }
+    }
+    for (size_t i = 0; i < count; i++) {
+        uint8_t b = buf[(start + i) % (len ? len : 1)];
+        nyb[2 * i] = b & 0xf;
+        nyb[2 * i + 1] = b >> 4;
+    }
+    *nybp = nyb;
+    *nlen = 2 * count;
+    *base_nybble = 2 * (uint64_t)start;
+    return 0;
+}
+
+/* Does the stream start between cycles?  Not when it is what is left of a
+ * wrapped buffer. */
+static bool starts_at_boundary(const struct cdl_cfg *c, size_t len)
+{
+    if (c->image_kind == CDL_IMAGE_RAW)
+        return !c->wrapped && !c->state_path[0];
+    return !(c->buffer && c->overflow == CDL_OVF_WRAP && len >= c->buffer);
+}
+
+int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
+{
+    uint8_t *nyb;
+    size_t nlen;
+    int rc = cdl_order_stream(&dec->cfg, buf, len, &nyb, &nlen, &dec->base, &dec->diag);
+    if (rc < 0)
+        return rc;
+    dec->nyb = nyb;
+    dec->len = nlen;
+    dec->total = 2 * (uint64_t)len;
+    dec->synced = false;
+    dec->pending = PEND_NONE;
+
+    size_t pos;
+    bool boundary = starts_at_boundary(&dec->cfg, len);
+    if (!cdl_next_sync(nyb, nlen, 0, &dec->cfg, boundary, &pos)) {
+        free(nyb);
+        dec->nyb = NULL;
+        return rvt_fail(&dec->diag, RVT_ERR_NOSYNC,
+                        "cdl: no sync point in %zu bytes: expected a run of %u zero nybbles followed by PC data",
+                        len, dec->cfg.sync_nybbles);
+    }
+    if (pos) {
+        /* Data before the first sync point (the older part of a wrapped
+         * buffer, or a capture that started mid-stream) cannot be decoded. */
+        size_t nz = 0;
+        for (size_t i = 0; i < pos; i++)
+            nz += nyb[i] != 0;
+        if (nz) {
+            dec->field_pos = pos;
+            snprintf(dec->text, sizeof dec->text,
+                     "cdl: %zu nybbles before the first sync point at offset 0x%" PRIx64 " cannot be decoded", pos,
+                     byte_offset(dec, pos));
+            if (dec->nocode)
+                rc = note(dec, RVT_NOTE_GAP, RVT_GAP_WRAP, 0, 0, 0, dec->text);
+            else {
+                rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
+                rc = rvt_flow_gap(dec->flow, RVT_GAP_WRAP, dec->text);
+            }
+            if (rc < 0)
+                goto out;
+        }
+    }
+
+    rc = 0;
+    while (pos < nlen) {
+        struct cdl_field f;
+        dec->field_pos = pos;
+        int n = cdl_field_decode(nyb + pos, nlen - pos, dec->cfg.xlen, &f, &dec->diag);
+        if (n == 0) {
+            /* Cut by the end of the recording. */
+            if (!dec->nocode && dec->synced && (dec->cfg.pack & CDL_PACK_FLOW) && (rc = flush_seq(dec, -1)) < 0)
+                goto out;
+            rc = 0;
+            bool nonzero = false;
+            for (size_t i = pos; i < nlen; i++)
+                nonzero |= nyb[i] != 0;
+            if (nonzero) {
+                snprintf(dec->text, sizeof dec->text,
+                         "cdl: offset 0x%" PRIx64 ": the trace ends inside a field (%zu nybbles left)",
+                         byte_offset(dec, pos), nlen - pos);
+                if (dec->nocode)
+                    rc = note(dec, RVT_NOTE_GAP, RVT_GAP_END, 0, 0, dec->nc_index, dec->text);
+                else {
+                    rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
+                    rc = rvt_flow_gap(dec->flow, RVT_GAP_END, dec->text);
+                }
+                if (rc < 0)
+                    goto out;
+            }
+            break;
+        }
+        if (n < 0) {
+            char msg[sizeof dec->diag.msg];
+            snprintf(msg, sizeof msg, "%s", dec->diag.msg);
+            rc = trace_error(dec, "%s", msg);
+        } else {
+            if (f.kind == CDL_F_SKIP) {
+                dec->zero_run++;
+                pos++;
+                continue;
+            }
+            dec->after_mark = dec->zero_run >= dec->cfg.sync_nybbles;
+            dec->zero_run = 0;
+            if (!dec->nocode)
+                rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
+            if (!(dec->cfg.pack & CDL_PACK_FLOW))
+                rc = apply_log(dec, &f);
+            else
+                rc = dec->nocode ? apply_nocode(dec, &f) : apply_code(dec, &f);
+            pos += (size_t)n;
+        }
+        if (rc < 0)
+            goto out;
+        if (rc == 0) {
+            /* Resynchronise at the next sync point after the bad field. */
+            if (!cdl_next_sync(nyb, nlen, dec->field_pos + 1, &dec->cfg, false, &pos))
+                break;
+        }
+        rc = 0;
+    }
+
+    /* End of the recording. */
+    if (!dec->nocode && dec->synced && (dec->cfg.pack & CDL_PACK_FLOW)) {
+        dec->field_pos = nlen;
+        if ((rc = flush_seq(dec, -1)) < 0)
+            goto out;
+        rc = 0;
+    }
+    if (dec->nocode) {
+        if (dec->synced && dec->blk_n) {
+            dec->field_pos = nlen;
+            if ((rc = nc_emit(dec, RVT_END_SEQ, 0)) < 0)
+                goto out;
+        }
+    }
+    bool halted = dec->cfg.buffer && dec->cfg.overflow == CDL_OVF_HALT && len >= dec->cfg.buffer;
+    if (dec->cfg.state_path[0] && dec->cfg.image_kind == CDL_IMAGE_RAW) {
+        struct cdl_state st;
+        if (cdl_state_read(dec->cfg.state_path, &st, &dec->diag) == 0)
+            halted = st.halted;
+    }
+    if (halted) {
+        dec->field_pos = nlen;
+        snprintf(dec->text, sizeof dec->text,
+                 "cdl: recording halted at offset 0x%" PRIx64 ": the %" PRIu64
+                 "-byte buffer was full, later execution was not recorded",
+                 nlen / 2, dec->cfg.buffer);
+        if (dec->nocode)
+            rc = note(dec, RVT_NOTE_GAP, RVT_GAP_LOST, 0, 0, dec->nc_index, dec->text);
+        else {
+            rvt_flow_set_offset(dec->flow, nlen / 2);
+            rc = rvt_flow_gap(dec->flow, RVT_GAP_LOST, dec->text);
+        }
+        if (rc < 0)
+            goto out;
+    }
+    rc = rvt_flow_finish(dec->flow);
+    if (rc < 0)
+        rvt_fail(&dec->diag, (enum rvt_err)-rc, "cdl: %s", rvt_flow_error(dec->flow));
+out:
+    free(nyb);
+    dec->nyb = NULL;
+    if (rc < 0 && !dec->diag.code)
+        rvt_fail(&dec->diag, (enum rvt_err)-rc, "cdl: decode stopped: %s (%s)", rvt_errstr(rc), rvt_flow_error(dec->flow));
+    return rc < 0 ? rc : 0;
+}
+
+int cdl_dec_new(struct cdl_dec **dp, const struct cdl_cfg *cfg, struct rvt_flow *flow, struct rvt_diag *d)
+{
+    *dp = NULL;
+    if (cfg->xlen != 32 && cfg->xlen != 64)
+        return rvt_fail(d, RVT_ERR_INVAL, "cdl: xlen must be 32 or 64 (got %u)", cfg->xlen);
+    struct cdl_dec *dec = calloc(1, sizeof *dec);
+    if (!dec)
+        return rvt_fail(d, RVT_ERR_NOMEM, "cdl: out of memory");
+    dec->cfg = *cfg;
+    dec->flow = flow;
+    /* Walk the code if the flow engine's image has any. */
+    const struct rvt_image *img = rvt_bcache_image(rvt_flow_bcache(flow));
+    bool have_code = img && rvt_img_segment_count(img) > 0;
+    dec->nocode = cfg->code == CDL_CODE_NONE || (cfg->code == CDL_CODE_AUTO && !have_code);
+    if (dec->nocode && cfg->pc_mode != CDL_PC_ALL && (cfg->pack & CDL_PACK_FLOW)) {
+        free(dec);
+        return rvt_fail(d, RVT_ERR_INVAL,
+                        "cdl: decoding without the ELF needs PCs of every non-sequential target (--cdl-pc all)");
+    }
+    *dp = dec;
+    return 0;
+}
+
+void cdl_dec_free(struct cdl_dec *dec)
+{
+    free(dec);
+}

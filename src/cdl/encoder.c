@@ -1,0 +1,545 @@
+/* CDL compressed trace encoder, in the seed's layers:
+ *
+ *   ingress record -> per-cycle trace (cdl_record_cycles: one retired
+ *   instruction or one trap per cycle, with its non-sequential reason,
+ *   target, register write, tracepoint) -> packer (pack_cycle: successive
+ *   cycles combined into packed records: a count of sequential
+ *   instructions, the non-sequential reason, PC/RFW data, tracepoint) ->
+ *   compressor (compress: packed record -> fields in the order sequential,
+ *   non-sequential, data, tracepoint) -> recorder (sync marks between
+ *   cycles, little-endian nybbles in 32-bit words, circular buffer that
+ *   wraps or halts).
+ *
+ * A record's last instruction's target is the next record's address, so
+ * a record's cycles are produced when the next record arrives (or at
+ * finish).
+ */
+#include "cdl/cdl.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Nybbles staged before packing them into words for the output. */
+#define STAGE_NYBBLES 8192
+
+struct cdl_enc {
+    struct cdl_cfg cfg;
+    struct rvt_byte_sink out;
+    struct rvt_diag diag;
+    struct rvt_bcache *bc;
+
+    bool have_pending;
+    struct rvt_ing_rec pend;  /* the record whose successor is not known yet */
+    uint64_t pend_insns;
+
+    unsigned unreported;   /* sequential instructions retired but not yet in a seq field */
+    bool sync_due;         /* put a sync mark before the next cycle */
+    uint64_t since_sync;   /* nybbles since the last sync mark */
+
+    uint64_t insns, records, fields;
+    uint64_t emitted;      /* nybbles produced by the compressor */
+
+    /* Stream output (buffer == 0). */
+    uint8_t stage[STAGE_NYBBLES];
+    size_t nstage;
+    uint64_t bytes_out, bytes_lost;
+
+    /* Recorder buffer (buffer > 0): one nybble per byte, 2*buffer entries. */
+    uint8_t *ram;
+    uint64_t ram_nyb;
+    uint64_t written;      /* nybbles offered to the recorder */
+    uint64_t dropped;      /* nybbles refused (halt) */
+    bool halted;
+
+    struct cdl_sync_point *sp;
+    size_t nsp, capsp;
+    bool finished;
+};
+
+const char *cdl_enc_error(const struct cdl_enc *e)
+{
+    return e->diag.msg;
+}
+
+void cdl_enc_stats(const struct cdl_enc *e, struct rvt_codec_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->insns = e->insns;
+    st->records = e->records;
+    st->packets = e->fields;
+    st->bytes = (e->emitted + 1) / 2;
+    if (e->cfg.buffer)
+        st->lost = (e->dropped + (e->written > e->ram_nyb ? e->written - e->ram_nyb : 0) + 1) / 2;
+    else
+        st->lost = e->bytes_lost;
+}
+
+size_t cdl_enc_sync_points(const struct cdl_enc *e, const struct cdl_sync_point **pts)
+{
+    *pts = e->sp;
+    return e->nsp;
+}
+
+void cdl_enc_state(const struct cdl_enc *e, struct cdl_state *st)
+{
+    memset(st, 0, sizeof *st);
+    st->buffer = e->cfg.buffer;
+    if (!e->cfg.buffer)
+        return;
+    st->halted = e->halted;
+    st->wrapped = e->written > e->ram_nyb;
+    /* The next word the recorder would write (the buffer size when it is
+     * exactly full or halted). */
+    st->write_offset = (st->wrapped ? e->written % e->ram_nyb : e->written) / 2;
+    st->lost_nybbles = e->dropped + (st->wrapped ? e->written - e->ram_nyb : 0);
+}
+
+/* ---- recorder ----------------------------------------------------------- */
+
+static int flush_stage(struct cdl_enc *e, bool all)
+{
+    size_t n = all ? e->nstage : e->nstage & ~(size_t)7; /* whole 32-bit words */
+    if (!n)
+        return 0;
+    uint8_t bytes[STAGE_NYBBLES / 2];
+    cdl_pack(e->stage, n, bytes);
+    size_t nb = n / 2;
+    long w = e->out.write(e->out.ctx, bytes, nb);
+    if (w < 0)
+        return rvt_fail(&e->diag, (enum rvt_err)-w, "cdl: output write failed after %" PRIu64 " bytes",
+                        e->bytes_out);
+    e->bytes_out += (uint64_t)w;
+    if ((size_t)w < nb) {
+        /* The sink dropped data: the decoder will see a break, so put a sync
+         * mark (and a full PC) at the next cycle boundary. */
+        e->bytes_lost += nb - (size_t)w;
+        e->sync_due = true;
+    }
+    memmove(e->stage, e->stage + n, e->nstage - n);
+    e->nstage -= n;
+    return 0;
+}
+
+static int record_nybbles(struct cdl_enc *e, const uint8_t *nyb, size_t n)
+{
+    e->emitted += n;
+    e->since_sync += n;
+    if (e->cfg.buffer) {
+        for (size_t i = 0; i < n; i++) {
+            if (e->cfg.overflow == CDL_OVF_HALT && e->written >= e->ram_nyb) {
+                e->halted = true;
+                e->dropped += n - i;
+                return 0;
+            }
+            e->ram[e->written % e->ram_nyb] = nyb[i];
+            e->written++;
+        }
+        return 0;
+    }
+    while (n) {
+        size_t take = STAGE_NYBBLES - e->nstage;
+        if (take > n)
+            take = n;
+        memcpy(e->stage + e->nstage, nyb, take);
+        e->nstage += take;
+        nyb += take;
+        n -= take;
+        if (e->nstage == STAGE_NYBBLES) {
+            int r = flush_stage(e, false);
+            if (r < 0)
+                return r;
+        }
+    }
+    return 0;
+}
+
+static int put_field(struct cdl_enc *e, const struct cdl_field *f)
+{
+    uint8_t nyb[CDL_MAX_FIELD_NYBBLES];
+    unsigned n = cdl_field_encode(f, e->cfg.xlen, nyb);
+    e->fields++;
+    return record_nybbles(e, nyb, n);
+}
+
+/* ---- per-cycle trace: ingress record -> cycles ----------------------------- */
+
+static bool uninferable_itype(unsigned itype)
+{
+    return itype == RVT_ITYPE_UNINF_JUMP3 || itype == RVT_ITYPE_CALL_UNINF || itype == RVT_ITYPE_JUMP_UNINF ||
+           itype == RVT_ITYPE_COSWAP || itype == RVT_ITYPE_RETURN || itype == RVT_ITYPE_OTHER_UNINF;
+}
+
+int cdl_record_cycles(const struct rvt_ing_rec *r, uint64_t n, bool have_next, uint64_t next,
+                      int (*fn)(void *ctx, const struct cdl_cycle *c), void *ctx)
+{
+    int rc;
+    struct cdl_cycle c;
+    unsigned it = r->itype;
+    bool trap = it == RVT_ITYPE_EXCEPTION || it == RVT_ITYPE_INTERRUPT;
+    /* All but the last instruction retire sequentially. */
+    if (n > 1) {
+        memset(&c, 0, sizeof c);
+        c.count = n - 1;
+        c.retired = true;
+        c.nonseq = -1;
+        if ((rc = fn(ctx, &c)) < 0)
+            return rc;
+    }
+    if (n) {
+        memset(&c, 0, sizeof c);
+        c.count = 1;
+        c.retired = true;
+        c.nonseq = -1;
+        if (!trap) {
+            if (it == RVT_ITYPE_TAKEN)
+                c.nonseq = CDL_NS_BRANCH;
+            else if (it == RVT_ITYPE_TRAPRET)
+                c.nonseq = CDL_NS_TRAPRET;
+            else if (it >= RVT_ITYPE_UNINF_JUMP3 && it != 7)
+                c.nonseq = CDL_NS_JUMP;
+        }
+        c.uninferable = c.nonseq == CDL_NS_TRAPRET || (c.nonseq == CDL_NS_JUMP && uninferable_itype(it));
+        c.have_target = c.nonseq >= 0 && have_next;
+        c.target = next;
+        c.rfw = (r->flags & RVT_ING_HAS_RD) != 0;
+        c.rd = r->rd;
+        c.rfw_value = r->rd_value;
+        c.tracepoint = (r->flags & RVT_ING_TRACEPOINT) != 0;
+        c.tp_type = (uint8_t)(r->tp_type & 0xf);
+        if ((rc = fn(ctx, &c)) < 0)
+            return rc;
+    }
+    if (trap) {
+        /* The trap follows the retired instructions; a synchronous
+         * exception's faulting instruction (epc) did not retire. */
+        memset(&c, 0, sizeof c);
+        c.count = 1;
+        c.nonseq = CDL_NS_TRAP;
+        c.uninferable = true;
+        c.have_target = have_next;
+        c.target = next;
+        c.epc = rvt_ing_next_addr(r);
+        if ((rc = fn(ctx, &c)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- compressor: packed record -> fields in the seed's order ---------------- */
+
+static int put_pc(struct cdl_enc *e, uint64_t pc)
+{
+    struct cdl_field f;
+    cdl_field_pc(&f, pc, e->cfg.xlen);
+    return put_field(e, &f);
+}
+
+static int compress(struct cdl_enc *e, const struct cdl_packed *p)
+{
+    int rc;
+    struct cdl_field f;
+    if (p->seq) {
+        f = (struct cdl_field){.kind = CDL_F_SEQ, .seq = p->seq};
+        if ((rc = put_field(e, &f)) < 0)
+            return rc;
+    }
+    if (p->nonseq >= 0) {
+        f = (struct cdl_field){.kind = CDL_F_NONSEQ, .nonseq = (uint8_t)p->nonseq};
+        if ((rc = put_field(e, &f)) < 0)
+            return rc;
+    }
+    if (p->has_pc && (rc = put_pc(e, p->pc)) < 0)
+        return rc;
+    if (p->has_rfw) {
+        cdl_field_rfw(&f, p->rd, p->rfw_value, e->cfg.xlen);
+        if ((rc = put_field(e, &f)) < 0)
+            return rc;
+    }
+    if (p->has_tp) {
+        f = (struct cdl_field){.kind = CDL_F_TRACEPOINT, .tp = p->tp_type};
+        if ((rc = put_field(e, &f)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- packer: cycles -> packed records ----------------------------------------- */
+
+static bool flow_on(const struct cdl_enc *e)
+{
+    return (e->cfg.pack & CDL_PACK_FLOW) != 0;
+}
+
+static void packed_init(struct cdl_packed *p)
+{
+    memset(p, 0, sizeof *p);
+    p->nonseq = -1;
+}
+
+/* A record of only the retired-but-unreported count (prior cycles). */
+static int flush_seq(struct cdl_enc *e)
+{
+    if (!e->unreported)
+        return 0;
+    struct cdl_packed p;
+    packed_init(&p);
+    p.seq = (uint8_t)e->unreported;
+    e->unreported = 0;
+    return compress(e, &p);
+}
+
+static int pack_cycle(void *ctx, const struct cdl_cycle *c)
+{
+    struct cdl_enc *e = ctx;
+    int rc;
+    struct cdl_packed p;
+    packed_init(&p);
+    bool rfw = c->retired && c->rfw && (e->cfg.pack & CDL_PACK_RFW);
+    bool tp = c->retired && c->tracepoint && (e->cfg.pack & CDL_PACK_TRACEPOINTS);
+
+    if (!flow_on(e)) {
+        /* Logs: register writes and tracepoints in order; a trap as its
+         * epc (the next instruction that would have retired), the trap,
+         * its handler. */
+        if (c->nonseq == CDL_NS_TRAP && (e->cfg.pack & CDL_PACK_TRAPS)) {
+            p.has_pc = true;
+            p.pc = c->epc;
+            if ((rc = compress(e, &p)) < 0)
+                return rc;
+            packed_init(&p);
+            p.nonseq = CDL_NS_TRAP;
+            p.has_pc = c->have_target;
+            p.pc = c->target;
+            return compress(e, &p);
+        }
+        p.has_rfw = rfw;
+        p.rd = c->rd;
+        p.rfw_value = c->rfw_value;
+        p.has_tp = tp;
+        p.tp_type = c->tp_type;
+        return rfw || tp ? compress(e, &p) : 0;
+    }
+
+    if (c->nonseq < 0) {
+        /* Sequential: counted; reported when the count reaches 7, or at
+         * once (before its data) if the instruction has data. */
+        uint64_t n = c->count;
+        while (n) {
+            uint64_t take = 7 - e->unreported < n ? 7 - e->unreported : n;
+            e->unreported += (unsigned)take;
+            n -= take;
+            if (e->unreported == 7 && (rc = flush_seq(e)) < 0)
+                return rc;
+        }
+        if (!rfw && !tp)
+            return 0;
+        p.seq = (uint8_t)e->unreported;
+        e->unreported = 0;
+    } else {
+        /* Non-sequential: the prior count, the reason, the target when the
+         * configuration asks for it, then the instruction's data. */
+        p.seq = (uint8_t)e->unreported;
+        e->unreported = 0;
+        p.nonseq = (int8_t)c->nonseq;
+        p.has_pc = c->have_target && (e->cfg.pc_mode == CDL_PC_ALL || c->uninferable);
+        p.pc = c->target;
+    }
+    p.has_rfw = rfw;
+    p.rd = c->rd;
+    p.rfw_value = c->rfw_value;
+    p.has_tp = tp;
+    p.tp_type = c->tp_type;
+    return compress(e, &p);
+}
+
+/* ---- recorder: sync marks between cycles -------------------------------------- */
+
+static int sync_mark(struct cdl_enc *e, uint64_t next_pc)
+{
+    int r = flush_seq(e);
+    if (r < 0)
+        return r;
+    uint8_t zeros[64] = {0};
+    unsigned n = e->cfg.sync_nybbles;
+    while (n) {
+        unsigned k = n > sizeof zeros ? (unsigned)sizeof zeros : n;
+        if ((r = record_nybbles(e, zeros, k)) < 0)
+            return r;
+        n -= k;
+    }
+    if (e->nsp == e->capsp) {
+        size_t nc = e->capsp ? 2 * e->capsp : 64;
+        struct cdl_sync_point *p = realloc(e->sp, nc * sizeof *p);
+        if (!p)
+            return rvt_fail(&e->diag, RVT_ERR_NOMEM, "cdl: out of memory");
+        e->sp = p;
+        e->capsp = nc;
+    }
+    e->sp[e->nsp].nybble = e->emitted;
+    e->sp[e->nsp].insns = e->insns;
+    e->nsp++;
+    if (flow_on(e) && (r = put_pc(e, next_pc)) < 0)
+        return r;
+    e->since_sync = 0;
+    e->sync_due = false;
+    return 0;
+}
+
+/* The cycles of the pending record, now that its successor is known. */
+static int finish_record(struct cdl_enc *e, bool have_next, uint64_t next)
+{
+    e->have_pending = false;
+    return cdl_record_cycles(&e->pend, e->pend_insns, have_next, next, pack_cycle, e);
+}
+
+static int count_insns(struct cdl_enc *e, const struct rvt_ing_rec *r, uint64_t *n)
+{
+    if (r->iretire == 0) {
+        *n = 0;
+        return 0;
+    }
+    if (r->iretire == 1u << r->ilastsize) {
+        *n = 1;
+        return 0;
+    }
+    if (!e->bc)
+        return rvt_fail(&e->diag, RVT_ERR_INVAL,
+                        "cdl: record at 0x%" PRIx64 " retires %u halfwords: counting its instructions needs the "
+                        "program image (--elf)",
+                        r->iaddr, r->iretire);
+    int rc = rvt_ing_count_insns(r, e->bc, n);
+    if (rc < 0)
+        return rvt_fail(&e->diag, (enum rvt_err)-rc,
+                        "cdl: cannot count the instructions of the record at 0x%" PRIx64 " (%u halfwords)",
+                        r->iaddr, r->iretire);
+    return 0;
+}
+
+int cdl_enc_put(struct cdl_enc *e, const struct rvt_ing_rec *r)
+{
+    int rc;
+    if (e->finished)
+        return rvt_fail(&e->diag, RVT_ERR_INVAL, "cdl: record after finish");
+    if (r->flags & RVT_ING_UNQUALIFIED) {
+        /* Filtered out: not traced.  The next traced cycle starts with a
+         * sync mark and its PC, which shows the decoder the gap. */
+        if (e->have_pending && (rc = finish_record(e, true, r->iaddr)) < 0)
+            return rc;
+        e->sync_due = true;
+        return 0;
+    }
+    uint64_t n;
+    if ((rc = count_insns(e, r, &n)) < 0)
+        return rc;
+    if (n == 0 && r->itype != RVT_ITYPE_EXCEPTION && r->itype != RVT_ITYPE_INTERRUPT)
+        return 0; /* nothing retired, nothing happened */
+    e->records++;
+    if (e->have_pending && (rc = finish_record(e, true, r->iaddr)) < 0)
+        return rc;
+    /* Between cycles: a sync mark when due, with the next cycle's PC. */
+    if (e->sync_due || (e->cfg.sync_interval && e->since_sync >= e->cfg.sync_interval)) {
+        if ((rc = sync_mark(e, r->iaddr)) < 0)
+            return rc;
+    }
+    e->insns += n;
+    e->pend = *r;
+    e->pend_insns = n;
+    e->have_pending = true;
+    return 0;
+}
+
+int cdl_enc_finish(struct cdl_enc *e)
+{
+    int rc;
+    if (e->finished)
+        return 0;
+    e->finished = true;
+    if (e->have_pending && (rc = finish_record(e, false, 0)) < 0)
+        return rc;
+    if ((rc = flush_seq(e)) < 0)
+        return rc;
+    /* Complete the last 32-bit word with skip nybbles. */
+    static const uint8_t pad[8] = {0};
+    uint64_t total = e->emitted;
+    if (total % 8 && (rc = record_nybbles(e, pad, (size_t)(8 - total % 8))) < 0)
+        return rc;
+    if (!e->cfg.buffer)
+        return flush_stage(e, true);
+
+    /* Write the recorder's memory out. */
+    uint64_t count, start;
+    bool wrapped = e->written > e->ram_nyb;
+    if (e->cfg.image_kind == CDL_IMAGE_RAW) {
+        start = 0;
+        count = e->ram_nyb;
+    } else if (wrapped) {
+        start = e->written % e->ram_nyb;
+        count = e->ram_nyb;
+    } else {
+        start = 0;
+        count = e->written;
+    }
+    uint8_t bytes[4096];
+    uint64_t done = 0;
+    while (done < count) {
+        size_t chunk = count - done > 2 * sizeof bytes ? 2 * sizeof bytes : (size_t)(count - done);
+        uint8_t nyb[2 * sizeof bytes];
+        for (size_t i = 0; i < chunk; i++)
+            nyb[i] = e->ram[(start + done + i) % e->ram_nyb];
+        cdl_pack(nyb, chunk, bytes);
+        long w = e->out.write(e->out.ctx, bytes, chunk / 2);
+        if (w < 0)
+            return rvt_fail(&e->diag, (enum rvt_err)-w, "cdl: output write failed");
+        e->bytes_out += (uint64_t)w;
+        if ((size_t)w < chunk / 2)
+            e->bytes_lost += chunk / 2 - (size_t)w;
+        done += chunk;
+    }
+    if (e->cfg.state_path[0]) {
+        struct cdl_state st;
+        cdl_enc_state(e, &st);
+        if ((rc = cdl_state_write(e->cfg.state_path, &st, &e->diag)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int cdl_enc_new(struct cdl_enc **ep, const struct cdl_cfg *cfg, const struct rvt_byte_sink *out, struct rvt_diag *d)
+{
+    *ep = NULL;
+    if (cfg->xlen != 32 && cfg->xlen != 64)
+        return rvt_fail(d, RVT_ERR_INVAL, "cdl: xlen must be 32 or 64 (got %u)", cfg->xlen);
+    struct cdl_enc *e = calloc(1, sizeof *e);
+    if (!e)
+        return rvt_fail(d, RVT_ERR_NOMEM, "cdl: out of memory");
+    e->cfg = *cfg;
+    e->out = *out;
+    e->sync_due = true; /* the trace starts with a sync mark and a full PC */
+    if (cfg->image && !(e->bc = rvt_bcache_new(cfg->image, 0))) {
+        free(e);
+        return rvt_fail(d, RVT_ERR_NOMEM, "cdl: out of memory");
+    }
+    if (cfg->buffer) {
+        e->ram_nyb = 2 * cfg->buffer;
+        e->ram = calloc((size_t)e->ram_nyb, 1);
+        if (!e->ram) {
+            cdl_enc_free(e);
+            return rvt_fail(d, RVT_ERR_NOMEM, "cdl: cannot allocate a %" PRIu64 "-byte recorder buffer",
+                            cfg->buffer);
+        }
+    }
+    *ep = e;
+    return 0;
+}
+
+void cdl_enc_free(struct cdl_enc *e)
+{
+    if (!e)
+        return;
+    if (e->bc)
+        rvt_bcache_free(e->bc);
+    free(e->ram);
+    free(e->sp);
+    free(e);
+}

@@ -1,0 +1,985 @@
+/* Debug-spec trace module decoder: packets -> the shared flow engine, or,
+ * without a code image, blocks from the recorded PC pairs.
+ *
+ * Decoding starts at the first synchronisation point of the buffer (8 per
+ * buffer, known from the buffer registers), reads the sync fields there
+ * (trace enabled/disabled, timestamp, hart, privilege, full PC) and then
+ * interprets packet groups by the emit bits:
+ *
+ *   emitbranch: Branch Taken/Not Taken resolve the next conditional
+ *     branch; a PC is the target of the next uninferable jump (jalr, xRET,
+ *     then a Privilege Level packet) or, when the code reaches it first, the
+ *     source of a trap (then Privilege Level and the handler PC).
+ *   emitpc without emitbranch: PCs come in pairs (source, destination) for
+ *     every taken branch, jump, trap and xRET; Privilege Level between them
+ *     marks a trap (bit 3: interrupt), after them an xRET.
+ *
+ * A packet the code cannot explain is reported with its byte offset, and
+ * decoding resumes at the next synchronisation point.
+ */
+#include "dbg/dbg.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest straight walk to the next event; beyond it the trace and the
+ * code disagree (or the code loops without a traced event). */
+#define WALK_LIMIT (1u << 22)
+
+enum state {
+    ST_IDLE = 0,
+    ST_SRC,       /* a source PC was read (trap source or pair source) */
+    ST_SRC_PRIV,  /* ...and the Privilege Level between source and destination */
+    ST_ERET,      /* an xRET was resolved: its Privilege Level may follow */
+    ST_PAIR_DONE  /* pc-pair mode: a pair was resolved; an xRET's Privilege Level may follow */
+};
+
+struct dbg_dec {
+    struct dbg_cfg cfg;
+    struct rvt_flow *flow;
+    const struct rvt_image *image; /* the flow engine's */
+    struct rvt_diag diag;
+    bool nocode, ebr, epc, epriv;
+    unsigned pc_shift, pc_width;
+
+    const uint8_t *nyb;
+    size_t len;
+    uint64_t base, total, spacing;
+    uint64_t phase;   /* sync points are where (pos + phase) % spacing == 0 */
+    size_t pkt_pos;
+
+    /* Last values for "missing bits". */
+    uint64_t pc_v, la, sa, ts, hart;
+    bool have_pc_v, have_la, have_sa, have_ts;
+    uint8_t prv;
+
+    int sync_stage;   /* -1: not in sync fields; else the next field allowed */
+    size_t last_td;   /* position after the last Trace Disabled packet */
+    size_t last_end;  /* position after the last packet other than Nop */
+    size_t last_nonzero; /* position of the last non-Nop nybble in the stream */
+    bool synced;      /* the flow knows where it is */
+    enum state st;
+    uint64_t src;
+    uint8_t src_priv;
+
+    /* Without code: the block in progress. */
+    uint64_t blk_start, nc_index;
+    bool blk_counted;
+    struct rvt_block held;  /* a block waiting for a possible xRET Privilege Level */
+    bool have_held;
+
+    uint64_t errors;
+    char text[512];
+};
+
+const char *dbg_dec_error(const struct dbg_dec *dec)
+{
+    return dec->diag.msg;
+}
+
+static uint64_t raw_nyb(const struct dbg_dec *dec, size_t pos)
+{
+    return dec->total ? (dec->base + pos) % dec->total : pos;
+}
+
+static uint64_t byte_offset(const struct dbg_dec *dec, size_t pos)
+{
+    return raw_nyb(dec, pos) / 2;
+}
+
+static int sync_stage_of(unsigned hdr);
+
+static bool is_sync_point(const struct dbg_dec *dec, size_t pos)
+{
+    return (dec->phase + pos) % dec->spacing == 0;
+}
+
+/* Do the packets at pos look like sync fields: optional Trace Enabled or
+ * Disabled, Timestamp, Change Hart, Privilege Level, then a full-width PC? */
+static bool sync_fields_at(const struct dbg_dec *dec, const uint8_t *nyb, size_t len, size_t pos)
+{
+    int stage = 0;
+    unsigned full = (dec->pc_width + 3) / 4;
+    struct rvt_diag d;
+    while (pos < len) {
+        struct dbg_packet p;
+        int n = dbg_packet_decode(nyb + pos, len - pos, dec->cfg.custom, &p, &d);
+        if (n <= 0)
+            return false;
+        int st = sync_stage_of(p.hdr);
+        if (st < stage)
+            return false;
+        if (p.hdr == DBG_PC)
+            return p.nval == full;
+        stage = st + 1;
+        pos += (size_t)n;
+    }
+    return false;
+}
+
+/* A stream that does not start at a sync point (a capture that began
+ * mid-way, a cut file): the phase whose sync points hold sync fields most
+ * often, over the first few of them.  Needs PC packets. */
+static uint64_t find_phase(const struct dbg_dec *dec, const uint8_t *nyb, size_t len)
+{
+    if (!dec->epc || len < 2 || sync_fields_at(dec, nyb, len, 0))
+        return 0;
+    uint64_t best = 0;
+    unsigned best_score = 0;
+    for (uint64_t first = 0; first < dec->spacing && first < len; first++) {
+        unsigned score = 0;
+        for (uint64_t at = first; at < len && score < 16; at += dec->spacing) {
+            if (!sync_fields_at(dec, nyb, len, (size_t)at))
+                break;
+            score++;
+        }
+        if (score > best_score) {
+            best_score = score;
+            best = (dec->spacing - first) % dec->spacing;
+        }
+    }
+    return best;
+}
+
+static int note(struct dbg_dec *dec, uint8_t kind, uint8_t reason, uint64_t addr, uint64_t value, uint64_t index,
+                const char *text)
+{
+    struct rvt_note n;
+    memset(&n, 0, sizeof n);
+    n.kind = kind;
+    n.reason = reason;
+    n.addr = addr;
+    n.value = value;
+    n.index = index;
+    n.priv = dec->prv;
+    n.offset = byte_offset(dec, dec->pkt_pos);
+    n.text = text;
+    return rvt_flow_note(dec->flow, &n);
+}
+
+static uint64_t cur_index(const struct dbg_dec *dec)
+{
+    if (dec->nocode)
+        return dec->blk_counted ? dec->nc_index : UINT64_MAX;
+    return dec->synced ? rvt_flow_insns(dec->flow) : UINT64_MAX;
+}
+
+static int data_note(struct dbg_dec *dec, uint8_t kind, uint64_t value)
+{
+    int rc = note(dec, RVT_NOTE_DATA, kind, 0, value, cur_index(dec), NULL);
+    return rc < 0 ? rc : 1;
+}
+
+static int gap(struct dbg_dec *dec, uint8_t reason, const char *text)
+{
+    dec->synced = false;
+    dec->st = ST_IDLE;
+    if (dec->nocode) {
+        dec->have_held = false;
+        return note(dec, reason == RVT_GAP_ERROR ? RVT_NOTE_ERROR : RVT_NOTE_GAP, reason, 0, 0, cur_index(dec),
+                    text);
+    }
+    rvt_flow_set_offset(dec->flow, byte_offset(dec, dec->pkt_pos));
+    return rvt_flow_gap(dec->flow, (enum rvt_gap_reason)reason, text);
+}
+
+static int trace_error(struct dbg_dec *dec, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int trace_error(struct dbg_dec *dec, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    uint64_t raw = raw_nyb(dec, dec->pkt_pos);
+    snprintf(dec->text, sizeof dec->text, "dbg: offset 0x%" PRIx64 " (nybble %u): %s", raw / 2, (unsigned)(raw & 1),
+             what);
+    if (dec->cfg.strict)
+        rvt_fail(&dec->diag, RVT_ERR_MISMATCH, "%s", dec->text);
+    dec->errors++;
+    int rc = gap(dec, RVT_GAP_ERROR, dec->text);
+    if (rc < 0)
+        return rc;
+    return dec->cfg.strict ? -RVT_ERR_MISMATCH : 0;
+}
+
+static int flow_failed(struct dbg_dec *dec, const char *what, int rc)
+{
+    if (rc == -RVT_ERR_NOMEM)
+        return rvt_fail(&dec->diag, RVT_ERR_NOMEM, "dbg: out of memory");
+    return trace_error(dec, "%s: %s", what, rvt_flow_error(dec->flow));
+}
+
+static uint64_t pc_of(const struct dbg_dec *dec, uint64_t v)
+{
+    uint64_t pc = v << dec->pc_shift;
+    return dec->cfg.xlen == 32 ? pc & 0xffffffffu : pc;
+}
+
+/* ---- values ------------------------------------------------------------------ */
+
+/* Rebuild a value with missing bits from the last one; false if the last
+ * value is not known yet and the packet is not complete. */
+static bool value_from_last(const struct dbg_packet *p, unsigned width, uint64_t *last, bool *have)
+{
+    if (!*have && 4u * p->nval < width)
+        return false;
+    *last = dbg_fill_from_last(p->bits, p->nval, *have ? *last : 0) & dbg_mask(width);
+    *have = true;
+    return true;
+}
+
+/* Value sequences must fit their field. */
+static int check_width(struct dbg_dec *dec, const struct dbg_packet *p, unsigned width)
+{
+    if (4u * p->nval > width && (p->bits >> width))
+        return trace_error(dec, "%s value 0x%" PRIx64 " (%u nybbles) is wider than its %u-bit field",
+                           dbg_hdr_name(p->hdr), p->bits, p->nval, width);
+    return 1;
+}
+
+/* ---- with code -------------------------------------------------------------- */
+
+static int walk(struct dbg_dec *dec, const struct rvt_walk *w, struct rvt_stop *st, const char *what)
+{
+    int rc = rvt_flow_walk(dec->flow, w, st);
+    if (rc < 0)
+        return flow_failed(dec, what, rc);
+    return 1;
+}
+
+/* Retire exactly the instruction at the current pc. */
+static int retire_one(struct dbg_dec *dec, struct rvt_stop *st, const char *what)
+{
+    struct rvt_walk w = {.flags = RVT_WALK_INSNS | RVT_WALK_STOP_JUMP, .insns = 1};
+    int rc = walk(dec, &w, st, what);
+    if (rc <= 0)
+        return rc;
+    if (st->insns != 1)
+        return trace_error(dec, "%s: the instruction at 0x%" PRIx64 " does not retire", what, st->pc);
+    return 1;
+}
+
+static int insn_class(struct dbg_dec *dec, uint64_t addr, unsigned *cf, uint64_t *target)
+{
+    struct rvt_insn in;
+    if (!dec->image || rvt_img_insn(dec->image, addr, &in) < 0)
+        return trace_error(dec, "no code at 0x%" PRIx64 " (PC packet)", addr);
+    *cf = in.cf;
+    *target = in.target;
+    return 1;
+}
+
+/* The PC read as a trap source turned out to be the target of the next
+ * uninferable jump (a jalr looping back onto the straight path). */
+static int src_was_jump_target(struct dbg_dec *dec)
+{
+    dec->st = ST_IDLE;
+    struct rvt_walk w = {.flags = RVT_WALK_STOP_BRANCH | RVT_WALK_INSNS, .insns = WALK_LIMIT};
+    struct rvt_stop st;
+    int rc = walk(dec, &w, &st, "PC");
+    if (rc <= 0)
+        return rc;
+    if (st.reason != RVT_STOP_UNINF)
+        return trace_error(dec, "PC 0x%" PRIx64 " is neither followed by a trap's Privilege Level nor the target "
+                                "of an indirect jump (the code stops at 0x%" PRIx64 ", %s)",
+                           dec->src, st.pc, rvt_cf_name(st.cf));
+    if ((rc = rvt_flow_jump(dec->flow, dec->src)) < 0)
+        return flow_failed(dec, "jump target", rc);
+    if (st.cf == RVT_CF_TRAPRET)
+        dec->st = ST_ERET;
+    return 1;
+}
+
+/* Trap at the source PC (the trap's epc: the first instruction that did
+ * not complete) with its handler; `priv` is the Privilege Level packet
+ * (bit 3 = interrupt) if one was read. */
+static int do_trap(struct dbg_dec *dec, bool have_priv, uint8_t priv, uint64_t handler)
+{
+    bool interrupt = have_priv && (priv & 8);
+    int rc = rvt_flow_trap(dec->flow, interrupt, 0, 0, true, handler);
+    if (rc < 0)
+        return flow_failed(dec, interrupt ? "interrupt" : "trap", rc);
+    if (have_priv) {
+        dec->prv = (priv >> 1) & 3;
+        if ((rc = rvt_flow_set_context(dec->flow, dec->prv, dec->hart)) < 0)
+            return flow_failed(dec, "privilege", rc);
+    }
+    dec->st = ST_IDLE;
+    return 1;
+}
+
+/* emitbranch mode: a PC packet outside sync fields. */
+static int ebr_pc(struct dbg_dec *dec, uint64_t pc)
+{
+    int rc;
+    if (dec->st == ST_SRC_PRIV)
+        return do_trap(dec, true, dec->src_priv, pc);
+    if (dec->st == ST_SRC) {
+        if (!dec->epriv) /* trap source, then its handler */
+            return do_trap(dec, false, 0, pc);
+        if ((rc = src_was_jump_target(dec)) <= 0)
+            return rc;
+    }
+    dec->st = ST_IDLE;
+    /* Walk on: either the code reaches `pc` first (a trap source) or an
+     * uninferable jump whose target it is. */
+    struct rvt_walk w = {.flags = RVT_WALK_ADDR | RVT_WALK_STOP_BRANCH | RVT_WALK_INSNS,
+                         .addr = pc,
+                         .insns = WALK_LIMIT};
+    struct rvt_stop st;
+    if ((rc = walk(dec, &w, &st, "PC")) <= 0)
+        return rc;
+    if (st.reason == RVT_STOP_ADDR || (st.reason == RVT_STOP_TRAPINSN && st.pc == pc)) {
+        dec->st = ST_SRC;
+        dec->src = pc;
+        return 1;
+    }
+    if (st.reason == RVT_STOP_UNINF) {
+        if ((rc = rvt_flow_jump(dec->flow, pc)) < 0)
+            return flow_failed(dec, "jump target", rc);
+        if (st.cf == RVT_CF_TRAPRET)
+            dec->st = ST_ERET;
+        return 1;
+    }
+    if (st.reason == RVT_STOP_BRANCH)
+        return trace_error(dec, "PC 0x%" PRIx64 ": the branch at 0x%" PRIx64 " comes first but has no branch packet",
+                           pc, st.last);
+    return trace_error(dec, "PC 0x%" PRIx64 ": the code reaches neither it nor an indirect jump (stopped at 0x%" PRIx64
+                            ", %s)",
+                       pc, st.pc, rvt_cf_name(st.cf));
+}
+
+static int ebr_branch(struct dbg_dec *dec, bool taken)
+{
+    int rc;
+    if (dec->st == ST_SRC && (rc = src_was_jump_target(dec)) <= 0)
+        return rc;
+    if (dec->st == ST_SRC_PRIV)
+        return trace_error(dec, "branch packet between a trap's Privilege Level and its handler PC");
+    dec->st = ST_IDLE;
+    struct rvt_walk w = {.flags = RVT_WALK_STOP_BRANCH | RVT_WALK_INSNS, .insns = WALK_LIMIT};
+    struct rvt_stop st;
+    if ((rc = walk(dec, &w, &st, taken ? "branch taken" : "branch not taken")) <= 0)
+        return rc;
+    if (st.reason != RVT_STOP_BRANCH)
+        return trace_error(dec, "branch %s: the code reaches %s at 0x%" PRIx64 " before any branch",
+                           taken ? "taken" : "not taken", rvt_cf_name(st.cf),
+                           st.reason == RVT_STOP_TRAPINSN ? st.pc : st.last);
+    if ((rc = rvt_flow_branch(dec->flow, taken)) < 0)
+        return flow_failed(dec, "branch", rc);
+    return 1;
+}
+
+/* pc-pair mode: a PC outside sync fields. */
+static int pair_pc(struct dbg_dec *dec, uint64_t pc)
+{
+    int rc;
+    if (dec->st != ST_SRC && dec->st != ST_SRC_PRIV) {
+        /* Source: walk the straight path (untaken branches) up to it. */
+        dec->st = ST_IDLE;
+        struct rvt_walk w = {.flags = RVT_WALK_ADDR | RVT_WALK_NT_DEFAULT | RVT_WALK_STOP_JUMP | RVT_WALK_INSNS,
+                             .addr = pc,
+                             .insns = WALK_LIMIT};
+        struct rvt_stop st;
+        if ((rc = walk(dec, &w, &st, "PC pair source")) <= 0)
+            return rc;
+        if (!(st.reason == RVT_STOP_ADDR || (st.reason == RVT_STOP_TRAPINSN && st.pc == pc)))
+            return trace_error(dec, "PC 0x%" PRIx64 ": the code leaves the straight path at 0x%" PRIx64 " (%s) "
+                                    "before reaching it",
+                               pc, st.last, rvt_cf_name(st.cf));
+        dec->st = ST_SRC;
+        dec->src = pc;
+        return 1;
+    }
+    /* Destination. */
+    if (dec->st == ST_SRC_PRIV) {
+        rc = do_trap(dec, true, dec->src_priv, pc);
+        dec->st = ST_PAIR_DONE;
+        return rc;
+    }
+    unsigned cf = 0;
+    uint64_t target = 0;
+    if ((rc = insn_class(dec, dec->src, &cf, &target)) <= 0)
+        return rc;
+    struct rvt_stop st;
+    if (cf == RVT_CF_ECALL || cf == RVT_CF_EBREAK) {
+        if (dec->cfg.ecall == RVT_FLOW_ECALL_UNINFERABLE && cf == RVT_CF_ECALL) {
+            if ((rc = retire_one(dec, &st, "ecall")) <= 0)
+                return rc;
+            if ((rc = rvt_flow_jump(dec->flow, pc)) < 0)
+                return flow_failed(dec, "ecall target", rc);
+            dec->st = ST_PAIR_DONE;
+            return 1;
+        }
+        rc = do_trap(dec, false, 0, pc);
+        dec->st = ST_PAIR_DONE;
+        return rc;
+    }
+    bool is_flow = cf == RVT_CF_BRANCH || rvt_cf_inferable_jump(cf) || rvt_cf_uninferable(cf);
+    bool target_fits = rvt_cf_uninferable(cf) || target == pc;
+    if (!is_flow || !target_fits) {
+        if (dec->epriv)
+            return trace_error(dec, "PC pair 0x%" PRIx64 " -> 0x%" PRIx64 ": the source is a %s that cannot go there "
+                                    "and no Privilege Level marks a trap",
+                               dec->src, pc, rvt_cf_name(cf));
+        rc = do_trap(dec, false, 0, pc);
+        dec->st = ST_PAIR_DONE;
+        return rc;
+    }
+    if ((rc = retire_one(dec, &st, "PC pair source")) <= 0)
+        return rc;
+    if (cf == RVT_CF_BRANCH)
+        rc = rvt_flow_branch(dec->flow, true);
+    else if (rvt_cf_inferable_jump(cf))
+        rc = rvt_flow_continue(dec->flow);
+    else
+        rc = rvt_flow_jump(dec->flow, pc);
+    if (rc < 0)
+        return flow_failed(dec, "PC pair", rc);
+    dec->st = cf == RVT_CF_TRAPRET ? ST_ERET : ST_PAIR_DONE;
+    return 1;
+}
+
+/* ---- without code (pc pairs) ------------------------------------------------------------ */
+
+static int nc_flush_held(struct dbg_dec *dec)
+{
+    if (!dec->have_held)
+        return 1;
+    dec->have_held = false;
+    int rc = rvt_flow_emit_block(dec->flow, &dec->held);
+    return rc < 0 ? rc : 1;
+}
+
+/* Block from the current start to the pair source. */
+static int nc_pair(struct dbg_dec *dec, uint64_t dst)
+{
+    bool have_priv = dec->st == ST_SRC_PRIV;
+    bool trap = have_priv;
+    bool retired = !have_priv; /* a trap's source PC is its epc: not executed */
+    uint64_t last = dec->src;
+    struct rvt_block b;
+    memset(&b, 0, sizeof b);
+    b.start = dec->blk_start;
+    b.next = dst;
+    b.end = trap ? RVT_END_TRAP : RVT_END_JUMP;
+    b.priv = dec->prv;
+    b.trace_offset = byte_offset(dec, dec->pkt_pos);
+    if (trap && (dec->src_priv & 8))
+        b.flags |= RVT_BLK_INTERRUPT;
+    /* The block runs from the last destination to the source (included
+     * unless it is a trap's epc). */
+    if (retired ? last >= b.start : last > b.start) {
+        if (!dec->cfg.rvc) {
+            b.ninsns = (last - b.start) / 4 + (retired ? 1 : 0);
+            b.last = retired ? last : last - 4;
+            b.last_len = 4;
+            b.index = dec->nc_index;
+            dec->nc_index += b.ninsns;
+        } else {
+            /* Compressed code: sizes unknown without the image.  For a
+             * trap's epc, `last` holds the end of the block (exclusive). */
+            b.ninsns = 1;
+            b.flags |= RVT_BLK_COUNT_UNKNOWN;
+            b.last = last;
+            if (!retired)
+                b.flags |= RVT_BLK_LAST_UNKNOWN;
+            dec->blk_counted = false;
+        }
+        dec->held = b;
+        dec->have_held = true;
+    }
+    if (have_priv)
+        dec->prv = (dec->src_priv >> 1) & 3;
+    dec->blk_start = dst;
+    dec->st = ST_PAIR_DONE;
+    return 1;
+}
+
+/* Trace Disabled after a source PC: the trace ended there.  A source PC
+ * alone names the last instruction executed (it retires); with a
+ * Privilege Level after it, a trap was taken whose handler is not known. */
+static int end_of_trace(struct dbg_dec *dec)
+{
+    int rc;
+    if (dec->st != ST_SRC && dec->st != ST_SRC_PRIV)
+        return 1;
+    bool trap = dec->st == ST_SRC_PRIV;
+    dec->st = ST_IDLE;
+    if (dec->nocode) {
+        if (trap) {
+            dec->st = ST_SRC_PRIV;
+            return nc_pair(dec, 0);
+        }
+        dec->st = ST_SRC;
+        dec->src_priv = 0;
+        if ((rc = nc_pair(dec, 0)) <= 0)
+            return rc;
+        dec->held.end = RVT_END_SEQ;
+        return nc_flush_held(dec);
+    }
+    if (trap) {
+        if ((rc = rvt_flow_trap(dec->flow, (dec->src_priv & 8) != 0, 0, 0, false, 0)) < 0)
+            return flow_failed(dec, "trap", rc);
+        return 1;
+    }
+    struct rvt_stop st;
+    return retire_one(dec, &st, "last instruction");
+}
+
+/* ---- one packet ------------------------------------------------------------------------------ */
+
+static int sync_stage_of(unsigned hdr)
+{
+    switch (hdr) {
+    case DBG_TRACE_ENABLED:
+    case DBG_TRACE_DISABLED:
+        return 0;
+    case DBG_TIMESTAMP:
+        return 1;
+    case DBG_HART:
+        return 2;
+    case DBG_PRIV:
+        return 3;
+    case DBG_PC:
+        return 4;
+    default:
+        return -1;
+    }
+}
+
+static int sync_pc(struct dbg_dec *dec, uint64_t pc)
+{
+    int rc;
+    if (dec->nocode) {
+        if ((rc = nc_flush_held(dec)) <= 0)
+            return rc;
+        if (dec->synced && dec->blk_start != pc && dec->st == ST_IDLE)
+            return trace_error(dec, "sync PC 0x%" PRIx64 " but the trace continues at 0x%" PRIx64, pc,
+                               dec->blk_start);
+        if (!dec->synced) {
+            dec->blk_start = pc;
+            dec->synced = true;
+            rc = note(dec, RVT_NOTE_SYNC, 0, pc, 0, cur_index(dec), NULL);
+            return rc < 0 ? rc : 1;
+        }
+        return 1;
+    }
+    if (dec->synced && dec->st == ST_IDLE) {
+        if (rvt_flow_pending(dec->flow) && (rc = rvt_flow_continue(dec->flow)) < 0)
+            return flow_failed(dec, "sync PC", rc);
+        if (rvt_flow_have_pc(dec->flow) && rvt_flow_pc(dec->flow) == pc)
+            return 1;
+        rc = trace_error(dec, "sync PC 0x%" PRIx64 " but the code continues at 0x%" PRIx64, pc,
+                         rvt_flow_pc(dec->flow));
+        if (rc < 0)
+            return rc;
+    }
+    if ((rc = rvt_flow_sync(dec->flow, pc, dec->prv, dec->hart, true)) < 0)
+        return flow_failed(dec, "sync", rc);
+    dec->synced = true;
+    dec->st = ST_IDLE;
+    return 1;
+}
+
+/* Close pending states a packet of another kind ends. */
+static int settle(struct dbg_dec *dec, unsigned hdr)
+{
+    int rc;
+    if (dec->st == ST_ERET || dec->st == ST_PAIR_DONE) {
+        if (hdr == DBG_PRIV)
+            return 1;
+        dec->st = ST_IDLE;
+    }
+    if (dec->nocode && hdr != DBG_PRIV && (rc = nc_flush_held(dec)) <= 0)
+        return rc;
+    if (hdr == DBG_TRACE_DISABLED)
+        return 1; /* ends the group: see end_of_trace */
+    if (dec->st == ST_SRC && hdr != DBG_PRIV && hdr != DBG_PC) {
+        if (dec->nocode || !dec->ebr)
+            return trace_error(dec, "%s packet after the source PC 0x%" PRIx64 " of a pair, expected its "
+                                    "destination PC",
+                               dbg_hdr_name(hdr), dec->src);
+        if ((rc = src_was_jump_target(dec)) <= 0)
+            return rc;
+    }
+    if (dec->st == ST_SRC_PRIV && hdr != DBG_PC)
+        return trace_error(dec, "%s packet after a trap's Privilege Level, expected the handler PC",
+                           dbg_hdr_name(hdr));
+    return 1;
+}
+
+static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
+{
+    int rc;
+    unsigned hdr = p->hdr;
+    if (hdr == DBG_NOP)
+        return 1;
+
+    bool in_sync = false;
+    if (dec->sync_stage >= 0) {
+        int s = sync_stage_of(hdr);
+        if (s >= dec->sync_stage) {
+            in_sync = true;
+            dec->sync_stage = s + 1;
+        } else {
+            dec->sync_stage = -1;
+        }
+    }
+    if (!in_sync && (rc = settle(dec, hdr)) <= 0)
+        return rc;
+
+    switch (hdr) {
+    case DBG_TRACE_ENABLED:
+        if (p->arg != 0)
+            return trace_error(dec, "trace data version %u, this decoder knows version 0", p->arg);
+        dec->sync_stage = 1;
+        return 1;
+    case DBG_TRACE_DISABLED:
+        dec->last_td = dec->pkt_pos + 1;
+        if (!in_sync && (rc = end_of_trace(dec)) <= 0)
+            return rc;
+        if (dec->nocode && (rc = nc_flush_held(dec)) <= 0)
+            return rc;
+        if (dec->pkt_pos >= dec->last_nonzero) {
+            /* The trace ends here: nothing is missing. */
+            dec->synced = false;
+            dec->st = ST_IDLE;
+            return 1;
+        }
+        snprintf(dec->text, sizeof dec->text,
+                 "dbg: offset 0x%" PRIx64 ": trace disabled (or packets dropped when the buffer overflowed)",
+                 byte_offset(dec, dec->pkt_pos));
+        rc = gap(dec, RVT_GAP_TRACE_OFF, dec->text);
+        if (rc < 0)
+            return rc;
+        dec->sync_stage = 1;
+        return 1;
+    case DBG_TIMESTAMP:
+        if (!value_from_last(p, 64, &dec->ts, &dec->have_ts))
+            return 1; /* incomplete before the first full timestamp */
+        if (!dec->nocode) {
+            rvt_flow_set_time(dec->flow, dec->ts);
+            return 1;
+        }
+        rc = note(dec, RVT_NOTE_TIME, 0, 0, dec->ts, cur_index(dec), NULL);
+        return rc < 0 ? rc : 1;
+    case DBG_HART:
+        dec->hart = p->bits;
+        if (!dec->nocode && dec->synced && (rc = rvt_flow_set_context(dec->flow, dec->prv, dec->hart)) < 0)
+            return flow_failed(dec, "change hart", rc);
+        return data_note(dec, RVT_DATA_HART, dec->hart);
+    case DBG_PRIV:
+        if (in_sync || dec->st == ST_ERET || dec->st == ST_PAIR_DONE || dec->st == ST_IDLE) {
+            dec->prv = (p->arg >> 1) & 3;
+            if (dec->nocode) {
+                if (dec->st == ST_PAIR_DONE && dec->have_held)
+                    dec->held.end = RVT_END_TRAPRET;
+                if ((rc = nc_flush_held(dec)) <= 0)
+                    return rc;
+            } else if (dec->synced && (rc = rvt_flow_set_context(dec->flow, dec->prv, dec->hart)) < 0) {
+                return flow_failed(dec, "privilege level", rc);
+            }
+            if (!in_sync)
+                dec->st = ST_IDLE;
+            return 1;
+        }
+        if (dec->st == ST_SRC) {
+            dec->st = ST_SRC_PRIV;
+            dec->src_priv = p->arg;
+            return 1;
+        }
+        return trace_error(dec, "two Privilege Level packets in one trap");
+    case DBG_PC: {
+        if ((rc = check_width(dec, p, dec->pc_width)) <= 0)
+            return rc;
+        if (!value_from_last(p, dec->pc_width, &dec->pc_v, &dec->have_pc_v))
+            return 1; /* before the first full PC */
+        uint64_t pc = pc_of(dec, dec->pc_v);
+        if (in_sync)
+            return sync_pc(dec, pc);
+        if (!dec->synced)
+            return 1;
+        if (!dec->epc)
+            return trace_error(dec, "PC packet but emitpc is off");
+        if (dec->nocode) {
+            if (dec->st == ST_SRC || dec->st == ST_SRC_PRIV)
+                return nc_pair(dec, pc);
+            dec->st = ST_SRC;
+            dec->src = pc;
+            return 1;
+        }
+        return dec->ebr ? ebr_pc(dec, pc) : pair_pc(dec, pc);
+    }
+    case DBG_BRANCH_TAKEN:
+    case DBG_BRANCH_NOT_TAKEN:
+        if (!dec->synced)
+            return 1;
+        if (!dec->ebr || dec->nocode)
+            return trace_error(dec, "branch packet but emitbranch is off");
+        return ebr_branch(dec, hdr == DBG_BRANCH_TAKEN);
+    case DBG_LOAD_ADDR:
+        if ((rc = check_width(dec, p, dec->cfg.xlen)) <= 0)
+            return rc;
+        if (!value_from_last(p, dec->cfg.xlen, &dec->la, &dec->have_la))
+            return 1;
+        return data_note(dec, RVT_DATA_LOAD_ADDR, dec->la);
+    case DBG_STORE_ADDR:
+        if ((rc = check_width(dec, p, dec->cfg.xlen)) <= 0)
+            return rc;
+        if (!value_from_last(p, dec->cfg.xlen, &dec->sa, &dec->have_sa))
+            return 1;
+        return data_note(dec, RVT_DATA_STORE_ADDR, dec->sa);
+    case DBG_LOAD_DATA:
+    case DBG_STORE_DATA: {
+        uint64_t v = dbg_fill_signed(p->bits, p->nval, dec->cfg.xlen);
+        /* More nybbles than XLEN holds must be the sign extension. */
+        if (4u * p->nval > dec->cfg.xlen &&
+            (dbg_fill_signed(p->bits, p->nval, 64) != dbg_fill_signed(v, dec->cfg.xlen / 4, 64)))
+            return trace_error(dec, "%s value 0x%" PRIx64 " does not fit XLEN=%u", dbg_hdr_name(hdr), p->bits,
+                               dec->cfg.xlen);
+        return data_note(dec, hdr == DBG_LOAD_DATA ? RVT_DATA_LOAD_VALUE : RVT_DATA_STORE_VALUE, v);
+    }
+    default: /* custom data: skipped (the dump shows it) */
+        return 1;
+    }
+}
+
+/* ---- stream ordering and the main loop ------------------------------------------------------- */
+
+int dbg_order_stream(const struct dbg_cfg *c, const uint8_t *buf, size_t len, uint8_t **nybp, size_t *nlen,
+                     uint64_t *base, struct rvt_diag *d)
+{
+    *nybp = NULL;
+    *nlen = 0;
+    *base = 0;
+    size_t start = 0, count = len;
+    if (dbg_regs_dest(&c->regs) != DBG_DEST_OFFCHIP) {
+        uint64_t size = dbg_cfg_buffer(c);
+        if (len != size)
+            return rvt_fail(d, RVT_ERR_FORMAT,
+                            "dbg: the RAM image is %zu bytes but tbufend - tbufstart = %" PRIu64
+                            " (give --dbg-buffer or --dbg-regs)",
+                            len, size);
+        uint64_t wo = c->have_tbufwrite ? c->regs.tbufwrite - c->regs.tbufstart : size;
+        if (wo > size)
+            return rvt_fail(d, RVT_ERR_INVAL, "dbg: tbufwrite 0x%" PRIx64 " is beyond tbufend 0x%" PRIx64,
+                            c->regs.tbufwrite, c->regs.tbufend);
+        if (c->regs.trace & DBG_TRACE_WRAPPED) {
+            if (!c->have_tbufwrite)
+                return rvt_fail(d, RVT_ERR_INVAL,
+                                "dbg: the buffer has wrapped: tbufwrite is needed to find the oldest data "
+                                "(--dbg-tbufwrite or --dbg-regs)");
+            start = (size_t)(wo % size);
+        } else {
+            count = (size_t)wo;
+        }
+    }
+    uint8_t *nyb = malloc(count ? 2 * count : 1);
+    if (!nyb)
+        return rvt_fail(d, RVT_ERR_NOMEM, "dbg: out of memory for %zu bytes of trace", len);
+    for (size_t i = 0; i < count; i++) {
+        uint8_t b = buf[(start + i) % (len ? len : 1)];
+        nyb[2 * i] = b & 0xf;
+        nyb[2 * i + 1] = b >> 4;
+    }
+    *nybp = nyb;
+    *nlen = 2 * count;
+    *base = 2 * (uint64_t)start;
+    return 0;
+}
+
+static int load_regs(struct dbg_cfg *c, struct rvt_diag *d)
+{
+    if (!c->regs_path[0])
+        return 0;
+    struct dbg_regs r;
+    int rc = dbg_regs_read(c->regs_path, &r, d);
+    if (rc < 0)
+        return rc;
+    c->regs = r;
+    c->have_tbufwrite = true;
+    uint64_t size = r.tbufend - r.tbufstart;
+    if (r.tbufend <= r.tbufstart || size % 32 || size < 1024 || r.tbufwrite < r.tbufstart || r.tbufwrite > r.tbufend)
+        return rvt_fail(d, RVT_ERR_FORMAT,
+                        "%s: inconsistent buffer registers (tbufstart 0x%" PRIx64 ", tbufend 0x%" PRIx64
+                        ", tbufwrite 0x%" PRIx64 ")",
+                        c->regs_path, r.tbufstart, r.tbufend, r.tbufwrite);
+    return 0;
+}
+
+int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
+{
+    int rc = load_regs(&dec->cfg, &dec->diag);
+    if (rc < 0)
+        return rc;
+    dec->ebr = dbg_emits(&dec->cfg, DBG_TRACE_EMITBRANCH);
+    dec->epc = dbg_emits(&dec->cfg, DBG_TRACE_EMITPC);
+    dec->epriv = dbg_emits(&dec->cfg, DBG_TRACE_EMITPRIV);
+    if (dec->nocode && (dec->ebr || !dec->epc) && (dec->epc || dec->ebr))
+        return rvt_fail(&dec->diag, RVT_ERR_INVAL,
+                        "dbg: decoding without the ELF needs PC pairs for every taken branch (emit pc without "
+                        "branch)");
+    uint8_t *nyb;
+    size_t nlen;
+    if ((rc = dbg_order_stream(&dec->cfg, buf, len, &nyb, &nlen, &dec->base, &dec->diag)) < 0)
+        return rc;
+    dec->nyb = nyb;
+    dec->len = nlen;
+    dec->total = 2 * (uint64_t)len;
+    dec->spacing = dbg_cfg_sync_spacing(&dec->cfg);
+    dec->last_nonzero = 0;
+    for (size_t i = nlen; i > 0; i--)
+        if (nyb[i - 1]) {
+            dec->last_nonzero = i - 1;
+            break;
+        }
+    dec->synced = false;
+    dec->st = ST_IDLE;
+    dec->sync_stage = -1;
+
+    /* RAM images: the buffer's sync points; streams: from the start, or
+     * found when the stream starts elsewhere. */
+    dec->phase = dbg_regs_dest(&dec->cfg.regs) != DBG_DEST_OFFCHIP ? dec->base % dec->spacing
+                                                                    : find_phase(dec, nyb, nlen);
+    size_t pos = (size_t)((dec->spacing - dec->phase) % dec->spacing);
+    if (pos) {
+        dec->pkt_pos = pos < nlen ? pos : nlen;
+        snprintf(dec->text, sizeof dec->text,
+                 "dbg: %zu nybbles before the first synchronisation point at offset 0x%" PRIx64
+                 " are skipped (the buffer wrapped, or the capture started mid-stream)",
+                 pos, byte_offset(dec, dec->pkt_pos));
+        if ((rc = gap(dec, RVT_GAP_WRAP, dec->text)) < 0)
+            goto out;
+    }
+    while (pos < nlen) {
+        if (is_sync_point(dec, pos)) {
+            if (dec->st == ST_SRC && !dec->nocode && dec->ebr) {
+                dec->pkt_pos = pos;
+                if ((rc = src_was_jump_target(dec)) < 0)
+                    goto out;
+            }
+            if (dec->nocode && (rc = nc_flush_held(dec)) < 0)
+                goto out;
+            if (dec->st == ST_ERET || dec->st == ST_PAIR_DONE)
+                dec->st = ST_IDLE;
+            dec->sync_stage = 0;
+        }
+        struct dbg_packet p;
+        dec->pkt_pos = pos;
+        int n = dbg_packet_decode(nyb + pos, nlen - pos, dec->cfg.custom, &p, &dec->diag);
+        if (n == 0) {
+            bool nonzero = false;
+            for (size_t i = pos; i < nlen; i++)
+                nonzero |= nyb[i] != 0;
+            if (nonzero) {
+                snprintf(dec->text, sizeof dec->text,
+                         "dbg: offset 0x%" PRIx64 ": the trace ends inside a packet (%zu nybbles left)",
+                         byte_offset(dec, pos), nlen - pos);
+                if ((rc = gap(dec, RVT_GAP_END, dec->text)) < 0)
+                    goto out;
+            }
+            break;
+        }
+        if (n < 0) {
+            char msg[sizeof dec->diag.msg];
+            snprintf(msg, sizeof msg, "%s", dec->diag.msg);
+            rc = trace_error(dec, "%s", msg);
+            n = 1;
+        } else {
+            if (!dec->nocode)
+                rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
+            rc = apply(dec, &p);
+            if (p.hdr != DBG_NOP)
+                dec->last_end = pos + (size_t)n;
+        }
+        if (rc < 0)
+            goto out;
+        if (rc == 0) {
+            /* Resynchronise at the next synchronisation point. */
+            size_t next = pos + 1;
+            while ((next + dec->phase) % dec->spacing)
+                next++;
+            pos = next;
+            dec->sync_stage = -1;
+            continue;
+        }
+        pos += (size_t)n;
+    }
+    if (dec->nocode && (rc = nc_flush_held(dec)) < 0)
+        goto out;
+    if (!dec->nocode && dec->st == ST_SRC && dec->ebr) {
+        /* The trace ended after a PC that had no trap packets: it was an
+         * indirect jump's target. */
+        if ((rc = src_was_jump_target(dec)) < 0)
+            goto out;
+    }
+    /* A stopped RAM buffer: tbufwrite at tbufend, or (registers unknown)
+     * the data ends with Trace Disabled and Nops in the last sync segment
+     * (where a group that did not fit turned trace off). */
+    bool stopped = false;
+    if (dbg_regs_dest(&dec->cfg.regs) != DBG_DEST_OFFCHIP && dbg_regs_fullaction(&dec->cfg.regs) != DBG_FULL_WRAP) {
+        if (dec->cfg.have_tbufwrite) {
+            stopped = dec->cfg.regs.tbufwrite == dec->cfg.regs.tbufend;
+        } else if (dec->last_end == nlen) {
+            stopped = true; /* packets up to the last nybble: no room was left */
+            dec->last_td = nlen;
+        } else if (dec->last_td && nlen - dec->last_td < (dec->spacing > 256 ? dec->spacing : 256)) {
+            stopped = true;
+            for (size_t i = dec->last_td; i < nlen; i++)
+                stopped &= nyb[i] == 0;
+        }
+    }
+    if (stopped) {
+        dec->pkt_pos = nlen;
+        snprintf(dec->text, sizeof dec->text,
+                 "dbg: recording stopped at offset 0x%" PRIx64 ": the %" PRIu64
+                 "-byte buffer was full, later execution was not recorded",
+                 (uint64_t)(dec->last_td ? dec->last_td / 2 : nlen / 2), dbg_cfg_buffer(&dec->cfg));
+        if ((rc = gap(dec, RVT_GAP_LOST, dec->text)) < 0)
+            goto out;
+    }
+    rc = rvt_flow_finish(dec->flow);
+    if (rc < 0)
+        rvt_fail(&dec->diag, (enum rvt_err)-rc, "dbg: %s", rvt_flow_error(dec->flow));
+out:
+    free(nyb);
+    dec->nyb = NULL;
+    if (rc < 0 && !dec->diag.code)
+        rvt_fail(&dec->diag, (enum rvt_err)-rc, "dbg: decode stopped: %s (%s)", rvt_errstr(rc), rvt_flow_error(dec->flow));
+    return rc < 0 ? rc : 0;
+}
+
+int dbg_dec_new(struct dbg_dec **dp, const struct dbg_cfg *cfg, struct rvt_flow *flow, struct rvt_diag *d)
+{
+    *dp = NULL;
+    if (cfg->xlen != 32 && cfg->xlen != 64)
+        return rvt_fail(d, RVT_ERR_INVAL, "dbg: xlen must be 32 or 64 (got %u)", cfg->xlen);
+    struct dbg_dec *dec = calloc(1, sizeof *dec);
+    if (!dec)
+        return rvt_fail(d, RVT_ERR_NOMEM, "dbg: out of memory");
+    dec->cfg = *cfg;
+    dec->flow = flow;
+    dec->pc_shift = dbg_pc_shift(cfg->rvc);
+    dec->pc_width = cfg->xlen - dec->pc_shift;
+    /* Walk the code if the flow engine's image has any. */
+    const struct rvt_image *img = rvt_bcache_image(rvt_flow_bcache(flow));
+    bool have_code = img && rvt_img_segment_count(img) > 0;
+    dec->image = img;
+    dec->nocode = cfg->code == DBG_CODE_NONE || (cfg->code == DBG_CODE_AUTO && !have_code);
+    dec->blk_counted = !cfg->rvc;
+    *dp = dec;
+    return 0;
+}
+
+void dbg_dec_free(struct dbg_dec *dec)
+{
+    free(dec);
+}

@@ -1,0 +1,647 @@
+/* Debug-spec trace module encoder: ingress records -> trace events (the
+ * seed's event table, per the emit-* bits of the `trace` register) ->
+ * packet groups -> 4-bit packets in 32-bit words, with 8 evenly spaced
+ * synchronisation points per buffer, into a RAM buffer (wrap / stop) or an
+ * off-chip stream, optionally through a FIFO that drops whole groups when
+ * stalling is off.
+ *
+ * One group holds every packet of one ingress record (its last
+ * instruction's event).  Groups never straddle a synchronisation point:
+ * Nops pad up to it, and the group is preceded there by the sync fields
+ * (full timestamp, hart, privilege, full PC of the instruction the decoder
+ * resumes at); load/store addresses are sent in full once after it.
+ * Targets are the next record's address, so a record's group is built when
+ * the next record arrives (or at finish).
+ */
+#include "dbg/dbg.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GROUP_MAX 256
+#define STAGE_NYBBLES 8192
+
+/* Last values the decoder will hold ("missing bits come from the last
+ * value") and which must next be sent in full. */
+struct vstate {
+    uint64_t pc, la, sa, ts, hart;
+    bool full_pc, full_la, full_sa, full_ts;
+    bool have_ts;
+};
+
+struct group {
+    uint8_t n[GROUP_MAX];
+    unsigned len, packets;
+    bool flow;    /* the group moves the decoder's walk (branch or PC packets) */
+    bool covered; /* its packets take the decoder up to (or past) the last instruction */
+};
+
+struct dbg_enc {
+    struct dbg_cfg cfg;
+    struct rvt_byte_sink out;
+    struct rvt_diag diag;
+    struct rvt_bcache *bc;
+    unsigned xlen, pc_shift, pc_width;
+    uint64_t spacing;       /* nybbles between sync points */
+    uint64_t ram_nyb;       /* RAM buffer size in nybbles (0: off-chip stream) */
+
+    bool have_pending;
+    struct rvt_ing_rec pend;
+    struct vstate vs;
+    uint64_t resume_pc;     /* where the decoder's walk continues */
+    uint64_t resume_insns;  /* instructions retired before resume_pc */
+    uint8_t resume_priv;
+    bool started, resync_due, off;
+    bool misaligned;        /* a PC the packet cannot hold (bit 1 set without C) */
+    uint64_t misaligned_pc;
+
+    uint64_t pos;           /* nybbles written to the stream (buffer position = pos mod ram) */
+    uint8_t stage[STAGE_NYBBLES];
+    size_t nstage;
+    uint8_t *ram;
+    bool halted;
+
+    uint64_t fifo_level, insns_since_group;
+
+    uint64_t insns, records, packets, dropped_groups, dropped_nybbles, bytes_out, bytes_lost;
+    struct dbg_sync_point *sp;
+    size_t nsp, capsp;
+    bool finished;
+};
+
+const char *dbg_enc_error(const struct dbg_enc *e)
+{
+    return e->diag.msg;
+}
+
+void dbg_enc_stats(const struct dbg_enc *e, struct rvt_codec_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->insns = e->insns;
+    st->records = e->records;
+    st->packets = e->packets;
+    st->bytes = (e->pos + 1) / 2;
+    st->lost = (e->dropped_nybbles + 1) / 2 + e->bytes_lost;
+}
+
+size_t dbg_enc_sync_points(const struct dbg_enc *e, const struct dbg_sync_point **pts)
+{
+    *pts = e->sp;
+    return e->nsp;
+}
+
+void dbg_enc_regs(const struct dbg_enc *e, struct dbg_regs *r)
+{
+    *r = e->cfg.regs;
+    r->trace &= DBG_TRACE_DEFINED & ~DBG_TRACE_DISCARD;
+    r->trace |= DBG_TRACE_SUPPORTED;
+    if (e->ram_nyb) {
+        bool wrapped = e->pos > e->ram_nyb;
+        if (wrapped)
+            r->trace |= DBG_TRACE_WRAPPED;
+        else
+            r->trace &= ~(uint32_t)DBG_TRACE_WRAPPED;
+        uint64_t at = wrapped ? e->pos % e->ram_nyb : e->pos;
+        /* A stopped buffer is full: nothing more can be written. */
+        r->tbufwrite = e->halted ? r->tbufend : r->tbufstart + at / 2;
+    } else {
+        r->trace &= ~(uint32_t)DBG_TRACE_WRAPPED;
+        r->tbufwrite = r->tbufstart;
+    }
+}
+
+/* ---- output ----------------------------------------------------------------- */
+
+static int flush_stage(struct dbg_enc *e, bool all)
+{
+    size_t n = all ? e->nstage : e->nstage & ~(size_t)7;
+    if (!n)
+        return 0;
+    uint8_t bytes[STAGE_NYBBLES / 2];
+    dbg_pack(e->stage, n, bytes);
+    long w = e->out.write(e->out.ctx, bytes, n / 2);
+    if (w < 0)
+        return rvt_fail(&e->diag, (enum rvt_err)-w, "dbg: output write failed after %" PRIu64 " bytes",
+                        e->bytes_out);
+    e->bytes_out += (uint64_t)w;
+    if ((size_t)w < n / 2)
+        e->bytes_lost += n / 2 - (size_t)w;
+    memmove(e->stage, e->stage + n, e->nstage - n);
+    e->nstage -= n;
+    return 0;
+}
+
+static int write_nybbles(struct dbg_enc *e, const uint8_t *nyb, size_t n)
+{
+    if (e->ram_nyb) {
+        for (size_t i = 0; i < n; i++)
+            e->ram[(e->pos + i) % e->ram_nyb] = nyb[i];
+        e->pos += n;
+        return 0;
+    }
+    e->pos += n;
+    while (n) {
+        size_t take = STAGE_NYBBLES - e->nstage;
+        if (take > n)
+            take = n;
+        memcpy(e->stage + e->nstage, nyb, take);
+        e->nstage += take;
+        nyb += take;
+        n -= take;
+        if (e->nstage == STAGE_NYBBLES) {
+            int r = flush_stage(e, false);
+            if (r < 0)
+                return r;
+        }
+    }
+    return 0;
+}
+
+/* ---- packets ---------------------------------------------------------------- */
+
+static void g_put(struct group *g, const struct dbg_packet *p)
+{
+    g->len += dbg_packet_encode(p, g->n + g->len);
+    g->packets++;
+}
+
+static void g_simple(struct group *g, unsigned hdr)
+{
+    struct dbg_packet p = {.hdr = (uint8_t)hdr};
+    g_put(g, &p);
+}
+
+static void g_value(struct group *g, unsigned hdr, uint64_t v, unsigned n)
+{
+    struct dbg_packet p = {.hdr = (uint8_t)hdr, .nval = (uint8_t)n, .bits = v & dbg_mask(4 * n)};
+    g_put(g, &p);
+}
+
+static void g_pc(struct dbg_enc *e, struct group *g, struct vstate *vs, uint64_t pc)
+{
+    if (pc & ((1u << e->pc_shift) - 1) && !e->misaligned) {
+        e->misaligned = true;
+        e->misaligned_pc = pc;
+    }
+    uint64_t v = (pc >> e->pc_shift) & dbg_mask(e->pc_width);
+    unsigned n = vs->full_pc ? (e->pc_width + 3) / 4 : dbg_nyb_from_last(v, vs->pc);
+    g_value(g, DBG_PC, v, n);
+    vs->pc = v;
+    vs->full_pc = false;
+    g->flow = true;
+}
+
+static void g_addr(const struct dbg_enc *e, struct group *g, unsigned hdr, uint64_t *last, bool *full, uint64_t a)
+{
+    uint64_t v = a & dbg_mask(e->xlen);
+    unsigned n = *full ? e->xlen / 4 : dbg_nyb_from_last(v, *last);
+    g_value(g, hdr, v, n);
+    *last = v;
+    *full = false;
+}
+
+static void g_data(const struct dbg_enc *e, struct group *g, unsigned hdr, uint64_t v)
+{
+    v &= dbg_mask(e->xlen);
+    g_value(g, hdr, v, dbg_nyb_signed(v, e->xlen));
+}
+
+static void g_ts(struct group *g, struct vstate *vs, uint64_t t)
+{
+    unsigned n = vs->full_ts || !vs->have_ts ? 16 : dbg_nyb_from_last(t, vs->ts);
+    g_value(g, DBG_TIMESTAMP, t, n);
+    vs->ts = t;
+    vs->have_ts = true;
+    vs->full_ts = false;
+}
+
+static void g_priv(struct group *g, bool interrupt, unsigned priv)
+{
+    /* PRV[1:0] holds U/S/M; the virtualised modes have no encoding here
+     * (VU -> U, VS -> S); debug mode is reported as M. */
+    unsigned prv = priv == RVT_PRIV_VU ? 0 : priv == RVT_PRIV_VS ? 1 : priv == RVT_PRIV_D ? 3 : (priv & 3);
+    struct dbg_packet p = {.hdr = DBG_PRIV, .arg = dbg_priv_packet(interrupt, prv, false)};
+    g_put(g, &p);
+}
+
+/* Sync fields: what a decoder starting here needs. */
+static void build_sync(struct dbg_enc *e, struct group *g, struct vstate *vs, const struct rvt_ing_rec *p)
+{
+    const struct dbg_cfg *c = &e->cfg;
+    vs->full_pc = vs->full_la = vs->full_sa = vs->full_ts = true;
+    if (dbg_emits(c, DBG_TRACE_EMITTIMESTAMP) && p && (p->flags & RVT_ING_HAS_TIME))
+        g_ts(g, vs, p->time);
+    uint64_t hart = p ? p->hart : vs->hart;
+    if (hart || hart != vs->hart)
+        g_value(g, DBG_HART, hart, dbg_nyb_zero(hart));
+    vs->hart = hart;
+    if (dbg_emits(c, DBG_TRACE_EMITPRIV))
+        g_priv(g, false, e->resume_priv);
+    if (dbg_emits(c, DBG_TRACE_EMITPC))
+        g_pc(e, g, vs, e->resume_pc);
+}
+
+static bool is_csr(struct dbg_enc *e, const struct rvt_ing_rec *r)
+{
+    if (!e->cfg.image || !r->iretire)
+        return false;
+    struct rvt_insn in;
+    if (rvt_img_insn(e->cfg.image, rvt_ing_last_addr(r), &in) < 0)
+        return false;
+    return (in.flags & RVT_IF_CSR) != 0;
+}
+
+static bool uninferable_itype(unsigned it)
+{
+    return it == RVT_ITYPE_UNINF_JUMP3 || it == RVT_ITYPE_CALL_UNINF || it == RVT_ITYPE_JUMP_UNINF ||
+           it == RVT_ITYPE_COSWAP || it == RVT_ITYPE_RETURN || it == RVT_ITYPE_OTHER_UNINF;
+}
+static bool inferable_itype(unsigned it)
+{
+    return it == RVT_ITYPE_CALL_INF || it == RVT_ITYPE_JUMP_INF || it == RVT_ITYPE_OTHER_INF;
+}
+
+/* The packets of record p's last instruction (the seed's trace events). */
+static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, const struct rvt_ing_rec *p,
+                        bool have_next, uint64_t next, uint8_t next_priv)
+{
+    const struct dbg_cfg *c = &e->cfg;
+    bool epc = dbg_emits(c, DBG_TRACE_EMITPC), ebr = dbg_emits(c, DBG_TRACE_EMITBRANCH);
+    bool epriv = dbg_emits(c, DBG_TRACE_EMITPRIV);
+
+    if (dbg_emits(c, DBG_TRACE_EMITTIMESTAMP) && (p->flags & RVT_ING_HAS_TIME) && (!vs->have_ts || p->time != vs->ts))
+        g_ts(g, vs, p->time);
+    if (p->hart != vs->hart) {
+        g_value(g, DBG_HART, p->hart, dbg_nyb_zero(p->hart));
+        vs->hart = p->hart;
+    }
+
+    /* LOAD / STORE / CSR data of the last retired instruction (the code
+     * is only consulted when a value could be a CSR's). */
+    bool csr_data = ((p->flags & RVT_ING_HAS_RD) && dbg_emits(c, DBG_TRACE_EMITLOADDATA)) ||
+                    ((p->flags & RVT_ING_MEM_STORE) && dbg_emits(c, DBG_TRACE_EMITSTOREDATA));
+    if (p->iretire) {
+        if (csr_data && is_csr(e, p)) {
+            /* CSR instructions: reads emit Load Data, writes Store Data
+             * (the write value comes in the record's memory value). */
+            if ((p->flags & RVT_ING_HAS_RD) && dbg_emits(c, DBG_TRACE_EMITLOADDATA))
+                g_data(e, g, DBG_LOAD_DATA, p->rd_value);
+            if ((p->flags & RVT_ING_MEM_STORE) && (p->flags & RVT_ING_HAS_MEMVAL) &&
+                dbg_emits(c, DBG_TRACE_EMITSTOREDATA))
+                g_data(e, g, DBG_STORE_DATA, p->mem_value);
+        } else if (p->flags & RVT_ING_HAS_MEM) {
+            if (p->flags & RVT_ING_MEM_STORE) {
+                if (dbg_emits(c, DBG_TRACE_EMITSTOREADDR))
+                    g_addr(e, g, DBG_STORE_ADDR, &vs->sa, &vs->full_sa, p->mem_addr);
+                if ((p->flags & RVT_ING_HAS_MEMVAL) && dbg_emits(c, DBG_TRACE_EMITSTOREDATA))
+                    g_data(e, g, DBG_STORE_DATA, p->mem_value);
+            } else {
+                if (dbg_emits(c, DBG_TRACE_EMITLOADADDR))
+                    g_addr(e, g, DBG_LOAD_ADDR, &vs->la, &vs->full_la, p->mem_addr);
+                if ((p->flags & RVT_ING_HAS_MEMVAL) && dbg_emits(c, DBG_TRACE_EMITLOADDATA))
+                    g_data(e, g, DBG_LOAD_DATA, p->mem_value);
+            }
+        }
+    }
+
+    unsigned it = p->itype;
+    uint64_t src = rvt_ing_last_addr(p);
+    if (it == RVT_ITYPE_EXCEPTION || it == RVT_ITYPE_INTERRUPT) {
+        /* PC, Privilege Level, new PC.  The first PC is the trap's epc —
+         * the first instruction that did not complete (the faulting one, or
+         * where an interrupted hart resumes) — rather than the seed's "last
+         * instruction executed" for interrupts: that one may already have
+         * been reported by its own branch/jump packets, and then a decoder
+         * could not tell where the interrupt fell. */
+        src = rvt_ing_next_addr(p);
+        if (epc)
+            g_pc(e, g, vs, src);
+        if (epriv)
+            g_priv(g, it == RVT_ITYPE_INTERRUPT, have_next ? next_priv : p->priv);
+        if (epc && have_next)
+            g_pc(e, g, vs, next);
+        g->covered = true;
+        return;
+    }
+    if (!p->iretire)
+        return;
+    if (it == RVT_ITYPE_NOT_TAKEN) {
+        if (ebr) {
+            g_simple(g, DBG_BRANCH_NOT_TAKEN);
+            g->flow = g->covered = true;
+        }
+    } else if (it == RVT_ITYPE_TAKEN) {
+        if (ebr) {
+            g_simple(g, DBG_BRANCH_TAKEN);
+            g->flow = g->covered = true;
+        } else if (epc) {
+            g_pc(e, g, vs, src);
+            if (have_next)
+                g_pc(e, g, vs, next);
+            g->covered = true;
+        }
+    } else if (inferable_itype(it)) {
+        if (!ebr && epc) {
+            g_pc(e, g, vs, src);
+            if (have_next)
+                g_pc(e, g, vs, next);
+            g->covered = true;
+        }
+    } else if (uninferable_itype(it) || it == RVT_ITYPE_TRAPRET) {
+        /* jalr: with emitbranch the destination alone (the seed's
+         * "if emitstoredata is enabled" read as emitpc); trap returns are
+         * the same plus a Privilege Level sequence after the PCs. */
+        if (epc) {
+            if (!ebr)
+                g_pc(e, g, vs, src);
+            if (have_next)
+                g_pc(e, g, vs, next);
+            g->covered = !ebr || have_next;
+        }
+        /* (Without a successor the new privilege is unknown, and a
+         * Privilege Level after a lone source PC would read as a trap.) */
+        if (it == RVT_ITYPE_TRAPRET && epriv && have_next)
+            g_priv(g, false, next_priv);
+    }
+}
+
+/* Does record p's group (with a successor) take the decoder's walk to its
+ * end?  The same cases as build_group's `flow`, without building it (the
+ * packets go out whether or not the FIFO drops them). */
+static bool moves_walk(const struct dbg_enc *e, const struct rvt_ing_rec *p)
+{
+    const struct dbg_cfg *c = &e->cfg;
+    bool epc = dbg_emits(c, DBG_TRACE_EMITPC), ebr = dbg_emits(c, DBG_TRACE_EMITBRANCH);
+    unsigned it = p->itype;
+    if (it == RVT_ITYPE_EXCEPTION || it == RVT_ITYPE_INTERRUPT)
+        return epc;
+    if (!p->iretire)
+        return false;
+    if (it == RVT_ITYPE_NOT_TAKEN)
+        return ebr;
+    if (it == RVT_ITYPE_TAKEN)
+        return ebr || epc;
+    if (inferable_itype(it))
+        return !ebr && epc;
+    if (uninferable_itype(it) || it == RVT_ITYPE_TRAPRET)
+        return epc;
+    return false;
+}
+
+static int note_sync_point(struct dbg_enc *e)
+{
+    if (e->nsp == e->capsp) {
+        size_t nc = e->capsp ? 2 * e->capsp : 64;
+        struct dbg_sync_point *p = realloc(e->sp, nc * sizeof *p);
+        if (!p)
+            return rvt_fail(&e->diag, RVT_ERR_NOMEM, "dbg: out of memory");
+        e->sp = p;
+        e->capsp = nc;
+    }
+    e->sp[e->nsp].nybble = e->pos;
+    e->sp[e->nsp].insns = e->resume_insns;
+    e->nsp++;
+    return 0;
+}
+
+/* Write group g (built by `build` against the value state) at the current
+ * position, inserting Nop padding and the sync fields at synchronisation
+ * points, or dropping it when the FIFO or a stopped buffer has no room. */
+static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have_next, uint64_t next,
+                       uint8_t next_priv, bool final)
+{
+    int rc;
+    struct group s, g;
+    struct vstate vs;
+    bool stop_mode = e->ram_nyb && dbg_regs_fullaction(&e->cfg.regs) != DBG_FULL_WRAP;
+
+    for (;;) {
+        bool at_sync = e->pos % e->spacing == 0;
+        vs = e->vs;
+        s.len = s.packets = g.len = g.packets = 0; /* (the nybble arrays need no clearing) */
+        s.flow = s.covered = g.flow = g.covered = false;
+        if (!e->started) {
+            struct dbg_packet te = {.hdr = DBG_TRACE_ENABLED, .arg = 0};
+            g_put(&s, &te);
+        } else if (e->resync_due) {
+            g_simple(&s, DBG_TRACE_DISABLED); /* packets were dropped */
+        }
+        if (at_sync || !e->started || e->resync_due)
+            build_sync(e, &s, &vs, p);
+        if (p)
+            build_group(e, &g, &vs, p, have_next, next, next_priv);
+        if (final) {
+            /* The trace ends: the last instruction, unless its own packets
+             * already take the decoder there, then Trace Disabled. */
+            if (p && p->iretire && !g.covered && dbg_emits(&e->cfg, DBG_TRACE_EMITPC))
+                g_pc(e, &g, &vs, rvt_ing_last_addr(p));
+            g_simple(&g, DBG_TRACE_DISABLED);
+        }
+        if (e->misaligned)
+            return rvt_fail(&e->diag, RVT_ERR_INVAL,
+                            "dbg: PC 0x%" PRIx64 " is not 4-byte aligned, but PC packets hold PC[XLEN-1:2] "
+                            "(the C extension is declared absent: --dbg-rvc off)",
+                            e->misaligned_pc);
+        if (s.len + g.len == 0)
+            return 0;
+        uint64_t next_sync = (e->pos / e->spacing + 1) * e->spacing;
+        if (at_sync || e->pos + s.len + g.len <= next_sync)
+            break;
+        /* The group would straddle a sync point: Nops up to it, then the
+         * group is rebuilt after fresh sync fields. */
+        if (stop_mode && (e->halted || next_sync >= e->ram_nyb))
+            break; /* no room before the end: stops below */
+        static const uint8_t nops[GROUP_MAX] = {0};
+        if ((rc = write_nybbles(e, nops, (size_t)(next_sync - e->pos))) < 0)
+            return rc;
+    }
+
+    uint64_t total = (uint64_t)s.len + g.len;
+    /* A stopped RAM buffer: no room for the whole group -> trace is off. */
+    if (stop_mode && (e->halted || e->pos + total > e->ram_nyb)) {
+        if (!e->halted && e->pos < e->ram_nyb) {
+            /* Trace turns off: say so where the data ends ("trace was
+             * purposefully disabled, or ... the buffer overflowed"). */
+            static const uint8_t td = DBG_TRACE_DISABLED;
+            if ((rc = write_nybbles(e, &td, 1)) < 0)
+                return rc;
+        }
+        e->halted = true;
+        e->dropped_nybbles += total;
+        e->dropped_groups++;
+        return 0;
+    }
+    /* FIFO without stalling: drop whole groups that do not fit; Trace
+     * Disabled and fresh sync fields go out before the next group. */
+    if (!(e->cfg.regs.trace & DBG_TRACE_STALL) && e->cfg.fifo) {
+        uint64_t drained = e->insns_since_group * e->cfg.drain;
+        e->fifo_level = drained >= e->fifo_level ? 0 : e->fifo_level - drained;
+        e->insns_since_group = 0;
+        if (total > e->cfg.fifo)
+            return rvt_fail(&e->diag, RVT_ERR_INVAL,
+                            "dbg: a packet group of %" PRIu64 " nybbles cannot pass a FIFO of %" PRIu64
+                            " nybbles (--dbg-fifo)",
+                            total, e->cfg.fifo);
+        if (e->fifo_level + total > e->cfg.fifo) {
+            e->dropped_nybbles += total;
+            e->dropped_groups++;
+            e->resync_due = e->started;
+            return 0;
+        }
+        e->fifo_level += total;
+    }
+    if (e->pos % e->spacing == 0 && (rc = note_sync_point(e)) < 0)
+        return rc;
+    if ((rc = write_nybbles(e, s.n, s.len)) < 0 || (rc = write_nybbles(e, g.n, g.len)) < 0)
+        return rc;
+    e->packets += s.packets + g.packets;
+    e->vs = vs;
+    e->started = true;
+    e->resync_due = false;
+    return 0;
+}
+
+int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
+{
+    int rc;
+    if (e->finished)
+        return rvt_fail(&e->diag, RVT_ERR_INVAL, "dbg: record after finish");
+    if (r->flags & RVT_ING_UNQUALIFIED) {
+        /* Filtered out: Trace Disabled; Trace Enabled and the sync fields
+         * come with the next traced record. */
+        if (e->have_pending && (rc = emit_record(e, &e->pend, true, r->iaddr, r->priv, false)) < 0)
+            return rc;
+        e->have_pending = false;
+        if (e->started && !e->off && (rc = emit_record(e, NULL, false, 0, 0, true)) < 0)
+            return rc;
+        e->off = true;
+        return 0;
+    }
+    if (!r->iretire && r->itype != RVT_ITYPE_EXCEPTION && r->itype != RVT_ITYPE_INTERRUPT)
+        return 0;
+    e->records++;
+    if (e->off) {
+        e->off = false;
+        e->started = false;
+    }
+    if (!e->have_pending) {
+        e->resume_pc = r->iaddr;
+        e->resume_priv = r->priv;
+        e->resume_insns = e->insns;
+    } else {
+        /* The pending record's successor is r. */
+        if ((rc = emit_record(e, &e->pend, true, r->iaddr, r->priv, false)) < 0)
+            return rc;
+        if (moves_walk(e, &e->pend)) {
+            e->resume_pc = r->iaddr;
+            e->resume_priv = r->priv;
+            e->resume_insns = e->insns;
+        }
+    }
+    /* Instructions retired, for the FIFO drain model and the statistics
+     * only (no packet depends on it): exact with an image, else a lower
+     * bound counting 4-byte instructions. */
+    uint64_t n = r->iretire == (1u << r->ilastsize) ? 1 : 0;
+    if (!n && r->iretire && (!e->bc || rvt_ing_count_insns(r, e->bc, &n) < 0))
+        n = (r->iretire + 1) / 2;
+    e->insns += n;
+    e->insns_since_group += n;
+    e->pend = *r;
+    e->have_pending = true;
+    return 0;
+}
+
+int dbg_enc_finish(struct dbg_enc *e)
+{
+    int rc;
+    if (e->finished)
+        return 0;
+    e->finished = true;
+    if (e->have_pending || (e->started && !e->off)) {
+        if ((rc = emit_record(e, e->have_pending ? &e->pend : NULL, false, 0, 0, true)) < 0)
+            return rc;
+    }
+    e->have_pending = false;
+    /* Complete the last word with Nops (not past a stopped buffer's end). */
+    if (e->pos % 8) {
+        static const uint8_t nops[8] = {0};
+        size_t pad = (size_t)(8 - e->pos % 8);
+        if (!e->ram_nyb || dbg_regs_fullaction(&e->cfg.regs) == DBG_FULL_WRAP || e->pos + pad <= e->ram_nyb) {
+            if ((rc = write_nybbles(e, nops, pad)) < 0)
+                return rc;
+        }
+    }
+    if (e->ram_nyb) {
+        /* The RAM image [tbufstart, tbufend) as a debugger reads it. */
+        uint8_t *bytes = malloc((size_t)e->ram_nyb / 2);
+        if (!bytes)
+            return rvt_fail(&e->diag, RVT_ERR_NOMEM, "dbg: out of memory");
+        dbg_pack(e->ram, (size_t)e->ram_nyb, bytes);
+        long w = e->out.write(e->out.ctx, bytes, (size_t)e->ram_nyb / 2);
+        free(bytes);
+        if (w < 0)
+            return rvt_fail(&e->diag, (enum rvt_err)-w, "dbg: output write failed");
+        e->bytes_out += (uint64_t)w;
+        if ((uint64_t)w < e->ram_nyb / 2)
+            e->bytes_lost += e->ram_nyb / 2 - (uint64_t)w;
+    } else if ((rc = flush_stage(e, true)) < 0) {
+        return rc;
+    }
+    if (e->cfg.regs_path[0]) {
+        struct dbg_regs r;
+        dbg_enc_regs(e, &r);
+        if ((rc = dbg_regs_write(e->cfg.regs_path, &r, &e->diag)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int dbg_enc_new(struct dbg_enc **ep, const struct dbg_cfg *cfg, const struct rvt_byte_sink *out, struct rvt_diag *d)
+{
+    *ep = NULL;
+    if (cfg->xlen != 32 && cfg->xlen != 64)
+        return rvt_fail(d, RVT_ERR_INVAL, "dbg: xlen must be 32 or 64 (got %u)", cfg->xlen);
+    struct dbg_enc *e = calloc(1, sizeof *e);
+    if (!e)
+        return rvt_fail(d, RVT_ERR_NOMEM, "dbg: out of memory");
+    e->cfg = *cfg;
+    e->out = *out;
+    e->xlen = cfg->xlen;
+    e->pc_shift = dbg_pc_shift(cfg->rvc);
+    e->pc_width = cfg->xlen - e->pc_shift;
+    e->spacing = dbg_cfg_sync_spacing(cfg);
+    if (e->spacing < GROUP_MAX) {
+        free(e);
+        return rvt_fail(d, RVT_ERR_INVAL,
+                        "dbg: the buffer (%" PRIu64 " bytes) is too small for 8 sync points with whole packet "
+                        "groups between them, expected at least %u bytes",
+                        dbg_cfg_buffer(cfg), 8 * GROUP_MAX / 2);
+    }
+    if (cfg->image && !(e->bc = rvt_bcache_new(cfg->image, 0))) {
+        free(e);
+        return rvt_fail(d, RVT_ERR_NOMEM, "dbg: out of memory");
+    }
+    if (dbg_regs_dest(&cfg->regs) != DBG_DEST_OFFCHIP) {
+        e->ram_nyb = 2 * dbg_cfg_buffer(cfg);
+        e->ram = calloc((size_t)e->ram_nyb, 1);
+        if (!e->ram) {
+            dbg_enc_free(e);
+            return rvt_fail(d, RVT_ERR_NOMEM, "dbg: cannot allocate a %" PRIu64 "-byte trace buffer",
+                            dbg_cfg_buffer(cfg));
+        }
+    }
+    *ep = e;
+    return 0;
+}
+
+void dbg_enc_free(struct dbg_enc *e)
+{
+    if (!e)
+        return;
+    if (e->bc)
+        rvt_bcache_free(e->bc);
+    free(e->ram);
+    free(e->sp);
+    free(e);
+}

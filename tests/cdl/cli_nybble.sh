@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The nybble families through the CLI: verify, encode/decode/dump, buffer
+# options with their state/register files, option errors.
+set -u
+RV=${RVT_BIN:?}; D=${RVT_TEST_DATA:?}; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL: $*" >&2; }
+expect_ok()   { if "$@" >"$T/out" 2>"$T/err"; then ok; else bad "$* (exit $?): $(cat "$T/err")"; fi; }
+expect_fail() { if "$@" >"$T/out" 2>"$T/err"; then bad "$* succeeded"; else ok; fi; }
+expect_err()  { if grep -q -- "$1" "$T/err"; then ok; else bad "stderr lacks '$1': $(cat "$T/err")"; fi; }
+expect_out()  { if grep -q -- "$1" "$T/out"; then ok; else bad "output lacks '$1': $(head -c 600 "$T/out")"; fi; }
+
+E=$D/ntrace-t1/test.elf; P=$D/ntrace-t1/test-PCONLY.txt
+if "$RV" verify --format cdl --elf "$E" --input "$P" 2>&1 | grep -q "unknown format"; then
+    echo "SKIP: the rvtrace binary does not register the cdl/dbg families"
+    exit 77
+fi
+
+for f in "cdl" "cdl --cdl-pc uninferable" "cdl --cdl-pack all --cdl-sync-interval 32" \
+         "dbg" "dbg --dbg-emit pc,priv" "dbg --dbg-emit all --dbg-buffer 1024"; do
+    # shellcheck disable=SC2086
+    expect_ok "$RV" verify --format $f --elf "$E" --input "$P"
+    expect_out "OK: the decoded instructions equal the input (164959)"
+done
+
+# encode -> decode -> the same PC list
+for f in cdl dbg; do
+    expect_ok "$RV" encode --format $f --elf "$E" --input "$P" -o "$T/t.$f"
+    expect_ok "$RV" decode --format $f --elf "$E" "$T/t.$f" --output pcs -o "$T/pcs.$f"
+    cmp -s "$P" "$T/pcs.$f" && ok || bad "$f: decoded PCs differ from the input"
+done
+
+# dump
+expect_ok "$RV" dump --format cdl --xlen 32 --cdl-histogram "$T/t.cdl"
+expect_out "^00000000.0  sync mark (4 zero nybbles)$"
+expect_out "^00000002.0  data pc 0x20010522 (nnn 4, 4 bytes)$"
+expect_out "# PC histogram: 32 distinct PCs"
+expect_ok "$RV" dump --format dbg --xlen 32 "$T/t.dbg"
+expect_out "^00000000.0  \[sync\] trace-enabled version 0$"
+expect_out "pc 0x10008291 (8 nybbles) -> pc 0x20010522"
+
+# circular buffers: the state / register file carries the write pointer
+expect_fail "$RV" verify --format cdl --elf "$E" --input "$P" --cdl-buffer 65536 --cdl-overflow halt
+expect_out "recording halted at offset 0x" # the tail is not there, and verify says where it stopped
+expect_ok "$RV" encode --format cdl --elf "$E" --input "$P" -o "$T/w.cdl" --cdl-buffer 4096 --cdl-image raw \
+    --cdl-state "$T/cdl.state"
+grep -q '^wrapped=1$' "$T/cdl.state" && ok || bad "cdl state: $(cat "$T/cdl.state")"
+expect_ok "$RV" decode --format cdl --elf "$E" "$T/w.cdl" --cdl-image raw --cdl-state "$T/cdl.state" -o "$T/w.pcs"
+n=$(wc -l < "$T/w.pcs"); [ "$n" -gt 1000 ] && tail -n "$n" "$P" | cmp -s - "$T/w.pcs" && ok ||
+    bad "cdl wrapped: the $n decoded PCs are not the tail of the input"
+expect_ok "$RV" encode --format dbg --elf "$E" --input "$P" -o "$T/w.dbg" --dbg-destination sysram \
+    --dbg-tbufstart 0x80000000 --dbg-buffer 4096 --dbg-regs "$T/dbg.regs"
+grep -q '^tbufend=0x80001000$' "$T/dbg.regs" && ok || bad "dbg regs: $(cat "$T/dbg.regs")"
+expect_ok "$RV" decode --format dbg --elf "$E" "$T/w.dbg" --dbg-destination sysram --dbg-regs "$T/dbg.regs" \
+    -o "$T/wd.pcs"
+n=$(wc -l < "$T/wd.pcs"); [ "$n" -gt 1000 ] && tail -n "$n" "$P" | cmp -s - "$T/wd.pcs" && ok ||
+    bad "dbg wrapped: the $n decoded PCs are not the tail of the input"
+
+# option errors name the option and what was expected
+expect_fail "$RV" encode --format cdl --elf "$E" --input "$P" -o "$T/x" --cdl-pack flow,bogus
+expect_err "unknown item 'bogus'"
+expect_fail "$RV" encode --format cdl --elf "$E" --input "$P" -o "$T/x" --cdl-buffer 10
+expect_err "multiple of 4"
+expect_fail "$RV" encode --format dbg --elf "$E" --input "$P" -o "$T/x" --dbg-emit pc,nope
+expect_err "unknown event 'nope'"
+expect_fail "$RV" encode --format dbg --elf "$E" --input "$P" -o "$T/x" --dbg-trace 0x80000000
+expect_err "trace register value"
+expect_fail "$RV" encode --format dbg --elf "$E" --input "$P" -o "$T/x" --dbg-rvc off
+expect_err "not 4-byte aligned"
+# damaged trace: the error names the offset, exit status 1
+cp "$T/t.cdl" "$T/bad.cdl"; printf '\xee\xee\xee\xee' | dd of="$T/bad.cdl" bs=1 seek=3000 conv=notrunc 2>/dev/null
+expect_fail "$RV" decode --format cdl --elf "$E" "$T/bad.cdl" -o "$T/bad.pcs"
+expect_err "offset 0x"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

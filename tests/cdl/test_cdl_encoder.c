@@ -1,0 +1,260 @@
+/* CDL encoder: exact nybbles for known executions — the packer's cycle
+ * rules (counts prior to the cycle, flushed before a non-sequential field,
+ * data and tracepoints), the seed's field order, PC modes, sync marks and
+ * word padding. */
+#include "cdl/cdl.h"
+#include "testlib.h"
+
+#include <string.h>
+
+/* One instruction per record: iretire = its halfwords. */
+static struct rvt_ing_rec rec(uint64_t addr, unsigned itype)
+{
+    struct rvt_ing_rec r;
+    memset(&r, 0, sizeof r);
+    r.iaddr = addr;
+    r.iretire = 2;
+    r.ilastsize = 1;
+    r.itype = (uint8_t)itype;
+    r.priv = RVT_PRIV_M;
+    return r;
+}
+
+static struct rvt_ing_rec trap_rec(uint64_t epc)
+{
+    struct rvt_ing_rec r = rec(epc, RVT_ITYPE_EXCEPTION);
+    r.iretire = 0;
+    r.cause = 2;
+    return r;
+}
+
+/* Encode and compare with the expected nybbles, then pad. */
+static void expect(const struct cdl_cfg *cfg, const struct rvt_ing_rec *recs, size_t n, const uint8_t *want,
+                   size_t nwant, int line)
+{
+    struct rvt_membuf m;
+    rvt_membuf_init(&m);
+    struct rvt_byte_sink s = rvt_membuf_sink(&m);
+    struct cdl_enc *e;
+    struct rvt_diag d = {0};
+    if (cdl_enc_new(&e, cfg, &s, &d) < 0) {
+        rvt_test_fail(__FILE__, line, "%s", d.msg);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        CHECK_MSG(cdl_enc_put(e, &recs[i]) == 0, "line %d: record %zu: %s", line, i, cdl_enc_error(e));
+    CHECK(cdl_enc_finish(e) == 0);
+    /* The output is whole 32-bit words: the expectation padded with skips. */
+    size_t padded = (nwant + 7) / 8 * 8;
+    CHECK_MSG(m.len * 2 == padded, "line %d: %zu nybbles written, expected %zu", line, m.len * 2, padded);
+    uint8_t got[512];
+    size_t ng = m.len * 2 < sizeof got ? m.len * 2 : sizeof got;
+    cdl_unpack(m.data, ng / 2, got);
+    for (size_t i = 0; i < ng && i < padded; i++) {
+        uint8_t w = i < nwant ? want[i] : 0;
+        if (got[i] != w) {
+            rvt_test_fail(__FILE__, line, "nybble %zu is 0x%X, expected 0x%X", i, got[i], w);
+            break;
+        }
+    }
+    cdl_enc_free(e);
+    rvt_membuf_free(&m);
+}
+#define EXPECT(cfg, recs, ...)                                                                              \
+    do {                                                                                                    \
+        const uint8_t w_[] = {__VA_ARGS__};                                                                 \
+        expect(cfg, recs, sizeof recs / sizeof recs[0], w_, sizeof w_, __LINE__);                           \
+    } while (0)
+
+static void cfg32(struct cdl_cfg *c)
+{
+    cdl_cfg_defaults(c);
+    c->xlen = 32;
+    c->sync_interval = 0; /* only the initial mark */
+}
+
+static void test_flow(void)
+{
+    struct cdl_cfg c;
+    cfg32(&c);
+    const struct rvt_ing_rec recs[] = {
+        rec(0x100, RVT_ITYPE_NONE),     rec(0x104, RVT_ITYPE_NONE),   rec(0x108, RVT_ITYPE_TAKEN),
+        rec(0x200, RVT_ITYPE_NONE),     rec(0x204, RVT_ITYPE_CALL_INF), trap_rec(0x300),
+        rec(0x400, RVT_ITYPE_TRAPRET),  rec(0x304, RVT_ITYPE_NOT_TAKEN), rec(0x308, RVT_ITYPE_NONE),
+    };
+    /* sync mark + PC of the first instruction; 2 sequential, taken branch,
+     * its target; 1, jal, target; the trap retires nothing: 1010 and the
+     * handler; mret and its target; the not-taken branch and the last
+     * instruction are sequential: 2 at the end. */
+    EXPECT(&c, recs, 0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0, /* sync, PC 0x100 */
+           0x2, 0x8, 0xC, 0x2, 0x0, 0x0, 0x2, 0x0,             /* seq 2, branch, PC 0x200 */
+           0x1, 0x9, 0xC, 0x2, 0x0, 0x0, 0x3, 0x0,             /* seq 1, jump, PC 0x300 */
+           0xA, 0xC, 0x2, 0x0, 0x0, 0x4, 0x0,                  /* trap, PC 0x400 */
+           0xB, 0xC, 0x2, 0x4, 0x0, 0x3, 0x0,                  /* trap return, PC 0x304 */
+           0x2);                                               /* seq 2 */
+
+    /* PCs only where the code cannot tell: the taken branch and the jal
+     * give none; the trap and the trap return do. */
+    c.pc_mode = CDL_PC_UNINFERABLE;
+    EXPECT(&c, recs, 0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0, 0x2, 0x8, 0x1, 0x9, 0xA, 0xC, 0x2, 0x0, 0x0, 0x4,
+           0x0, 0xB, 0xC, 0x2, 0x4, 0x0, 0x3, 0x0, 0x2);
+
+    /* A jalr (uninferable) gets its PC even so. */
+    const struct rvt_ing_rec jr[] = {rec(0x100, RVT_ITYPE_JUMP_UNINF), rec(0x8000, RVT_ITYPE_NONE)};
+    EXPECT(&c, jr, 0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0, 0x9, 0xC, 0x2, 0x0, 0x0, 0x0, 0x8, 0x1);
+
+    /* Counts are reported in 7s as they fill (9 sequential: 7 then 2). */
+    cfg32(&c);
+    struct rvt_ing_rec nine[9];
+    for (unsigned i = 0; i < 9; i++)
+        nine[i] = rec(0x100 + 4 * i, RVT_ITYPE_NONE);
+    EXPECT(&c, nine, 0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0, 0x7, 0x2);
+}
+
+static void test_data(void)
+{
+    struct cdl_cfg c;
+    cfg32(&c);
+    c.pack = CDL_PACK_FLOW | CDL_PACK_TRAPS | CDL_PACK_RFW | CDL_PACK_TRACEPOINTS;
+    struct rvt_ing_rec recs[] = {rec(0x100, RVT_ITYPE_NONE), rec(0x104, RVT_ITYPE_NONE),
+                                 rec(0x108, RVT_ITYPE_CALL_INF), rec(0x200, RVT_ITYPE_NONE)};
+    recs[1].flags = RVT_ING_HAS_RD; /* x5 = 0x1234 */
+    recs[1].rd = 5;
+    recs[1].rd_value = 0x1234;
+    recs[2].flags = RVT_ING_HAS_RD; /* jal ra: x1 = 0x10c */
+    recs[2].rd = 1;
+    recs[2].rd_value = 0x10c;
+    recs[3].flags = RVT_ING_TRACEPOINT;
+    recs[3].tp_type = 9;
+    /* The writing instruction is reported (its count flushed) before its
+     * data; a jal gives its target PC, then its link register write; the
+     * tracepoint follows its (flushed) instruction. */
+    EXPECT(&c, recs, 0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0, /* sync, PC */
+           0x2, 0xC, 0xB, 0x5, 0x0, 0x4, 0x3, 0x2, 0x1,        /* seq 2, RFW x5 0x1234 */
+           0x9, 0xC, 0x2, 0x0, 0x0, 0x2, 0x0,                  /* jump, PC 0x200 */
+           0xC, 0xB, 0x1, 0x0, 0xC, 0x0, 0x1, 0x0,             /* RFW x1 0x10c (rd | value << 8 = 0x010c01) */
+           0x1, 0xD, 0x9);                                     /* seq 1, tracepoint 9 */
+
+    /* The register-write log: no flow at all. */
+    c.pack = CDL_PACK_RFW;
+    EXPECT(&c, recs, 0, 0, 0, 0, 0xC, 0xB, 0x5, 0x0, 0x4, 0x3, 0x2, 0x1, 0xC, 0xB, 0x1, 0x0, 0xC, 0x0, 0x1, 0x0);
+
+    /* The trap log: epc, 1010, handler. */
+    c.pack = CDL_PACK_TRAPS;
+    const struct rvt_ing_rec t[] = {rec(0x100, RVT_ITYPE_NONE), trap_rec(0x104), rec(0x400, RVT_ITYPE_NONE)};
+    EXPECT(&c, t, 0, 0, 0, 0, 0xC, 0x2, 0x4, 0x0, 0x1, 0x0, 0xA, 0xC, 0x2, 0x0, 0x0, 0x4, 0x0);
+}
+
+static void test_sync(void)
+{
+    struct cdl_cfg c;
+    cfg32(&c);
+    c.sync_interval = 12;
+    struct rvt_ing_rec recs[6];
+    for (unsigned i = 0; i < 6; i++)
+        recs[i] = rec(0x100 + 8 * i, i % 2 ? RVT_ITYPE_JUMP_INF : RVT_ITYPE_NONE);
+    /* After each jal: seq 1 (the instruction before), 1001, its target.
+     * Once 12 nybbles were written since the last mark, the next cycle
+     * boundary gets one (count flushed, 4 zeros, PC of the next
+     * instruction); the mark's own nybbles do not count. */
+    EXPECT(&c, recs, 0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0, /* mark, PC 0x100 */
+           0x1, 0x9, 0xC, 0x2, 0x0, 0x1, 0x1, 0x0,             /* 0x100, jal 0x108 -> 0x110: 8 nybbles */
+           0x1, 0x9, 0xC, 0x2, 0x0, 0x2, 0x1, 0x0,             /* 0x110, jal 0x118 -> 0x120: 16 */
+           0, 0, 0, 0, 0xC, 0x2, 0x0, 0x2, 0x1, 0x0,           /* mark, PC 0x120 */
+           0x1, 0x9);                                          /* 0x120, jal 0x128 (no successor) */
+
+    /* A longer mark. */
+    c.sync_interval = 0;
+    c.sync_nybbles = 6;
+    const struct rvt_ing_rec one[] = {rec(0x100, RVT_ITYPE_NONE)};
+    EXPECT(&c, one, 0, 0, 0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0, 0x1);
+}
+
+static void test_rv64(void)
+{
+    struct cdl_cfg c;
+    cdl_cfg_defaults(&c);
+    c.xlen = 64;
+    c.sync_interval = 0;
+    c.pack |= CDL_PACK_RFW;
+    struct rvt_ing_rec r[] = {rec(0xffffffff80000000ull, RVT_ITYPE_NONE)};
+    r[0].flags = RVT_ING_HAS_RD;
+    r[0].rd = 10;
+    r[0].rd_value = 0xffffffffffffffffull;
+    /* RV64 extension: code 7 = 9 bytes, for the address and the write. */
+    EXPECT(&c, r, 0, 0, 0, 0, 0xC, 0x7, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF,
+           0xF, 0x0, 0x0, 0x1, 0xC, 0xF, 0xA, 0x0, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF,
+           0xF, 0xF, 0xF);
+}
+
+static int on_block(void *ctx, const struct rvt_block *b)
+{
+    (void)ctx;
+    (void)b;
+    return 0;
+}
+static char g_err[512];
+static int on_note(void *ctx, const struct rvt_note *n)
+{
+    (void)ctx;
+    if (n->kind == RVT_NOTE_ERROR && !g_err[0])
+        snprintf(g_err, sizeof g_err, "%s", n->text);
+    return 0;
+}
+
+/* Hand-made streams: the dump's lines and the decoder's error text. */
+static void test_dump_and_errors(void)
+{
+    extern const struct rvt_codec rvt_codec_cdl;
+    struct cdl_cfg c;
+    cfg32(&c);
+    /* sync mark, PC 0x100, 60 x seq 1 (beyond the 64 nybbles a sync
+     * candidate is checked over), a reserved code, a mark, PC 0x104, seq 1 */
+    uint8_t nyb[88];
+    size_t n = 0;
+    const uint8_t head[] = {0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0};
+    memcpy(nyb, head, sizeof head);
+    n = sizeof head;
+    for (int i = 0; i < 60; i++)
+        nyb[n++] = 0x1;
+    nyb[n++] = 0xE; /* nybble 70: byte 0x23, low half */
+    nyb[n++] = 0x0;
+    const uint8_t tail[] = {0, 0, 0, 0, 0xC, 0x2, 0x4, 0x0, 0x1, 0x0, 0x1, 0x0, 0, 0, 0, 0};
+    memcpy(nyb + n, tail, sizeof tail);
+    n += sizeof tail;
+    uint8_t bytes[sizeof nyb / 2];
+    cdl_pack(nyb, n, bytes);
+    char path[512];
+    snprintf(path, sizeof path, "%s/cdl-dump.txt", rvt_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    REQUIRE(f);
+    struct rvt_diag d = {0};
+    CHECK(cdl_dump(&c, bytes, n / 2, f, &d) == 0);
+    fclose(f);
+    CHECK(rvt_test_sh("grep -q '^00000000.0  sync mark (4 zero nybbles)$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^00000002.0  data pc 0x100 (nnn 2, 2 bytes)$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^00000005.0  seq 1$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^00000023.0  error: reserved control nybble 0xE' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^00000026.0  data pc 0x104' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^# 63 fields, 1 errors$' %s", path) == 0);
+
+    /* The decoder (no code) reports the reserved code at its offset and
+     * resynchronises at the next mark. */
+    struct rvt_image *empty = rvt_img_new();
+    rvt_img_set_xlen(empty, 32);
+    g_err[0] = 0;
+    struct rvt_flow_sink sink = {on_block, on_note, NULL};
+    CHECK(rvt_decode_buffer(&rvt_codec_cdl, &c, empty, -1, bytes, n / 2, &sink, &d) == 0);
+    CHECK_MSG(strstr(g_err, "cdl: offset 0x23 (nybble 0): reserved control nybble 0xE") != NULL, "'%s'", g_err);
+    rvt_img_free(empty);
+}
+
+int main(void)
+{
+    test_dump_and_errors();
+    test_flow();
+    test_data();
+    test_sync();
+    test_rv64();
+    return rvt_test_summary("test_cdl_encoder");
+}

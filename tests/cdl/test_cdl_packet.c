@@ -1,0 +1,189 @@
+/* CDL packet layer: every nybble code, data lengths, word packing and sync
+ * detection, with the exact nybbles the seed text defines. */
+#include "cdl/cdl.h"
+#include "testlib.h"
+
+#include <string.h>
+
+/* Encode f and compare with the expected nybbles; then decode them back. */
+static void roundtrip(const struct cdl_field *f, unsigned xlen, const uint8_t *want, unsigned nwant, int line)
+{
+    uint8_t nyb[CDL_MAX_FIELD_NYBBLES];
+    unsigned n = cdl_field_encode(f, xlen, nyb);
+    CHECK_MSG(n == nwant, "line %d: %u nybbles, expected %u", line, n, nwant);
+    for (unsigned i = 0; i < n && i < nwant; i++)
+        CHECK_MSG(nyb[i] == want[i], "line %d: nybble %u is 0x%X, expected 0x%X", line, i, nyb[i], want[i]);
+    struct cdl_field g;
+    struct rvt_diag d = {0};
+    int k = cdl_field_decode(want, nwant, xlen, &g, &d);
+    CHECK_MSG(k == (int)nwant, "line %d: decode used %d nybbles (%s)", line, k, d.msg);
+    CHECK_MSG(g.kind == f->kind && g.seq == f->seq && g.nonseq == f->nonseq && g.reason == f->reason &&
+                  g.nnn == f->nnn && g.rd == f->rd && g.tp == f->tp && g.value == f->value,
+              "line %d: decoded field differs", line);
+    /* Every shorter prefix of a multi-nybble field is "needs more". */
+    for (unsigned cut = 1; cut < nwant; cut++)
+        CHECK_MSG(cdl_field_decode(want, cut, xlen, &g, &d) == 0, "line %d: prefix %u not reported as cut", line,
+                  cut);
+}
+#define RT(f, xlen, ...)                                                                                      \
+    do {                                                                                                      \
+        const uint8_t w_[] = {__VA_ARGS__};                                                                   \
+        roundtrip(f, xlen, w_, sizeof w_, __LINE__);                                                          \
+    } while (0)
+
+static void test_control_codes(void)
+{
+    /* 0001-0111: SSS sequential instructions. */
+    for (unsigned s = 1; s <= 7; s++) {
+        struct cdl_field f = {.kind = CDL_F_SEQ, .seq = (uint8_t)s};
+        uint8_t w = (uint8_t)s;
+        roundtrip(&f, 32, &w, 1, __LINE__);
+    }
+    /* 1000 branch taken, 1001 jal/jalr, 1010 exception/interrupt, 1011 return from exception. */
+    const uint8_t ns_code[4] = {0x8, 0x9, 0xA, 0xB};
+    for (unsigned r = 0; r < 4; r++) {
+        struct cdl_field f = {.kind = CDL_F_NONSEQ, .nonseq = (uint8_t)r};
+        roundtrip(&f, 32, &ns_code[r], 1, __LINE__);
+    }
+    /* 0000 skip. */
+    struct cdl_field skip = {.kind = CDL_F_SKIP};
+    RT(&skip, 32, 0x0);
+    /* 1101 NNNN: trace point of type NNNN, including type 0 and 15. */
+    for (unsigned t = 0; t < 16; t++) {
+        struct cdl_field f = {.kind = CDL_F_TRACEPOINT, .tp = (uint8_t)t};
+        uint8_t w[2] = {0xD, (uint8_t)t};
+        roundtrip(&f, 32, w, 2, __LINE__);
+    }
+    /* 111x reserved: rejected with a message naming the code. */
+    struct rvt_diag d = {0};
+    struct cdl_field f;
+    uint8_t e[1] = {0xE}, ff[1] = {0xF};
+    CHECK(cdl_field_decode(e, 1, 32, &f, &d) == -RVT_ERR_FORMAT);
+    CHECK(strstr(d.msg, "reserved") != NULL);
+    CHECK(cdl_field_decode(ff, 1, 64, &f, &d) == -RVT_ERR_FORMAT);
+}
+
+static void test_data(void)
+{
+    struct cdl_field f;
+    /* 1100 RNNN: R=0 PC, NNN bytes = 2*NNN nybbles, least significant first. */
+    cdl_field_pc(&f, 0x80000010, 32);
+    CHECK_EQ(f.nnn, 4);
+    RT(&f, 32, 0xC, 0x4, 0x0, 0x1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8);
+    /* Zero-extension: the shortest length holding the value. */
+    cdl_field_pc(&f, 0x100, 32);
+    RT(&f, 32, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0);
+    cdl_field_pc(&f, 0xfe, 32);
+    RT(&f, 32, 0xC, 0x1, 0xE, 0xF);
+    /* PC 0: NNN = 0, no data nybbles (RNNN is itself a zero nybble). */
+    cdl_field_pc(&f, 0, 32);
+    RT(&f, 32, 0xC, 0x0);
+    /* R=1 register-file write: byte 0 = rd, then the value. x5 = 0x1234. */
+    cdl_field_rfw(&f, 5, 0x1234, 32);
+    CHECK_EQ(f.nnn, 3);
+    RT(&f, 32, 0xC, 0xB, 0x5, 0x0, 0x4, 0x3, 0x2, 0x1);
+    /* RV32 widest write: x31 = 0xffffffff -> 5 bytes. */
+    cdl_field_rfw(&f, 31, 0xffffffffu, 32);
+    RT(&f, 32, 0xC, 0xD, 0xF, 0x1, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF);
+    /* Writing 0 to x1: one byte (rd). */
+    cdl_field_rfw(&f, 1, 0, 32);
+    RT(&f, 32, 0xC, 0x9, 0x1, 0x0);
+    /* f-register (32..63). */
+    cdl_field_rfw(&f, 40, 0x7, 64);
+    RT(&f, 64, 0xC, 0xA, 0x8, 0x2, 0x7, 0x0);
+
+    /* RV64 extension: NNN=7 is 9 bytes. */
+    CHECK_EQ(cdl_data_bytes(7, 64), 9);
+    CHECK_EQ(cdl_data_bytes(7, 32), 7);
+    CHECK_EQ(cdl_data_bytes(6, 64), 6);
+    cdl_field_rfw(&f, 10, 0xffffffffffffffffull, 64);
+    CHECK_EQ(f.nnn, 7);
+    RT(&f, 64, 0xC, 0xF, 0xA, 0x0, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF,
+       0xF);
+    cdl_field_pc(&f, 0xffffffff80000000ull, 64);
+    RT(&f, 64, 0xC, 0x7, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0x0,
+       0x0);
+    /* A 6-byte RV64 PC keeps the seed's byte count. */
+    cdl_field_pc(&f, 0x3fffffffff00ull, 64);
+    CHECK_EQ(f.nnn, 6);
+    RT(&f, 64, 0xC, 0x6, 0x0, 0x0, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0x3);
+
+    /* Malformed data. */
+    struct rvt_diag d = {0};
+    const uint8_t wide_pc[] = {0xC, 0x5, 0, 0, 0, 0, 0, 0, 0, 0, 0x1, 0x0}; /* 5 bytes, bit 32 set */
+    CHECK(cdl_field_decode(wide_pc, sizeof wide_pc, 32, &f, &d) == -RVT_ERR_FORMAT);
+    CHECK(strstr(d.msg, "wider than XLEN") != NULL);
+    CHECK(cdl_field_decode(wide_pc, sizeof wide_pc, 64, &f, &d) == (int)sizeof wide_pc);
+    const uint8_t odd_pc[] = {0xC, 0x1, 0x1, 0x0};
+    CHECK(cdl_field_decode(odd_pc, sizeof odd_pc, 32, &f, &d) == -RVT_ERR_FORMAT);
+    const uint8_t bad_rd[] = {0xC, 0x9, 0x0, 0x4}; /* rd = 64 */
+    CHECK(cdl_field_decode(bad_rd, sizeof bad_rd, 32, &f, &d) == -RVT_ERR_FORMAT);
+    const uint8_t wide_rfw[] = {0xC, 0xE, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}; /* value bit 32 */
+    CHECK(cdl_field_decode(wide_rfw, sizeof wide_rfw, 32, &f, &d) == -RVT_ERR_FORMAT);
+    /* Zero-padded data (a longer NNN than needed) is accepted. */
+    const uint8_t padded[] = {0xC, 0x4, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0};
+    CHECK(cdl_field_decode(padded, sizeof padded, 32, &f, &d) == (int)sizeof padded);
+    CHECK_EQ(f.value, 0x8);
+}
+
+static void test_packing(void)
+{
+    /* "the first nybble is in the lowest data nybble at the lowest address":
+     * nybbles 1..8 form the 32-bit little-endian word 0x87654321. */
+    const uint8_t nyb[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    uint8_t bytes[4];
+    cdl_pack(nyb, 8, bytes);
+    uint32_t word = (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 | (uint32_t)bytes[3] << 24;
+    CHECK_EQ(word, 0x87654321u);
+    uint8_t back[8];
+    cdl_unpack(bytes, 4, back);
+    CHECK(memcmp(back, nyb, 8) == 0);
+}
+
+static void test_sync(void)
+{
+    struct cdl_cfg c;
+    memset(&c, 0, sizeof c);
+    c.xlen = 32;
+    c.pack = CDL_PACK_FLOW;
+    c.sync_nybbles = 4;
+    size_t rs, after, pos;
+    /* A run of three zeros is not a sync mark; four are. */
+    const uint8_t s1[] = {1, 0, 0, 0, 2, 0, 0, 0, 0, 0xC, 0x1, 0x2, 0x0, 3};
+    CHECK(cdl_find_zero_run(s1, sizeof s1, 0, 4, &rs, &after));
+    CHECK_EQ(rs, 5);
+    CHECK_EQ(after, 9);
+    CHECK(cdl_next_sync(s1, sizeof s1, 0, &c, false, &pos));
+    CHECK_EQ(pos, 9);
+    /* Zeros inside data: PC 0x80000000 has seven zero nybbles followed by 8,
+     * which is not a PC field, so the run is not a sync point; the real
+     * mark after it is. */
+    const uint8_t s2[] = {0x2, 0xC, 0x4, 0, 0, 0, 0, 0, 0, 0, 0x8, 0x1, 0x9, 0, 0, 0, 0, 0xC, 0x1, 0x4, 0x0, 0x2};
+    CHECK(cdl_find_zero_run(s2, sizeof s2, 0, 4, &rs, &after));
+    CHECK_EQ(after, 10);
+    CHECK(!cdl_sync_valid(s2, sizeof s2, 10, &c));
+    CHECK(cdl_next_sync(s2, sizeof s2, 0, &c, false, &pos));
+    CHECK_EQ(pos, 17);
+    /* A candidate followed by a reserved code is refused. */
+    const uint8_t s3[] = {0, 0, 0, 0, 0xC, 0x1, 0x4, 0x0, 0xE, 0, 0, 0, 0, 0xC, 0x0, 0x1};
+    CHECK(cdl_next_sync(s3, sizeof s3, 0, &c, false, &pos));
+    CHECK_EQ(pos, 13);
+    /* With a longer configured mark, four zeros do not count. */
+    c.sync_nybbles = 6;
+    CHECK(!cdl_next_sync(s1, sizeof s1, 0, &c, false, &pos));
+    /* An unwrapped recording may start directly with its PC field. */
+    c.sync_nybbles = 4;
+    const uint8_t s4[] = {0xC, 0x1, 0x4, 0x0, 0x1};
+    CHECK(cdl_next_sync(s4, sizeof s4, 0, &c, true, &pos));
+    CHECK_EQ(pos, 0);
+    CHECK(!cdl_next_sync(s4, sizeof s4, 0, &c, false, &pos));
+}
+
+int main(void)
+{
+    test_control_codes();
+    test_data();
+    test_packing();
+    test_sync();
+    return rvt_test_summary("test_cdl_packet");
+}

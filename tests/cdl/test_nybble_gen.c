@@ -1,0 +1,162 @@
+/* Both nybble families on generated programs (RV32 and RV64, every
+ * generator feature: compressed code, traps of every kind, interrupts,
+ * nesting, privilege changes, processes, time, register and memory data):
+ * every configuration round-trips the instructions, and the register writes
+ * (cdl) or load/store addresses and values (dbg) when enabled; with and
+ * without the ELF where the configuration allows it.  Built only when the
+ * generator (include/rvtrace/gen.h) is in the tree. */
+#include "nybrt.h"
+#include "rvtrace/gen.h"
+#include "testlib.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct rvt_codec rvt_codec_cdl, rvt_codec_dbg;
+
+static int keep(void *ctx, const struct rvt_ing_rec *r)
+{
+    struct nrt_exec *x = ctx;
+    if (x->n == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 65536;
+        x->recs = realloc(x->recs, x->cap * sizeof *x->recs);
+        if (!x->recs)
+            return -RVT_ERR_NOMEM;
+    }
+    x->recs[x->n++] = *r;
+    return 0;
+}
+
+static bool gen_prog(struct nrt_prog *p, unsigned xlen, uint32_t features, uint64_t seed, bool merge,
+                     uint64_t insns)
+{
+    memset(p, 0, sizeof *p);
+    p->name = xlen == 32 ? (merge ? "gen32-merged" : "gen32") : (merge ? "gen64-merged" : "gen64");
+    struct rvt_gen_config gc;
+    rvt_gen_config_init(&gc);
+    gc.xlen = xlen;
+    gc.seed = seed;
+    gc.insns = insns;
+    gc.features = features;
+    struct rvt_gen_program *g;
+    struct rvt_diag d = {0};
+    if (rvt_gen_program_new(&g, &gc, &d) < 0) {
+        rvt_test_fail(__FILE__, __LINE__, "gen: %s", d.msg);
+        return false;
+    }
+    p->img = rvt_gen_image(g);
+    p->xlen = xlen;
+    int rc = rvt_gen_run_ex(g, &gc, merge, keep, &p->x, &d);
+    rvt_gen_program_free(g);
+    if (rc < 0 || !p->img) {
+        rvt_test_fail(__FILE__, __LINE__, "gen run: %s", d.msg);
+        return false;
+    }
+    p->pcs = nrt_expected_pcs(&p->x, p->img, xlen, &p->npcs);
+    p->x.insns = p->npcs;
+    p->ndata = nrt_expected_data(&p->x, p->img, xlen, &p->data);
+    p->ecall = "trap"; /* bare metal: ecall raises an exception */
+    return p->npcs > insns / 2;
+}
+
+static bool has_kind(const struct nrt_prog *p, uint8_t kind)
+{
+    for (size_t i = 0; i < p->ndata; i++)
+        if (p->data[i].kind == kind)
+            return true;
+    return false;
+}
+
+static void run_case(const struct rvt_codec *c, const struct nrt_prog *p, const char *const *o, bool nocode,
+                     const uint8_t *kinds, bool with_index)
+{
+    char desc[256], why[256];
+    nrt_opts_desc(o, desc, sizeof desc);
+    struct nrt_enc enc;
+    struct nrt_dec dec;
+    if (!nrt_run(c, p, o, nocode, &enc, &dec, NULL))
+        return;
+    CHECK_MSG(dec.rc == 0 && dec.errors == 0 && dec.gaps == 0, "%s %s %s%s: rc %d, %" PRIu64 " errors, %" PRIu64
+                                                               " gaps: %s %s %s",
+              c->name, p->name, desc, nocode ? "(no ELF)" : "", dec.rc, dec.errors, dec.gaps, dec.msg,
+              dec.first_error, dec.last_gap);
+    CHECK_MSG(nrt_same_pcs(p->pcs, p->npcs, dec.pcs, dec.npcs, false, why, sizeof why), "%s %s %s%s: %s", c->name,
+              p->name, desc, nocode ? "(no ELF)" : "", why);
+    for (const uint8_t *k = kinds; k && *k; k++)
+        if (has_kind(p, *k))
+            nrt_check_data(p, &dec, *k, with_index, desc);
+    if (!nocode)
+        printf("  %-4s %-13s %-60s %8zu insns %8zu bytes %.3f bits/insn\n", c->name, p->name, desc, dec.npcs,
+               enc.out.len, 8.0 * (double)enc.out.len / (double)(p->npcs ? p->npcs : 1));
+    nrt_dec_free(&dec);
+    rvt_membuf_free(&enc.out);
+}
+
+static void test_cdl(const struct nrt_prog *p)
+{
+    static const char *const cfgs[][8] = {
+        {NULL},
+        {"cdl-pc", "uninferable", NULL},
+        {"cdl-pack", "all", NULL},
+        {"cdl-pack", "flow,rfw", "cdl-pc", "uninferable", "cdl-sync-interval", "64", NULL},
+    };
+    static const uint8_t rfw[] = {RVT_DATA_REG_WRITE, 0};
+    for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
+        bool uninf = cfgs[k][0] && strstr(cfgs[k][1], "uninferable");
+        for (size_t i = 0; cfgs[k][i]; i += 2)
+            uninf |= strcmp(cfgs[k][i + 1], "uninferable") == 0;
+        bool data = cfgs[k][0] && (strstr(cfgs[k][1], "rfw") || strcmp(cfgs[k][1], "all") == 0);
+        run_case(&rvt_codec_cdl, p, cfgs[k], false, data ? rfw : NULL, true);
+        if (!uninf)
+            run_case(&rvt_codec_cdl, p, cfgs[k], true, data ? rfw : NULL, true);
+    }
+}
+
+static void test_dbg(const struct nrt_prog *p, bool rvc)
+{
+    static const char *const cfgs[][8] = {
+        {NULL},
+        {"dbg-emit", "pc,priv", NULL},
+        {"dbg-emit", "pc,branch,priv,loadaddr,storeaddr,timestamp", "dbg-buffer", "1024", NULL},
+        {"dbg-emit", "pc,priv,loadaddr,loaddata,storeaddr,storedata", NULL},
+    };
+    static const uint8_t mem[] = {RVT_DATA_LOAD_ADDR, RVT_DATA_STORE_ADDR, 0};
+    static const uint8_t memval[] = {RVT_DATA_LOAD_ADDR, RVT_DATA_STORE_ADDR, RVT_DATA_STORE_VALUE, 0};
+    for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
+        const uint8_t *kinds = k == 2 ? mem : k == 3 ? memval : NULL;
+        run_case(&rvt_codec_dbg, p, cfgs[k], false, kinds, false);
+        if (k == 1 || k == 3)
+            run_case(&rvt_codec_dbg, p, cfgs[k], true, kinds, false);
+    }
+    if (!rvc) {
+        const char *const o[] = {"dbg-emit", "pc,priv", "dbg-rvc", "off", NULL};
+        run_case(&rvt_codec_dbg, p, o, false, NULL, false);
+        run_case(&rvt_codec_dbg, p, o, true, NULL, false);
+    }
+}
+
+int main(void)
+{
+    /* Everything the generator can do. */
+    uint32_t all = RVT_GEN_ALL_FEATURES;
+    for (unsigned xlen = 32; xlen <= 64; xlen += 32) {
+        struct nrt_prog p;
+        if (gen_prog(&p, xlen, all, 7 + xlen, false, 200000)) {
+            test_cdl(&p);
+            test_dbg(&p, true);
+        }
+        nrt_prog_free(&p);
+        /* Merged blocks (data only for each block's last instruction). */
+        if (gen_prog(&p, xlen, all, 11 + xlen, true, 200000)) {
+            test_cdl(&p);
+            test_dbg(&p, true);
+        }
+        nrt_prog_free(&p);
+        /* Without the C extension: dbg PC packets can drop bit 1. */
+        if (gen_prog(&p, xlen, all & ~(uint32_t)RVT_GEN_COMPRESSED, 13 + xlen, false, 100000))
+            test_dbg(&p, false);
+        nrt_prog_free(&p);
+    }
+    return rvt_test_summary("test_nybble_gen");
+}

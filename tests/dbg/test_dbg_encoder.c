@@ -1,0 +1,262 @@
+/* dbg encoder: exact packets for known executions — the trace events of
+ * the seed's table per emit configuration, "missing bits from the last
+ * value", the sync fields at the buffer's 8 sync points with Nop padding
+ * before them, and the end of the trace. */
+#include "dbg/dbg.h"
+#include "testlib.h"
+
+#include <string.h>
+
+extern const struct rvt_codec rvt_codec_dbg;
+
+static struct rvt_ing_rec rec(uint64_t addr, unsigned itype, unsigned priv)
+{
+    struct rvt_ing_rec r;
+    memset(&r, 0, sizeof r);
+    r.iaddr = addr;
+    r.iretire = 2;
+    r.ilastsize = 1;
+    r.itype = (uint8_t)itype;
+    r.priv = (uint8_t)priv;
+    return r;
+}
+
+static size_t encode(const struct dbg_cfg *c, const struct rvt_ing_rec *recs, size_t n, uint8_t *nyb, size_t max)
+{
+    struct rvt_membuf m;
+    rvt_membuf_init(&m);
+    struct rvt_byte_sink s = rvt_membuf_sink(&m);
+    struct dbg_enc *e;
+    struct rvt_diag d = {0};
+    if (dbg_enc_new(&e, c, &s, &d) < 0) {
+        rvt_test_fail(__FILE__, __LINE__, "%s", d.msg);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        CHECK_MSG(dbg_enc_put(e, &recs[i]) == 0, "record %zu: %s", i, dbg_enc_error(e));
+    CHECK(dbg_enc_finish(e) == 0);
+    CHECK_EQ(m.len % 4, 0); /* whole 32-bit words */
+    size_t k = m.len * 2 < max ? m.len * 2 : max;
+    dbg_unpack(m.data, k / 2, nyb);
+    dbg_enc_free(e);
+    rvt_membuf_free(&m);
+    return k;
+}
+
+static void expect(const struct dbg_cfg *c, const struct rvt_ing_rec *recs, size_t n, const uint8_t *want,
+                   size_t nwant, int line)
+{
+    uint8_t got[4096];
+    size_t k = encode(c, recs, n, got, sizeof got);
+    size_t padded = (nwant + 7) / 8 * 8;
+    CHECK_MSG(k == padded, "line %d: %zu nybbles, expected %zu", line, k, padded);
+    for (size_t i = 0; i < k && i < padded; i++) {
+        uint8_t w = i < nwant ? want[i] : 0; /* Nops complete the last word */
+        if (got[i] != w) {
+            rvt_test_fail(__FILE__, line, "nybble %zu is 0x%X, expected 0x%X", i, got[i], w);
+            return;
+        }
+    }
+}
+#define EXPECT(c, recs, ...)                                                                                \
+    do {                                                                                                    \
+        const uint8_t w_[] = {__VA_ARGS__};                                                                 \
+        expect(c, recs, sizeof recs / sizeof recs[0], w_, sizeof w_, __LINE__);                             \
+    } while (0)
+
+static void cfg(struct dbg_cfg *c, const char *emit)
+{
+    dbg_cfg_defaults(c);
+    c->xlen = 32;
+    struct rvt_diag d = {0};
+    if (emit)
+        CHECK(rvt_codec_dbg.cfg_set(c, "dbg-emit", emit, &d) == 0);
+}
+
+static struct rvt_ing_rec g_recs[8];
+static void execution(void)
+{
+    g_recs[0] = rec(0x100, RVT_ITYPE_NONE, RVT_PRIV_U);
+    g_recs[1] = rec(0x104, RVT_ITYPE_NOT_TAKEN, RVT_PRIV_U);
+    g_recs[2] = rec(0x108, RVT_ITYPE_TAKEN, RVT_PRIV_U);       /* -> 0x200 */
+    g_recs[3] = rec(0x200, RVT_ITYPE_JUMP_UNINF, RVT_PRIV_U);  /* jalr -> 0x300 */
+    g_recs[4] = rec(0x300, RVT_ITYPE_CALL_INF, RVT_PRIV_U);    /* jal -> 0x400 */
+    g_recs[5] = rec(0x400, RVT_ITYPE_EXCEPTION, RVT_PRIV_U);   /* faults at 0x400 -> 0x800 */
+    g_recs[5].iretire = 0;
+    g_recs[6] = rec(0x800, RVT_ITYPE_TRAPRET, RVT_PRIV_M);     /* mret -> 0x404 */
+    g_recs[7] = rec(0x404, RVT_ITYPE_NONE, RVT_PRIV_U);
+}
+
+static void test_events(void)
+{
+    struct dbg_cfg c;
+    execution();
+    /* emitpc, emitbranch, emitpriv.  PC packets hold PC[31:1]. */
+    cfg(&c, NULL);
+    EXPECT(&c, g_recs, 0x4, 0x0,                            /* Trace Enabled, version 0 */
+           0x6, 0x0,                                        /* sync: Privilege Level U */
+           0x1, 0x7, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, /* sync: full PC 0x100 (0x80) */
+           0x3,                                             /* branch not taken */
+           0x2,                                             /* branch taken (target in the code) */
+           0x1, 0x2, 0x0, 0x8, 0x1,                         /* jalr: PC 0x300, 3 nybbles, rest from 0x80 */
+           /* jal: nothing */
+           0x1, 0x2, 0x0, 0x0, 0x2,                         /* trap: epc 0x400 */
+           0x6, 0x6,                                        /* Privilege Level: not an interrupt, M */
+           0x1, 0x2, 0x0, 0x0, 0x4,                         /* handler 0x800 */
+           0x1, 0x2, 0x2, 0x0, 0x2,                         /* mret: PC 0x404 */
+           0x6, 0x0,                                        /* then the Privilege Level U */
+           0x1, 0x0, 0x2,                                   /* the end: last instruction 0x404, 1 nybble */
+           0x5);                                            /* Trace Disabled */
+
+    /* emitpc without emitbranch: PC pairs (source, destination). */
+    cfg(&c, "pc,priv");
+    EXPECT(&c, g_recs, 0x4, 0x0, 0x6, 0x0, 0x1, 0x7, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+           /* the not-taken branch: nothing */
+           0x1, 0x0, 0x4, 0x1, 0x2, 0x0, 0x0, 0x1, /* taken: 0x108 -> 0x200 */
+           0x1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x8,      /* jalr: 0x200 -> 0x300 */
+           0x1, 0x0, 0x0, 0x1, 0x2, 0x0, 0x0, 0x2, /* jal: 0x300 -> 0x400 */
+           0x1, 0x0, 0x0, 0x6, 0x6, 0x1, 0x2, 0x0, 0x0, 0x4, /* trap: 0x400, Privilege Level, 0x800 */
+           0x1, 0x0, 0x0, 0x1, 0x2, 0x2, 0x0, 0x2, 0x6, 0x0, /* mret: 0x800 -> 0x404, Privilege Level */
+           0x1, 0x0, 0x2, 0x5);                    /* end */
+
+    /* Without the C extension PC packets hold PC[31:2]. */
+    cfg(&c, "pc,branch");
+    c.rvc = false;
+    const struct rvt_ing_rec two[] = {rec(0x100, RVT_ITYPE_JUMP_UNINF, RVT_PRIV_M), rec(0x2000, RVT_ITYPE_NONE, 3)};
+    EXPECT(&c, two, 0x4, 0x0, 0x1, 0x7, 0x0, 0x4, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, /* full PC 0x100 >> 2 */
+           0x1, 0x2, 0x0, 0x0, 0x8,                                              /* 0x2000 >> 2 = 0x800 */
+           0x1, 0x0, 0x0, 0x5);
+}
+
+static void test_data(void)
+{
+    struct dbg_cfg c;
+    cfg(&c, "loadaddr,storeaddr,loaddata,storedata,timestamp");
+    struct rvt_ing_rec r[3];
+    r[0] = rec(0x100, RVT_ITYPE_NONE, RVT_PRIV_M);
+    r[0].flags = RVT_ING_HAS_MEM | RVT_ING_HAS_MEMVAL | RVT_ING_HAS_TIME;
+    r[0].mem_addr = 0x80001000;
+    r[0].mem_value = 0xffffffff; /* -1: one nybble, sign extended */
+    r[0].time = 0x1234;
+    r[1] = rec(0x104, RVT_ITYPE_NONE, RVT_PRIV_M);
+    r[1].flags = RVT_ING_HAS_MEM | RVT_ING_HAS_MEMVAL | RVT_ING_HAS_TIME;
+    r[1].mem_addr = 0x80001010; /* missing bits from the last load address */
+    r[1].mem_value = 0x80;      /* needs a 0 sign nybble: 3 nybbles */
+    r[1].time = 0x1240;
+    r[2] = rec(0x108, RVT_ITYPE_NONE, RVT_PRIV_M);
+    r[2].flags = RVT_ING_HAS_MEM | RVT_ING_MEM_STORE | RVT_ING_HAS_MEMVAL | RVT_ING_HAS_TIME;
+    r[2].mem_addr = 0x80001010;
+    r[2].mem_value = 0x7;
+    r[2].time = 0x1240; /* unchanged: no timestamp */
+    EXPECT(&c, r, 0x4, 0x0,                                                         /* Trace Enabled */
+           0xC, 0xF, 0x4, 0x3, 0x2, 0x1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,        /* sync: full timestamp */
+           0x8, 0x7, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0, 0x0, 0x8,                      /* full load address */
+           0xA, 0x0, 0xF,                                                         /* load data -1 */
+           0xC, 0x1, 0x0, 0x4,                                                    /* timestamp 0x1240: 2 nybbles */
+           0x8, 0x1, 0x0, 0x1,                                                    /* load address ...10 */
+           0xA, 0x2, 0x0, 0x8, 0x0,                                               /* load data 0x80 */
+           0x9, 0x7, 0x0, 0x1, 0x0, 0x1, 0x0, 0x0, 0x0, 0x8,                      /* first store address: full */
+           0xB, 0x0, 0x7,                                                         /* store data 7 */
+           0x5);
+}
+
+/* Sync points every buffer/8: Nops up to them, then the sync fields. */
+static void test_sync_points(void)
+{
+    struct dbg_cfg c;
+    cfg(&c, "pc,branch,priv");
+    struct rvt_diag d = {0};
+    CHECK(rvt_codec_dbg.cfg_set(&c, "dbg-buffer", "1024", &d) == 0); /* every 128 bytes */
+    enum { N = 1000 };
+    static struct rvt_ing_rec r[N];
+    /* Not-taken branches (1 nybble each) and a jalr every 7 (5 nybbles)
+     * so that some groups would straddle a sync point. */
+    for (unsigned i = 0; i < N; i++)
+        r[i] = rec(0x1000 + 4 * i, i % 7 == 6 ? RVT_ITYPE_JUMP_UNINF : RVT_ITYPE_NOT_TAKEN, RVT_PRIV_M);
+    static uint8_t nyb[8192];
+    size_t k = encode(&c, r, N, nyb, sizeof nyb);
+    REQUIRE(k > 512);
+    unsigned points = 0;
+    for (size_t p = 256; p < k; p += 256) {
+        /* A sequence header at the sync point: the sync fields
+         * (Privilege Level, full PC). */
+        CHECK_MSG(nyb[p] == DBG_PRIV && nyb[p + 2] == DBG_PC && nyb[p + 3] == 7, "sync point %zu: %X %X %X", p,
+                  nyb[p], nyb[p + 2], nyb[p + 3]);
+        /* The full PC is where the code resumes: right after a branch or a
+         * jalr's target, i.e. one of the records' addresses. */
+        uint64_t v = 0;
+        for (unsigned i = 0; i < 8; i++)
+            v |= (uint64_t)nyb[p + 4 + i] << (4 * i);
+        CHECK_MSG((v << 1) >= 0x1000 && (v << 1) < 0x1000 + 4 * N, "sync point %zu: PC 0x%llx", p,
+                  (unsigned long long)(v << 1));
+        points++;
+    }
+    CHECK(points >= 2);
+    /* Some Nops before a sync point (a jalr group did not fit). */
+    unsigned padded = 0;
+    for (size_t p = 256; p < k; p += 256)
+        padded += nyb[p - 1] == DBG_NOP;
+    CHECK(padded >= 1);
+}
+
+static int on_block(void *ctx, const struct rvt_block *b)
+{
+    (void)ctx;
+    (void)b;
+    return 0;
+}
+static char g_err[512];
+static int on_note(void *ctx, const struct rvt_note *n)
+{
+    (void)ctx;
+    if (n->kind == RVT_NOTE_ERROR && !g_err[0])
+        snprintf(g_err, sizeof g_err, "%s", n->text);
+    return 0;
+}
+
+static void test_dump_and_errors(void)
+{
+    struct dbg_cfg c;
+    cfg(&c, "pc,priv");
+    execution();
+    uint8_t nyb[256];
+    size_t k = encode(&c, g_recs, 8, nyb, sizeof nyb);
+    REQUIRE(k >= 16);
+    uint8_t bytes[128];
+    dbg_pack(nyb, k, bytes);
+    char path[512];
+    snprintf(path, sizeof path, "%s/dbg-dump.txt", rvt_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    REQUIRE(f);
+    struct rvt_diag d = {0};
+    CHECK(dbg_dump(&c, bytes, k / 2, f, &d) == 0);
+    fclose(f);
+    CHECK(rvt_test_sh("grep -q '^00000000.0  \\[sync\\] trace-enabled version 0$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^00000001.0  priv other prv=U ie=0$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q '^00000002.0  pc 0x80 (8 nybbles) -> pc 0x100$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q 'pc 0x4 (1 nybbles) -> pc 0x108$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q 'priv other prv=M ie=0$' %s", path) == 0);
+    CHECK(rvt_test_sh("grep -q 'trace-disabled$' %s", path) == 0);
+
+    /* A reserved header where the taken branch's source PC was: reported at
+     * its offset; decoding goes on to the end (no later sync point here). */
+    nyb[14] = DBG_RESERVED;
+    dbg_pack(nyb, k, bytes);
+    extern const struct rvt_codec rvt_codec_dbg;
+    struct rvt_image *empty = rvt_img_new();
+    rvt_img_set_xlen(empty, 32);
+    g_err[0] = 0;
+    struct rvt_flow_sink sink = {on_block, on_note, NULL};
+    CHECK(rvt_decode_buffer(&rvt_codec_dbg, &c, empty, -1, bytes, k / 2, &sink, &d) == 0);
+    CHECK_MSG(strstr(g_err, "dbg: offset 0x7 (nybble 0): reserved header 1101") != NULL, "'%s'", g_err);
+    rvt_img_free(empty);
+}
+
+int main(void)
+{
+    test_dump_and_errors();
+    test_events();
+    test_data();
+    test_sync_points();
+    return rvt_test_summary("test_dbg_encoder");
+}
