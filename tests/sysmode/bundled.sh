@@ -8,7 +8,7 @@
 #   bundled.sh SYSMODE_CHECK
 source "$(dirname "$0")/lib.sh"
 syscheck=${1:?usage: bundled.sh SYSMODE_CHECK}
-command -v xz >/dev/null || skip "xz not installed"
+need xz
 data=$RVT_SRC/tests/data/sysmode
 xz -dc "$data/smp64.xz" >"$WORK/smp64"
 xz -dc "$data/smp64-2.ing.xz" >"$WORK/bundled.ing"

@@ -12,10 +12,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rvt-sysmode.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
+# The one reason to skip: no qemu-system.  Everything else these tests need
+# (cross compiler, picolibc, xz) scripts/deps.sh installs: its absence fails.
 need_qemu() {
     command -v qemu-system-riscv64 >/dev/null && command -v qemu-system-riscv32 >/dev/null ||
-        skip "qemu-system-riscv32/64 not installed (apt-get install qemu-system-misc)"
-    [ -f "$(dirname "$RVT_BIN")/librvtrace-qemu.so" ] || skip "the capture plugin is not built"
+        skip "qemu-system-riscv32/64 not installed (apt-get install qemu-system-misc, or scripts/deps.sh)"
+    [ -f "$(dirname "$RVT_BIN")/librvtrace-qemu.so" ] || fail "the capture plugin is not built beside $RVT_BIN"
+}
+need() {
+    command -v "$1" >/dev/null || fail "$1 not installed (scripts/deps.sh installs it)"
 }
 
 # The bare-metal programs, built once per build tree by build.sh (the
@@ -23,7 +28,7 @@ need_qemu() {
 BAREMETAL=${RVT_BAREMETAL:-$RVT_BUILD/baremetal}
 program() {
     local p=$BAREMETAL/$1
-    [ -x "$p" ] || skip "$p not built (the sysmode_build test builds it; needs riscv64-unknown-elf-gcc and picolibc)"
+    [ -x "$p" ] || fail "$p not built (the sysmode_build test builds it)"
     echo "$p"
 }
 

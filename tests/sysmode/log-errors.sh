@@ -6,7 +6,7 @@
 # sanitizer build too).  A replay that succeeds must still check.
 #   log-errors.sh
 source "$(dirname "$0")/lib.sh"
-command -v xz >/dev/null || skip "xz not installed"
+need xz
 data=$RVT_SRC/tests/data/sysmode
 xz -dc "$data/smp64.xz" >"$WORK/smp64"
 xz -dc "$data/smp64-2.log.xz" >"$WORK/good.log"

@@ -4,7 +4,7 @@
 #   options.sh
 source "$(dirname "$0")/lib.sh"
 need_qemu
-command -v riscv64-unknown-elf-gcc >/dev/null || skip "riscv64-unknown-elf-gcc not installed"
+need riscv64-unknown-elf-gcc
 traps=$(program traps64)
 
 expect_fail 2 'needs something to run' "$RVT_BIN" capture --system -o "$WORK/x.ing"
