@@ -716,6 +716,12 @@ static struct qhart *vcpu_hart(struct qsys *q, const char **p)
     return h;
 }
 
+/* The hart's most recent block (the one a count refers to). */
+static size_t last_block(const struct qhart *h)
+{
+    return h->nheld ? (size_t)h->held[h->nheld - 1].id : (size_t)h->cur;
+}
+
 static int on_exec(struct qsys *q, const char *p, bool is_static)
 {
     struct qhart *h = vcpu_hart(q, &p);
@@ -738,6 +744,9 @@ static int on_exec(struct qsys *q, const char *p, bool is_static)
         return qfail(q, RVT_ERR_FORMAT, "malformed execution line");
     if (e.has_count && (is_static || h->cur < 0))
         return qfail(q, RVT_ERR_FORMAT, "hart %u: a count where none can be", h->index);
+    if (e.has_count && e.count > q->tbs[last_block(h)].n)
+        return qfail(q, RVT_ERR_FORMAT, "hart %u: %" PRIu64 " instructions of a %" PRIu32 "-instruction block executed",
+                     h->index, e.count, q->tbs[last_block(h)].n);
     if (h->npend > 0) {
         if (is_static && !q->flush_each) {
             /* Inside a trap's window: wait for the entry that closes it. */
@@ -775,6 +784,9 @@ static int on_end(struct qsys *q, const char *p)
         return qfail(q, RVT_ERR_FORMAT, "malformed end line");
     if (h->cur < 0)
         return qfail(q, RVT_ERR_FORMAT, "hart %u ends without having executed", h->index);
+    if (count > q->tbs[last_block(h)].n)
+        return qfail(q, RVT_ERR_FORMAT, "hart %u: %" PRIu64 " instructions of a %" PRIu32 "-instruction block executed",
+                     h->index, count, q->tbs[last_block(h)].n);
     int rc = h->npend > 0 ? close_window(q, h, NULL, count) : finish_block(q, h, &q->tbs[h->cur], count, NULL, NULL);
     if (rc < 0)
         return rc;
