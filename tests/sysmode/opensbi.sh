@@ -39,4 +39,14 @@ expect_trap "$out" 'i=0 c=2 .*from=U to=S'     # illegal instruction, redirected
 # OpenSBI's own: SBI calls (ecall from S) and the IPI it turns into SSIP.
 grep -q 'exception causes 2,3,8,9; interrupt causes 1,3,5$' "$WORK/summary.txt" ||
     fail "expected ecalls from S to OpenSBI and its machine software interrupt"
+
+# Two harts: OpenSBI starts the payload on its boot hart; the other stays in
+# OpenSBI (M-mode, waiting in wfi).
+sys_capture "$WORK/sbi2.ing" --bios default --kernel "$prog" --smp 2 --stdout "$WORK/sbi2.out" \
+    --code-out "$WORK/code2.elf" >"$WORK/summary2.txt"
+cat "$WORK/summary2.txt"
+grep -q '^DONE sbi ticks=4 soft=1 u=107' "$WORK/sbi2.out" || fail "the payload did not finish on two harts"
+check "$WORK/code2.elf" "$WORK/sbi2.ing.hart0"
+check "$WORK/code2.elf" "$WORK/sbi2.ing.hart1"
+grep -q '^  hart 1: [1-9][0-9]* instructions, .* levels M$' "$WORK/summary2.txt" || fail "hart 1 should run OpenSBI only"
 echo "OpenSBI payload: checked"
