@@ -1183,6 +1183,10 @@ int cmd_capture(int argc, char **argv)
             i++;
             break;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            /* One write: a reader that stops early (grep -q) must not see
+             * SIGPIPE kill a second one. */
+            static char help_buf[1 << 16]; /* glibc ignores the size without a buffer */
+            setvbuf(stdout, help_buf, _IOFBF, sizeof help_buf);
             usage(stdout);
             status = 0;
             goto done;
