@@ -97,6 +97,16 @@ int rvt_encode_stream(const struct rvt_codec *c, const void *cfg, struct rvt_ing
                       const struct rvt_image *img, const struct rvt_byte_sink *out, struct rvt_codec_stats *st,
                       struct rvt_diag *d);
 
+/* Several harts through one funnel: records are dispatched by `hart` to
+ * one encoder per hart, each made from make_cfg(ctx, hart) (the family
+ * configuration with that hart's source id), all writing whole packets into
+ * a funnel whose output is `out`.  st sums all encoders; per_hart (may be
+ * NULL, max_harts entries) receives each hart's counters. */
+typedef void *(*rvt_make_cfg_fn)(void *ctx, unsigned hart, struct rvt_diag *d);
+int rvt_encode_funnel(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, void *ctx, struct rvt_ing_reader *in,
+                      const struct rvt_image *img, const struct rvt_byte_sink *out, unsigned max_harts,
+                      struct rvt_codec_stats *st, struct rvt_codec_stats *per_hart, struct rvt_diag *d);
+
 /* Decode a whole trace buffer with family c into `sink` through a flow on
  * `img`.  ecall < 0 keeps the family's setting, else overrides the flow's
  * enum rvt_flow_ecall. */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 /* Each family defines its struct rvt_codec in src/<family>/codec.c. */
-extern const struct rvt_codec rvt_codec_ntrace __attribute__((weak));
+extern const struct rvt_codec rvt_codec_ntrace;
 extern const struct rvt_codec rvt_codec_etrace __attribute__((weak));
 extern const struct rvt_codec rvt_codec_cdl;
 extern const struct rvt_codec rvt_codec_dbg;

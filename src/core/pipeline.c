@@ -1,6 +1,7 @@
 /* Whole-stream encode and decode through any family: what the CLI, the
  * tests and the benchmarks all run. */
 #include "rvtrace/codec.h"
+#include "rvtrace/sink.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -81,4 +82,95 @@ int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct r
     c->dec_free(dec);
     rvt_flow_free(f);
     return rc < 0 ? rc : 0;
+}
+
+int rvt_encode_funnel(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, void *ctx, struct rvt_ing_reader *in,
+                      const struct rvt_image *img, const struct rvt_byte_sink *out, unsigned max_harts,
+                      struct rvt_codec_stats *st, struct rvt_codec_stats *per_hart, struct rvt_diag *d)
+{
+    enum { MAX = 16 }; /* the TCI funnel's inputs */
+    if (max_harts == 0 || max_harts > MAX)
+        max_harts = MAX;
+    memset(st, 0, sizeof *st);
+    void *enc[MAX] = {0}, *cfg[MAX] = {0};
+    uint64_t insns[MAX] = {0}, records[MAX] = {0};
+    struct rvt_funnel *fun = NULL;
+    struct rvt_funnel_config fc = {.size = sizeof fc, .n_inputs = max_harts, .out = *out};
+    int rc = rvt_funnel_new(&fc, &fun, d);
+    if (rc < 0)
+        return rc;
+    struct rvt_bcache *bc = img ? rvt_bcache_new(img, 0) : NULL;
+    struct rvt_ing_rec r;
+    uint64_t n = 0;
+    while ((rc = rvt_ing_next(in, &r)) > 0) {
+        unsigned h = r.hart;
+        if (h >= max_harts) {
+            rc = rvt_fail(d, RVT_ERR_UNSUPPORTED, "record %" PRIu64 ": hart %u, but the funnel has %u inputs", n, h,
+                          max_harts);
+            goto out;
+        }
+        if (!enc[h]) {
+            struct rvt_diag ed = {0};
+            cfg[h] = make_cfg(ctx, h, &ed);
+            if (!cfg[h]) {
+                rc = rvt_fail_from(d, &ed, "hart %u", h);
+                goto out;
+            }
+            struct rvt_byte_sink s = rvt_funnel_input(fun, h);
+            if ((rc = c->enc_new(&enc[h], cfg[h], &s, &ed)) < 0) {
+                rvt_fail_from(d, &ed, "%s encoder for hart %u", c->name, h);
+                goto out;
+            }
+        }
+        uint64_t k = 0;
+        if (r.iretire && rvt_ing_count_insns(&r, bc, &k) < 0)
+            k = 0;
+        insns[h] += k;
+        records[h]++;
+        if ((rc = c->enc_put(enc[h], &r)) < 0) {
+            rvt_fail(d, (enum rvt_err)-rc, "record %" PRIu64 " (hart %u, iaddr 0x%" PRIx64 "): %s", n, h, r.iaddr,
+                     c->enc_error(enc[h]));
+            goto out;
+        }
+        n++;
+    }
+    if (rc < 0) {
+        rvt_fail(d, (enum rvt_err)-rc, "%s", rvt_ing_error(in));
+        goto out;
+    }
+    for (unsigned h = 0; h < max_harts; h++) {
+        if (!enc[h])
+            continue;
+        if ((rc = c->enc_finish(enc[h])) < 0) {
+            rvt_fail(d, (enum rvt_err)-rc, "hart %u at the end of the input: %s", h, c->enc_error(enc[h]));
+            goto out;
+        }
+        struct rvt_codec_stats hs = {0};
+        if (c->enc_stats)
+            c->enc_stats(enc[h], &hs);
+        hs.insns = insns[h];
+        hs.records = records[h];
+        if (per_hart)
+            per_hart[h] = hs;
+        st->insns += hs.insns;
+        st->records += hs.records;
+        st->packets += hs.packets;
+        st->bytes += hs.bytes;
+        st->lost += hs.lost;
+    }
+    rc = rvt_funnel_flush(fun);
+    if (rc < 0)
+        rvt_fail(d, (enum rvt_err)-rc, "funnel flush failed");
+    else
+        rc = 0;
+out:
+    for (unsigned h = 0; h < max_harts; h++) {
+        if (enc[h])
+            c->enc_free(enc[h]);
+        if (cfg[h])
+            rvt_codec_cfg_free(cfg[h]);
+    }
+    rvt_funnel_free(fun);
+    rvt_bcache_free(bc);
+    return rc;
 }

@@ -67,6 +67,10 @@ struct cli_opts {
     bool merge_blocks;
     bool verbose;
     bool help;
+    /* family options as given (re-applied for per-hart configurations) */
+    const char *pair_name[CLI_MAX_PAIRS];
+    const char *pair_val[CLI_MAX_PAIRS];
+    unsigned npairs;
     /* extra options a command handles itself: name -> value */
     const char *extra_name[CLI_MAX_PAIRS];
     const char *extra_val[CLI_MAX_PAIRS];
@@ -81,12 +85,17 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
               char **argv);
 /* The value of a command-specific option, or NULL. */
 const char *cli_extra(const struct cli_opts *o, const char *name);
+/* The value of a family option as given, or NULL. */
+const char *cli_extra_pair(const struct cli_opts *o, const char *name);
 /* Print the common options of `allowed` and the families' options. */
 void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only);
 /* Load --elf/--raw into o->img (NULL when none given); 0 or exit status. */
 int cli_load_image(struct cli_opts *o);
 /* Finish the family configuration for a stream of the given xlen. */
 int cli_finish_codec(struct cli_opts *o, unsigned xlen);
+/* A fresh family configuration with every option given, then `key` =
+ * `value` (NULL: none), finished for xlen; NULL with d set on error. */
+void *cli_codec_cfg(struct cli_opts *o, const char *key, const char *value, unsigned xlen, struct rvt_diag *d);
 /* Open the ingress input with the options given; 0 or exit status. */
 int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r);
 void cli_free(struct cli_opts *o);

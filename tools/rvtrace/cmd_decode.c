@@ -16,6 +16,7 @@ static void help(const struct rvt_codec *only)
            "for RV32 then.\n\n");
     printf("  --wp ADDR             the trace RAM's write pointer (trRamWP, without the wrap bit), for a raw\n"
            "                        dump without a .sink description\n"
+           "  --hart N              decode hart N of a funnelled trace (its source id; same --src-bits as encode)\n"
            "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
            "  --sink-start ADDR     trRamStart of the dump (default 0)\n"
            "A TRACE written through --sink has a TRACE.sink description beside it; the decode then\n"
@@ -25,7 +26,7 @@ static void help(const struct rvt_codec *only)
 
 int cmd_decode(int argc, char **argv)
 {
-    static const char *const extra[] = {"wp", "wrap", "sink-start", NULL};
+    static const char *const extra[] = {"wp", "wrap", "sink-start", "hart", NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "decode", allowed, extra, argc, argv);
@@ -55,6 +56,15 @@ int cmd_decode(int argc, char **argv)
             goto done;
         }
         rvt_img_set_xlen(o.img, o.xlen ? o.xlen : 64);
+    }
+    const char *hart = cli_extra(&o, "hart");
+    if (hart) {
+        struct rvt_diag hd = {0};
+        uint64_t h;
+        if (!cli_parse_u64(hart, &h) || o.codec->cfg_set(o.ccfg, "src-id", hart, &hd) < 0) {
+            rc = cli_fail("decode", "--hart %s: %s", hart, hd.msg[0] ? hd.msg : "expected a hart number");
+            goto done;
+        }
     }
     if ((rc = cli_finish_codec(&o, rvt_img_xlen(o.img))))
         goto done;

@@ -15,13 +15,30 @@ static void help(const struct rvt_codec *only)
            "                        or smem:<start>:<bytes>:wrap|stop[:<width>]; OUT is then the RAM image as\n"
            "                        the sink holds it when tracing ends, OUT.sink its write pointer, wrap flag\n"
            "                        and word width (rvtrace decode reads both)\n");
+    printf("  --funnel              several harts into one stream: one encoder per hart (the records' hart\n"
+           "                        ids), each sending its hart id as source id (--src-bits N sets the field\n"
+           "                        width), merged packet by packet; decode one hart with --hart N\n");
     fputs(rvt_filter_options_help(), stdout);
     cli_help_common(stdout, CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN, only);
 }
 
+struct funnel_ctx {
+    struct cli_opts *o;
+    unsigned xlen;
+};
+
+/* Hart h's configuration: the options given, with source id h. */
+static void *make_hart_cfg(void *ctx, unsigned hart, struct rvt_diag *d)
+{
+    struct funnel_ctx *fc = ctx;
+    char id[16];
+    snprintf(id, sizeof id, "%u", hart);
+    return cli_codec_cfg(fc->o, "src-id", id, fc->xlen, d);
+}
+
 int cmd_encode(int argc, char **argv)
 {
-    static const char *const extra[] = {"sink", CLI_FILTER_EXTRAS, NULL};
+    static const char *const extra[] = {"sink", "funnel!", CLI_FILTER_EXTRAS, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "encode", allowed, extra, argc, argv);
@@ -65,7 +82,17 @@ int cmd_encode(int argc, char **argv)
     }
     struct rvt_codec_stats st;
     double t0 = cli_now();
-    if (rvt_encode_stream(o.codec, o.ccfg, in, o.img, &sink, &st, &d) < 0) {
+    if (cli_extra(&o, "funnel")) {
+        if (!cli_extra_pair(&o, "src-bits")) {
+            rc = cli_fail("encode", "--funnel needs --src-bits N: the width of the source id each hart's packets carry");
+            goto out;
+        }
+        struct funnel_ctx fc = {&o, rvt_ing_xlen(in)};
+        if (rvt_encode_funnel(o.codec, make_hart_cfg, &fc, in, o.img, &sink, 16, &st, NULL, &d) < 0) {
+            rc = cli_fail("encode", "%s", d.msg);
+            goto out;
+        }
+    } else if (rvt_encode_stream(o.codec, o.ccfg, in, o.img, &sink, &st, &d) < 0) {
         rc = cli_fail("encode", "%s", d.msg);
         goto out;
     }

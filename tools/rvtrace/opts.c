@@ -93,7 +93,7 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
         }
     }
     /* Family options are applied in order after the common ones are known. */
-    const char *pair_name[CLI_MAX_PAIRS], *pair_val[CLI_MAX_PAIRS];
+    const char **pair_name = o->pair_name, **pair_val = o->pair_val;
     unsigned npairs = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -230,6 +230,7 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
         }
 #undef VALUE
     }
+    o->npairs = npairs;
     if (o->codec) {
         o->ccfg = rvt_codec_cfg_new(o->codec);
         if (!o->ccfg)
@@ -410,4 +411,33 @@ int cli_filter_wrap(struct cli_opts *o, struct rvt_ing_reader **r, int drop, str
         return cli_fail(o->cmd, "filter: %s", d.msg);
     *r = fr;
     return 0;
+}
+
+void *cli_codec_cfg(struct cli_opts *o, const char *key, const char *value, unsigned xlen, struct rvt_diag *d)
+{
+    void *cfg = rvt_codec_cfg_new(o->codec);
+    if (!cfg) {
+        rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (unsigned k = 0; k <= o->npairs; k++) {
+        const char *n = k < o->npairs ? o->pair_name[k] : key, *v = k < o->npairs ? o->pair_val[k] : value;
+        if (n && o->codec->cfg_set(cfg, n, v, d) < 0) {
+            rvt_codec_cfg_free(cfg);
+            return NULL;
+        }
+    }
+    if (o->codec->cfg_finish && o->codec->cfg_finish(cfg, xlen, o->img, d) < 0) {
+        rvt_codec_cfg_free(cfg);
+        return NULL;
+    }
+    return cfg;
+}
+
+const char *cli_extra_pair(const struct cli_opts *o, const char *name)
+{
+    for (unsigned i = o->npairs; i-- > 0;)
+        if (strcmp(o->pair_name[i], name) == 0)
+            return o->pair_val[i];
+    return NULL;
 }
