@@ -22,6 +22,7 @@ done
 "$syscheck" "$data/smp64-2.serial" "$WORK/bundled.ing" "$WORK/r.ing.hart0" "$WORK/r.ing.hart1" >"$WORK/sc.txt" ||
     { cat "$WORK/sc.txt"; fail "the bundled capture's traps differ from the program's"; }
 cat "$WORK/sc.txt"
+funnel_roundtrip "$WORK/smp64" "$WORK/r.ing" 2
 
 if command -v qemu-system-riscv64 >/dev/null && [ -f "$(dirname "$RVT_BIN")/librvtrace-qemu.so" ]; then
     chmod +x "$WORK/smp64"

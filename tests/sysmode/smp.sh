@@ -37,5 +37,6 @@ for run in 64:2 64:3 32:2; do
     expect_trap "$out" "h=0 i=1 c=3 .*to=M" $((4 * (harts - 1)))  # IPIs back from the others
     switches=$(sed -n 's/^hart switches //p' "$WORK/sc.txt")
     [ "$switches" -ge 4 ] || fail "the merged stream switches harts only $switches times"
+    funnel_roundtrip "$prog" "$ing" "$harts"
     echo "smp$xlen -smp $harts: checked"
 done
