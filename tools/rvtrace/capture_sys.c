@@ -3,18 +3,28 @@
  * tools/qemu/rvtrace-qemu-sys.c).
  *
  * Per hart, the log gives the sequence of translated blocks it started
- * (@X), how many of each block's instructions began executing (the count on
- * the next @X or @E), and the traps QEMU took in between (trap lines).
- * Every instruction whose execution began retired, except the last one
- * before a trap or a re-execution:
+ * (X/x lines), how many of each block's instructions began executing (the
+ * count on the next X or @E line; an x line implies the whole block), each
+ * block's privilege level (in_asm's Priv line) and the traps QEMU took
+ * (trap lines).  Every instruction whose execution began retired, except
+ * the last one before a trap or a re-execution:
  *   - a synchronous trap whose epc is that instruction: it faulted;
  *   - an interrupt whose epc is that instruction, which cannot jump to
  *     itself: QEMU abandoned it (an I/O access it restarts) and the
  *     interrupt came first;
  *   - the next block starts at that instruction, which cannot jump to
- *     itself and accesses memory: QEMU restarts it (cpu_io_recompile).
- * Everything else follows from the code: the ingress builder checks every
- * step, so an unexplained discontinuity is an error with its addresses. */
+ *     itself and accesses memory: QEMU restarts it (cpu_io_recompile, or a
+ *     store into translated code).
+ *
+ * The plugin writes block entries in batches, so a trap line is only known
+ * to lie in a window: after the hart's last entry written before it and
+ * before the hart's first non-static (X) entry written after it.  The
+ * hart's entries are held until that X entry; then the traps are placed at
+ * the window's block boundaries so that each fits its boundary (epc and
+ * the code around it) and every boundary the code cannot explain has one,
+ * and exactly one such placement must exist (close_window).  Everything
+ * else follows from the code: the ingress builder checks every step, so an
+ * unexplained discontinuity is an error with its log line and addresses. */
 #include "capture_sys.h"
 
 #include <inttypes.h>
