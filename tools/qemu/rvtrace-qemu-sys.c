@@ -30,14 +30,15 @@
  * end, its last instruction cannot raise an exception (integer ALU,
  * branch, jal: nothing that accesses memory, CSRs or traps) and the new
  * block starts at that instruction's fall-through or static target.  A
- * trap's handler is entered by a non-static entry unless the handler's
- * address is a static successor of the interrupted instruction, so each
- * trap line lands in the log before the batch that holds the handler's
- * entry, after the batch that held the interrupted block's; `rvtrace
- * capture --system` (tools/rvtrace/capture_sys.c) places each trap at the
- * one block boundary of that window that explains it, or reports the
- * ambiguity.  flush=each writes every entry at once (for testing: both
- * give the same streams).
+ * trap's handler is entered by a non-static entry (written at once) unless
+ * the handler's address is a static successor of the interrupted
+ * instruction, so each trap line lands in the log before the handler's
+ * entry and after every entry written before the trap; only static entries
+ * still in the batch when the trap happened come after it although they
+ * ran before.  `rvtrace capture --system` (tools/rvtrace/capture_sys.c)
+ * places each trap at the one block boundary of that window that explains
+ * it, or reports the ambiguity.  flush=each writes every entry at once (for
+ * testing: both give the same streams).
  *
  * Counting uses one execution callback per instruction: QEMU calls it
  * before the instruction runs, so a faulting instruction is counted once
