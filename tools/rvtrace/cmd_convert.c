@@ -29,7 +29,7 @@ static int put_insn(void *ctx, uint64_t pc, const struct rvt_block *b)
 
 int cmd_convert(int argc, char **argv)
 {
-    static const char *const extra[] = {"to", NULL};
+    static const char *const extra[] = {"to", "hart", NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "convert", allowed, extra, argc, argv);
