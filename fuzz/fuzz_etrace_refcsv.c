@@ -1,7 +1,7 @@
 /* Fuzz the reference flow's encoder-port CSV reader, and feed what it reads
  * to the E-Trace encoder. */
 #include "etrace/encoder.h"
-#include "etrace/refcsv.h"
+#include "ingress/refcsv.h"
 
 static long null_write(void *ctx, const uint8_t *p, size_t n)
 {

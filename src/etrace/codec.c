@@ -2,7 +2,6 @@
 #include "etrace/decoder.h"
 #include "etrace/encoder.h"
 #include "etrace/etrace.h"
-#include "etrace/refcsv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -196,13 +195,6 @@ static const struct rvt_codec_opt options[] = {
     {NULL, NULL, NULL},
 };
 
-/* The ingress reader and `rvtrace convert` reference the refcsv functions
- * weakly: linking the family (this object) brings them along. */
-__attribute__((used)) static const struct {
-    int (*open)(struct rvt_ing_reader **, const char *, const struct rvt_ing_reader_config *, struct rvt_diag *);
-    int (*header)(FILE *);
-    int (*write)(FILE *, const struct rvt_ing_rec *);
-} refcsv_anchor = {rvt_refcsv_open, rvt_refcsv_write_header, rvt_refcsv_write};
 
 const struct rvt_codec rvt_codec_etrace = {
     .name = "etrace",
@@ -225,4 +217,5 @@ const struct rvt_codec rvt_codec_etrace = {
     .dec_free = dec_free,
     .dump = dump,
     .info = info,
+    .idle_byte = 0x00, /* encapsulation: a zero header byte is a null (idle) packet */
 };

@@ -2,7 +2,7 @@
  * lists and "PC INSN" text (through the builder), and formats registered by
  * other layers (the E-Trace reference CSV).  All stream with bounded memory. */
 #include "native.h"
-#include "readers.h"
+#include "refcsv.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -541,8 +541,6 @@ int rvt_ing_open(struct rvt_ing_reader **out, const char *path, const struct rvt
     }
     if (fmt == RVT_ING_FMT_REFCSV) {
         close_input(f);
-        if (!rvt_refcsv_open)
-            return rvt_fail(diag, RVT_ERR_UNSUPPORTED, "%s: the refcsv reader is not part of this build", path);
         struct rvt_ing_reader_config c2 = *cfg;
         c2.format = fmt;
         int rc = rvt_refcsv_open(out, path, &c2, diag);

@@ -3,7 +3,7 @@
  * the support packet's ioptions, and the encoder-port CSV reader/writer
  * (single and multiple retirement, optional columns, errors). */
 #include "etrace/etrace.h"
-#include "etrace/refcsv.h"
+#include "ingress/refcsv.h"
 #include "testlib.h"
 
 #include <stdlib.h>

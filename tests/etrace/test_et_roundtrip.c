@@ -2,7 +2,7 @@
  * reproduce the executed instructions exactly (RV32 and RV64, traps,
  * interrupts, nested traps, privilege and context changes, recursion,
  * mismatched returns, multiple retirement). */
-#include "etrace/refcsv.h"
+#include "ingress/refcsv.h"
 #include "rt.h"
 #include "synth.h"
 #include "testlib.h"

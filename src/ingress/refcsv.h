@@ -10,8 +10,8 @@
  * decimal; iaddr and tval hexadecimal without 0x (a 0x prefix is accepted
  * everywhere).  iretire 0/1 counts instructions (single retirement: 1 = one
  * instruction of 2^ilastsize halfwords); larger values count halfwords. */
-#ifndef RVT_ETRACE_REFCSV_H
-#define RVT_ETRACE_REFCSV_H
+#ifndef RVT_INGRESS_REFCSV_H
+#define RVT_INGRESS_REFCSV_H
 
 #include "rvtrace/ingress.h"
 

@@ -1,5 +1,5 @@
 /* Reader and writer of the E-Trace reference flow's encoder-port CSV. */
-#include "etrace/refcsv.h"
+#include "refcsv.h"
 
 #include <ctype.h>
 #include <errno.h>
