@@ -61,6 +61,7 @@ static void flow_config(const void *cfg, struct rvt_flow_config *fc)
     fc->callstack_depth = et_callstack_depth(p);
     fc->callstack_overflow = RVT_CS_DROP_OLDEST;
     fc->sijump = p->sijump;
+    fc->sijump_no_across = true; /* the decoder applies the encoder's pair rules (no pair right after a sync) */
     fc->pop_on_explicit_return = p->implicit_return == ET_IR_FIXED;
 }
 
