@@ -978,6 +978,14 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
     next_packet(dec, &cur);
     int rc = 0;
     while (cur.status != 0) {
+        if (cur.status == -RVT_ERR_TRUNCATED) {
+            /* The trace ends inside a packet (a RAM sink that stopped when
+             * full, a cut file): the end of the trace, not damage. */
+            rvt_flow_set_offset(dec->f, cur.offset);
+            if (FL(rvt_flow_gap(dec->f, RVT_GAP_END, dec->note_text)) < 0)
+                return flow_fail(dec);
+            break;
+        }
         if (cur.status < 0) {
             if ((rc = note_error(dec, cur.offset, dec->note_text)) < 0)
                 return rc;
