@@ -88,6 +88,17 @@ const struct rvt_codec *rvt_codec_find(const char *name);
 void *rvt_codec_cfg_new(const struct rvt_codec *c);
 void rvt_codec_cfg_free(void *cfg);
 
+/* ---- configuration from Trace Control Interface registers --------------- */
+
+struct rvt_te_settings;
+/* Apply an encoder's register settings (rvt_tci_te_settings) to a family
+ * configuration, as the equivalent options: instruction trace mode, sync
+ * mode and period, source id and width, context, sequential jumps,
+ * implicit return, repeated history, branch prediction, jump target cache,
+ * full addresses, timestamps.  A setting the family cannot express is an
+ * error naming the register field. */
+int rvt_codec_apply_te(const struct rvt_codec *c, void *cfg, const struct rvt_te_settings *s, struct rvt_diag *d);
+
 /* ---- pipelines: the whole encode or decode of a stream ------------------ */
 
 /* Read every record from `in`, encode with family c into `out`.  Fills st

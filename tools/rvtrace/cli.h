@@ -111,4 +111,20 @@ int cli_filter_wrap(struct cli_opts *o, struct rvt_ing_reader **r, int drop, str
 int cli_load_trace(struct cli_opts *o, const char *path, struct rvt_sink_image *img);
 double cli_now(void);
 
+/* --regs FILE: the Trace Control Interface register model (16 encoders of
+ * the family's format, a funnel, an SRAM sink of --sram-bytes) as after
+ * reset, with the file applied.  0 or exit status. */
+int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out);
+/* Encoder idx's settings applied to a family configuration (before
+ * cfg_finish); <0 with d set. */
+int cli_regs_apply(struct cli_opts *o, struct rvt_tci *t, unsigned idx, void *cfg, struct rvt_diag *d);
+
+/* --regs FILE: the Trace Control Interface register model (16 encoders of
+ * the family's format, a funnel, an SRAM sink of --sram-bytes) as after
+ * reset, with the file applied.  0 or exit status. */
+int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out);
+/* Encoder idx's settings applied to a family configuration (before
+ * cfg_finish); <0 with d set. */
+int cli_regs_apply(struct cli_opts *o, struct rvt_tci *t, unsigned idx, void *cfg, struct rvt_diag *d);
+
 #endif

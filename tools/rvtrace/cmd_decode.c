@@ -17,6 +17,8 @@ static void help(const struct rvt_codec *only)
     printf("  --wp ADDR             the trace RAM's write pointer (trRamWP, without the wrap bit), for a raw\n"
            "                        dump without a .sink description\n"
            "  --hart N              decode hart N of a funnelled trace (its source id; same --src-bits as encode)\n"
+           "  --regs FILE           the register-setting file the trace was made with: configures the decoder\n"
+           "                        like encoder 0 (or encoder N with --hart N)\n"
            "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
            "  --sink-start ADDR     trRamStart of the dump (default 0)\n"
            "A TRACE written through --sink has a TRACE.sink description beside it; the decode then\n"
@@ -26,7 +28,7 @@ static void help(const struct rvt_codec *only)
 
 int cmd_decode(int argc, char **argv)
 {
-    static const char *const extra[] = {"wp", "wrap", "sink-start", "hart", NULL};
+    static const char *const extra[] = {"wp", "wrap", "sink-start", "hart", "regs", "sram-bytes", NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "decode", allowed, extra, argc, argv);
@@ -57,8 +59,21 @@ int cmd_decode(int argc, char **argv)
         }
         rvt_img_set_xlen(o.img, o.xlen ? o.xlen : 64);
     }
-    const char *hart = cli_extra(&o, "hart");
-    if (hart) {
+    const char *hart = cli_extra(&o, "hart"), *regs = cli_extra(&o, "regs");
+    if (regs) {
+        struct rvt_tci *tci = NULL;
+        uint64_t h = 0;
+        if (hart && !cli_parse_u64(hart, &h)) {
+            rc = cli_fail("decode", "--hart: expected a hart number, got '%s'", hart);
+            goto done;
+        }
+        struct rvt_diag rd = {0};
+        if ((rc = cli_regs_load(&o, regs, &tci)) == 0 && cli_regs_apply(&o, tci, (unsigned)h, o.ccfg, &rd) < 0)
+            rc = cli_fail("decode", "%s: %s", regs, rd.msg);
+        rvt_tci_free(tci);
+        if (rc)
+            goto done;
+    } else if (hart) {
         struct rvt_diag hd = {0};
         uint64_t h;
         if (!cli_parse_u64(hart, &h) || o.codec->cfg_set(o.ccfg, "src-id", hart, &hd) < 0) {

@@ -15,6 +15,11 @@ static void help(const struct rvt_codec *only)
            "                        or smem:<start>:<bytes>:wrap|stop[:<width>]; OUT is then the RAM image as\n"
            "                        the sink holds it when tracing ends, OUT.sink its write pointer, wrap flag\n"
            "                        and word width (rvtrace decode reads both)\n");
+    printf("  --regs FILE           Trace Control Interface register-setting file (docs/sinks.md): the encoder\n"
+           "                        registers configure the family (mode, sync, source id, features), an\n"
+           "                        enabled RAM sink receives the trace (OUT = its image, OUT.sink), and with\n"
+           "                        --funnel encoder N configures hart N\n"
+           "  --sram-bytes N        size of the RAM behind the register file's SRAM sink (default 1048576)\n");
     printf("  --funnel              several harts into one stream: one encoder per hart (the records' hart\n"
            "                        ids), each sending its hart id as source id (--src-bits N sets the field\n"
            "                        width), merged packet by packet; decode one hart with --hart N\n");
@@ -25,12 +30,28 @@ static void help(const struct rvt_codec *only)
 struct funnel_ctx {
     struct cli_opts *o;
     unsigned xlen;
+    struct rvt_tci *tci; /* registers, if given: encoder h configures hart h */
 };
 
-/* Hart h's configuration: the options given, with source id h. */
+/* Hart h's configuration: the options given, with source id h (or encoder
+ * h's registers). */
 static void *make_hart_cfg(void *ctx, unsigned hart, struct rvt_diag *d)
 {
     struct funnel_ctx *fc = ctx;
+    if (fc->tci) {
+        void *cfg = rvt_codec_cfg_new(fc->o->codec);
+        for (unsigned k = 0; cfg && k < fc->o->npairs; k++)
+            if (fc->o->codec->cfg_set(cfg, fc->o->pair_name[k], fc->o->pair_val[k], d) < 0) {
+                rvt_codec_cfg_free(cfg);
+                return NULL;
+            }
+        if (cfg && (cli_regs_apply(fc->o, fc->tci, hart, cfg, d) < 0 ||
+                    (fc->o->codec->cfg_finish && fc->o->codec->cfg_finish(cfg, fc->xlen, fc->o->img, d) < 0))) {
+            rvt_codec_cfg_free(cfg);
+            return NULL;
+        }
+        return cfg;
+    }
     char id[16];
     snprintf(id, sizeof id, "%u", hart);
     return cli_codec_cfg(fc->o, "src-id", id, fc->xlen, d);
@@ -38,7 +59,7 @@ static void *make_hart_cfg(void *ctx, unsigned hart, struct rvt_diag *d)
 
 int cmd_encode(int argc, char **argv)
 {
-    static const char *const extra[] = {"sink", "funnel!", "hart", CLI_FILTER_EXTRAS, NULL};
+    static const char *const extra[] = {"sink", "funnel!", "hart", "regs", "sram-bytes", CLI_FILTER_EXTRAS, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "encode", allowed, extra, argc, argv);
@@ -55,15 +76,39 @@ int cmd_encode(int argc, char **argv)
     struct rvt_ing_reader *in = NULL;
     struct rvt_ramsink *ram = NULL;
     struct rvt_filter *filt = NULL;
+    struct rvt_tci *tci = NULL;
     FILE *f = NULL;
-    const char *sinkspec = cli_extra(&o, "sink");
-    if ((rc = cli_load_image(&o)) || (rc = cli_open_input(&o, &in)) || (rc = cli_filter_wrap(&o, &in, 0, &filt)) ||
-        (rc = cli_finish_codec(&o, rvt_ing_xlen(in))))
-        goto out;
+    const char *sinkspec = cli_extra(&o, "sink"), *regs = cli_extra(&o, "regs");
     struct rvt_diag d = {0};
+    if ((rc = cli_load_image(&o)) || (rc = cli_open_input(&o, &in)) || (rc = cli_filter_wrap(&o, &in, 0, &filt)))
+        goto out;
+    if (regs) {
+        if ((rc = cli_regs_load(&o, regs, &tci)))
+            goto out;
+        if (cli_regs_apply(&o, tci, 0, o.ccfg, &d) < 0) {
+            rc = cli_fail("encode", "%s: %s", regs, d.msg);
+            goto out;
+        }
+        struct rvt_ramsink *rs = rvt_tci_ramsink(tci, 0);
+        struct rvt_ramsink_state st0;
+        if (rs) {
+            rvt_ramsink_state(rs, &st0);
+            if (st0.active && st0.enabled) {
+                if (sinkspec) {
+                    rc = cli_fail("encode", "--sink and a register file enabling a RAM sink: give one");
+                    goto out;
+                }
+                ram = rs; /* owned by the register model */
+            }
+        }
+    }
+    if ((rc = cli_finish_codec(&o, rvt_ing_xlen(in))))
+        goto out;
     struct rvt_filesink fs = {.f = NULL, .name = o.output};
     struct rvt_byte_sink sink;
-    if (sinkspec) {
+    if (ram) {
+        sink = rvt_ramsink_sink(ram);
+    } else if (sinkspec) {
         struct rvt_sink_spec spec;
         if (rvt_sink_spec_parse(sinkspec, &spec, &d) < 0 ||
             rvt_ramsink_from_spec(&spec, o.codec->idle_byte, &ram, &d) < 0) {
@@ -83,11 +128,11 @@ int cmd_encode(int argc, char **argv)
     struct rvt_codec_stats st;
     double t0 = cli_now();
     if (cli_extra(&o, "funnel")) {
-        if (!cli_extra_pair(&o, "src-bits")) {
+        if (!cli_extra_pair(&o, "src-bits") && !tci) {
             rc = cli_fail("encode", "--funnel needs --src-bits N: the width of the source id each hart's packets carry");
             goto out;
         }
-        struct funnel_ctx fc = {&o, rvt_ing_xlen(in)};
+        struct funnel_ctx fc = {&o, rvt_ing_xlen(in), tci};
         if (rvt_encode_funnel(o.codec, make_hart_cfg, &fc, in, o.img, &sink, 16, &st, NULL, &d) < 0) {
             rc = cli_fail("encode", "%s", d.msg);
             goto out;
@@ -125,7 +170,9 @@ int cmd_encode(int argc, char **argv)
 out:
     if (f && f != stdout && fclose(f) != 0 && !rc)
         rc = cli_fail("encode", "%s: write failed: %s", o.output, strerror(errno));
-    rvt_ramsink_free(ram);
+    if (!tci)
+        rvt_ramsink_free(ram);
+    rvt_tci_free(tci);
     rvt_ing_close(in);
     rvt_filter_free(filt);
     cli_free(&o);

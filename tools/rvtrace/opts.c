@@ -450,3 +450,59 @@ const char *cli_extra_pair(const struct cli_opts *o, const char *name)
             return o->pair_val[i];
     return NULL;
 }
+
+/* Encoder idx's register settings applied to a family configuration. */
+int cli_regs_apply(struct cli_opts *o, struct rvt_tci *t, unsigned idx, void *cfg, struct rvt_diag *d)
+{
+    struct rvt_te_settings ts = {.size = sizeof ts};
+    if (rvt_tci_te_settings(t, idx, &ts, sizeof ts) < 0)
+        return rvt_fail(d, RVT_ERR_INVAL, "encoder%u: %s", idx, rvt_tci_error(t));
+    if (!ts.active || !ts.enabled || !ts.inst_tracing)
+        return rvt_fail(d, RVT_ERR_INVAL,
+                        "encoder%u is not tracing (trTeActive %d, trTeEnable %d, trTeInstTracing %d): nothing would "
+                        "be traced",
+                        idx, ts.active, ts.enabled, ts.inst_tracing);
+    int rc = rvt_codec_apply_te(o->codec, cfg, &ts, d);
+    return rc < 0 ? rvt_fail_from(d, d, "encoder%u", idx) : 0;
+}
+
+static void note_reg(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "rvtrace: %s\n", msg);
+}
+
+/* The register model for --regs: up to 16 encoders of the family's
+ * format, one funnel, one SRAM sink of sram_bytes, all as after reset, then
+ * the file applied. */
+int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out)
+{
+    if (strcmp(o->codec->name, "ntrace") != 0 && strcmp(o->codec->name, "etrace") != 0)
+        return cli_fail(o->cmd, "--regs: the %s family is not a Trace Control Interface encoder (N-Trace or E-Trace)",
+                        o->codec->name);
+    uint64_t sram = 1u << 20;
+    const char *sb = cli_extra(o, "sram-bytes");
+    if (sb && (!cli_parse_u64(sb, &sram) || sram < 64 || sram % 4))
+        return cli_fail(o->cmd, "--sram-bytes: expected a multiple of 4 (at least 64), got '%s'", sb);
+    struct rvt_ramsink_config rc = {.size = sizeof rc,
+                                    .mode = RVT_RAM_SRAM,
+                                    .sram_bytes = sram,
+                                    .has_sram = 1,
+                                    .pad_byte = o->codec->idle_byte,
+                                    .power_on_reset = 1};
+    struct rvt_tci_config tc = {.size = sizeof tc,
+                                .n_encoders = 16,
+                                .te_format = strcmp(o->codec->name, "ntrace") == 0 ? 1 : 0,
+                                .n_funnels = 1,
+                                .funnel_inputs = 16,
+                                .n_ramsinks = 1,
+                                .ramsinks = &rc};
+    struct rvt_diag d = {0};
+    if (rvt_tci_new(&tc, out, &d) < 0)
+        return cli_fail(o->cmd, "--regs: %s", d.msg);
+    struct rvt_tci_file_options fo = {.size = sizeof fo, .note = note_reg};
+    if (rvt_tci_apply_file(*out, path, &fo, &d) < 0)
+        return cli_fail(o->cmd, "%s", d.msg);
+    return 0;
+}
+

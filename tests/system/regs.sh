@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Trace Control Interface register files configure the same trace as the
+# equivalent options (encoder mode, sync, features, source id; the RAM
+# sink), the decoder reads the same file, and bad settings are refused with
+# the register named.
+set -u
+RV=${RVT_BIN:?}; D=${RVT_TEST_DATA:?}; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL: $*" >&2; }
+E=$D/ntrace-t1/test.elf; P=$D/ntrace-t1/test-PCONLY.txt
+
+# N-Trace: HTM, sync every 2^10 half-words, a 64 KiB SRAM sink that wraps
+cat > "$T/nt.regs" <<'R'
+encoder0.trTeControl = 0x1              # out of reset
+encoder0.trTeControl = 0x01630067       # HTM, sync mode 3 (half-words), max 6, enabled, tracing
+expect encoder0.trTeInstMode = 6
+ramsink0.trRamControl = 0x1
+expect trRamImpl = 0x1901               # SRAM sink, version 1.0
+trRamLimitLow = 0xfffc                  # 64 KiB
+ramsink0+0x020 = 0x0                    # WP = start, wrap = 0
+trRamControl = 0x3                      # enabled, wrap mode
+R
+"$RV" encode --format ntrace --elf "$E" --input "$P" --regs "$T/nt.regs" -o "$T/r.bin" && ok || bad "ntrace --regs"
+"$RV" encode --format ntrace --elf "$E" --input "$P" --ntrace-mode htm --sync-period 1024 --sink sram:65536:wrap \
+    -o "$T/o.bin" && ok || bad "ntrace options"
+cmp -s "$T/r.bin" "$T/o.bin" && ok || bad "ntrace: register file and options give different RAM images"
+cmp -s "$T/r.bin.sink" "$T/o.bin.sink" && ok || bad "ntrace: register file and options give different sidecars"
+"$RV" decode --format ntrace --elf "$E" "$T/r.bin" --regs "$T/nt.regs" | cmp -s - "$P" && ok || bad "ntrace: decode with the registers"
+
+# BTM with SRC: encoder 0 sends SRC 5 in 3 bits
+cat > "$T/btm.regs" <<'R'
+encoder0.trTeControl = 0x1
+encoder0.trTeInstFeatures = 0x30050000  # trTeSrcBits 3, trTeSrcID 5
+encoder0.trTeControl = 0x01510037       # BTM, sync mode 1 (messages), max 5
+R
+"$RV" encode --format ntrace --elf "$E" --input "$P" --regs "$T/btm.regs" -o "$T/b1.bin" && ok || bad "btm --regs"
+"$RV" encode --format ntrace --elf "$E" --input "$P" --ntrace-mode btm --sync-msgs 512 --src-bits 3 --src-id 5 \
+    -o "$T/b2.bin" && ok || bad "btm options"
+cmp -s "$T/b1.bin" "$T/b2.bin" && ok || bad "btm: register file and options differ"
+"$RV" dump --format ntrace --src-bits 3 "$T/b1.bin" | head -3 | grep -q "SRC=5" && ok || bad "btm: SRC 5 not in the messages"
+
+# E-Trace: implicit return and branch prediction, sync every 2^10 packets
+cat > "$T/et.regs" <<'R'
+encoder0.trTeControl = 0x1
+encoder0.trTeInstFeatures = 0x18        # trTeInstEnImplicitReturn, trTeInstEnBranchPrediction
+encoder0.trTeControl = 0x00610077
+R
+"$RV" encode --format etrace --elf "$E" --input "$P" --regs "$T/et.regs" -o "$T/e1.bin" && ok || bad "etrace --regs"
+"$RV" encode --format etrace --elf "$E" --input "$P" --resync-max 6 --implicit-return 2.0 --branch-prediction \
+    -o "$T/e2.bin" && ok || bad "etrace options"
+cmp -s "$T/e1.bin" "$T/e2.bin" && ok || bad "etrace: register file and options differ"
+"$RV" decode --format etrace --elf "$E" "$T/e1.bin" --regs "$T/et.regs" | cmp -s - "$P" && ok || bad "etrace: decode with the registers"
+
+# refused: an encoder that is not enabled, a mode the family lacks, a bad line
+printf 'encoder0.trTeControl = 0x1\n' > "$T/off.regs"
+"$RV" encode --format ntrace --elf "$E" --input "$P" --regs "$T/off.regs" -o "$T/x" 2>"$T/err" && bad "disabled encoder accepted" || ok
+grep -q "encoder0 is not tracing" "$T/err" && ok || bad "disabled encoder message: $(cat "$T/err")"
+printf 'encoder0.trTeControl = 0x1\nencoder0.trTeControl = 0x01620067\n' > "$T/cyc.regs"   # sync mode 2: cycles
+"$RV" encode --format ntrace --elf "$E" --input "$P" --regs "$T/cyc.regs" -o "$T/x" 2>"$T/err" && bad "cycle sync accepted" || ok
+grep -q "trTeInstSyncMode 2" "$T/err" && ok || bad "cycle sync message: $(cat "$T/err")"
+printf 'encoder0.trTeControl = 0x1\nencoder0.trNoSuchReg = 3\n' > "$T/bad.regs"
+"$RV" encode --format ntrace --elf "$E" --input "$P" --regs "$T/bad.regs" -o "$T/x" 2>"$T/err" && bad "unknown register accepted" || ok
+grep -q "bad.regs:2" "$T/err" && ok || bad "unknown register message: $(cat "$T/err")"
+"$RV" encode --format cdl --elf "$E" --input "$P" --regs "$T/nt.regs" -o "$T/x" 2>"$T/err" && bad "cdl with TCI registers accepted" || ok
+grep -q "not a Trace Control Interface encoder" "$T/err" && ok || bad "cdl message: $(cat "$T/err")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
