@@ -187,8 +187,11 @@ static void test_fifo(const struct nrt_prog *p, const char *emit)
     nrt_decode(CODEC, &c, p->img, p->img, p->xlen, -1, out.data, out.len, &dec);
     CHECK_MSG(dec.rc == 0 && dec.errors == 0, "%s fifo %s: %s %s", p->name, emit, dec.msg, dec.first_error);
     CHECK_MSG(nrt_segments_ok(p->pcs, p->npcs, &dec, &runs, why, sizeof why), "%s fifo %s: %s", p->name, emit, why);
-    CHECK_MSG(dec.gap_reasons[RVT_GAP_TRACE_OFF] >= runs, "%s fifo: %" PRIu64 " Trace Disabled for %zu runs",
-              p->name, dec.gap_reasons[RVT_GAP_TRACE_OFF], runs);
+    /* Every drop is reported as lost (Trace Disabled followed by the sync
+     * fields, not by Trace Enabled), never as trace off. */
+    CHECK_MSG(dec.gap_reasons[RVT_GAP_LOST] + 1 >= runs && dec.gap_reasons[RVT_GAP_TRACE_OFF] == 0,
+              "%s fifo: %" PRIu64 " losses and %" PRIu64 " trace-off gaps for %zu runs", p->name,
+              dec.gap_reasons[RVT_GAP_LOST], dec.gap_reasons[RVT_GAP_TRACE_OFF], runs);
     CHECK_MSG(runs > 1 && dec.npcs > 0, "%s fifo %s: %zu runs, %zu of %zu instructions", p->name, emit, runs,
               dec.npcs, p->npcs);
     printf("  %s fifo (%s): %" PRIu64 " bytes dropped, %zu of %zu instructions in %zu runs\n", p->name, emit,
