@@ -62,10 +62,17 @@ const char *cdl_dec_error(const struct cdl_dec *dec)
     return dec->diag.msg;
 }
 
+/* Raw nybble offset in the input of stream position pos (a rotated raw
+ * image wraps; the end of a linear one stays at its length). */
+static uint64_t raw_nyb(const struct cdl_dec *dec, size_t pos)
+{
+    uint64_t raw = dec->base + pos;
+    return dec->total && dec->base && raw >= dec->total ? raw % dec->total : raw;
+}
+
 static uint64_t byte_offset(const struct cdl_dec *dec, size_t pos)
 {
-    uint64_t raw = dec->total ? (dec->base + pos) % dec->total : pos;
-    return raw / 2;
+    return raw_nyb(dec, pos) / 2;
 }
 
 static int note(struct cdl_dec *dec, uint8_t kind, uint8_t reason, uint64_t addr, uint64_t value, uint64_t index,
@@ -104,8 +111,7 @@ static int trace_error(struct cdl_dec *dec, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    size_t pos = dec->field_pos;
-    uint64_t raw = dec->total ? (dec->base + pos) % dec->total : pos;
+    uint64_t raw = raw_nyb(dec, dec->field_pos);
     snprintf(dec->text, sizeof dec->text, "cdl: offset 0x%" PRIx64 " (nybble %u): %s", raw / 2, (unsigned)(raw & 1),
              what);
     if (dec->cfg.strict)
@@ -119,7 +125,7 @@ static int trace_error(struct cdl_dec *dec, const char *fmt, ...)
         rc = note(dec, RVT_NOTE_ERROR, RVT_GAP_ERROR, 0, 0, dec->nc_index, dec->text);
         dec->blk_n = 0;
     } else {
-        rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
+        rvt_flow_set_offset(dec->flow, byte_offset(dec, dec->field_pos));
         rc = rvt_flow_gap(dec->flow, RVT_GAP_ERROR, dec->text);
     }
     if (rc < 0)

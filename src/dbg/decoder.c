@@ -90,7 +90,9 @@ const char *dbg_dec_error(const struct dbg_dec *dec)
 
 static uint64_t raw_nyb(const struct dbg_dec *dec, size_t pos)
 {
-    return dec->total ? (dec->base + pos) % dec->total : pos;
+    /* A rotated image wraps; the end of a linear one stays at its length. */
+    uint64_t raw = dec->base + pos;
+    return dec->total && dec->base && raw >= dec->total ? raw % dec->total : raw;
 }
 
 static uint64_t byte_offset(const struct dbg_dec *dec, size_t pos)
