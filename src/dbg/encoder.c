@@ -696,7 +696,10 @@ int dbg_enc_finish(struct dbg_enc *e)
     if (e->finished)
         return 0;
     /* The trace ends with Trace Disabled: after the last group (and the PC
-     * of the last instruction if needed), or alone after a stop. */
+     * of the last instruction if needed), or alone after a stop.  Tracing
+     * has ended, so the FIFO drains before it (the end always gets out). */
+    e->fifo_level = 0;
+    e->insns_since_group = 0;
     if (e->have_pending || (e->started && !e->off))
         rc = emit_record(e, e->have_pending ? &e->pend : NULL, false, 0, 0, TAIL_END);
     else

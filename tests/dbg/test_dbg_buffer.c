@@ -194,6 +194,12 @@ static void test_fifo(const struct nrt_prog *p, const char *emit)
               dec.gap_reasons[RVT_GAP_LOST], dec.gap_reasons[RVT_GAP_TRACE_OFF], runs);
     CHECK_MSG(runs > 1 && dec.npcs > 0, "%s fifo %s: %zu runs, %zu of %zu instructions", p->name, emit, runs,
               dec.npcs, p->npcs);
+    /* Each loss where a stretch ends: the decoder resynchronises right
+     * after it. */
+    for (size_t k = 0; k < dec.ngapv; k++)
+        CHECK_MSG(k + 1 < dec.nsegs && dec.gapv[k].reason == RVT_GAP_LOST && dec.gapv[k].at == dec.segs[k + 1],
+                  "%s fifo %s: gap %zu (reason %u) after %zu instructions, not where a stretch ends", p->name, emit, k,
+                  dec.gapv[k].reason, dec.gapv[k].at);
     printf("  %s fifo (%s): %" PRIu64 " bytes dropped, %zu of %zu instructions in %zu runs\n", p->name, emit,
            st.lost, dec.npcs, p->npcs, runs);
     nrt_dec_free(&dec);
