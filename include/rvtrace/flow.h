@@ -163,6 +163,12 @@ struct rvt_flow_config {
     unsigned callstack_depth;        /* implicit-return stack (0: none) */
     enum rvt_cs_overflow callstack_overflow;
     bool sijump;                     /* follow sequentially inferable jumps */
+    /* ...also when the auipc/lui/c.lui was the last instruction of the
+     * previous walk or cache block (the plain ingress rule: it retired just
+     * before the jump).  A family whose encoder adds conditions of its own
+     * (E-Trace: not right after a sync) turns this off and decides those
+     * pairs itself. */
+    bool sijump_no_across;
     /* A return resolved explicitly (rvt_flow_jump) also pops the call stack
      * entry it would have used (the encoder must do the same). */
     bool pop_on_explicit_return;

@@ -172,6 +172,8 @@ struct rvt_ing_reader_config {
     unsigned xlen;                /* 0: from image or file header */
     enum rvt_ecall_mode ecall_mode;
     bool merge_blocks;
+    bool select_hart;             /* yield only the records of `hart` (multi-hart streams) */
+    uint16_t hart;
 };
 
 struct rvt_ing_reader;

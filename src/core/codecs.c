@@ -6,7 +6,7 @@
 
 /* Each family defines its struct rvt_codec in src/<family>/codec.c. */
 extern const struct rvt_codec rvt_codec_ntrace;
-extern const struct rvt_codec rvt_codec_etrace __attribute__((weak));
+extern const struct rvt_codec rvt_codec_etrace;
 extern const struct rvt_codec rvt_codec_cdl;
 extern const struct rvt_codec rvt_codec_dbg;
 

@@ -41,6 +41,11 @@ struct rvt_flow {
     struct rvt_block blk;
     uint64_t blk_end; /* address after the open block's last instruction */
 
+    /* The last retired instruction, for sequentially inferable jumps whose
+     * auipc/lui/c.lui ended the previous cache block or walk. */
+    bool lr_valid;
+    uint64_t lr_addr;
+
     uint8_t priv;
     uint64_t context;
     bool have_time;
@@ -179,6 +184,7 @@ void rvt_flow_reset(struct rvt_flow *f)
 {
     f->have_pc = false;
     f->pending = false;
+    f->lr_valid = false;
     f->bq_head = f->bq_len = 0;
     f->blk_open = false;
     rvt_cs_clear(&f->cs);
@@ -322,6 +328,8 @@ static int retire(struct rvt_flow *f, const struct rvt_block_info *b, uint32_t n
     }
     f->blk_end = (b->start + 2ull * hw) & f->mask;
     f->insns += n;
+    f->lr_valid = true;
+    f->lr_addr = last;
     return 0;
 }
 
@@ -384,6 +392,7 @@ int rvt_flow_sync(struct rvt_flow *f, uint64_t addr, uint8_t priv, uint64_t cont
     if (rc < 0)
         return rc;
     f->pending = false;
+    f->lr_valid = false;
     f->bq_head = f->bq_len = 0;
     if (clear_stack)
         rvt_cs_clear(&f->cs);
@@ -480,12 +489,13 @@ static int resolve_natural(struct rvt_flow *f, uint32_t wflags)
         /* fall through: maybe sequentially inferable */
         /* FALLTHROUGH */
     default:
-        if (p->sij && f->cfg.sijump && p->cf != RVT_CF_TRAPRET) {
+        /* The ingress sijump signal only applies to itypes 6, 8, 10, 12 and
+         * 14: never to returns (13) or trap returns (3). */
+        if (p->sij && f->cfg.sijump && p->cf != RVT_CF_TRAPRET && p->cf != RVT_CF_RETURN) {
             f->pending = false;
-            if (p->cf == RVT_CF_RETURN || p->cf == RVT_CF_COSWAP) {
+            if (p->cf == RVT_CF_COSWAP && f->cfg.pop_on_explicit_return) {
                 uint64_t ret;
-                if (f->cfg.pop_on_explicit_return)
-                    rvt_cs_pop(&f->cs, &ret);
+                rvt_cs_pop(&f->cs, &ret);
             }
             push_call(f, p);
             return transfer(f, end_of_cf(p->cf), p->target, 0) < 0 ? -1 : 1;
@@ -581,6 +591,7 @@ int rvt_flow_trap(struct rvt_flow *f, bool interrupt, uint32_t cause, uint64_t t
     }
     f->have_pc = have_handler;
     f->pc = handler;
+    f->lr_valid = false; /* the handler's first instruction follows the trap, not the code before it */
     return 0;
 }
 
@@ -589,6 +600,7 @@ int rvt_flow_gap(struct rvt_flow *f, enum rvt_gap_reason reason, const char *tex
     int rc = flush(f, RVT_END_GAP, 0);
     f->pending = false;
     f->have_pc = false;
+    f->lr_valid = false;
     f->bq_head = f->bq_len = 0;
     struct rvt_note n = {.kind = reason == RVT_GAP_ERROR ? RVT_NOTE_ERROR : RVT_NOTE_GAP,
                          .reason = (uint8_t)reason,
@@ -636,6 +648,21 @@ static int no_code(struct rvt_flow *f, const struct rvt_block_info *b, uint64_t 
         return ffail(f, RVT_ERR_BADINSN, "execution reaches 0x%" PRIx64 " where the code has an %s", pc, t);
     }
     return ffail(f, RVT_ERR_NOCODE, "execution reaches 0x%" PRIx64 " where the image has no code", pc);
+}
+
+/* A jump that starts its cache block: was the instruction retired just
+ * before it (ending the previous block or walk) the auipc/lui/c.lui that set
+ * its rs1?  Rare, so decoded here rather than cached. */
+static void cross_block_sijump(struct rvt_flow *f, uint64_t prev_addr)
+{
+    struct rvt_insn prev, jump;
+    uint64_t t;
+    if (rvt_img_insn(f->cfg.image, prev_addr, &prev) < 0 || rvt_img_insn(f->cfg.image, f->p.addr, &jump) < 0)
+        return;
+    if (rvt_isa_sijump_target(&prev, &jump, f->xlen, &t)) {
+        f->p.sij = true;
+        f->p.target = t;
+    }
 }
 
 static void fill_stop(struct rvt_flow *f, struct rvt_stop *st, uint8_t reason)
@@ -750,9 +777,12 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
             fill_stop(f, st, reason ? reason : RVT_STOP_TRAPINSN);
             return 0;
         }
+        const bool had_lr = f->lr_valid;
+        const uint64_t lr_before = f->lr_addr;
         int rc = retire(f, b, n);
         if (rc < 0)
             return rc;
+        st->last = f->lr_addr;
         uint32_t hw = n == b->ninsns ? b->halfwords : rvt_block_hw_offset(b, n);
         st->insns += n;
         st->halfwords += hw;
@@ -777,6 +807,8 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
 
         /* The whole block retired: decide its last instruction's successor. */
         set_pending(f, b, n);
+        if (b->ninsns == 1 && rvt_cf_uninferable(b->cf) && !f->p.sij && had_lr && !f->cfg.sijump_no_across)
+            cross_block_sijump(f, lr_before);
         if (b->cf == RVT_CF_NONE) {
             /* capped, or the code ends: the next block (or its absence) decides */
             f->pending = false;

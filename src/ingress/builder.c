@@ -217,7 +217,7 @@ static int resolve_prev(struct rvt_ing_builder *b, uint64_t next)
         /* The hart's sijump signal: the auipc/lui/c.lui that set rs1 retired
          * immediately before this jump. */
         uint64_t t;
-        bool sij = rvt_cf_uninferable(cf) && cf != RVT_CF_TRAPRET && b->have_before &&
+        bool sij = rvt_cf_uninferable(cf) && cf != RVT_CF_TRAPRET && cf != RVT_CF_RETURN && b->have_before &&
                    rvt_isa_sijump_target(&b->slot[b->ib], in, b->xlen, &t);
         return retire_prev(b, itype, sij);
     }

@@ -2,7 +2,7 @@
  * lists and "PC INSN" text (through the builder), and formats registered by
  * other layers (the E-Trace reference CSV).  All stream with bounded memory. */
 #include "native.h"
-#include "readers.h"
+#include "refcsv.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +14,8 @@ struct rvt_ing_reader {
     const struct rvt_ing_source_ops *ops;
     void *self;
     enum rvt_ing_format fmt;
+    bool select_hart;
+    uint16_t hart;
 };
 
 static const char *const g_fmt_names[RVT_ING_FMT__COUNT] = {
@@ -50,7 +52,11 @@ struct rvt_ing_reader *rvt_ing_reader_wrap(const struct rvt_ing_source_ops *ops,
 
 int rvt_ing_next(struct rvt_ing_reader *r, struct rvt_ing_rec *rec)
 {
-    return r->ops->next(r->self, rec);
+    int rc;
+    do
+        rc = r->ops->next(r->self, rec);
+    while (rc > 0 && r->select_hart && rec->hart != r->hart);
+    return rc;
 }
 
 const char *rvt_ing_error(const struct rvt_ing_reader *r)
@@ -460,6 +466,16 @@ static enum rvt_ing_format sniff(FILE *f)
     return RVT_ING_FMT_AUTO;
 }
 
+/* Apply the hart selection to a reader just opened (rc from its open). */
+static int select_hart(int rc, struct rvt_ing_reader **r, const struct rvt_ing_reader_config *cfg)
+{
+    if (rc >= 0 && *r) {
+        (*r)->select_hart = cfg->select_hart;
+        (*r)->hart = cfg->hart;
+    }
+    return rc;
+}
+
 int rvt_ing_open_stream(struct rvt_ing_reader **out, FILE *f, const char *path,
                         const struct rvt_ing_reader_config *cfg, struct rvt_diag *diag)
 {
@@ -480,10 +496,16 @@ int rvt_ing_open_stream(struct rvt_ing_reader **out, FILE *f, const char *path,
     }
     switch (fmt) {
     case RVT_ING_FMT_NATIVE:
-        return open_native(out, f, path, diag);
+        {
+        int rc = open_native(out, f, path, diag);
+        return select_hart(rc, out, cfg);
+    }
     case RVT_ING_FMT_PCLIST:
     case RVT_ING_FMT_PCINSN:
-        return open_text(out, f, path, cfg, fmt, diag);
+        {
+        int rc = open_text(out, f, path, cfg, fmt, diag);
+        return select_hart(rc, out, cfg);
+    }
     case RVT_ING_FMT_REFCSV:
         close_input(f);
         return rvt_fail(diag, RVT_ERR_UNSUPPORTED, "%s: the refcsv reader reads files by name", path);
@@ -519,11 +541,10 @@ int rvt_ing_open(struct rvt_ing_reader **out, const char *path, const struct rvt
     }
     if (fmt == RVT_ING_FMT_REFCSV) {
         close_input(f);
-        if (!rvt_refcsv_open)
-            return rvt_fail(diag, RVT_ERR_UNSUPPORTED, "%s: the refcsv reader is not part of this build", path);
         struct rvt_ing_reader_config c2 = *cfg;
         c2.format = fmt;
-        return rvt_refcsv_open(out, path, &c2, diag);
+        int rc = rvt_refcsv_open(out, path, &c2, diag);
+        return select_hart(rc, out, cfg);
     }
     if (!f && !(f = open_input(path, diag)))
         return -RVT_ERR_IO;

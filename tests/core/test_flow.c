@@ -333,6 +333,41 @@ static void test_limits(const char *elf)
     rvt_img_free(img);
 }
 
+/* The auipc/lui of a sequentially inferable jump retired by an earlier
+ * walk (a count ending between the pair) still makes the jump inferable;
+ * a trap in between does not. */
+static void test_sijump_across(const char *elf)
+{
+    struct rvt_image *img = load(elf);
+    struct collect c;
+    struct rvt_flow *f = mkflow(img, &c, RVT_FLOW_ECALL_SEQUENTIAL, 0, true);
+    struct rvt_stop st;
+    uint64_t al = sym(img, "after_leaf"), si = sym(img, "si_target");
+    struct rvt_insn lui;
+    REQUIRE(rvt_img_insn(img, al, &lui) == 0);
+    CHECK(rvt_flow_sync(f, al, RVT_PRIV_M, 0, true) == 0);
+    struct rvt_walk w = {.flags = RVT_WALK_HALFWORDS, .halfwords = lui.len / 2u};
+    CHECK(rvt_flow_walk(f, &w, &st) == 0);
+    CHECK_EQ(st.reason, RVT_STOP_COUNT);
+    CHECK_EQ(st.last, al);
+    w.flags = RVT_WALK_ADDR;
+    w.addr = si + 8; /* stop before jr t2 */
+    CHECK(rvt_flow_walk(f, &w, &st) == 0);
+    CHECK_EQ(st.reason, RVT_STOP_ADDR); /* the jalr x0 went to si_target by itself */
+    CHECK_EQ(st.insns, 3);
+    /* with a trap between the pair the jump needs its target from the trace */
+    CHECK(rvt_flow_sync(f, al, RVT_PRIV_M, 0, true) == 0);
+    w.flags = RVT_WALK_HALFWORDS;
+    CHECK(rvt_flow_walk(f, &w, &st) == 0);
+    CHECK(rvt_flow_trap(f, true, 7, 0, true, si - 4) == 0);
+    w.flags = 0;
+    CHECK(rvt_flow_walk(f, &w, &st) == 0);
+    CHECK_EQ(st.reason, RVT_STOP_UNINF);
+    CHECK_EQ(st.last, si - 4);
+    rvt_flow_free(f);
+    rvt_img_free(img);
+}
+
 static void test_callstack(void)
 {
     struct rvt_callstack cs;
@@ -409,6 +444,8 @@ int main(void)
     test_walk_decisions("flow/flowtest32.elf");
     test_limits("flow/flowtest64.elf");
     test_limits("flow/flowtest32.elf");
+    test_sijump_across("flow/flowtest64.elf");
+    test_sijump_across("flow/flowtest32.elf");
     test_reference_execution();
     return rvt_test_summary("test_flow");
 }

@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "filter_expect: --input IN is required\n");
         return 2;
     }
-    struct rvt_ing_reader_config rc = {sizeof rc, RVT_ING_FMT_AUTO, img, 0, RVT_ECALL_SEQUENTIAL, merge};
+    struct rvt_ing_reader_config rc = {.size = sizeof rc, .image = img, .merge_blocks = merge};
     struct rvt_ing_reader *in;
     struct rvt_filter *f;
     if (rvt_ing_open(&in, input, &rc, &d) < 0 || rvt_filter_new(&f, &cfg, &d) < 0) {

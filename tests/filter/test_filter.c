@@ -145,7 +145,7 @@ static struct run run_cfg(const struct rvt_filter_config *cfg, bool merge, rec_h
         CHECK_MSG(0, "rvt_filter_new: %s", d.msg);
         return out;
     }
-    struct rvt_ing_reader_config rc = {sizeof rc, RVT_ING_FMT_PCLIST, g_img, 0, RVT_ECALL_SEQUENTIAL, merge};
+    struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = RVT_ING_FMT_PCLIST, .image = g_img, .merge_blocks = merge};
     struct rvt_ing_reader *in = NULL;
     if (rvt_ing_open(&in, g_pclist_path, &rc, &d) < 0) {
         CHECK_MSG(0, "open: %s", d.msg);
@@ -1086,7 +1086,7 @@ static void test_reader(void)
         struct rvt_filter *f;
         struct rvt_diag d = {0};
         REQUIRE(rvt_filter_new(&f, &cfg, &d) == 0);
-        struct rvt_ing_reader_config rc = {sizeof rc, RVT_ING_FMT_PCLIST, g_img, 0, RVT_ECALL_SEQUENTIAL, true};
+        struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = RVT_ING_FMT_PCLIST, .image = g_img, .merge_blocks = true};
         struct rvt_ing_reader *in, *fr;
         REQUIRE(rvt_ing_open(&in, g_pclist_path, &rc, &d) == 0);
         REQUIRE(rvt_filter_reader(&fr, in, f, (enum rvt_filter_reader_mode)mode, &d) == 0);

@@ -1,6 +1,8 @@
-/* librvtrace-qemu: a QEMU TCG plugin (API v1, QEMU 7.2 user mode) that
- * records every instruction a RISC-V guest executes as rvtrace native
- * ingress records.
+/* librvtrace-qemu: a QEMU TCG plugin (API v1, QEMU 7.2) that records every
+ * instruction a RISC-V guest executes.  This file is the user-mode half
+ * (qemu-riscv32/64), which writes rvtrace native ingress records itself;
+ * under system emulation the plugin annotates QEMU's log instead (see
+ * rvtrace-qemu-sys.c).
  *
  *   qemu-riscv64 -plugin librvtrace-qemu.so,out=trace.ing[,merge=on|off]
  *       [,ecall=sequential|uninferable][,mem=on|off][,stats=FILE] PROGRAM ARGS
@@ -19,11 +21,9 @@
  * `hart` (context is 0: API v1 shows no address-space identity).  Only the
  * process QEMU started is recorded: after a guest fork() the child writes
  * nothing.
- *
- * System emulation is refused: API v1 reports neither traps nor the
- * privilege level, so a system-mode stream could not be made consistent.
  */
 #include "qemu-plugin-api.h"
+#include "rvtrace-qemu-sys.h"
 
 #include "rvtrace/ingress.h"
 
@@ -488,9 +488,7 @@ static int install(struct plugin *p, qemu_plugin_id_t id, int argc, char **argv)
 RVTQ_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
     if (info->system_emulation)
-        return usage_error("%s: system emulation is not supported (plugin API v1 reports neither traps nor "
-                           "privilege changes); use qemu-riscv32/qemu-riscv64",
-                           info->target_name);
+        return rvtq_sys_install(id, info, argc, argv);
     unsigned xlen = strcmp(info->target_name, "riscv64") == 0   ? 64
                     : strcmp(info->target_name, "riscv32") == 0 ? 32
                                                                  : 0;

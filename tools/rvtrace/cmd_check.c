@@ -6,9 +6,10 @@
 
 int cmd_check(int argc, char **argv)
 {
+    static const char *const extra[] = {"hart", NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_ELF | CLI_INPUT | CLI_ECALL | CLI_XLEN;
-    int rc = cli_parse(&o, "check", allowed, NULL, argc, argv);
+    int rc = cli_parse(&o, "check", allowed, extra, argc, argv);
     if (rc || o.help) {
         if (o.help) {
             printf("usage: rvtrace check --elf PROG --input IN [options]\n\n"

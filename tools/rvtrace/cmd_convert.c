@@ -1,6 +1,6 @@
 /* rvtrace convert: ingress between formats. */
 #include "cli.h"
-#include "ingress/readers.h"
+#include "ingress/refcsv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -29,7 +29,7 @@ static int put_insn(void *ctx, uint64_t pc, const struct rvt_block *b)
 
 int cmd_convert(int argc, char **argv)
 {
-    static const char *const extra[] = {"to", NULL};
+    static const char *const extra[] = {"to", "hart", NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "convert", allowed, extra, argc, argv);
@@ -64,10 +64,6 @@ int cmd_convert(int argc, char **argv)
     unsigned xlen = rvt_ing_xlen(in);
     if ((kind == RVT_ING_FMT_PCLIST || kind == RVT_ING_FMT_PCINSN) && !o.img) {
         rc = cli_fail("convert", "--to %s needs --elf to know instruction sizes and bits", to);
-        goto out;
-    }
-    if (kind == RVT_ING_FMT_REFCSV && (!rvt_refcsv_write || !rvt_refcsv_write_header)) {
-        rc = cli_fail("convert", "the refcsv writer is not part of this build");
         goto out;
     }
     struct rvt_diag d = {0};

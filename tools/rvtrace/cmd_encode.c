@@ -38,7 +38,7 @@ static void *make_hart_cfg(void *ctx, unsigned hart, struct rvt_diag *d)
 
 int cmd_encode(int argc, char **argv)
 {
-    static const char *const extra[] = {"sink", "funnel!", CLI_FILTER_EXTRAS, NULL};
+    static const char *const extra[] = {"sink", "funnel!", "hart", CLI_FILTER_EXTRAS, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "encode", allowed, extra, argc, argv);

@@ -29,7 +29,7 @@ static int pull(void *ctx, struct rvt_ing_rec *r)
 
 int cmd_verify(int argc, char **argv)
 {
-    static const char *const extra[] = {CLI_FILTER_EXTRAS, NULL};
+    static const char *const extra[] = {"hart", CLI_FILTER_EXTRAS, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "verify", allowed, extra, argc, argv);

@@ -264,7 +264,8 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
     if (allowed & CLI_INPUT)
         fprintf(f, "  --input IN            ingress input ('-' = stdin)\n"
                    "  --input-format F      pclist | pcinsn | ingress | refcsv (default: guessed from the file)\n"
-                   "  --merge-blocks        merge sequential instructions of text inputs into multi-instruction records\n");
+                   "  --merge-blocks        merge sequential instructions of text inputs into multi-instruction records\n"
+                   "  --hart N              only the records of hart N (multi-hart streams)\n");
     if (allowed & CLI_OUTPUT)
         fprintf(f, "  -o FILE               output file ('-' = stdout)\n");
     if (allowed & CLI_OUTKIND)
@@ -329,6 +330,14 @@ int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r)
         .ecall_mode = o->ecall == RVT_FLOW_ECALL_UNINFERABLE ? RVT_ECALL_UNINFERABLE : RVT_ECALL_SEQUENTIAL,
         .merge_blocks = o->merge_blocks,
     };
+    const char *hart = cli_extra(o, "hart");
+    if (hart) {
+        uint64_t h;
+        if (!cli_parse_u64(hart, &h) || h > 0xffff)
+            return cli_fail(o->cmd, "--hart: expected a hart number, got '%s'", hart);
+        rc.select_hart = true;
+        rc.hart = (uint16_t)h;
+    }
     struct rvt_diag d = {0};
     if (rvt_ing_open(r, o->input, &rc, &d) < 0)
         return cli_fail(o->cmd, "%s", d.msg);

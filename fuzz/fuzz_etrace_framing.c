@@ -1,0 +1,69 @@
+/* Fuzz the E-Trace framing and decoder: arbitrary bytes decoded with the t1
+ * program as the code image, through both framings and several option sets
+ * (the first byte selects them).  Errors are fine; crashes, hangs and
+ * out-of-bounds reads are not. */
+#include "etrace/etrace.h"
+#include "rvtrace/rvtrace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+extern const struct rvt_codec rvt_codec_etrace;
+static struct rvt_image *g_img;
+static FILE *g_null;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    const char *dir = getenv("RVT_TEST_DATA");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/ntrace-t1/test.elf", dir ? dir : "tests/data");
+    g_img = rvt_img_new();
+    g_null = fopen("/dev/null", "w");
+    if (!g_null || rvt_img_load_elf(g_img, path) < 0) {
+        fprintf(stderr, "fuzz_etrace_framing: %s\n", rvt_img_error(g_img));
+        exit(1);
+    }
+    return 0;
+}
+
+static int on_block(void *ctx, const struct rvt_block *b)
+{
+    (void)b;
+    return ++*(unsigned long *)ctx > 100000; /* bound the work per input */
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    if (!g_img)
+        LLVMFuzzerInitialize(NULL, NULL);
+    const struct rvt_codec *c = &rvt_codec_etrace;
+    uint8_t sel = data[0];
+    void *cfg = rvt_codec_cfg_new(c);
+    struct rvt_diag d = {0};
+    c->cfg_set(cfg, "framing", (sel & 1) ? "refraw" : "encap", &d);
+    c->cfg_set(cfg, "iaddress_lsb_p", (sel & 2) ? "0" : "1", &d);
+    if (sel & 4)
+        c->cfg_set(cfg, "implicit-return", (sel & 8) ? "fixed" : "2.0", &d);
+    if (sel & 16)
+        c->cfg_set(cfg, "branch-prediction", "1", &d);
+    if (sel & 32)
+        c->cfg_set(cfg, "jump-target-cache", "1", &d);
+    if (sel & 64)
+        c->cfg_set(cfg, "sijump", "1", &d);
+    if (sel & 128)
+        c->cfg_set(cfg, "etrace-version", "0.026", &d);
+    if (c->cfg_finish(cfg, 32, g_img, &d) == 0) {
+        unsigned long blocks = 0;
+        struct rvt_flow_sink sink = {on_block, NULL, &blocks};
+        rvt_decode_buffer(c, cfg, g_img, -1, data + 1, size - 1, &sink, &d);
+        c->dump(cfg, data + 1, size - 1, g_null, &d);
+    }
+    rvt_codec_cfg_free(cfg);
+    return 0;
+}

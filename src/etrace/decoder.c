@@ -1,0 +1,1008 @@
+/* E-Trace decoder: packets -> the shared flow engine.
+ *
+ * The spec's decoder (decoder.adoc) follows the execution path one
+ * instruction at a time until it reaches the reported address under a set
+ * of conditions.  Here every packet with an address becomes one walk of the
+ * flow engine "until the next instruction is the reported address"; each
+ * time the walk stops there (or at a return, a branch, or an uninferable
+ * jump) the conditions decide whether this is the reported instruction:
+ *
+ *  - a packet following an uninferable discontinuity ends at the first
+ *    uninferable jump the walk meets (its target is the address);
+ *  - a packet reporting the last instruction before a format 3 packet, the
+ *    end of tracing, or a notification ends at the first arrival at the
+ *    address with every reported branch used (and the implicit-return
+ *    depth or count it gives);
+ *  - which of the two a packet is: its notify and updiscon bits and the
+ *    packet after it (the decoder sees the whole buffer).
+ */
+#include "etrace/decoder.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum kind { K_UPDISCON, K_INFERRED };
+
+struct et_decoder {
+    struct et_params p;
+    struct rvt_flow *f;
+    struct rvt_diag diag;
+    struct et_deframer df;
+    char note_text[600];
+
+    bool synced;          /* the flow follows the trace */
+    uint64_t last_addr;   /* last reported address (differential base) */
+    bool have_single;     /* the instruction retired alone by the last retire_one */
+    bool trap_open;       /* a trap was reported without its handler (thaddr=0) */
+    bool upd_valid;       /* the flow went to upd_at, an uninferable target (at upd_insns retired) */
+    uint64_t upd_at, upd_insns;
+    uint64_t single_addr;
+    uint8_t single_cf;
+
+    uint8_t priv;         /* privilege the trace last reported */
+    bool held;            /* the flow's pending branch has this known outcome */
+    bool held_taken;
+    bool held_jump;       /* the flow's pending jump is sequentially inferable to held_target */
+    uint64_t held_target;
+
+    /* branch outcomes of the current packet (branch-prediction mode) */
+    uint64_t src_map;
+    unsigned src_nmap;
+    uint64_t src_npred;
+    bool src_fail;
+
+    struct et_bpred bp;
+    struct et_jtc jtc;
+    bool ir_on;
+
+    uint64_t packets;
+    int frc; /* last flow engine return code (FL) */
+};
+
+/* Remember a flow engine call's result for flow_fail. */
+#define FL(x) (dec->frc = (x))
+
+static inline uint64_t mask64(unsigned w)
+{
+    return w >= 64 ? ~0ull : ((1ull << w) - 1);
+}
+
+const char *et_dec_error(const struct et_decoder *dec)
+{
+    return dec->diag.msg;
+}
+
+void et_dec_free(struct et_decoder *dec)
+{
+    if (!dec)
+        return;
+    et_bpred_free(&dec->bp);
+    et_jtc_free(&dec->jtc);
+    free(dec);
+}
+
+int et_dec_new(struct et_decoder **out, const struct et_params *p, struct rvt_flow *f, struct rvt_diag *d)
+{
+    *out = NULL;
+    int rc = et_params_check(p, d);
+    if (rc < 0)
+        return rc;
+    struct et_decoder *dec = calloc(1, sizeof *dec);
+    if (!dec)
+        return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
+    dec->p = *p;
+    dec->f = f;
+    unsigned shift = p->iaddress_lsb_p >= 2 ? 2 : 1;
+    /* sized by the hardware parameters: the support packet may switch the modes on */
+    if (et_bpred_init(&dec->bp, p->bpred_size_p, shift) < 0 || et_jtc_init(&dec->jtc, p->cache_size_p, shift) < 0) {
+        et_dec_free(dec);
+        return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
+    }
+    dec->ir_on = et_callstack_depth(p) > 0;
+    *out = dec;
+    return 0;
+}
+
+/* ---- errors ------------------------------------------------------------------ */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int dfail(struct et_decoder *dec, uint64_t offset, const char *fmt, ...)
+{
+    char what[480];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return rvt_fail(&dec->diag, RVT_ERR_MISMATCH, "trace offset 0x%" PRIx64 ": %s", offset, what);
+}
+
+static int flow_fail(struct et_decoder *dec)
+{
+    const char *m = rvt_flow_error(dec->f);
+    int code = dec->frc < 0 ? -dec->frc : RVT_ERR_MISMATCH;
+    return rvt_fail(&dec->diag, (enum rvt_err)code, "%s", m && *m ? m : "flow engine error");
+}
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static bool insn_at(struct et_decoder *dec, uint64_t addr, struct rvt_insn *in)
+{
+    return rvt_img_insn(rvt_bcache_image(rvt_flow_bcache(dec->f)), addr, in) == 0 && (in->flags & RVT_IF_VALID);
+}
+
+static uint64_t xmask(const struct et_decoder *dec)
+{
+    return rvt_flow_xlen(dec->f) == 32 ? 0xffffffffull : ~0ull;
+}
+
+static void reset_sync_state(struct et_decoder *dec)
+{
+    rvt_cs_clear(rvt_flow_callstack(dec->f));
+    et_bpred_reset(&dec->bp);
+    et_jtc_reset(&dec->jtc);
+    dec->held = false;
+    dec->held_jump = false;
+    dec->src_nmap = 0;
+    dec->src_npred = 0;
+    dec->src_fail = false;
+    rvt_flow_clear_branches(dec->f);
+}
+
+static bool bp_on(const struct et_decoder *dec)
+{
+    return dec->p.branch_prediction && dec->bp.state;
+}
+
+static uint64_t src_remaining(const struct et_decoder *dec)
+{
+    if (bp_on(dec))
+        return dec->src_nmap + dec->src_npred + (dec->src_fail ? 1 : 0);
+    return rvt_flow_queued_branches(dec->f);
+}
+
+/* Outcome of the next branch (at addr) in branch-prediction mode. */
+static int src_next(struct et_decoder *dec, uint64_t addr, bool *taken)
+{
+    bool pred = et_bpred_predict(&dec->bp, addr);
+    if (dec->src_nmap) {
+        *taken = !(dec->src_map & 1);
+        dec->src_map >>= 1;
+        dec->src_nmap--;
+    } else if (dec->src_npred) {
+        *taken = pred;
+        dec->src_npred--;
+    } else if (dec->src_fail) {
+        *taken = !pred;
+        dec->src_fail = false;
+    } else {
+        return -1;
+    }
+    et_bpred_update(&dec->bp, addr, *taken);
+    return 0;
+}
+
+/* Retire exactly the instruction at the current pc (the reported one). */
+static int retire_one(struct et_decoder *dec, uint64_t addr)
+{
+    struct rvt_walk w = {.flags = RVT_WALK_INSNS, .insns = 1};
+    struct rvt_stop st;
+    if (FL(rvt_flow_walk(dec->f, &w, &st)) < 0)
+        return flow_fail(dec);
+    if (st.insns != 1)
+        return dfail(dec, 0, "the reported instruction at 0x%" PRIx64 " does not retire (the code traps there)",
+                     addr);
+    dec->have_single = true;
+    dec->single_addr = addr;
+    dec->single_cf = st.cf;
+    return 0;
+}
+
+/* After retire_one of a branch: its outcome in branch-prediction mode. */
+static int resolve_reported_branch(struct et_decoder *dec, uint64_t addr)
+{
+    if (!bp_on(dec) || dec->single_cf != RVT_CF_BRANCH)
+        return 0;
+    bool taken;
+    if (src_next(dec, addr, &taken) < 0)
+        return 0; /* outcome not in this packet: the next packet (or a trap) decides */
+    if (FL(rvt_flow_branch(dec->f, taken)) < 0)
+        return flow_fail(dec);
+    return 0;
+}
+
+/* A held outcome for the flow's pending branch (from a packet without address). */
+static int apply_held(struct et_decoder *dec)
+{
+    if (dec->held_jump) {
+        dec->held_jump = false;
+        if (FL(rvt_flow_jump(dec->f, dec->held_target)) < 0)
+            return flow_fail(dec);
+    }
+    if (!dec->held)
+        return 0;
+    dec->held = false;
+    if (FL(rvt_flow_branch(dec->f, dec->held_taken)) < 0)
+        return flow_fail(dec);
+    return 0;
+}
+
+/* Resolve the pending return implicitly (pop the call stack). */
+static int pop_implicit(struct et_decoder *dec)
+{
+    struct rvt_walk w = {.flags = RVT_WALK_INSNS | RVT_WALK_IMPLICIT_RET, .insns = 0};
+    struct rvt_stop st;
+    if (FL(rvt_flow_walk(dec->f, &w, &st)) < 0)
+        return flow_fail(dec);
+    return 0;
+}
+
+/* Sequentially inferable jump whose auipc/lui was retired alone by the
+ * previous walk (the flow engine only sees pairs inside one block). */
+static bool sij_across(struct et_decoder *dec, bool had_single, const struct rvt_stop *st, uint64_t *target)
+{
+    if (!dec->p.sijump || !had_single || st->insns != 1)
+        return false;
+    struct rvt_insn prev, jump;
+    if (!insn_at(dec, dec->single_addr, &prev) || !insn_at(dec, st->last, &jump))
+        return false;
+    if (((dec->single_addr + prev.len) & xmask(dec)) != st->last)
+        return false;
+    return rvt_isa_sijump_target(&prev, &jump, rvt_flow_xlen(dec->f), target);
+}
+
+/* Is the flow waiting for the target of the uninferable jump retired alone
+ * by retire_one (which a walk with these flags cannot resolve)? */
+static bool pending_unresolvable(struct et_decoder *dec, uint32_t flags)
+{
+    if (!dec->have_single || !rvt_flow_pending(dec->f) || !rvt_cf_uninferable(dec->single_cf))
+        return false;
+    if (dec->single_cf == RVT_CF_RETURN && (flags & RVT_WALK_IMPLICIT_RET) && rvt_flow_callstack(dec->f)->count)
+        return false;
+    return true;
+}
+
+/* ---- the segment walk -------------------------------------------------------------- */
+
+struct seg {
+    uint64_t addr;       /* reported address */
+    enum kind kind;
+    bool irreport;
+    uint32_t irdepth;
+    uint64_t offset;
+    bool sync;           /* a format 3 address: its branch outcome is not in any map */
+    bool uninf_only;     /* only an uninferable jump (a trap return) can lead there */
+};
+
+static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, bool *retired)
+{
+    struct rvt_flow *f = dec->f;
+    struct rvt_callstack *cs = rvt_flow_callstack(f);
+    const bool fixed = dec->p.implicit_return == ET_IR_FIXED;
+    const bool ir = dec->ir_on && dec->p.implicit_return != ET_IR_OFF;
+    /* Returns must be seen one by one when the packet counts or names one. */
+    const bool per_return = ir && s->irreport && (fixed || s->kind == K_UPDISCON);
+    unsigned popped = 0; /* implicit returns once every reported branch is used (fixed irdepth) */
+    bool not_first = false;
+
+    struct rvt_insn ain;
+    bool a_ok = insn_at(dec, s->addr, &ain);
+    bool a_branch = !s->sync && a_ok && ain.cf == RVT_CF_BRANCH;
+    *via_jump = false;
+    *retired = false;
+    bool had_single = false;
+    /* A sequentially inferable jump is only seen as such in the same block
+     * as its auipc/lui: stop before that instruction instead of between. */
+    uint64_t stop_at = s->addr;
+    unsigned pair_len = 0;
+    if (dec->p.sijump && !s->sync && a_ok && rvt_cf_uninferable(ain.cf) && ain.cf != RVT_CF_TRAPRET) {
+        for (unsigned plen = 2; plen <= 4 && !pair_len; plen += 2) {
+            struct rvt_insn pin;
+            if (insn_at(dec, s->addr - plen, &pin) && pin.len == plen &&
+                rvt_isa_sijump_target(&pin, &ain, rvt_flow_xlen(f), NULL)) {
+                stop_at = s->addr - plen;
+                pair_len = plen;
+            }
+        }
+    }
+
+    for (unsigned guard = 0;; guard++) {
+        struct rvt_walk w = {.flags = RVT_WALK_ADDR, .addr = stop_at};
+        if (not_first)
+            w.flags |= RVT_WALK_ADDR_NOT_FIRST;
+        if (ir && !per_return)
+            w.flags |= RVT_WALK_IMPLICIT_RET;
+        if (bp_on(dec))
+            w.flags |= RVT_WALK_STOP_BRANCH;
+        struct rvt_stop st;
+        if (pending_unresolvable(dec, w.flags)) {
+            /* the reported instruction before is an uninferable jump: it
+             * retired on its own, its target is this packet's address */
+            memset(&st, 0, sizeof st);
+            st.reason = RVT_STOP_UNINF;
+            st.cf = dec->single_cf;
+            st.last = dec->single_addr;
+        } else {
+            had_single = dec->have_single;
+            if (FL(rvt_flow_walk(f, &w, &st)) < 0)
+                return flow_fail(dec);
+            if (st.insns)
+                dec->have_single = false;
+        }
+        switch (st.reason) {
+        case RVT_STOP_ADDR: {
+            uint64_t left = src_remaining(dec);
+            bool ok = s->kind == K_INFERRED && !s->uninf_only && left == (a_branch ? 1u : 0u);
+            if (ok && s->irreport && ir)
+                ok = fixed ? popped == s->irdepth : cs->count == s->irdepth;
+            if (ok && pair_len) {
+                /* the reported jump follows its auipc/lui: retire both together */
+                struct rvt_walk w2 = {.flags = RVT_WALK_INSNS, .insns = 2};
+                struct rvt_stop st2;
+                if (FL(rvt_flow_walk(f, &w2, &st2)) < 0)
+                    return flow_fail(dec);
+                if (st2.insns != 2 || st2.last != s->addr)
+                    return dfail(dec, s->offset, "the instruction pair before 0x%" PRIx64 " does not retire",
+                                 s->addr);
+                dec->have_single = false; /* the flow knows the pair */
+                *retired = true;
+                return 0;
+            }
+            if (ok)
+                return 0;
+            not_first = true;
+            break;
+        }
+        case RVT_STOP_BRANCH: {
+            if (!bp_on(dec))
+                return dfail(dec, s->offset,
+                             "branch at 0x%" PRIx64 " needs an outcome, but the packet's branch map is used up "
+                             "before reaching 0x%" PRIx64,
+                             st.last, s->addr);
+            bool taken;
+            if (src_next(dec, st.last, &taken) < 0)
+                return dfail(dec, s->offset,
+                             "branch at 0x%" PRIx64 " needs an outcome, but the packet's branches are used up "
+                             "before reaching 0x%" PRIx64,
+                             st.last, s->addr);
+            if (FL(rvt_flow_branch(f, taken)) < 0)
+                return flow_fail(dec);
+            not_first = false;
+            break;
+        }
+        case RVT_STOP_UNINF: {
+            uint64_t t;
+            if (pair_len && st.last == s->addr && st.insns) {
+                /* the reported jump reached without its auipc/lui: it retired
+                 * here, an ordinary uninferable jump */
+                uint64_t left = src_remaining(dec);
+                bool ok = s->kind == K_INFERRED && !s->uninf_only && left == 0;
+                if (ok && s->irreport && ir)
+                    ok = fixed ? popped == s->irdepth : cs->count == s->irdepth;
+                if (ok) {
+                    uint64_t sij_t;
+                    if (sij_across(dec, had_single, &st, &sij_t)) {
+                        /* it follows its auipc/lui after all: resolve it later */
+                        dec->held_jump = true;
+                        dec->held_target = sij_t;
+                        dec->have_single = false;
+                    } else {
+                        dec->have_single = true;
+                        dec->single_addr = s->addr;
+                        dec->single_cf = st.cf;
+                    }
+                    *retired = true;
+                    return 0;
+                }
+            }
+            if (sij_across(dec, had_single, &st, &t)) {
+                if (FL(rvt_flow_jump(f, t)) < 0)
+                    return flow_fail(dec);
+                not_first = false;
+                break;
+            }
+            if (st.cf == RVT_CF_RETURN && ir && cs->count) {
+                bool explicit_ret;
+                if (!s->irreport)
+                    explicit_ret = false;
+                else if (fixed) /* (popping one more could never reach the count) */
+                    explicit_ret = popped == s->irdepth && src_remaining(dec) == (a_branch ? 1u : 0u);
+                else
+                    explicit_ret = s->kind == K_UPDISCON && cs->count == s->irdepth &&
+                                   src_remaining(dec) == (a_branch ? 1u : 0u);
+                if (!explicit_ret) {
+                    int rc = pop_implicit(dec);
+                    if (rc < 0)
+                        return rc;
+                    if (src_remaining(dec) == (a_branch ? 1u : 0u))
+                        popped++;
+                    not_first = false;
+                    break;
+                }
+            }
+            /* the uninferable discontinuity the packet reports */
+            uint64_t left = src_remaining(dec);
+            if (left != (a_branch ? 1u : 0u))
+                return dfail(dec, s->offset,
+                             "uninferable jump at 0x%" PRIx64 " to 0x%" PRIx64 " reached with %" PRIu64
+                             " reported branch outcomes unused",
+                             st.last, s->addr, left - (a_branch ? 1u : 0u));
+            if (FL(rvt_flow_jump(f, s->addr)) < 0)
+                return flow_fail(dec);
+            dec->upd_valid = true;
+            dec->upd_at = s->addr;
+            dec->upd_insns = rvt_flow_insns(f);
+            *via_jump = true;
+            return 0;
+        }
+        case RVT_STOP_TRAPINSN:
+            return dfail(dec, s->offset,
+                         "execution reaches the environment call at 0x%" PRIx64
+                         " (a trap) before the reported address 0x%" PRIx64,
+                         st.pc, s->addr);
+        default:
+            return dfail(dec, s->offset, "walk to 0x%" PRIx64 " stopped unexpectedly (reason %u)", s->addr,
+                         st.reason);
+        }
+        if (guard > 100000000u)
+            return dfail(dec, s->offset, "reported address 0x%" PRIx64 " is never reached", s->addr);
+    }
+}
+
+/* ---- packets ----------------------------------------------------------------------- */
+
+static uint64_t full_addr(const struct et_decoder *dec, uint64_t field)
+{
+    return (field << dec->p.iaddress_lsb_p) & xmask(dec);
+}
+
+static uint64_t diff_addr(const struct et_decoder *dec, uint64_t field)
+{
+    uint64_t d = et_addr_field_sext(&dec->p, field) << dec->p.iaddress_lsb_p;
+    return (dec->last_addr + d) & xmask(dec) & mask64(dec->p.iaddress_width_p);
+}
+
+/* Start, resync, or (when already following) walk up to a sync address. */
+static int do_sync(struct et_decoder *dec, const struct et_packet *k, uint64_t addr, uint64_t offset)
+{
+    struct rvt_flow *f = dec->f;
+    int rc;
+    if (dec->synced && rvt_flow_have_pc(f)) {
+        if ((rc = apply_held(dec)) < 0)
+            return rc;
+        /* A return reported by the last packet (pending, or the target the
+         * flow stands at) is followed by the sync at its successor (the
+         * encoder makes sure): not the call stack's prediction, which a
+         * format 3 cannot contradict (no irreport). */
+        struct rvt_insn in;
+        if (dec->have_single && rvt_flow_pending(f) && dec->single_cf == RVT_CF_RETURN) {
+            if (FL(rvt_flow_jump(f, addr)) < 0)
+                return flow_fail(dec);
+            dec->have_single = false;
+        } else if (dec->upd_valid && !rvt_flow_pending(f) && rvt_flow_pc(f) == dec->upd_at &&
+                   rvt_flow_insns(f) == dec->upd_insns && insn_at(dec, dec->upd_at, &in) &&
+                   in.cf == RVT_CF_RETURN) {
+            if ((rc = retire_one(dec, dec->upd_at)) < 0)
+                return rc;
+            if (FL(rvt_flow_jump(f, addr)) < 0)
+                return flow_fail(dec);
+            dec->have_single = false;
+        }
+        /* a new privilege is only entered by a trap return */
+        struct seg s = {.addr = addr, .kind = K_INFERRED, .offset = offset, .sync = true,
+                        .uninf_only = k->privilege != dec->priv};
+        bool via, ret;
+        rc = walk_to(dec, &s, &via, &ret);
+        if (rc < 0)
+            return rc;
+        if (ret)
+            return dfail(dec, offset, "sync address 0x%" PRIx64 " reached after it retired", addr);
+        if ((rc = FL(rvt_flow_set_context(f, k->privilege, k->context))) < 0)
+            return flow_fail(dec);
+    } else {
+        if (FL(rvt_flow_sync(f, addr, k->privilege, k->context, true)) < 0)
+            return flow_fail(dec);
+    }
+    return 0;
+}
+
+/* Retire the instruction a format 3 packet reports; its branch bit. */
+static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, uint64_t addr)
+{
+    reset_sync_state(dec);
+    int rc = retire_one(dec, addr);
+    if (rc < 0)
+        return rc;
+    if (dec->single_cf == RVT_CF_BRANCH && FL(rvt_flow_branch(dec->f, k->branch == 0)) < 0)
+        return flow_fail(dec);
+    dec->last_addr = addr;
+    dec->synced = true;
+    dec->trap_open = false;
+    dec->priv = k->privilege;
+    return 0;
+}
+
+static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
+{
+    struct rvt_flow *f = dec->f;
+    dec->held = false;
+    dec->held_jump = false;
+    rvt_flow_clear_branches(f);
+    if (!k->thaddr) {
+        if (dec->synced && rvt_flow_have_pc(f)) {
+            dec->trap_open = true;
+            /* after an uninferable jump the address is the EPC: its target */
+            if (rvt_flow_pending(f) && rvt_cf_uninferable(dec->single_cf) && k->has_address &&
+                dec->have_single) {
+                if (FL(rvt_flow_jump(f, full_addr(dec, k->address))) < 0)
+                    return flow_fail(dec);
+            }
+            if (FL(rvt_flow_trap(f, k->interrupt, k->ecause, k->tval, false, 0)) < 0)
+                return flow_fail(dec);
+        }
+        dec->synced = false; /* the handler comes with the next sync packet */
+        dec->have_single = false;
+        return 0;
+    }
+    uint64_t handler;
+    if (k->has_address)
+        handler = full_addr(dec, k->address);
+    else if (!et_implied_handler(&dec->p, k->privilege, k->interrupt, k->ecause, &handler))
+        return dfail(dec, offset, "trap packet without handler address and no trap vector configured");
+    if (FL(rvt_flow_trap(f, k->interrupt, k->ecause, k->tval, true, handler)) < 0)
+        return flow_fail(dec);
+    if (FL(rvt_flow_set_context(f, k->privilege, k->context)) < 0)
+        return flow_fail(dec);
+    (void)offset;
+    return retire_sync_insn(dec, k, handler);
+}
+
+/* Does the packet following an address packet make it "the last instruction
+ * before a format 3" (K_INFERRED) rather than an uninferable target? */
+static enum kind classify(const struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next)
+{
+    if (k->notify)
+        return K_INFERRED;
+    if (k->format == ET_F0 && k->subformat == ET_SF0_JTC && dec->p.version == ET_V2_0)
+        return K_UPDISCON;
+    bool v026 = dec->p.version == ET_V0_026;
+    if (!next)
+        return (!v026 && k->updiscon) ? K_UPDISCON : K_INFERRED;
+    if (next->msg == ET_MSG_TE_SUPPORT || (next->format == ET_F3 && next->subformat == ET_SF_SUPPORT)) {
+        if (next->qual_status == ET_QUAL_ENDED_NTR)
+            return K_UPDISCON;
+        if (next->qual_status == ET_QUAL_NO_CHANGE && next->ienable)
+            return K_UPDISCON;
+        return (!v026 && k->updiscon) ? K_UPDISCON : K_INFERRED;
+    }
+    if (next->format == ET_F3 && (next->subformat == ET_SF_START || next->subformat == ET_SF_TRAP))
+        return (!v026 && k->updiscon) ? K_UPDISCON : K_INFERRED;
+    return K_UPDISCON;
+}
+
+static int do_address(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next,
+                      uint64_t offset)
+{
+    struct rvt_flow *f = dec->f;
+    int rc;
+    if (!dec->synced || !rvt_flow_have_pc(f))
+        return 0; /* waiting for a sync packet */
+    if ((rc = apply_held(dec)) < 0)
+        return rc;
+    bool v026 = dec->p.version == ET_V0_026;
+    enum kind kind = classify(dec, k, next);
+
+    /* the reported address */
+    uint64_t addr;
+    if (k->format == ET_F0 && k->subformat == ET_SF0_JTC && !v026) {
+        if (!et_jtc_get(&dec->jtc, k->index, &addr))
+            return dfail(dec, offset, "jump target cache index %" PRIu32 " is empty", k->index);
+    } else {
+        bool full = dec->p.full_address || (v026 && k->format == ET_F0);
+        addr = full ? full_addr(dec, k->address) : diff_addr(dec, k->address);
+    }
+
+    /* the branches it reports */
+    unsigned nmap = 0;
+    uint32_t map = 0;
+    if (k->format == ET_F1 || (v026 && k->format == ET_F0) || (k->format == ET_F0 && k->subformat == ET_SF0_JTC)) {
+        nmap = k->branches;
+        map = k->branch_map;
+    }
+    if (bp_on(dec)) {
+        dec->src_map = map;
+        dec->src_nmap = nmap;
+        dec->src_npred = 0;
+        dec->src_fail = false;
+        if (k->format == ET_F0 && k->subformat == ET_SF0_BPRED && !v026) {
+            dec->src_npred = (uint64_t)k->branch_count + 31;
+            dec->src_fail = k->branch_fmt == ET_BFMT_ADDR_FAIL;
+        }
+    } else if (nmap) {
+        uint64_t bits = 0;
+        for (unsigned i = 0; i < nmap; i++)
+            if (!((map >> i) & 1))
+                bits |= 1ull << i; /* map: 0 = taken; flow: 1 = taken */
+        if (FL(rvt_flow_push_branches(f, bits, nmap)) < 0)
+            return flow_fail(dec);
+    }
+
+    /* A repeat of the address just reported, with nothing in between: the
+     * reference model's final packet, or the 0.026 encoder marking an
+     * uninferable target followed by a format 3 (a notification in 2.0
+     * would be a further pass through a loop instead). */
+    bool before_end = !next || next->msg == ET_MSG_TE_SUPPORT ||
+                      (next->format == ET_F3 && next->subformat == ET_SF_SUPPORT && next->qual_status != ET_QUAL_NO_CHANGE);
+    bool repeat_ok = v026 ? (!next || next->format == ET_F3 || next->msg == ET_MSG_TE_SUPPORT) : (!k->notify && before_end);
+    if (repeat_ok && kind == K_INFERRED && nmap == 0 && dec->have_single && dec->single_addr == addr &&
+        !(k->format == ET_F0 && k->subformat == ET_SF0_BPRED)) {
+        dec->last_addr = addr;
+        return 0;
+    }
+
+    if (kind == K_UPDISCON && dec->p.jump_target_cache && dec->jtc.valid && !v026 &&
+        !(k->format == ET_F0 && k->subformat == ET_SF0_JTC)) {
+        unsigned idx;
+        et_jtc_lookup_update(&dec->jtc, addr, &idx);
+    }
+
+    struct seg s = {.addr = addr, .kind = kind, .irreport = k->irreport, .irdepth = k->irdepth, .offset = offset};
+    bool via, done;
+    rc = walk_to(dec, &s, &via, &done);
+    if (rc < 0)
+        return rc;
+    if (!done && (rc = retire_one(dec, addr)) < 0)
+        return rc;
+    if ((rc = resolve_reported_branch(dec, addr)) < 0)
+        return rc;
+    dec->last_addr = addr;
+    if (bp_on(dec) && src_remaining(dec))
+        return dfail(dec, offset, "%" PRIu64 " reported branch outcomes left at 0x%" PRIx64, src_remaining(dec), addr);
+    return 0;
+}
+
+/* Format 1 with a full map and no address, or format 0.0 without address:
+ * follow the branches up to the last one, whose outcome is held. */
+static int do_branches(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
+{
+    struct rvt_flow *f = dec->f;
+    int rc;
+    if (!dec->synced || !rvt_flow_have_pc(f))
+        return 0;
+    if ((rc = apply_held(dec)) < 0)
+        return rc;
+    bool bp = bp_on(dec);
+    uint64_t total;
+    if (k->format == ET_F0 && dec->p.version == ET_V2_0) {
+        if (!bp)
+            return dfail(dec, offset, "branch count packet but branch prediction is off");
+        dec->src_nmap = 0;
+        dec->src_npred = (uint64_t)k->branch_count + 31;
+        dec->src_fail = true;
+        total = dec->src_npred + 1;
+    } else {
+        uint32_t map = k->branch_map;
+        if (bp) {
+            dec->src_map = map;
+            dec->src_nmap = 31;
+            dec->src_npred = 0;
+            dec->src_fail = false;
+        } else {
+            uint64_t bits = 0;
+            for (unsigned i = 0; i < 30; i++)
+                if (!((map >> i) & 1))
+                    bits |= 1ull << i;
+            if (FL(rvt_flow_push_branches(f, bits, 30)) < 0)
+                return flow_fail(dec);
+            dec->held_taken = !((map >> 30) & 1);
+        }
+        total = 31;
+    }
+    (void)total;
+    const bool ir = dec->ir_on && dec->p.implicit_return != ET_IR_OFF;
+    for (;;) {
+        struct rvt_walk w = {.flags = (ir ? RVT_WALK_IMPLICIT_RET : 0) | (bp ? RVT_WALK_STOP_BRANCH : 0)};
+        struct rvt_stop st;
+        bool had_single = dec->have_single;
+        if (pending_unresolvable(dec, w.flags)) {
+            memset(&st, 0, sizeof st);
+            st.reason = RVT_STOP_UNINF;
+            st.cf = dec->single_cf;
+            st.last = dec->single_addr;
+            dec->have_single = false;
+        } else {
+            if (FL(rvt_flow_walk(f, &w, &st)) < 0)
+                return flow_fail(dec);
+            if (st.insns)
+                dec->have_single = false;
+        }
+        if (st.reason == RVT_STOP_UNINF) {
+            uint64_t t;
+            if (sij_across(dec, had_single, &st, &t)) {
+                if (FL(rvt_flow_jump(f, t)) < 0)
+                    return flow_fail(dec);
+                continue;
+            }
+
+        }
+        if (st.reason != RVT_STOP_BRANCH)
+            return dfail(dec, offset,
+                         "while following the reported branches the code reaches %s at 0x%" PRIx64
+                         " that the trace does not resolve",
+                         st.reason == RVT_STOP_UNINF ? "an uninferable jump" : "a trap", st.reason == RVT_STOP_UNINF ? st.last : st.pc);
+        if (!bp) {
+            dec->held = true; /* the last branch: its successor is not known to retire yet */
+            return 0;
+        }
+        bool taken;
+        if (src_next(dec, st.last, &taken) < 0)
+            return dfail(dec, offset, "branch outcomes used up");
+        if (src_remaining(dec) == 0) {
+            dec->held = true;
+            dec->held_taken = taken;
+            return 0;
+        }
+        if (FL(rvt_flow_branch(f, taken)) < 0)
+            return flow_fail(dec);
+    }
+}
+
+static int do_support(struct et_decoder *dec, const struct et_packet *k, bool at_end)
+{
+    struct rvt_flow *f = dec->f;
+    if (k->msg != ET_MSG_TE_SUPPORT) {
+        struct et_params np = dec->p;
+        et_apply_ioptions(&np, k->ioptions);
+        if (np.implicit_return != dec->p.implicit_return && (np.implicit_return == ET_IR_OFF || !dec->ir_on ||
+                                                               dec->p.implicit_return == ET_IR_OFF))
+            return rvt_fail(&dec->diag, RVT_ERR_UNSUPPORTED,
+                            "the trace was encoded with implicit-return %s (support packet ioptions 0x%" PRIx32
+                            "); decode with the same --implicit-return and return_stack_size_p/call_counter_size_p",
+                            np.implicit_return == ET_IR_OFF ? "off" : np.implicit_return == ET_IR_FIXED ? "fixed" : "2.0",
+                            k->ioptions);
+        if (np.sijump != dec->p.sijump)
+            return rvt_fail(&dec->diag, RVT_ERR_UNSUPPORTED,
+                            "the trace was encoded with sijump %s (ioptions 0x%" PRIx32 "); decode with --sijump %s",
+                            np.sijump ? "on" : "off", k->ioptions, np.sijump ? "true" : "false");
+        if ((np.branch_prediction && !dec->bp.state) || (np.jump_target_cache && !dec->jtc.valid))
+            return rvt_fail(&dec->diag, RVT_ERR_UNSUPPORTED,
+                            "the trace uses %s (ioptions 0x%" PRIx32 ") but %s is 0",
+                            np.branch_prediction && !dec->bp.state ? "branch prediction" : "the jump target cache",
+                            k->ioptions, np.branch_prediction && !dec->bp.state ? "bpred_size_p" : "cache_size_p");
+        dec->p.implicit_return = np.implicit_return;
+        dec->p.implicit_except = np.implicit_except;
+        dec->p.full_address = np.full_address;
+        dec->p.branch_prediction = np.branch_prediction;
+        dec->p.jump_target_cache = np.jump_target_cache;
+    }
+    if (k->qual_status != ET_QUAL_NO_CHANGE || !k->ienable) {
+        dec->held = false;
+        dec->held_jump = false;
+        if (at_end && !k->ienable && k->qual_status != ET_QUAL_TRACE_LOST) {
+            /* the encoder's end of the trace (ienable=0): nothing is missing.
+             * A final support packet with ienable=1 is a filter turning tracing
+             * off: the unqualified instructions that follow are a gap. */
+            dec->synced = false;
+            return 0;
+        }
+        if (dec->synced || dec->trap_open) { /* also after a trap without its handler */
+            enum rvt_gap_reason why = k->qual_status == ET_QUAL_TRACE_LOST ? RVT_GAP_LOST : RVT_GAP_TRACE_OFF;
+            if (FL(rvt_flow_gap(f, why, why == RVT_GAP_LOST ? "trace packets lost" : "tracing stopped")) < 0)
+                return flow_fail(dec);
+        } else if (k->qual_status == ET_QUAL_TRACE_LOST) {
+            if (FL(rvt_flow_gap(f, RVT_GAP_LOST, "trace packets lost")) < 0)
+                return flow_fail(dec);
+        }
+        dec->synced = false;
+        dec->trap_open = false;
+        dec->have_single = false;
+    }
+    return 0;
+}
+
+static int process(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next, uint64_t offset)
+{
+    struct rvt_flow *f = dec->f;
+    rvt_flow_set_offset(f, offset);
+    dec->packets++;
+    if (k->msg == ET_MSG_TE_SUPPORT || (k->format == ET_F3 && k->subformat == ET_SF_SUPPORT))
+        return do_support(dec, k, next == NULL);
+    switch (k->format) {
+    case ET_F3:
+        if (k->subformat == ET_SF_CONTEXT) {
+            dec->priv = k->privilege;
+            if (FL(rvt_flow_set_context(f, k->privilege, k->context)) < 0)
+                return flow_fail(dec);
+            if (et_time_bits(&dec->p))
+                rvt_flow_set_time(f, k->time);
+            return 0;
+        }
+        if (et_time_bits(&dec->p))
+            rvt_flow_set_time(f, k->time);
+        if (k->subformat == ET_SF_TRAP && dec->p.version == ET_V2_0)
+            return do_trap(dec, k, offset);
+        if (k->subformat == ET_SF_TRAP) { /* 0.026: always the handler */
+            struct et_packet t = *k;
+            t.thaddr = 1;
+            return do_trap(dec, &t, offset);
+        }
+        {
+            uint64_t a = full_addr(dec, k->address);
+            int rc = do_sync(dec, k, a, offset);
+            if (rc < 0)
+                return rc;
+            return retire_sync_insn(dec, k, a);
+        }
+    case ET_F0:
+        if (dec->p.version == ET_V0_026 ? !k->has_address
+                                        : (k->subformat == ET_SF0_BPRED && !(k->branch_fmt & 2)))
+            return do_branches(dec, k, offset);
+        return do_address(dec, k, next, offset);
+    case ET_F1:
+        if (!k->has_address)
+            return do_branches(dec, k, offset);
+        return do_address(dec, k, next, offset);
+    default:
+        return do_address(dec, k, next, offset);
+    }
+}
+
+/* ---- the buffer loop ------------------------------------------------------------------ */
+
+struct pkt {
+    struct et_packet k;
+    uint64_t offset;
+    int status; /* 1 ok, 0 end, <0 error */
+};
+
+/* Next te_inst packet (null, data and unparseable frames are skipped or
+ * reported). */
+static void next_packet(struct et_decoder *dec, struct pkt *out)
+{
+    struct et_frame fr;
+    struct rvt_diag d = {0};
+    for (;;) {
+        int rc = et_deframer_next(&dec->df, &fr, &d);
+        if (rc == 0) {
+            out->status = 0;
+            return;
+        }
+        if (rc < 0) {
+            out->status = rc;
+            out->offset = fr.offset;
+            snprintf(dec->note_text, sizeof dec->note_text, "%s", d.msg);
+            return;
+        }
+        if (fr.is_null || fr.is_data || fr.is_other)
+            continue;
+        out->offset = fr.offset;
+        rc = et_pkt_unpack_bits(&dec->p, fr.msg, &fr.bits, &out->k, &d);
+        if (rc < 0) {
+            out->status = rc;
+            snprintf(dec->note_text, sizeof dec->note_text, "offset 0x%" PRIx64 ": %s", fr.offset, d.msg);
+            return;
+        }
+        out->status = 1;
+        return;
+    }
+}
+
+/* Is there a plausible chain of packets starting at pos (refraw resync)? */
+static bool refraw_chain_ok(struct et_decoder *dec, size_t pos)
+{
+    struct et_deframer df = dec->df;
+    df.pos = pos;
+    struct et_frame fr;
+    struct et_packet k;
+    struct rvt_diag d = {0};
+    int rc = et_deframer_next(&df, &fr, &d);
+    if (rc <= 0 || fr.is_data || et_pkt_unpack_bits(&dec->p, fr.msg, &fr.bits, &k, &d) < 0)
+        return false;
+    /* must be a sync packet the decoder can start from */
+    if (k.msg == ET_MSG_TE_SUPPORT || k.format != ET_F3 ||
+        !(k.subformat == ET_SF_START || (k.subformat == ET_SF_TRAP && k.thaddr)))
+        return false;
+    for (int i = 0; i < 6; i++) {
+        rc = et_deframer_next(&df, &fr, &d);
+        if (rc == 0)
+            return true;
+        if (rc < 0 || (!fr.is_data && et_pkt_unpack_bits(&dec->p, fr.msg, &fr.bits, &k, &d) < 0))
+            return false;
+    }
+    return true;
+}
+
+/* Do the first packets at pos parse (a trace need not start with a sync)? */
+static bool refraw_plain_ok(struct et_decoder *dec, size_t pos)
+{
+    struct et_deframer df = dec->df;
+    df.pos = pos;
+    struct et_frame fr;
+    struct et_packet k;
+    struct rvt_diag d = {0};
+    for (int i = 0; i < 8; i++) {
+        int rc = et_deframer_next(&df, &fr, &d);
+        if (rc == 0)
+            return true;
+        if (rc < 0 || (!fr.is_data && et_pkt_unpack_bits(&dec->p, fr.msg, &fr.bits, &k, &d) < 0))
+            return false;
+    }
+    return true;
+}
+
+static void resync(struct et_decoder *dec)
+{
+    if (dec->p.framing == ET_FRAME_ENCAP) {
+        et_deframer_resync(&dec->df);
+        return;
+    }
+    size_t pos = dec->df.pos;
+    while (pos < dec->df.len && !refraw_chain_ok(dec, pos))
+        pos++;
+    dec->df.pos = pos;
+}
+
+static int note_error(struct et_decoder *dec, uint64_t offset, const char *text)
+{
+    rvt_flow_set_offset(dec->f, offset);
+    dec->synced = false;
+    dec->trap_open = false;
+    dec->held = false;
+    dec->held_jump = false;
+    dec->have_single = false;
+    if (FL(rvt_flow_gap(dec->f, RVT_GAP_ERROR, text)) < 0)
+        return flow_fail(dec);
+    return 0;
+}
+
+int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
+{
+    et_deframer_init(&dec->df, &dec->p, buf, len);
+    dec->df.only_src = dec->p.src_id_set;
+    /* Find where packets can be trusted to start. */
+    if (dec->p.framing == ET_FRAME_ENCAP) {
+        size_t s = et_encap_find_sync(&dec->p, buf, len, 0);
+        if (s < len)
+            dec->df.pos = s;
+    } else if (len && !refraw_chain_ok(dec, 0) && !refraw_plain_ok(dec, 0)) {
+        /* not a packet boundary: look for a sync packet */
+        size_t pos = 1;
+        while (pos < len && !refraw_chain_ok(dec, pos))
+            pos++;
+        dec->df.pos = pos;
+    }
+
+    struct pkt cur, nxt;
+    next_packet(dec, &cur);
+    int rc = 0;
+    while (cur.status != 0) {
+        if (cur.status < 0) {
+            if ((rc = note_error(dec, cur.offset, dec->note_text)) < 0)
+                return rc;
+            if (dec->p.strict)
+                return rvt_fail(&dec->diag, RVT_ERR_FORMAT, "%s", dec->note_text);
+            if (cur.offset >= dec->df.pos)
+                dec->df.pos = (size_t)cur.offset;
+            resync(dec);
+            next_packet(dec, &cur);
+            continue;
+        }
+        next_packet(dec, &nxt);
+        rc = process(dec, &cur.k, nxt.status > 0 ? &nxt.k : NULL, cur.offset);
+        if (rc < 0) {
+            if (rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT || dec->p.strict)
+                return rc;
+            char text[600];
+            snprintf(text, sizeof text, "%s", dec->diag.msg);
+            if ((rc = note_error(dec, cur.offset, text)) < 0)
+                return rc;
+            rvt_diag_clear(&dec->diag);
+        }
+        cur = nxt;
+    }
+    if (FL(rvt_flow_finish(dec->f)) < 0)
+        return flow_fail(dec);
+    return 0;
+}

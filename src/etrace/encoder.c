@@ -1,0 +1,1147 @@
+/* E-Trace encoder: the spec's reference compressed branch trace algorithm
+ * (exampleAlgorithm.adoc) on ingress records.
+ *
+ * Records are expanded into the "interesting" instructions of each block
+ * (its first and its last; the ones in between never change the encoder's
+ * state), which pass through a 3-stage pipeline: every decision is made for
+ * the current instruction with the previous and next ones visible, so the
+ * packets equal those of a single-retirement hart whatever the block sizes.
+ *
+ * Decision order per instruction (the flowchart):
+ *   previous was a trap ............ format 3.1 (thaddr 1/0), or 3.0 if already reported
+ *   current is a trap only ......... format 3.1 thaddr 0 (EPC) after an uninferable jump
+ *   first traced / priv or precise context change / resync expired ... format 3.0
+ *   previous was an uninferable discontinuity ........................ format 0/1/2
+ *   resync due with unreported branches, trap after this one, notify .. format 0/1/2
+ *   next is a trap only, next changes privilege with branches pending,
+ *     next not traced ............................................... format 0/1/2
+ *   branch map full (or a mispredicted branch in branch-count mode) ... format 1 / 0.0
+ *   imprecise context change ........................................... format 3.2
+ * Implicit return, branch prediction and the jump target cache change what
+ * counts as an uninferable discontinuity and which format carries it.
+ */
+#include "etrace/encoder.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One interesting instruction (or a trap with nothing retired). */
+struct ent {
+    uint64_t addr;    /* this instruction (or the faulting / resuming pc of a trap-only entry) */
+    uint64_t next;    /* fall-through of the last instruction of a block */
+    uint64_t tval, context, time;
+    uint32_t cause;
+    uint8_t itype;    /* 0 for the first instruction of a multi-instruction block */
+    uint8_t priv, ctype;
+    bool retired;
+    bool sijump;
+    bool has_time;
+    bool qualified;
+    bool last_of_rec; /* the last instruction of its record (or its only one) */
+    bool notify;      /* a trigger asks for this instruction to be reported (RVT_ING_NOTIFY) */
+    bool misret;      /* a return the implicit-return stack predicts wrongly */
+    uint64_t rec_lo, rec_hi; /* the record's first and last instruction */
+    /* decided when processed as the current instruction */
+    bool updiscon;    /* its successor must be reported with an address */
+    bool reported;    /* a packet reported this instruction's address */
+    bool synced;      /* a format 3 sync packet reported it */
+};
+
+static inline bool is_trap(unsigned itype)
+{
+    return itype == RVT_ITYPE_EXCEPTION || itype == RVT_ITYPE_INTERRUPT;
+}
+
+enum akind { AK_UPDISCON, AK_INFERRED, AK_NOTIFY };
+
+struct win_range {
+    uint64_t lo, hi;
+    unsigned tag; /* implicit returns counted when added (the fixed irdepth tells passes apart) */
+};
+
+struct et_encoder {
+    struct et_params p;
+    struct et_framer fr;
+    struct rvt_diag diag;
+    et_packet_fn obs;
+    void *obs_ctx;
+
+    struct ent win[3]; /* prev, cur, next */
+    unsigned nwin;
+
+    bool started;      /* initial support packet sent */
+    bool tracing;      /* a sync packet has been sent and tracing did not stop since */
+    bool lost;         /* packets were lost: a support packet (trace_lost) is owed */
+    bool trep;         /* the trap of the previous entry was reported with thaddr 0 */
+    bool finished;
+
+    uint64_t last_addr;
+    /* Address ranges run since the last branch or address (the decoder's
+     * candidates for a reported address). */
+    struct win_range seen[32];
+    unsigned nwin_r;
+    bool win_full;
+    /* The last packet reported an uninferable target without the updiscon
+     * flag: a format 3 must not follow it directly (the decoder would take
+     * that address for the last instruction before it). */
+    bool upd_open;
+    bool last_inferred; /* the last address packet did not follow an uninferable discontinuity */
+    bool pkt_addr_valid; /* the last packet reported pkt_addr */
+    bool pkt_ret;        /* ...which is a return instruction */
+    uint64_t pkt_addr;
+
+    /* branches not yet reported */
+    unsigned branches;
+    uint32_t map;
+    bool all_correct;  /* every branch in the map was predicted correctly */
+    uint64_t pbc;      /* >= 31: branch-count mode (correctly predicted branches) */
+    bool bp_fail;      /* the current branch failed its prediction in branch-count mode */
+
+    uint64_t resync_count, resync_max;
+
+    /* implicit return */
+    struct rvt_callstack *cs;
+    bool ir_on;
+    bool pop_explicit;
+    unsigned ir_max;   /* largest irdepth value */
+    unsigned seg_implicit;   /* implicit returns since the last branch or address */
+    unsigned pend_count;     /* seg_implicit before the explicit return (fixed irdepth) */
+    bool ret_since_branch;   /* an implicit return after the last branch of this segment */
+    bool pend_ret;           /* the previous instruction was a return reported explicitly with a non-empty stack */
+    unsigned pend_depth;     /* its stack depth (2.0 irdepth) */
+    bool pend_conflict;      /* 2.0 cannot tell it from an earlier implicit return at the same depth */
+    uint64_t pend_conflict_target;
+    unsigned pend_conflict_depth;
+    uint32_t gen;            /* generation of depth_gen stamps (a new one after each branch/packet) */
+    uint32_t *depth_gen;
+    uint64_t *depth_target;
+
+    struct et_bpred bp;
+    struct et_jtc jtc;
+
+    /* cause filter: nesting of traps; bit i set = level i is a traced handler */
+    uint32_t handler_bits;
+    unsigned handler_depth;
+
+    /* statistics */
+    uint64_t packets, records;
+    uint64_t fmt_count[8];
+};
+
+/* ---- small helpers ----------------------------------------------------------- */
+
+static inline uint64_t mask64(unsigned w)
+{
+    return w >= 64 ? ~0ull : ((1ull << w) - 1);
+}
+
+const char *et_enc_error(const struct et_encoder *e)
+{
+    return e->diag.msg;
+}
+
+void et_enc_set_observer(struct et_encoder *e, et_packet_fn fn, void *ctx)
+{
+    e->obs = fn;
+    e->obs_ctx = ctx;
+}
+
+void et_enc_stats(const struct et_encoder *e, struct rvt_codec_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->packets = e->packets;
+    st->bytes = e->fr.bytes;
+    st->lost = e->fr.lost;
+    st->records = e->records;
+}
+
+static void seg_reset(struct et_encoder *e)
+{
+    e->nwin_r = 0;
+    e->win_full = false;
+    e->seg_implicit = 0;
+    e->ret_since_branch = false;
+    e->pend_ret = false;
+    e->pend_conflict = false;
+    e->gen++;
+}
+
+static void map_reset(struct et_encoder *e)
+{
+    e->branches = 0;
+    e->map = 0;
+    e->all_correct = true;
+    e->pbc = 0;
+    e->bp_fail = false;
+}
+
+/* Serialise, frame and write one packet. */
+static int send(struct et_encoder *e, struct et_packet *k, uint64_t time)
+{
+    struct et_bits b;
+    int rc = et_pkt_bits(&e->p, k, &b, &e->diag);
+    if (rc < 0)
+        return rc;
+    bool was_lost = e->fr.overflow;
+    rc = et_framer_put(&e->fr, &b, k->msg, time, &e->diag);
+    if (rc < 0)
+        return rc;
+    if (e->fr.overflow && !was_lost)
+        e->lost = true;
+    e->packets++;
+    e->upd_open = false;
+    if (k->msg == ET_MSG_TE_INST && !(k->format == ET_F3 && k->subformat >= ET_SF_CONTEXT)) {
+        /* (context and support packets do not move the decoder) */
+        e->pkt_addr_valid = false;
+        e->pkt_ret = false;
+    }
+    e->resync_count++;
+    e->fmt_count[k->format & 3]++;
+    if (e->obs)
+        e->obs(e->obs_ctx, k, b.n, et_bits_compressed_len(&b));
+    return 0;
+}
+
+static int send_support(struct et_encoder *e, bool enable, unsigned qual)
+{
+    struct et_packet k;
+    memset(&k, 0, sizeof k);
+    if (e->p.version == ET_V0_026) {
+        k.msg = ET_MSG_TE_SUPPORT;
+        k.ienable = enable;
+        k.qual_status = (uint8_t)(qual == ET_QUAL_TRACE_LOST ? ET_QUAL_ENDED_REP : qual);
+        k.format = ET_F3;
+        k.subformat = ET_SF_SUPPORT;
+    } else {
+        k.format = ET_F3;
+        k.subformat = ET_SF_SUPPORT;
+        k.ienable = enable;
+        k.encoder_mode = 0; /* branch trace */
+        k.qual_status = (uint8_t)qual;
+        k.ioptions = et_ioptions(&e->p);
+    }
+    return send(e, &k, 0);
+}
+
+/* The address field: full (>> lsb) or the difference from the last one. */
+static uint64_t addr_field(const struct et_encoder *e, uint64_t addr, bool full)
+{
+    unsigned lsb = e->p.iaddress_lsb_p;
+    if (full)
+        return (addr >> lsb) & mask64(et_addr_bits(&e->p));
+    int64_t diff = (int64_t)(addr - e->last_addr);
+    if (e->p.iaddress_width_p < 64) {
+        /* differences wrap at the address width */
+        unsigned w = e->p.iaddress_width_p;
+        uint64_t u = (addr - e->last_addr) & mask64(w);
+        if (u >> (w - 1))
+            u |= ~mask64(w);
+        diff = (int64_t)u;
+    }
+    return ((uint64_t)(diff >> lsb)) & mask64(et_addr_bits(&e->p));
+}
+
+/* Reset the state a synchronisation packet restarts. */
+static void sync_reset(struct et_encoder *e)
+{
+    map_reset(e);
+    seg_reset(e);
+    if (e->cs)
+        rvt_cs_clear(e->cs);
+    et_bpred_reset(&e->bp);
+    et_jtc_reset(&e->jtc);
+}
+
+/* ---- format 3 ----------------------------------------------------------------- */
+
+static int send_start(struct et_encoder *e, struct ent *c)
+{
+    struct et_packet k;
+    memset(&k, 0, sizeof k);
+    k.format = ET_F3;
+    k.subformat = ET_SF_START;
+    k.branch = c->itype == RVT_ITYPE_TAKEN ? 0 : 1;
+    k.privilege = c->priv;
+    k.time = c->time;
+    k.context = et_ctx_bits(&e->p) ? c->context : 0;
+    k.address = addr_field(e, c->addr, true);
+    if (e->p.framing == ET_FRAME_ENCAP && e->p.sync_period == 0 && e->tracing) {
+        /* e-trace-encap synchronisation sequence before each resync */
+        int rc = et_framer_sync(&e->fr, &e->diag);
+        if (rc < 0)
+            return rc;
+    }
+    int rc = send(e, &k, c->time);
+    if (rc < 0)
+        return rc;
+    e->last_addr = c->addr;
+    sync_reset(e);
+    e->resync_count = 0;
+    e->tracing = true;
+    c->reported = c->synced = true;
+    return 0;
+}
+
+/* Format 3 subformat 1: trap `t` reported at entry c. */
+static int send_trap(struct et_encoder *e, struct ent *c, const struct ent *t, bool thaddr)
+{
+    struct et_packet k;
+    memset(&k, 0, sizeof k);
+    k.format = ET_F3;
+    k.subformat = ET_SF_TRAP;
+    k.branch = c->itype == RVT_ITYPE_TAKEN && c->retired ? 0 : 1;
+    k.privilege = c->priv;
+    k.time = c->time;
+    k.context = et_ctx_bits(&e->p) ? c->context : 0;
+    k.ecause = t->cause;
+    k.interrupt = t->itype == RVT_ITYPE_INTERRUPT;
+    k.thaddr = thaddr;
+    k.tval = k.interrupt ? 0 : t->tval & mask64(e->p.iaddress_width_p);
+    k.address = addr_field(e, c->addr, true);
+    if (e->p.ecause_width_p < 32 && (t->cause >> e->p.ecause_width_p))
+        return rvt_fail(&e->diag, RVT_ERR_OVERFLOW, "trap cause %" PRIu32 " does not fit ecause_width_p = %u",
+                        t->cause, e->p.ecause_width_p);
+    if (e->p.implicit_except && thaddr) {
+        uint64_t h;
+        if (!et_implied_handler(&e->p, c->priv, k.interrupt, t->cause, &h) || h != c->addr) {
+            /* The decoder could not infer this handler: report the trap
+             * without an address, then the handler with a sync packet. */
+            k.thaddr = 0;
+            int rc = send(e, &k, c->time);
+            if (rc < 0)
+                return rc;
+            return send_start(e, c);
+        }
+    }
+    int rc = send(e, &k, c->time);
+    if (rc < 0)
+        return rc;
+    e->last_addr = c->addr;
+    sync_reset(e);
+    e->resync_count = 0;
+    e->tracing = true;
+    if (thaddr)
+        c->reported = c->synced = true;
+    return 0;
+}
+
+static int send_context(struct et_encoder *e, const struct ent *c)
+{
+    struct et_packet k;
+    memset(&k, 0, sizeof k);
+    k.format = ET_F3;
+    k.subformat = ET_SF_CONTEXT;
+    k.privilege = c->priv;
+    k.time = c->time;
+    k.context = c->context;
+    return send(e, &k, c->time);
+}
+
+/* ---- formats 0, 1, 2 ------------------------------------------------------------ */
+
+/* irreport/irdepth of an address packet. */
+static void set_ir(struct et_encoder *e, struct et_packet *k, enum akind kind, unsigned depth_now)
+{
+    k->irreport = 0;
+    k->irdepth = 0;
+    if (!e->ir_on)
+        return;
+    bool fixed = e->p.implicit_return == ET_IR_FIXED;
+    if (kind == AK_UPDISCON && e->pend_ret) {
+        k->irreport = 1;
+        k->irdepth = fixed ? e->pend_count : e->pend_depth;
+    } else if (kind != AK_UPDISCON && e->ret_since_branch) {
+        k->irreport = 1;
+        k->irdepth = fixed ? e->seg_implicit : depth_now;
+    }
+}
+
+static int bits_len(struct et_encoder *e, struct et_packet *k, unsigned *n)
+{
+    struct et_bits b;
+    int rc = et_pkt_bits(&e->p, k, &b, &e->diag);
+    if (rc < 0)
+        return rc;
+    *n = et_bits_compressed_len(&b);
+    return 0;
+}
+
+/* Report `addr` (the current instruction) with the unreported branches. */
+static int send_address_at(struct et_encoder *e, uint64_t addr, enum akind kind, bool updiscon, uint64_t time,
+                           unsigned depth_now)
+{
+    struct et_packet k;
+    memset(&k, 0, sizeof k);
+    k.notify = kind == AK_NOTIFY;
+    k.updiscon = updiscon;
+    set_ir(e, &k, kind, depth_now);
+    bool v026 = e->p.version == ET_V0_026;
+    int rc;
+
+    /* The jump target cache is consulted for every reported uninferable target. */
+    bool jtc_hit = false;
+    unsigned index = 0;
+    if (kind == AK_UPDISCON && e->p.jump_target_cache)
+        jtc_hit = et_jtc_lookup_update(&e->jtc, addr, &index);
+
+    if (e->pbc >= 31) {
+        /* branch-count mode: format 0 subformat 0 with address */
+        k.format = ET_F0;
+        k.subformat = ET_SF0_BPRED;
+        k.branch_count = (uint32_t)(e->pbc - 31);
+        k.branch_fmt = e->bp_fail ? ET_BFMT_ADDR_FAIL : ET_BFMT_ADDR;
+        k.address = addr_field(e, addr, e->p.full_address);
+    } else if (v026) {
+        if (e->branches) {
+            k.branches = (uint8_t)e->branches;
+            k.branch_map = e->map;
+            k.format = ET_F1;
+            k.address = addr_field(e, addr, false);
+            if (e->p.full_address) {
+                k.format = ET_F0;
+                k.address = addr_field(e, addr, true);
+            } else {
+                /* format 0 carries the full address: use it when shorter */
+                struct et_packet full = k;
+                full.format = ET_F0;
+                full.address = addr_field(e, addr, true);
+                unsigned a, b;
+                if ((rc = bits_len(e, &k, &a)) < 0 || (rc = bits_len(e, &full, &b)) < 0)
+                    return rc;
+                if (b < a)
+                    k = full;
+            }
+        } else {
+            k.format = ET_F2;
+            k.address = addr_field(e, addr, e->p.full_address);
+        }
+    } else {
+        if (e->branches) {
+            k.format = ET_F1;
+            k.branches = (uint8_t)e->branches;
+            k.branch_map = e->map;
+        } else {
+            k.format = ET_F2;
+        }
+        k.address = addr_field(e, addr, e->p.full_address);
+        if (jtc_hit && !k.notify && !k.updiscon) {
+            struct et_packet j;
+            memset(&j, 0, sizeof j);
+            j.format = ET_F0;
+            j.subformat = ET_SF0_JTC;
+            j.index = index;
+            j.branches = (uint8_t)e->branches;
+            j.branch_map = e->map;
+            j.irreport = k.irreport;
+            j.irdepth = k.irdepth;
+            unsigned a, b;
+            if ((rc = bits_len(e, &k, &a)) < 0 || (rc = bits_len(e, &j, &b)) < 0)
+                return rc;
+            if (b <= a)
+                k = j;
+        }
+    }
+    rc = send(e, &k, time);
+    if (rc < 0)
+        return rc;
+    e->last_addr = addr;
+    e->last_inferred = kind != AK_UPDISCON;
+    e->pkt_addr_valid = true;
+    e->pkt_addr = addr;
+    map_reset(e);
+    seg_reset(e);
+    return 0;
+}
+
+static int send_address(struct et_encoder *e, uint64_t addr, enum akind kind, bool updiscon, uint64_t time)
+{
+    /* Reporting the address just reported again (after a pass through a
+     * loop) as a notification: an ordinary repeat reads as a duplicate. */
+    if (kind == AK_INFERRED && addr == e->last_addr && e->p.version == ET_V2_0 && e->packets)
+        kind = AK_NOTIFY;
+    return send_address_at(e, addr, kind, updiscon, time, e->cs ? e->cs->count : 0);
+}
+
+/* Format 1 without address (full map) or format 0.0 without address. */
+static int send_branches_only(struct et_encoder *e, uint64_t time)
+{
+    struct et_packet k;
+    memset(&k, 0, sizeof k);
+    if (e->bp_fail) {
+        k.format = ET_F0;
+        k.subformat = ET_SF0_BPRED;
+        k.branch_count = (uint32_t)(e->pbc - 31);
+        k.branch_fmt = ET_BFMT_NOADDR;
+    } else {
+        k.format = ET_F1;
+        k.branches = 0; /* 31 branches, no address */
+        k.branch_map = e->map;
+    }
+    int rc = send(e, &k, time);
+    if (rc < 0)
+        return rc;
+    map_reset(e);
+    e->gen++; /* branches reported: earlier returns can no longer be confused */
+    e->ret_since_branch = false;
+    return 0;
+}
+
+/* ---- branches -------------------------------------------------------------- */
+
+static void add_branch(struct et_encoder *e, uint64_t addr, bool taken)
+{
+    /* a branch after implicit returns separates them from later reports
+     * (the decoder only counts returns once all reported branches are used) */
+    e->ret_since_branch = false;
+    e->seg_implicit = 0;
+    e->nwin_r = 0;
+    e->win_full = false;
+    e->gen++;
+    if (!e->p.branch_prediction) {
+        if (!taken)
+            e->map |= 1u << e->branches;
+        e->branches++;
+        return;
+    }
+    bool pred = et_bpred_predict(&e->bp, addr);
+    et_bpred_update(&e->bp, addr, taken);
+    bool ok = pred == taken;
+    if (e->pbc >= 31) {
+        if (ok)
+            e->pbc++;
+        else
+            e->bp_fail = true;
+        return;
+    }
+    if (!taken)
+        e->map |= 1u << e->branches;
+    e->branches++;
+    e->all_correct &= ok;
+    if (e->branches == 31 && e->all_correct) {
+        /* 31 correct predictions: count instead of mapping */
+        e->pbc = 31;
+        e->branches = 0;
+        e->map = 0;
+    }
+}
+
+/* ---- the window of code run since the last branch or address ------------- */
+
+static void win_add(struct et_encoder *e, uint64_t lo, uint64_t hi)
+{
+    unsigned tag = e->p.implicit_return == ET_IR_FIXED ? e->seg_implicit : 0;
+    if (e->nwin_r) {
+        /* extend the last range when contiguous */
+        struct win_range *w = &e->seen[e->nwin_r - 1];
+        if (w->tag == tag && lo <= w->hi + 4 && hi + 4 >= w->lo) {
+            if (lo < w->lo)
+                w->lo = lo;
+            if (hi > w->hi)
+                w->hi = hi;
+            return;
+        }
+    }
+    if (e->nwin_r == sizeof e->seen / sizeof e->seen[0]) {
+        e->win_full = true;
+        return;
+    }
+    e->seen[e->nwin_r].lo = lo;
+    e->seen[e->nwin_r].hi = hi;
+    e->seen[e->nwin_r].tag = tag;
+    e->nwin_r++;
+}
+
+static bool win_hits(const struct et_encoder *e, uint64_t lo, uint64_t hi)
+{
+    if (e->win_full)
+        return true;
+    unsigned tag = e->p.implicit_return == ET_IR_FIXED ? e->seg_implicit : 0;
+    for (unsigned i = 0; i < e->nwin_r; i++)
+        if (e->seen[i].tag == tag && lo <= e->seen[i].hi && hi >= e->seen[i].lo)
+            return true;
+    return false;
+}
+
+/* ---- the algorithm --------------------------------------------------------- */
+
+static bool ctx_reported(const struct et_encoder *e)
+{
+    return et_ctx_bits(&e->p) != 0;
+}
+
+/* Privilege change, or context change to report precisely (or as an
+ * asynchronous discontinuity): needs a sync packet at `c`. */
+static bool ppccd(const struct et_encoder *e, const struct ent *prev, const struct ent *c)
+{
+    if (!prev)
+        return false;
+    if (c->priv != prev->priv)
+        return true;
+    return ctx_reported(e) && c->context != prev->context && c->ctype >= RVT_CTYPE_PRECISE;
+}
+
+static bool pending_branches(const struct et_encoder *e)
+{
+    return e->branches || e->pbc || e->bp_fail || e->ret_since_branch;
+}
+
+/* An uninferable discontinuity by its class (before implicit-return and
+ * sequentially-inferable refinements). */
+static bool uninferable_itype(const struct ent *c)
+{
+    if (!c->retired)
+        return false;
+    switch (c->itype) {
+    case RVT_ITYPE_TRAPRET:
+    case RVT_ITYPE_UNINF_JUMP3:
+    case RVT_ITYPE_CALL_UNINF:
+    case RVT_ITYPE_JUMP_UNINF:
+    case RVT_ITYPE_COSWAP:
+    case RVT_ITYPE_RETURN:
+    case RVT_ITYPE_OTHER_UNINF:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Will the packet after one reporting c be a format 3 (or the end of trace)? */
+static bool next_is_f3(const struct et_encoder *e, const struct ent *c, const struct ent *n)
+{
+    if (c->retired && is_trap(c->itype))
+        return true;
+    if (!n || !n->qualified)
+        return true;
+    if (!n->retired && is_trap(n->itype))
+        return true;
+    if (ppccd(e, c, n))
+        return true;
+    if (e->resync_max && e->resync_count >= e->resync_max)
+        return true;
+    return false;
+}
+
+/* Will c's successor be an uninferable target (what the bookkeeping at the
+ * end of step() decides, without its side effects)? */
+static bool will_updiscon(const struct et_encoder *e, const struct ent *c, const struct ent *n)
+{
+    if (!c->retired || !uninferable_itype(c))
+        return false;
+    bool sij = c->sijump && e->p.sijump && !c->synced;
+    if (c->itype == RVT_ITYPE_TRAPRET)
+        return true;
+    if (c->itype != RVT_ITYPE_RETURN)
+        return !sij;
+    if (e->cs && e->ir_on && e->cs->count) {
+        uint64_t top;
+        rvt_cs_peek(e->cs, &top);
+        bool room = e->p.implicit_return != ET_IR_FIXED || e->seg_implicit < e->ir_max;
+        return !(n && top == n->addr && room);
+    }
+    return !sij;
+}
+
+/* A return the implicit-return stack predicts wrongly (its successor is
+ * reported with irreport).  A format 3 has no irreport, so a resync sync
+ * right after such a return would leave the decoder's walk to it with the
+ * stack's prediction: the resync waits one packet (the return's target is
+ * reported with format 1/2), and the resync's "branches first" packet is
+ * not sent at the return (a format 1 at the return not followed by a format
+ * 3 would read as an uninferable target; the target's packet carries the
+ * branches).  A sync packet that follows a packet reporting a return's own
+ * address (a privilege or precise context change right after it) is always
+ * at that return's successor: the decoder takes such a return as resolved
+ * by the sync address. */
+static bool mispredicted_ret(const struct et_encoder *e, const struct ent *c, const struct ent *n)
+{
+    return c->retired && c->itype == RVT_ITYPE_RETURN && e->cs && e->ir_on && e->cs->count &&
+           will_updiscon(e, c, n);
+}
+
+static bool after_misret(const struct ent *prev)
+{
+    return prev && prev->updiscon && prev->misret;
+}
+
+static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct ent *n, bool last)
+{
+    int rc = 0;
+    if (!c->qualified)
+        return 0;
+    const bool v026 = e->p.version == ET_V0_026;
+    if (!e->started) {
+        e->started = true;
+        if ((rc = send_support(e, true, ET_QUAL_NO_CHANGE)) < 0)
+            return rc;
+    }
+    if (e->lost) {
+        /* The first packet accepted after a loss is a support packet. */
+        e->fr.overflow = false;
+        if ((rc = send_support(e, true, ET_QUAL_TRACE_LOST)) < 0)
+            return rc;
+        if (e->fr.overflow)
+            return 0; /* still full: this instruction is lost too */
+        e->lost = false;
+        e->tracing = false;
+    }
+    const bool is_branch = c->retired && (c->itype == RVT_ITYPE_TAKEN || c->itype == RVT_ITYPE_NOT_TAKEN);
+    if (is_branch && e->tracing)
+        add_branch(e, c->addr, c->itype == RVT_ITYPE_TAKEN);
+    if (prev && !prev->qualified)
+        prev = NULL;
+    const bool first = !e->tracing || !prev;
+    const bool exc_only = !c->retired && is_trap(c->itype);
+    const bool prev_upd = prev && prev->updiscon;
+    bool handled = false;
+    bool inferred = false; /* c was reported by a packet not following an uninferable discontinuity */
+
+    if (!first && is_trap(prev->itype)) {
+        if (exc_only) {
+            if (!v026) /* a second trap before the handler's first instruction */
+                rc = send_trap(e, c, prev, false);
+            e->trep = false;
+        } else if (e->trep) {
+            rc = send_start(e, c);
+        } else {
+            rc = send_trap(e, c, prev, true);
+        }
+        e->trep = false;
+        handled = true;
+    } else if (exc_only) {
+        if (!first && prev_upd && !v026) {
+            /* exception at the target of an uninferable jump: the EPC */
+            rc = send_trap(e, c, c, false);
+            e->trep = true;
+        }
+        handled = true;
+    } else if (first || ppccd(e, prev, c) ||
+               (e->resync_max && e->resync_count > e->resync_max && !after_misret(prev))) {
+        rc = send_start(e, c);
+        handled = true;
+    }
+    if (rc < 0)
+        return rc;
+
+    if (!handled && prev_upd) {
+        if (e->pend_conflict) {
+            /* 2.0 irdepth cannot tell this return from an earlier implicit one
+             * at the same depth: report that earlier return's target first, as
+             * a notification (its depth is one less than the return's). */
+            bool pr = e->pend_ret;
+            unsigned pd = e->pend_depth;
+            if ((rc = send_address_at(e, e->pend_conflict_target, AK_NOTIFY, false, c->time,
+                                      e->pend_conflict_depth - 1)) < 0)
+                return rc;
+            e->pend_ret = pr;
+            e->pend_depth = pd;
+        }
+        bool upd = next_is_f3(e, c, n);
+        if (v026 && upd) {
+            /* 0.026 has no updiscon bit: an address followed by a format 3 is
+             * taken as the last instruction before it, so repeat the address. */
+            if ((rc = send_address(e, c->addr, AK_UPDISCON, false, c->time)) < 0)
+                return rc;
+            rc = send_address(e, c->addr, AK_INFERRED, false, c->time);
+            inferred = true;
+        } else {
+            rc = send_address(e, c->addr, AK_UPDISCON, upd, c->time);
+            e->upd_open = !upd;
+        }
+        c->reported = true;
+        handled = true;
+    } else if (!handled) {
+        bool resync_br = e->resync_max && e->resync_count == e->resync_max && pending_branches(e) &&
+                         !mispredicted_ret(e, c, n);
+        bool er_n = c->retired && is_trap(c->itype);
+        bool next_exc_only = n && n->qualified && !n->retired && is_trap(n->itype);
+        bool next_async = n && ctx_reported(e) && n->context != c->context && n->ctype == RVT_CTYPE_ASYNC;
+        /* Before a sync for a privilege or precise context change, report
+         * this instruction if the decoder could not otherwise tell where the
+         * path to the sync address ends: branches or implicit returns to
+         * report, an uninferable jump that keeps the privilege (a fall-through
+         * arrival at its target would look the same), or an uninferable
+         * target reported just before without the updiscon flag, or a
+         * return reported by the last packet (see mispredicted_ret). */
+        bool ppccd_br = n && ppccd(e, c, n) &&
+                        (pending_branches(e) || e->upd_open || (uninferable_itype(c) && n->priv == c->priv) ||
+                         e->pkt_ret);
+        if (resync_br || er_n || next_exc_only || next_async || ppccd_br) {
+            rc = send_address(e, c->addr, AK_INFERRED, false, c->time);
+            c->reported = true;
+            inferred = true;
+            handled = true;
+        } else if (e->bp_fail || e->branches == 31) {
+            /* a full map at the last traced instruction goes with its
+             * address (branches = 31) in the final packet instead */
+            if (!(n ? !n->qualified : last))
+                rc = send_branches_only(e, c->time);
+        } else if (e->pbc >= 31 && e->pbc - 31 == 0xffffffffu) {
+            /* the branch count is at its maximum: report with an address */
+            rc = send_address(e, c->addr, AK_INFERRED, false, c->time);
+            c->reported = true;
+            inferred = true;
+            handled = true;
+        }
+        if (rc < 0)
+            return rc;
+        if (!handled && prev && ctx_reported(e) && c->context != prev->context &&
+            c->ctype == RVT_CTYPE_IMPRECISE)
+            rc = send_context(e, c);
+    }
+    if (rc < 0)
+        return rc;
+
+    /* Execution about to re-enter code already run since the last branch
+     * or address: a later report there would be ambiguous (a loop without
+     * decisions, a function called twice); report this instruction. */
+    if (c->retired && c->last_of_rec) {
+        if (!c->reported && !is_branch)
+            win_add(e, c->rec_lo, c->rec_hi);
+        /* (an uninferable jump reports its target anyway) */
+        if (!c->reported && !v026 && n && n->retired && n->qualified && !will_updiscon(e, c, n) &&
+            win_hits(e, n->rec_lo, n->rec_hi)) {
+            if ((rc = send_address(e, c->addr, AK_NOTIFY, false, c->time)) < 0)
+                return rc;
+            c->reported = true;
+            inferred = true;
+        }
+    } else if (c->retired && c->reported && c->rec_hi > c->addr) {
+        /* first instruction of a block reported: the rest is still ahead */
+        win_add(e, c->addr + 2, c->rec_hi);
+    }
+
+    /* Trace-notify trigger (ingress port trigger value 4): report this
+     * instruction explicitly, with notify != address[MSB] (payload.adoc). */
+    if (c->notify && !c->reported && c->retired) {
+        if ((rc = send_address(e, c->addr, AK_NOTIFY, false, c->time)) < 0)
+            return rc;
+        c->reported = true;
+        inferred = true;
+    }
+
+    /* what a sync packet right after this one may rely on (see mispredicted_ret) */
+    c->misret = mispredicted_ret(e, c, n);
+    if (e->pkt_addr_valid && e->pkt_addr == c->addr && c->retired && c->itype == RVT_ITYPE_RETURN)
+        e->pkt_ret = true;
+
+    /* End of tracing: report the final instruction, then say so. */
+    if (n ? !n->qualified : last) {
+        /* ended_rep: the preceding packet was sent only because tracing
+         * ends (it does not follow an uninferable discontinuity) */
+        unsigned qual = (inferred || (!c->reported && e->last_inferred)) ? ET_QUAL_ENDED_REP : ET_QUAL_ENDED_NTR;
+        if (!c->reported && c->retired) {
+            if ((rc = send_address(e, c->addr, AK_INFERRED, false, c->time)) < 0)
+                return rc;
+            c->reported = true;
+            qual = ET_QUAL_ENDED_REP;
+        }
+        if ((rc = send_support(e, !last, qual)) < 0)
+            return rc;
+        e->tracing = false;
+        return 0;
+    }
+
+    /* Calls and returns: what makes the next instruction an uninferable target. */
+    c->updiscon = false;
+    if (!c->retired)
+        return 0;
+    unsigned it = c->itype;
+    bool sij = c->sijump && e->p.sijump && !c->synced;
+    uint64_t tmp;
+    switch (it) {
+    case RVT_ITYPE_TRAPRET:
+        c->updiscon = true;
+        break;
+    case RVT_ITYPE_UNINF_JUMP3:
+    case RVT_ITYPE_JUMP_UNINF:
+    case RVT_ITYPE_OTHER_UNINF:
+        c->updiscon = !sij;
+        break;
+    case RVT_ITYPE_CALL_UNINF:
+        c->updiscon = !sij;
+        if (e->cs)
+            rvt_cs_push(e->cs, c->next);
+        break;
+    case RVT_ITYPE_CALL_INF:
+        if (e->cs)
+            rvt_cs_push(e->cs, c->next);
+        break;
+    case RVT_ITYPE_COSWAP:
+        c->updiscon = !sij;
+        if (e->cs) {
+            if (e->pop_explicit)
+                rvt_cs_pop(e->cs, &tmp);
+            rvt_cs_push(e->cs, c->next);
+        }
+        break;
+    case RVT_ITYPE_RETURN: {
+        uint64_t top;
+        bool have_target = n != NULL;
+        if (e->cs && e->ir_on && e->cs->count) {
+            unsigned depth = e->cs->count;
+            rvt_cs_peek(e->cs, &top);
+            bool fixed = e->p.implicit_return == ET_IR_FIXED;
+            bool room = !fixed || e->seg_implicit < e->ir_max;
+            if (have_target && top == n->addr && room) {
+                /* implicit: not reported */
+                rvt_cs_pop(e->cs, &tmp);
+                e->seg_implicit++;
+                e->ret_since_branch = true;
+                if (e->depth_gen) {
+                    e->depth_gen[depth] = e->gen;
+                    e->depth_target[depth] = n->addr;
+                }
+                break;
+            }
+            c->updiscon = true;
+            e->pend_ret = true;
+            e->pend_depth = depth;
+            e->pend_count = e->seg_implicit;
+            e->pend_conflict = !fixed && e->depth_gen && e->depth_gen[depth] == e->gen;
+            if (e->pend_conflict) {
+                e->pend_conflict_target = e->depth_target[depth];
+                e->pend_conflict_depth = depth;
+            }
+            if (e->pop_explicit)
+                rvt_cs_pop(e->cs, &tmp);
+            break;
+        }
+        /* empty (or no) stack: the flow engine infers it when sequentially inferable */
+        c->updiscon = !sij;
+        if (sij && e->cs && e->pop_explicit)
+            rvt_cs_pop(e->cs, &tmp);
+        break;
+    }
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* ---- filters ------------------------------------------------------------------- */
+
+static bool cause_match(const struct et_params *p, const struct rvt_ing_rec *r)
+{
+    for (unsigned i = 0; i < p->n_causes; i++)
+        if (p->cause[i] == r->cause && p->cause_interrupt[i] == (r->itype == RVT_ITYPE_INTERRUPT))
+            return true;
+    return false;
+}
+
+static bool qualify(struct et_encoder *e, const struct rvt_ing_rec *r)
+{
+    const struct et_params *p = &e->p;
+    bool q = !(r->flags & RVT_ING_UNQUALIFIED); /* filtered out upstream */
+    if (p->n_ranges) {
+        uint64_t lo = r->iaddr, hi = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
+        bool any = false;
+        for (unsigned i = 0; i < p->n_ranges && !any; i++)
+            any = lo <= p->range[i].hi && hi >= p->range[i].lo;
+        q = any;
+    }
+    if (p->priv_mask && r->priv < 32 && !((p->priv_mask >> r->priv) & 1u))
+        q = false;
+    if (p->n_causes) {
+        /* trace the handlers of the selected causes, up to their trap return */
+        bool in = e->handler_depth && ((e->handler_bits >> (e->handler_depth - 1)) & 1u);
+        if (is_trap(r->itype)) {
+            /* the block before the trap keeps the current level */
+            bool cq = in;
+            if (e->handler_depth < 32) {
+                bool m = cause_match(p, r);
+                e->handler_bits = (e->handler_bits & ~(1u << e->handler_depth)) | ((m ? 1u : 0u) << e->handler_depth);
+                e->handler_depth++;
+                cq = cq || (r->iretire == 0 && m);
+            }
+            q = q && cq;
+        } else if (r->itype == RVT_ITYPE_TRAPRET) {
+            q = q && in;
+            if (e->handler_depth)
+                e->handler_depth--;
+        } else {
+            q = q && in;
+        }
+    }
+    return q;
+}
+
+/* ---- record intake -------------------------------------------------------------- */
+
+static int push_ent(struct et_encoder *e, const struct ent *x)
+{
+    if (e->nwin == 3) {
+        e->win[0] = e->win[1];
+        e->win[1] = e->win[2];
+        e->nwin = 2;
+    }
+    e->win[e->nwin++] = *x;
+    if (e->nwin >= 2) {
+        struct ent *prev = e->nwin == 3 ? &e->win[0] : NULL;
+        struct ent *cur = &e->win[e->nwin - 2];
+        int rc = step(e, prev, cur, &e->win[e->nwin - 1], false);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static uint8_t map_itype(const struct et_params *p, uint8_t it)
+{
+    if (p->itype_width_p != 3)
+        return it;
+    switch (it) {
+    case RVT_ITYPE_CALL_UNINF:
+    case RVT_ITYPE_JUMP_UNINF:
+    case RVT_ITYPE_COSWAP:
+    case RVT_ITYPE_RETURN:
+    case RVT_ITYPE_OTHER_UNINF:
+        return RVT_ITYPE_UNINF_JUMP3;
+    case RVT_ITYPE_CALL_INF:
+    case RVT_ITYPE_JUMP_INF:
+    case RVT_ITYPE_OTHER_INF:
+        return RVT_ITYPE_NONE;
+    default:
+        return it;
+    }
+}
+
+int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
+{
+    if (e->diag.code)
+        return -e->diag.code;
+    if (e->finished)
+        return rvt_fail(&e->diag, RVT_ERR_INVAL, "record after the end of the trace");
+    e->records++;
+    if (r->iretire == 0 && !is_trap(r->itype))
+        return 0;
+    if (r->iretire && r->iretire < (1u << r->ilastsize))
+        return rvt_fail(&e->diag, RVT_ERR_INVAL, "iretire %" PRIu32 " halfwords is shorter than its last instruction",
+                        r->iretire);
+    if (r->itype == 7 || (r->itype == RVT_ITYPE_UNINF_JUMP3 && e->p.itype_width_p == 4) || r->itype > 15)
+        return rvt_fail(&e->diag, RVT_ERR_INVAL, "itype %u is reserved", r->itype);
+    if (r->priv >> e->p.privilege_width_p)
+        return rvt_fail(&e->diag, RVT_ERR_OVERFLOW, "privilege %u does not fit privilege_width_p = %u", r->priv,
+                        e->p.privilege_width_p);
+    if (et_ctx_bits(&e->p) && et_ctx_bits(&e->p) < 64 && (r->context >> et_ctx_bits(&e->p)))
+        return rvt_fail(&e->diag, RVT_ERR_OVERFLOW, "context 0x%" PRIx64 " does not fit context_width_p = %u",
+                        r->context, e->p.context_width_p);
+    if (e->p.iaddress_width_p < 64 && (r->iaddr >> e->p.iaddress_width_p))
+        return rvt_fail(&e->diag, RVT_ERR_OVERFLOW, "address 0x%" PRIx64 " wider than iaddress_width_p = %u",
+                        r->iaddr, e->p.iaddress_width_p);
+    bool q = qualify(e, r);
+    struct ent x;
+    memset(&x, 0, sizeof x);
+    x.tval = r->tval;
+    x.context = r->context;
+    x.time = (r->flags & RVT_ING_HAS_TIME) ? r->time & mask64(et_time_bits(&e->p)) : 0;
+    x.has_time = (r->flags & RVT_ING_HAS_TIME) != 0;
+    x.cause = r->cause;
+    x.priv = r->priv;
+    x.qualified = q;
+    x.rec_lo = r->iaddr;
+    x.rec_hi = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
+    uint8_t itype = map_itype(&e->p, r->itype);
+    if (r->iretire > (1u << r->ilastsize)) {
+        /* first instruction of a multi-instruction block */
+        x.addr = r->iaddr;
+        x.itype = RVT_ITYPE_NONE;
+        x.retired = true;
+        x.ctype = r->ctype;
+        int rc = push_ent(e, &x);
+        if (rc < 0)
+            return rc;
+        x.ctype = 0;
+    } else {
+        x.ctype = r->ctype;
+    }
+    x.retired = r->iretire != 0;
+    x.last_of_rec = true;
+    x.addr = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
+    x.next = rvt_ing_next_addr(r);
+    x.itype = itype;
+    x.sijump = (r->flags & RVT_ING_SIJUMP) != 0;
+    x.notify = (r->flags & RVT_ING_NOTIFY) != 0 && x.retired;
+    return push_ent(e, &x);
+}
+
+int et_enc_finish(struct et_encoder *e)
+{
+    if (e->diag.code)
+        return -e->diag.code;
+    if (e->finished)
+        return 0;
+    e->finished = true;
+    if (e->nwin >= 1) {
+        struct ent *prev = e->nwin >= 2 ? &e->win[e->nwin - 2] : NULL;
+        struct ent *cur = &e->win[e->nwin - 1];
+        int rc = step(e, prev, cur, NULL, true);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- lifecycle --------------------------------------------------------------- */
+
+void et_enc_free(struct et_encoder *e)
+{
+    if (!e)
+        return;
+    et_bpred_free(&e->bp);
+    et_jtc_free(&e->jtc);
+    free(e->cs);
+    free(e->depth_gen);
+    free(e->depth_target);
+    free(e);
+}
+
+unsigned et_callstack_depth(const struct et_params *p)
+{
+    if (p->implicit_return == ET_IR_OFF)
+        return 0;
+    if (p->return_stack_size_p)
+        return 1u << p->return_stack_size_p;
+    if (p->call_counter_size_p)
+        return (1u << p->call_counter_size_p) - 1;
+    return 0;
+}
+
+int et_enc_new(struct et_encoder **out, const struct et_params *p, const struct rvt_byte_sink *sink,
+               struct rvt_diag *d)
+{
+    *out = NULL;
+    int rc = et_params_check(p, d);
+    if (rc < 0)
+        return rc;
+    struct et_encoder *e = calloc(1, sizeof *e);
+    if (!e)
+        return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
+    e->p = *p;
+    et_framer_init(&e->fr, &e->p, sink);
+    e->resync_max = p->resync_max < 0 ? 0 : (uint64_t)1 << (p->resync_max + 4);
+    map_reset(e);
+    unsigned shift = p->iaddress_lsb_p >= 2 ? 2 : 1;
+    if ((p->branch_prediction && et_bpred_init(&e->bp, p->bpred_size_p, shift) < 0) ||
+        (p->jump_target_cache && et_jtc_init(&e->jtc, p->cache_size_p, shift) < 0)) {
+        et_enc_free(e);
+        return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
+    }
+    unsigned depth = et_callstack_depth(p);
+    if (depth) {
+        e->cs = malloc(sizeof *e->cs);
+        e->depth_gen = calloc(depth + 2, sizeof *e->depth_gen);
+        e->depth_target = calloc(depth + 2, sizeof *e->depth_target);
+        if (!e->cs || !e->depth_gen || !e->depth_target) {
+            et_enc_free(e);
+            return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
+        }
+        rvt_cs_init(e->cs, depth, RVT_CS_DROP_OLDEST);
+        e->ir_on = true;
+        e->pop_explicit = p->implicit_return == ET_IR_FIXED;
+        e->ir_max = (unsigned)mask64(et_irdepth_bits(p));
+        e->gen = 1;
+    }
+    *out = e;
+    return 0;
+}

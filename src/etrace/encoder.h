@@ -1,0 +1,21 @@
+/* E-Trace encoder: ingress records -> te_inst packets (internal API). */
+#ifndef RVT_ETRACE_ENCODER_H
+#define RVT_ETRACE_ENCODER_H
+
+#include "etrace/etrace.h"
+
+struct et_encoder;
+
+int et_enc_new(struct et_encoder **out, const struct et_params *p, const struct rvt_byte_sink *sink,
+               struct rvt_diag *d);
+int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r);
+int et_enc_finish(struct et_encoder *e);
+const char *et_enc_error(const struct et_encoder *e);
+void et_enc_stats(const struct et_encoder *e, struct rvt_codec_stats *st);
+void et_enc_free(struct et_encoder *e);
+
+/* Optional observer of every packet produced (tests, dumps). */
+typedef void (*et_packet_fn)(void *ctx, const struct et_packet *k, unsigned full_bits, unsigned sent_bits);
+void et_enc_set_observer(struct et_encoder *e, et_packet_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,288 @@
+/* E-Trace framing.
+ *
+ * encap:  the RISC-V Unformatted Trace & Diagnostic Data Packet
+ *         Encapsulation: header byte (length:5, flow:2, extend:1), srcID
+ *         (0..16 bits), optional timestamp (T bytes), payload (type field,
+ *         then the te_inst bits), padded to whole bytes.  Null packets are
+ *         single header bytes with length 0 (0x00 idle, 0x80 alignment); a
+ *         run of N = 31 + T + S idles and one alignment lets a decoder find
+ *         packet boundaries anywhere in a buffer.
+ * refraw: the reference flow's .te_inst_raw: header byte
+ *         (msg_type << 5 | payload length), then the payload LSB first.
+ */
+#include "etrace/etrace.h"
+
+#include <string.h>
+
+#define REFRAW_TE_INST 2
+#define REFRAW_TE_DATA 3
+#define REFRAW_TE_SUPPORT_026 0
+
+#define ENCAP_TYPE_INST 0
+#define ENCAP_TYPE_DATA 1
+#define ENCAP_TYPE_SUPPORT_026 2
+
+static void bw_put(uint8_t *buf, unsigned *pos, uint64_t v, unsigned w)
+{
+    for (unsigned i = 0; i < w; i++, (*pos)++)
+        if ((v >> i) & 1u)
+            buf[*pos / 8] |= (uint8_t)(1u << (*pos % 8));
+}
+
+static uint64_t br_get(const uint8_t *buf, unsigned *pos, unsigned w)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < w; i++, (*pos)++)
+        v |= (uint64_t)((buf[*pos / 8] >> (*pos % 8)) & 1u) << i;
+    return v;
+}
+
+static unsigned encap_sync_len(const struct et_params *p)
+{
+    return 31 + p->ts_bytes + p->src_bits / 8;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+void et_framer_init(struct et_framer *fr, const struct et_params *p, const struct rvt_byte_sink *sink)
+{
+    memset(fr, 0, sizeof *fr);
+    fr->p = p;
+    fr->sink = *sink;
+}
+
+static int emit(struct et_framer *fr, const uint8_t *b, size_t n, struct rvt_diag *d)
+{
+    long w = fr->sink.write(fr->sink.ctx, b, n);
+    if (w < 0)
+        return rvt_fail(d, (enum rvt_err)(-w), "etrace: output sink failed: %s", rvt_errstr((int)w));
+    fr->bytes += (uint64_t)w;
+    fr->since_sync += (uint64_t)w;
+    if ((size_t)w < n) {
+        fr->lost += n - (size_t)w;
+        fr->overflow = true;
+    } else {
+        fr->overflow = false;
+    }
+    return 0;
+}
+
+int et_framer_sync(struct et_framer *fr, struct rvt_diag *d)
+{
+    if (fr->p->framing != ET_FRAME_ENCAP)
+        return 0;
+    uint8_t seq[64];
+    unsigned n = encap_sync_len(fr->p);
+    memset(seq, 0, n);
+    seq[n] = 0x80; /* null.alignment: length 0, extend 1 */
+    int rc = emit(fr, seq, n + 1, d);
+    fr->since_sync = 0;
+    return rc;
+}
+
+int et_framer_put(struct et_framer *fr, const struct et_bits *b, uint8_t msg, uint64_t time, struct rvt_diag *d)
+{
+    const struct et_params *p = fr->p;
+    unsigned keep = et_bits_compressed_len(b);
+    unsigned sign = keep ? (unsigned)(b->w[(keep - 1) / 64] >> ((keep - 1) % 64)) & 1u : 0;
+    uint8_t out[80];
+    memset(out, 0, sizeof out);
+
+    if (p->framing == ET_FRAME_REFRAW) {
+        unsigned nbytes = (keep + 7) / 8;
+        if (nbytes > 31)
+            return rvt_fail(d, RVT_ERR_OVERFLOW,
+                            "etrace: packet of %u bytes does not fit the reference raw header (max 31)", nbytes);
+        unsigned mt = msg == ET_MSG_TE_SUPPORT ? REFRAW_TE_SUPPORT_026 : REFRAW_TE_INST;
+        out[0] = (uint8_t)(mt << 5 | nbytes);
+        unsigned pos = 8;
+        for (unsigned i = 0; i < nbytes * 8; i++) {
+            unsigned bit = i < keep ? (unsigned)(b->w[i / 64] >> (i % 64)) & 1u : sign;
+            bw_put(out, &pos, bit, 1);
+        }
+        return emit(fr, out, 1 + nbytes, d);
+    }
+
+    /* encap */
+    if (!fr->started) {
+        fr->started = true;
+        int rc = et_framer_sync(fr, d);
+        if (rc < 0)
+            return rc;
+    } else if (p->sync_period && p->sync_period != ~0u && fr->since_sync >= p->sync_period) {
+        int rc = et_framer_sync(fr, d);
+        if (rc < 0)
+            return rc;
+    }
+    unsigned type = msg == ET_MSG_TE_SUPPORT ? ENCAP_TYPE_SUPPORT_026 : ENCAP_TYPE_INST;
+    bool extend = p->ts_bytes > 0;
+    unsigned src_rem = p->src_bits % 8, S = p->src_bits / 8;
+    unsigned body = p->type_bits + keep;
+    unsigned length = (body + src_rem + 7) / 8;
+    if (length > 31)
+        return rvt_fail(d, RVT_ERR_OVERFLOW, "etrace: packet payload of %u bits does not fit an encapsulation "
+                        "packet (max 31 bytes)", body);
+    unsigned total = 1 + S + (extend ? p->ts_bytes : 0) + length;
+    out[0] = (uint8_t)(length | (p->flow << 5) | (extend ? 0x80u : 0u));
+    unsigned pos = 8;
+    bw_put(out, &pos, p->src_id, p->src_bits);
+    if (extend)
+        bw_put(out, &pos, time, p->ts_bytes * 8);
+    bw_put(out, &pos, type, p->type_bits);
+    for (unsigned i = 0; i < keep; i++)
+        bw_put(out, &pos, (b->w[i / 64] >> (i % 64)) & 1u, 1);
+    while (pos < total * 8)
+        bw_put(out, &pos, sign, 1);
+    return emit(fr, out, total, d);
+}
+
+/* ---- input ------------------------------------------------------------------ */
+
+void et_deframer_init(struct et_deframer *df, const struct et_params *p, const uint8_t *buf, size_t len)
+{
+    df->p = p;
+    df->buf = buf;
+    df->len = len;
+    df->pos = 0;
+}
+
+size_t et_encap_find_sync(const struct et_params *p, const uint8_t *buf, size_t len, size_t pos)
+{
+    size_t need = encap_sync_len(p) + 1, run = 0;
+    for (size_t i = pos; i < len; i++) {
+        if ((buf[i] & 0x1f) == 0) {
+            run++;
+            continue;
+        }
+        if (run >= need)
+            return i;
+        run = 0;
+    }
+    return len;
+}
+
+bool et_deframer_resync(struct et_deframer *df)
+{
+    if (df->pos >= df->len)
+        return false;
+    if (df->p->framing == ET_FRAME_ENCAP) {
+        df->pos = et_encap_find_sync(df->p, df->buf, df->len, df->pos + 1);
+    } else {
+        df->pos++;
+    }
+    return df->pos < df->len;
+}
+
+static void fill_bits(struct et_frame *fr, const uint8_t *src, unsigned start_bit, unsigned nbits)
+{
+    memset(&fr->bits, 0, sizeof fr->bits);
+    if (start_bit % 8 == 0) { /* the usual case: whole bytes */
+        const uint8_t *p = src + start_bit / 8;
+        for (unsigned i = 0; i < (nbits + 7) / 8; i++)
+            fr->bits.w[i / 8] |= (uint64_t)p[i] << (8 * (i % 8));
+        if (nbits % 64)
+            fr->bits.w[nbits / 64] &= (1ull << (nbits % 64)) - 1;
+        fr->bits.n = nbits;
+        return;
+    }
+    unsigned pos = start_bit;
+    for (unsigned i = 0; i < nbits; i++) {
+        uint64_t bit = br_get(src, &pos, 1);
+        fr->bits.w[i / 64] |= bit << (i % 64);
+    }
+    fr->bits.n = nbits;
+}
+
+int et_deframer_next(struct et_deframer *df, struct et_frame *fr, struct rvt_diag *d)
+{
+    const struct et_params *p = df->p;
+    memset(fr, 0, sizeof *fr);
+    if (df->pos >= df->len)
+        return 0;
+    const uint8_t *b = df->buf + df->pos;
+    size_t avail = df->len - df->pos;
+    fr->offset = df->pos;
+    uint8_t h = b[0];
+
+    if (p->framing == ET_FRAME_REFRAW) {
+        unsigned n = h & 0x1f, mt = (h >> 5) & 3;
+        if (h & 0x80)
+            return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%zx: raw header 0x%02x has bit 7 set (expected 0)",
+                            df->pos, h);
+        if (n == 0)
+            return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%zx: raw header 0x%02x with payload length 0", df->pos,
+                            h);
+        if (1 + (size_t)n > avail) {
+            df->pos = df->len;
+            return rvt_fail(d, RVT_ERR_TRUNCATED,
+                            "offset 0x%llx: packet of %u payload bytes, only %zu bytes left",
+                            (unsigned long long)fr->offset, n, avail - 1);
+        }
+        fr->size = 1 + n;
+        fr->type = (uint8_t)mt;
+        if (mt == REFRAW_TE_DATA)
+            fr->is_data = true;
+        else if (mt == REFRAW_TE_INST)
+            fr->msg = ET_MSG_TE_INST;
+        else if (mt == REFRAW_TE_SUPPORT_026 && p->version == ET_V0_026)
+            fr->msg = ET_MSG_TE_SUPPORT;
+        else
+            return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%zx: raw header 0x%02x: unknown msg_type %u", df->pos, h,
+                            mt);
+        fr->payload_bytes = b + 1;
+        fill_bits(fr, b + 1, 0, n * 8);
+        df->pos += fr->size;
+        return 1;
+    }
+
+    /* encap */
+    unsigned length = h & 0x1f;
+    fr->flow = (uint8_t)((h >> 5) & 3);
+    if (length == 0) {
+        fr->is_null = true;
+        fr->size = 1;
+        df->pos++;
+        return 1;
+    }
+    bool extend = (h & 0x80) != 0;
+    if (extend && p->ts_bytes == 0)
+        return rvt_fail(d, RVT_ERR_FORMAT,
+                        "offset 0x%zx: encapsulation header 0x%02x has extend set but no timestamp is configured",
+                        df->pos, h);
+    unsigned S = p->src_bits / 8;
+    size_t total = 1 + S + (extend ? p->ts_bytes : 0) + length;
+    if (total > avail) {
+        df->pos = df->len;
+        return rvt_fail(d, RVT_ERR_TRUNCATED, "offset 0x%llx: packet of %zu bytes, only %zu bytes left",
+                        (unsigned long long)fr->offset, total, avail);
+    }
+    fr->size = total;
+    unsigned pos = 8;
+    fr->src_id = (unsigned)br_get(b, &pos, p->src_bits);
+    if (df->only_src && p->src_bits && fr->src_id != p->src_id) {
+        fr->is_other = true; /* another hart's packet through the funnel */
+        df->pos += total;
+        return 1;
+    }
+    if (extend) {
+        fr->timestamp = br_get(b, &pos, p->ts_bytes * 8);
+        fr->has_ts = true;
+    }
+    fr->type = (uint8_t)br_get(b, &pos, p->type_bits);
+    unsigned end = (unsigned)total * 8;
+    if (end <= pos)
+        return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%zx: encapsulated packet has no payload bits", df->pos);
+    if (p->type_bits && fr->type == ENCAP_TYPE_DATA) {
+        fr->is_data = true;
+    } else if (p->type_bits && fr->type == ENCAP_TYPE_SUPPORT_026 && p->version == ET_V0_026) {
+        fr->msg = ET_MSG_TE_SUPPORT;
+    } else if (fr->type != ENCAP_TYPE_INST) {
+        return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%zx: encapsulation payload type %u is not instruction trace",
+                        df->pos, fr->type);
+    }
+    fill_bits(fr, b, pos, end - pos);
+    if (pos % 8 == 0)
+        fr->payload_bytes = b + pos / 8;
+    df->pos += total;
+    return 1;
+}

