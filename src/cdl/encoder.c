@@ -61,7 +61,6 @@ struct cdl_enc {
     uint64_t bytes_out;
     bool dropping;         /* the sink refused data: discard fields until the next record boundary */
     bool loss_due;         /* the lost marker goes out at the next record boundary */
-    uint64_t losses;       /* refusals (stream output) */
     uint64_t image_lost;   /* recorder image bytes the sink refused at finish */
 
     /* Recorder buffer (buffer > 0): one nybble per byte, 2*buffer entries. */
@@ -146,7 +145,6 @@ static void refused(struct cdl_enc *e, size_t cut)
     uint64_t at = 2 * e->bytes_out;
     while (e->nsp && e->sp[e->nsp - 1].nybble >= at)
         e->nsp--;
-    e->losses++;
     e->dropping = true;
     e->loss_due = true;
 }

@@ -80,7 +80,6 @@ struct dbg_enc {
     size_t nstage, stage_bound, last_start;
     bool dropping;          /* the sink refused data: packets are discarded until the next group */
     bool loss_due;          /* ...then Trace Disabled and the sync fields go out */
-    uint64_t losses;
     uint8_t *ram;
     bool halted;
 
@@ -161,7 +160,6 @@ static void refused(struct dbg_enc *e, size_t cut)
     e->pos = 2 * e->bytes_out + rest;
     while (e->nsp && e->sp[e->nsp - 1].nybble >= 2 * e->bytes_out)
         e->nsp--;
-    e->losses++;
     e->dropping = true;
     e->loss_due = true;
 }
