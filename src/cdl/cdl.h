@@ -28,6 +28,14 @@
  *   111x       reserved (rejected)
  *   0000       skip; a run of >= sync_nybbles zeros between cycles is a
  *              sync mark, always followed by a PC data field
+ *
+ * Every PC and RFW field carries at least one data byte, so the two data
+ * fields without data are free for the recorder's own indications:
+ *   1100 0000  stop: tracing stopped after the instructions reported (a
+ *              filter or trigger turned it off; the last one of a recording
+ *              marks its end).  A sync mark and PC resume.
+ *   1100 1000  lost: trace data was dropped here (the output refused it).
+ *              A sync mark and PC resume.
  */
 #ifndef RVT_CDL_H
 #define RVT_CDL_H
@@ -69,7 +77,9 @@ enum cdl_field_kind {
     CDL_F_SEQ,        /* 0SSS */
     CDL_F_NONSEQ,     /* 10NN */
     CDL_F_DATA,       /* 1100 RNNN data */
-    CDL_F_TRACEPOINT  /* 1101 NNNN */
+    CDL_F_TRACEPOINT, /* 1101 NNNN */
+    CDL_F_STOP,       /* 1100 0000: trace stopped (or the recording ends) */
+    CDL_F_LOST        /* 1100 1000: trace data dropped */
 };
 
 /* Largest data field: RV64 register write = rd byte + 8 value bytes. */
@@ -95,7 +105,7 @@ struct cdl_field {
 unsigned cdl_data_bytes(unsigned nnn, unsigned xlen);
 
 /* Fill a DATA field with the shortest length code for the value (PC) or
- * rd/value (RFW). */
+ * rd/value (RFW), at least one byte (the empty fields are the markers). */
 void cdl_field_pc(struct cdl_field *f, uint64_t pc, unsigned xlen);
 void cdl_field_rfw(struct cdl_field *f, unsigned rd, uint64_t value, unsigned xlen);
 
@@ -108,6 +118,10 @@ unsigned cdl_field_encode(const struct cdl_field *f, unsigned xlen, uint8_t *nyb
  * (reserved code, data wider than xlen allows, register number > 63). */
 int cdl_field_decode(const uint8_t *nyb, size_t avail, unsigned xlen, struct cdl_field *f,
                      struct rvt_diag *d);
+
+/* Length in nybbles of the field starting at nyb[0] (0 if the available
+ * nybbles do not hold its length code).  Fields the encoder wrote only. */
+unsigned cdl_field_len(const uint8_t *nyb, size_t avail, unsigned xlen);
 
 /* One line of text for a field ("seq 3", "data pc 0x80000010 (8 nybbles)"). */
 int cdl_field_format(const struct cdl_field *f, char *buf, size_t size);
@@ -229,6 +243,8 @@ struct cdl_cycle {
     bool rfw, tracepoint; /* register-file write / tracepoint of the instruction */
     uint8_t rd, tp_type;
     uint64_t rfw_value;
+    bool notify;          /* a trigger asks for the instruction's address (RVT_ING_NOTIFY) */
+    uint64_t addr;        /* the instruction's address (set with notify) */
 };
 /* The cycles of an ingress record of n instructions whose successor is
  * `next` (unknown at the end of the trace). */

@@ -7,6 +7,11 @@
  * Any disagreement (a count running into a jump, a PC the code cannot
  * reach, a malformed field) is reported with its byte offset and decoding
  * resumes at the next sync point.
+ *
+ * The stop marker is a trace-off gap (RVT_GAP_TRACE_OFF), unless nothing
+ * follows it: then it is the end of the recording.  The lost marker is a
+ * loss (RVT_GAP_LOST); so is a recording that does not end with a stop
+ * marker (the output stopped taking data, or the buffer halted).
  */
 #include "cdl/cdl.h"
 
@@ -35,6 +40,8 @@ struct cdl_dec {
     size_t field_pos;
 
     bool synced;
+    bool ended;           /* a stop marker with nothing after it: the recording is complete */
+    size_t data_end;      /* stream position after the last non-zero nybble */
     uint64_t seq_acc;     /* sequential instructions counted, not yet walked */
     size_t seq_pos;       /* position of the first of those counts */
     unsigned zero_run;    /* skip nybbles just before the current field */
@@ -55,10 +62,17 @@ const char *cdl_dec_error(const struct cdl_dec *dec)
     return dec->diag.msg;
 }
 
+/* Raw nybble offset in the input of stream position pos (a rotated raw
+ * image wraps; the end of a linear one stays at its length). */
+static uint64_t raw_nyb(const struct cdl_dec *dec, size_t pos)
+{
+    uint64_t raw = dec->base + pos;
+    return dec->total && dec->base && raw >= dec->total ? raw % dec->total : raw;
+}
+
 static uint64_t byte_offset(const struct cdl_dec *dec, size_t pos)
 {
-    uint64_t raw = dec->total ? (dec->base + pos) % dec->total : pos;
-    return raw / 2;
+    return raw_nyb(dec, pos) / 2;
 }
 
 static int note(struct cdl_dec *dec, uint8_t kind, uint8_t reason, uint64_t addr, uint64_t value, uint64_t index,
@@ -97,8 +111,7 @@ static int trace_error(struct cdl_dec *dec, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    size_t pos = dec->field_pos;
-    uint64_t raw = dec->total ? (dec->base + pos) % dec->total : pos;
+    uint64_t raw = raw_nyb(dec, dec->field_pos);
     snprintf(dec->text, sizeof dec->text, "cdl: offset 0x%" PRIx64 " (nybble %u): %s", raw / 2, (unsigned)(raw & 1),
              what);
     if (dec->cfg.strict)
@@ -112,7 +125,7 @@ static int trace_error(struct cdl_dec *dec, const char *fmt, ...)
         rc = note(dec, RVT_NOTE_ERROR, RVT_GAP_ERROR, 0, 0, dec->nc_index, dec->text);
         dec->blk_n = 0;
     } else {
-        rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
+        rvt_flow_set_offset(dec->flow, byte_offset(dec, dec->field_pos));
         rc = rvt_flow_gap(dec->flow, RVT_GAP_ERROR, dec->text);
     }
     if (rc < 0)
@@ -271,17 +284,14 @@ static int apply_pc(struct cdl_dec *dec, uint64_t pc)
         uint64_t at = rvt_flow_pc(dec->flow);
         if (rvt_flow_have_pc(dec->flow) && at == pc)
             return 1;
-        if (dec->after_mark) {
-            /* A sync mark with another address: trace was not recorded in
-             * between (filtered out, or lost by the sink). */
-            snprintf(dec->text, sizeof dec->text,
-                     "cdl: offset 0x%" PRIx64 ": the trace resumes at 0x%" PRIx64 " after a sync mark, not at 0x%" PRIx64
-                     " (trace off or data lost in between)",
-                     byte_offset(dec, dec->field_pos), pc, at);
-            rc = rvt_flow_gap(dec->flow, RVT_GAP_LOST, dec->text);
-        } else {
+        /* Trace off and dropped data have their own markers: a sync mark
+         * with another address means the trace in between is damaged. */
+        if (dec->after_mark)
+            rc = trace_error(dec, "the trace resumes at 0x%" PRIx64 " after a sync mark, but the code continues at "
+                                  "0x%" PRIx64 " (data lost or damaged in between)",
+                             pc, at);
+        else
             rc = trace_error(dec, "PC data 0x%" PRIx64 " but the code continues at 0x%" PRIx64, pc, at);
-        }
         if (rc < 0)
             return rc;
         /* The PC field itself is sound: restart there. */
@@ -293,11 +303,60 @@ static int apply_pc(struct cdl_dec *dec, uint64_t pc)
     }
 }
 
+/* ---- markers (all modes) ------------------------------------------------- */
+
+static int nc_emit(struct cdl_dec *dec, uint8_t end, uint64_t next);
+
+/* A stop or lost marker: everything before it is reported, then the gap.
+ * A stop marker with nothing but skips after it ends the recording. */
+static int apply_marker(struct cdl_dec *dec, const struct cdl_field *f)
+{
+    int rc;
+    bool lost = f->kind == CDL_F_LOST;
+    bool end = !lost && dec->field_pos + 2 >= dec->data_end;
+    bool flow = (dec->cfg.pack & CDL_PACK_FLOW) != 0;
+    bool was_synced = dec->synced;
+    if (end)
+        dec->ended = true;
+    if (dec->synced && flow) {
+        /* A jump or trap whose target was not traced before the trace
+         * ended or stopped leaves nothing pending. */
+        if (!dec->seq_acc && (dec->pending == PEND_TARGET || dec->pending == PEND_TRAP))
+            dec->pending = PEND_NONE;
+        if (dec->nocode) {
+            dec->pending = PEND_NONE;
+            if ((rc = nc_emit(dec, end ? RVT_END_SEQ : RVT_END_GAP, 0)) < 0)
+                return rc;
+        } else if ((rc = flush_seq(dec, -1)) <= 0) {
+            return rc;
+        }
+    }
+    dec->synced = false;
+    dec->pending = PEND_NONE;
+    dec->seq_acc = 0;
+    if (end || (!lost && !was_synced))
+        return 1; /* the end, or a stop where nothing was being traced */
+    uint64_t off = byte_offset(dec, dec->field_pos);
+    if (lost)
+        snprintf(dec->text, sizeof dec->text,
+                 "cdl: offset 0x%" PRIx64 ": trace data was dropped here (lost marker: the output refused it)", off);
+    else
+        snprintf(dec->text, sizeof dec->text, "cdl: offset 0x%" PRIx64 ": trace stopped (stop marker)", off);
+    uint8_t reason = lost ? RVT_GAP_LOST : RVT_GAP_TRACE_OFF;
+    if (dec->nocode || !flow)
+        rc = note(dec, RVT_NOTE_GAP, reason, 0, 0, dec->nocode ? dec->nc_index : UINT64_MAX, dec->text);
+    else
+        rc = rvt_flow_gap(dec->flow, (enum rvt_gap_reason)reason, dec->text);
+    return rc < 0 ? rc : 1;
+}
+
 static int apply_code(struct cdl_dec *dec, const struct cdl_field *f)
 {
     int rc;
     if (f->kind == CDL_F_SKIP)
         return 1;
+    if (f->kind == CDL_F_STOP || f->kind == CDL_F_LOST)
+        return apply_marker(dec, f);
     if (!dec->synced && f->kind != CDL_F_DATA)
         return 1;
     if (f->kind == CDL_F_SEQ) {
@@ -350,6 +409,8 @@ static int apply_nocode(struct cdl_dec *dec, const struct cdl_field *f)
     static const uint8_t ends[4] = {RVT_END_BRANCH, RVT_END_JUMP, RVT_END_TRAP, RVT_END_TRAPRET};
     if (f->kind == CDL_F_SKIP)
         return 1;
+    if (f->kind == CDL_F_STOP || f->kind == CDL_F_LOST)
+        return apply_marker(dec, f);
     if (f->kind == CDL_F_DATA && f->reason == CDL_DATA_RFW)
         return data_note(dec, RVT_DATA_REG_WRITE, f->rd, f->value,
                          dec->synced && dec->nc_index ? dec->nc_index - 1 : UINT64_MAX);
@@ -402,6 +463,10 @@ static int apply_log(struct cdl_dec *dec, const struct cdl_field *f)
 {
     int rc;
     switch (f->kind) {
+    case CDL_F_STOP:
+    case CDL_F_LOST:
+        dec->synced = dec->synced || f->kind == CDL_F_STOP; /* a log is "traced" from its start */
+        return apply_marker(dec, f);
     case CDL_F_DATA:
         if (f->reason == CDL_DATA_RFW)
             return data_note(dec, RVT_DATA_REG_WRITE, f->rd, f->value, UINT64_MAX);
@@ -495,7 +560,14 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
     dec->len = nlen;
     dec->total = 2 * (uint64_t)len;
     dec->synced = false;
+    dec->ended = false;
     dec->pending = PEND_NONE;
+    dec->data_end = 0;
+    for (size_t i = nlen; i > 0; i--)
+        if (nyb[i - 1]) {
+            dec->data_end = i;
+            break;
+        }
 
     size_t pos;
     bool boundary = starts_at_boundary(&dec->cfg, len);
@@ -529,31 +601,17 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
     }
 
     rc = 0;
+    bool reached_end = true; /* the parse got to the end of the data */
+    size_t cut_at = SIZE_MAX; /* a field cut by the end of the data starts here */
     while (pos < nlen) {
         struct cdl_field f;
         dec->field_pos = pos;
         int n = cdl_field_decode(nyb + pos, nlen - pos, dec->cfg.xlen, &f, &dec->diag);
         if (n == 0) {
-            /* Cut by the end of the recording. */
-            if (!dec->nocode && dec->synced && (dec->cfg.pack & CDL_PACK_FLOW) && (rc = flush_seq(dec, -1)) < 0)
-                goto out;
-            rc = 0;
-            bool nonzero = false;
-            for (size_t i = pos; i < nlen; i++)
-                nonzero |= nyb[i] != 0;
-            if (nonzero) {
-                snprintf(dec->text, sizeof dec->text,
-                         "cdl: offset 0x%" PRIx64 ": the trace ends inside a field (%zu nybbles left)",
-                         byte_offset(dec, pos), nlen - pos);
-                if (dec->nocode)
-                    rc = note(dec, RVT_NOTE_GAP, RVT_GAP_END, 0, 0, dec->nc_index, dec->text);
-                else {
-                    rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
-                    rc = rvt_flow_gap(dec->flow, RVT_GAP_END, dec->text);
-                }
-                if (rc < 0)
-                    goto out;
-            }
+            /* Cut by the end of the recording (reported below). */
+            for (size_t i = pos; i < nlen && cut_at == SIZE_MAX; i++)
+                if (nyb[i])
+                    cut_at = pos;
             break;
         }
         if (n < 0) {
@@ -580,22 +638,25 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
             goto out;
         if (rc == 0) {
             /* Resynchronise at the next sync point after the bad field. */
-            if (!cdl_next_sync(nyb, nlen, dec->field_pos + 1, &dec->cfg, false, &pos))
+            if (!cdl_next_sync(nyb, nlen, dec->field_pos + 1, &dec->cfg, false, &pos)) {
+                reached_end = false;
                 break;
+            }
         }
         rc = 0;
     }
 
-    /* End of the recording. */
+    /* End of the recording: what was traced up to here is whole. */
+    size_t end_pos = cut_at != SIZE_MAX ? cut_at : nlen;
     if (!dec->nocode && dec->synced && (dec->cfg.pack & CDL_PACK_FLOW)) {
-        dec->field_pos = nlen;
+        dec->field_pos = end_pos;
         if ((rc = flush_seq(dec, -1)) < 0)
             goto out;
         rc = 0;
     }
     if (dec->nocode) {
         if (dec->synced && dec->blk_n) {
-            dec->field_pos = nlen;
+            dec->field_pos = end_pos;
             if ((rc = nc_emit(dec, RVT_END_SEQ, 0)) < 0)
                 goto out;
         }
@@ -606,16 +667,29 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
         if (cdl_state_read(dec->cfg.state_path, &st, &dec->diag) == 0)
             halted = st.halted;
     }
-    if (halted) {
-        dec->field_pos = nlen;
-        snprintf(dec->text, sizeof dec->text,
-                 "cdl: recording halted at offset 0x%" PRIx64 ": the %" PRIu64
-                 "-byte buffer was full, later execution was not recorded",
-                 nlen / 2, dec->cfg.buffer);
-        if (dec->nocode)
-            rc = note(dec, RVT_NOTE_GAP, RVT_GAP_LOST, 0, 0, dec->nc_index, dec->text);
+    /* A complete recording ends with a stop marker; without it (or cut
+     * inside a field) the later trace was not recorded. */
+    if (halted || (reached_end && !dec->ended)) {
+        dec->field_pos = end_pos;
+        if (halted)
+            snprintf(dec->text, sizeof dec->text,
+                     "cdl: recording halted at offset 0x%" PRIx64 ": the %" PRIu64
+                     "-byte buffer was full, later execution was not recorded",
+                     (uint64_t)end_pos / 2, dec->cfg.buffer);
+        else if (cut_at != SIZE_MAX)
+            snprintf(dec->text, sizeof dec->text,
+                     "cdl: offset 0x%" PRIx64 ": the recording ends inside a field (%zu nybbles left): later trace "
+                     "was not recorded",
+                     byte_offset(dec, cut_at), nlen - cut_at);
+        else
+            snprintf(dec->text, sizeof dec->text,
+                     "cdl: offset 0x%" PRIx64 ": the recording ends without its end (stop) marker: later trace was "
+                     "not recorded (the output stopped taking data, or the capture was cut)",
+                     byte_offset(dec, dec->data_end));
+        if (dec->nocode || !(dec->cfg.pack & CDL_PACK_FLOW))
+            rc = note(dec, RVT_NOTE_GAP, RVT_GAP_LOST, 0, 0, dec->nocode ? dec->nc_index : UINT64_MAX, dec->text);
         else {
-            rvt_flow_set_offset(dec->flow, nlen / 2);
+            rvt_flow_set_offset(dec->flow, byte_offset(dec, end_pos));
             rc = rvt_flow_gap(dec->flow, RVT_GAP_LOST, dec->text);
         }
         if (rc < 0)

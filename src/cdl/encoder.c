@@ -13,6 +13,17 @@
  * A record's last instruction's target is the next record's address, so
  * a record's cycles are produced when the next record arrives (or at
  * finish).
+ *
+ * Gaps (docs/cdl.md, "Trace off, loss and the end of a recording"):
+ *   - an unqualified (filtered-out) record after traced ones: the pending
+ *     count is flushed, then the stop marker (1100 0000); the next traced
+ *     record starts with a sync mark and its full PC;
+ *   - the output sink refuses bytes: the field the refusal cut is completed
+ *     first (its remaining nybbles are offered again), everything after it
+ *     up to the next record boundary is dropped, and there the lost marker
+ *     (1100 1000) and a sync mark with the full PC go out;
+ *   - every recording ends with a stop marker, so a recording cut short
+ *     (a sink that stopped taking data) is told from a complete one.
  */
 #include "cdl/cdl.h"
 
@@ -20,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Nybbles staged before packing them into words for the output. */
+/* Nybbles staged before packing them into bytes for the output. */
 #define STAGE_NYBBLES 8192
 
 struct cdl_enc {
@@ -36,14 +47,21 @@ struct cdl_enc {
     unsigned unreported;   /* sequential instructions retired but not yet in a seq field */
     bool sync_due;         /* put a sync mark before the next cycle */
     uint64_t since_sync;   /* nybbles since the last sync mark */
+    bool started;          /* a traced record was recorded (the recording gets an end marker) */
+    bool off;              /* tracing is stopped (unqualified records) */
 
     uint64_t insns, records, fields;
     uint64_t emitted;      /* nybbles produced by the compressor */
 
-    /* Stream output (buffer == 0). */
+    /* Stream output (buffer == 0).  The stage holds whole fields from
+     * index stage_bound on (a field cut by a refused write may precede
+     * it); last_start is the start of the last field appended. */
     uint8_t stage[STAGE_NYBBLES];
-    size_t nstage;
-    uint64_t bytes_out, bytes_lost;
+    size_t nstage, stage_bound, last_start;
+    uint64_t bytes_out;
+    bool dropping;         /* the sink refused data: discard fields until the next record boundary */
+    bool loss_due;         /* the lost marker goes out at the next record boundary */
+    uint64_t image_lost;   /* recorder image bytes the sink refused at finish */
 
     /* Recorder buffer (buffer > 0): one nybble per byte, 2*buffer entries. */
     uint8_t *ram;
@@ -70,9 +88,16 @@ void cdl_enc_stats(const struct cdl_enc *e, struct rvt_codec_stats *st)
     st->packets = e->fields;
     st->bytes = (e->emitted + 1) / 2;
     if (e->cfg.buffer)
-        st->lost = (e->dropped + (e->written > e->ram_nyb ? e->written - e->ram_nyb : 0) + 1) / 2;
-    else
-        st->lost = e->bytes_lost;
+        st->lost = (e->dropped + (e->written > e->ram_nyb ? e->written - e->ram_nyb : 0) + 1) / 2 + e->image_lost;
+    else /* produced but never taken by the sink (refused, or dropped after a refusal) */
+        st->lost = (e->emitted - 2 * e->bytes_out - (e->finished ? 0 : e->nstage) + 1) / 2;
+}
+
+/* Nybbles of the output stream so far (what a decoder of it sees): in
+ * stream mode those the sink took plus those staged. */
+static uint64_t stream_pos(const struct cdl_enc *e)
+{
+    return e->cfg.buffer ? e->emitted : 2 * e->bytes_out + e->nstage;
 }
 
 size_t cdl_enc_sync_points(const struct cdl_enc *e, const struct cdl_sync_point **pts)
@@ -97,9 +122,37 @@ void cdl_enc_state(const struct cdl_enc *e, struct cdl_state *st)
 
 /* ---- recorder ----------------------------------------------------------- */
 
+/* The sink took only the first `cut` of the n nybbles offered.  The field
+ * the cut falls in is completed first (a decoder reading the accepted part
+ * then sees whole fields); the rest is dropped, and the lost marker goes
+ * out at the next record boundary. */
+static void refused(struct cdl_enc *e, size_t cut)
+{
+    size_t end = e->stage_bound;
+    if (cut > end) {
+        while (end < cut) {
+            unsigned l = cdl_field_len(e->stage + end, e->nstage - end, e->cfg.xlen);
+            end += l ? l : e->nstage - end;
+        }
+    }
+    if (end > e->nstage)
+        end = e->nstage;
+    size_t rest = end - cut;
+    memmove(e->stage, e->stage + cut, rest);
+    e->nstage = rest;
+    e->stage_bound = e->last_start = rest;
+    /* Sync points whose PC did not reach the sink. */
+    uint64_t at = 2 * e->bytes_out;
+    while (e->nsp && e->sp[e->nsp - 1].nybble >= at)
+        e->nsp--;
+    e->dropping = true;
+    e->loss_due = true;
+}
+
+/* Write the staged nybbles (all, or the even part: the sink takes bytes). */
 static int flush_stage(struct cdl_enc *e, bool all)
 {
-    size_t n = all ? e->nstage : e->nstage & ~(size_t)7; /* whole 32-bit words */
+    size_t n = all ? e->nstage : e->nstage & ~(size_t)1;
     if (!n)
         return 0;
     uint8_t bytes[STAGE_NYBBLES / 2];
@@ -109,18 +162,24 @@ static int flush_stage(struct cdl_enc *e, bool all)
     if (w < 0)
         return rvt_fail(&e->diag, (enum rvt_err)-w, "cdl: output write failed after %" PRIu64 " bytes",
                         e->bytes_out);
-    e->bytes_out += (uint64_t)w;
-    if ((size_t)w < nb) {
-        /* The sink dropped data: the decoder will see a break, so put a sync
-         * mark (and a full PC) at the next cycle boundary. */
-        e->bytes_lost += nb - (size_t)w;
-        e->sync_due = true;
+    size_t took = (size_t)w < nb ? (size_t)w : nb;
+    e->bytes_out += took;
+    if (took < nb) {
+        refused(e, 2 * took);
+        return 0;
     }
-    memmove(e->stage, e->stage + n, e->nstage - n);
-    e->nstage -= n;
+    /* At most one nybble stays: a whole one-nybble field, or the end of
+     * the last field. */
+    size_t carry = e->nstage - n;
+    if (carry)
+        e->stage[0] = e->stage[n];
+    e->stage_bound = e->last_start >= n ? e->last_start - n : carry;
+    e->last_start = e->stage_bound;
+    e->nstage = carry;
     return 0;
 }
 
+/* Record one field, or a run of skip nybbles (each its own field). */
 static int record_nybbles(struct cdl_enc *e, const uint8_t *nyb, size_t n)
 {
     e->emitted += n;
@@ -137,19 +196,23 @@ static int record_nybbles(struct cdl_enc *e, const uint8_t *nyb, size_t n)
         }
         return 0;
     }
-    while (n) {
-        size_t take = STAGE_NYBBLES - e->nstage;
-        if (take > n)
-            take = n;
-        memcpy(e->stage + e->nstage, nyb, take);
-        e->nstage += take;
-        nyb += take;
-        n -= take;
-        if (e->nstage == STAGE_NYBBLES) {
+    bool skips = nyb[0] == 0;
+    while (n && !e->dropping) {
+        /* Fields go into the stage whole (so its field boundaries are known
+         * when a write is refused); skip runs may be split. */
+        size_t room = STAGE_NYBBLES - e->nstage;
+        if (room < (skips ? 1 : n)) {
             int r = flush_stage(e, false);
             if (r < 0)
                 return r;
+            continue;
         }
+        size_t take = skips && n > room ? room : n;
+        memcpy(e->stage + e->nstage, nyb, take);
+        e->last_start = skips ? e->nstage + take - 1 : e->nstage;
+        e->nstage += take;
+        nyb += take;
+        n -= take;
     }
     return 0;
 }
@@ -207,6 +270,8 @@ int cdl_record_cycles(const struct rvt_ing_rec *r, uint64_t n, bool have_next, u
         c.rfw_value = r->rd_value;
         c.tracepoint = (r->flags & RVT_ING_TRACEPOINT) != 0;
         c.tp_type = (uint8_t)(r->tp_type & 0xf);
+        c.notify = (r->flags & RVT_ING_NOTIFY) != 0;
+        c.addr = rvt_ing_last_addr(r);
         if ((rc = fn(ctx, &c)) < 0)
             return rc;
     }
@@ -321,6 +386,13 @@ static int pack_cycle(void *ctx, const struct cdl_cycle *c)
         return rfw || tp ? compress(e, &p) : 0;
     }
 
+    if (c->notify && c->retired) {
+        /* A trigger's notify: the instruction's address, explicitly (the
+         * PC of the next instruction to retire, after the count before
+         * it). */
+        if ((rc = flush_seq(e)) < 0 || (rc = put_pc(e, c->addr)) < 0)
+            return rc;
+    }
     if (c->nonseq < 0) {
         /* Sequential: counted; reported when the count reaches 7, or at
          * once (before its data) if the instruction has data. */
@@ -376,7 +448,7 @@ static int sync_mark(struct cdl_enc *e, uint64_t next_pc)
         e->sp = p;
         e->capsp = nc;
     }
-    e->sp[e->nsp].nybble = e->emitted;
+    e->sp[e->nsp].nybble = stream_pos(e);
     e->sp[e->nsp].insns = e->insns;
     e->nsp++;
     if (flow_on(e) && (r = put_pc(e, next_pc)) < 0)
@@ -416,16 +488,44 @@ static int count_insns(struct cdl_enc *e, const struct rvt_ing_rec *r, uint64_t 
     return 0;
 }
 
+/* Data was dropped after a refused write: the instructions counted since
+ * belong to the dropped stretch; the lost marker says so, and the next
+ * cycle starts at a sync mark. */
+static int resolve_loss(struct cdl_enc *e)
+{
+    e->unreported = 0;
+    e->dropping = false;
+    e->loss_due = false;
+    e->sync_due = true;
+    struct cdl_field f = {.kind = CDL_F_LOST};
+    return put_field(e, &f);
+}
+
+/* Everything traced so far is reported: the pending count, then (a stop
+ * or the end of the recording) the stop marker. */
+static int put_stop(struct cdl_enc *e)
+{
+    int rc = e->loss_due ? resolve_loss(e) : flush_seq(e);
+    if (rc < 0)
+        return rc;
+    struct cdl_field f = {.kind = CDL_F_STOP};
+    return put_field(e, &f);
+}
+
 int cdl_enc_put(struct cdl_enc *e, const struct rvt_ing_rec *r)
 {
     int rc;
     if (e->finished)
         return rvt_fail(&e->diag, RVT_ERR_INVAL, "cdl: record after finish");
     if (r->flags & RVT_ING_UNQUALIFIED) {
-        /* Filtered out: not traced.  The next traced cycle starts with a
-         * sync mark and its PC, which shows the decoder the gap. */
+        /* Filtered out: not traced.  The last traced record's cycles (its
+         * successor is this record), the stop marker; the next traced
+         * cycle starts with a sync mark and its full PC. */
         if (e->have_pending && (rc = finish_record(e, true, r->iaddr)) < 0)
             return rc;
+        if (e->started && !e->off && (rc = put_stop(e)) < 0)
+            return rc;
+        e->off = true;
         e->sync_due = true;
         return 0;
     }
@@ -437,11 +537,15 @@ int cdl_enc_put(struct cdl_enc *e, const struct rvt_ing_rec *r)
     e->records++;
     if (e->have_pending && (rc = finish_record(e, true, r->iaddr)) < 0)
         return rc;
+    if (e->loss_due && (rc = resolve_loss(e)) < 0)
+        return rc;
     /* Between cycles: a sync mark when due, with the next cycle's PC. */
     if (e->sync_due || (e->cfg.sync_interval && e->since_sync >= e->cfg.sync_interval)) {
         if ((rc = sync_mark(e, r->iaddr)) < 0)
             return rc;
     }
+    e->off = false;
+    e->started = true;
     e->insns += n;
     e->pend = *r;
     e->pend_insns = n;
@@ -454,14 +558,16 @@ int cdl_enc_finish(struct cdl_enc *e)
     int rc;
     if (e->finished)
         return 0;
-    e->finished = true;
     if (e->have_pending && (rc = finish_record(e, false, 0)) < 0)
         return rc;
-    if ((rc = flush_seq(e)) < 0)
+    /* The recording ends with a stop marker (after the one of a stop, if
+     * tracing was off: a stop followed by nothing would read as the end). */
+    if (e->started && (rc = put_stop(e)) < 0)
         return rc;
+    e->finished = true;
     /* Complete the last 32-bit word with skip nybbles. */
     static const uint8_t pad[8] = {0};
-    uint64_t total = e->emitted;
+    uint64_t total = stream_pos(e);
     if (total % 8 && (rc = record_nybbles(e, pad, (size_t)(8 - total % 8))) < 0)
         return rc;
     if (!e->cfg.buffer)
@@ -493,7 +599,7 @@ int cdl_enc_finish(struct cdl_enc *e)
             return rvt_fail(&e->diag, (enum rvt_err)-w, "cdl: output write failed");
         e->bytes_out += (uint64_t)w;
         if ((size_t)w < chunk / 2)
-            e->bytes_lost += chunk / 2 - (size_t)w;
+            e->image_lost += chunk / 2 - (size_t)w;
         done += chunk;
     }
     if (e->cfg.state_path[0]) {

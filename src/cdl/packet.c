@@ -41,7 +41,8 @@ void cdl_field_pc(struct cdl_field *f, uint64_t pc, unsigned xlen)
     f->kind = CDL_F_DATA;
     f->reason = CDL_DATA_PC;
     f->value = xlen == 32 ? (pc & 0xffffffffu) : pc;
-    f->nnn = (uint8_t)nnn_for(bytes_needed(f->value, 0), xlen);
+    unsigned nb = bytes_needed(f->value, 0);
+    f->nnn = (uint8_t)nnn_for(nb ? nb : 1, xlen);
     f->nbytes = (uint8_t)cdl_data_bytes(f->nnn, xlen);
 }
 
@@ -55,7 +56,8 @@ void cdl_field_rfw(struct cdl_field *f, unsigned rd, uint64_t value, unsigned xl
     /* The field's integer is rd | value << 8 (72 bits at most). */
     uint64_t lo = (uint64_t)f->rd | (f->value << 8);
     unsigned hi = (unsigned)(f->value >> 56);
-    f->nnn = (uint8_t)nnn_for(bytes_needed(lo, hi), xlen);
+    unsigned nb = bytes_needed(lo, hi);
+    f->nnn = (uint8_t)nnn_for(nb ? nb : 1, xlen); /* byte 0 (rd) is always sent */
     f->nbytes = (uint8_t)cdl_data_bytes(f->nnn, xlen);
 }
 
@@ -74,6 +76,11 @@ unsigned cdl_field_encode(const struct cdl_field *f, unsigned xlen, uint8_t *nyb
     case CDL_F_TRACEPOINT:
         nyb[0] = CDL_TRACEPOINT;
         nyb[1] = (uint8_t)(f->tp & 0xf);
+        return 2;
+    case CDL_F_STOP:
+    case CDL_F_LOST:
+        nyb[0] = CDL_DATA;
+        nyb[1] = f->kind == CDL_F_LOST ? 0x8 : 0x0;
         return 2;
     case CDL_F_DATA: {
         unsigned nb = cdl_data_bytes(f->nnn, xlen);
@@ -134,6 +141,11 @@ int cdl_field_decode(const uint8_t *nyb, size_t avail, unsigned xlen, struct cdl
     f->kind = CDL_F_DATA;
     f->reason = (uint8_t)((nyb[1] >> 3) & 1);
     f->nnn = (uint8_t)(nyb[1] & 7);
+    if (f->nnn == 0) {
+        /* No data: the recorder's stop (R=0) or lost (R=1) marker. */
+        f->kind = f->reason == CDL_DATA_RFW ? CDL_F_LOST : CDL_F_STOP;
+        return 2;
+    }
     unsigned nb = cdl_data_bytes(f->nnn, xlen);
     f->nbytes = (uint8_t)nb;
     if (avail < 2 + 2 * (size_t)nb)
@@ -167,6 +179,20 @@ int cdl_field_decode(const uint8_t *nyb, size_t avail, unsigned xlen, struct cdl
     return (int)(2 + 2 * nb);
 }
 
+unsigned cdl_field_len(const uint8_t *nyb, size_t avail, unsigned xlen)
+{
+    if (!avail)
+        return 0;
+    unsigned c = nyb[0] & 0xf;
+    if (c < CDL_DATA || c > CDL_TRACEPOINT)
+        return 1;
+    if (c == CDL_TRACEPOINT)
+        return 2;
+    if (avail < 2)
+        return 0;
+    return 2 + 2 * cdl_data_bytes(nyb[1] & 7, xlen);
+}
+
 int cdl_field_format(const struct cdl_field *f, char *buf, size_t size)
 {
     static const char *const ns[4] = {"branch-taken", "jump", "trap", "trap-return"};
@@ -179,6 +205,10 @@ int cdl_field_format(const struct cdl_field *f, char *buf, size_t size)
         return snprintf(buf, size, "nonseq %s", ns[f->nonseq & 3]);
     case CDL_F_TRACEPOINT:
         return snprintf(buf, size, "tracepoint %u", f->tp);
+    case CDL_F_STOP:
+        return snprintf(buf, size, "stop (trace off, or the end of the recording)");
+    case CDL_F_LOST:
+        return snprintf(buf, size, "lost (trace data dropped)");
     case CDL_F_DATA:
         if (f->reason == CDL_DATA_PC)
             return snprintf(buf, size, "data pc 0x%" PRIx64 " (nnn %u, %u bytes)", f->value, f->nnn, f->nbytes);

@@ -59,6 +59,10 @@ struct dbg_packet {
 /* Headers followed by a value sequence (custom ones per `custom`). */
 bool dbg_has_value(unsigned hdr, unsigned custom);
 
+/* Length in nybbles of the packet at nyb[0] as the encoder writes it
+ * (custom headers are not written); 0 if `avail` does not hold its size. */
+unsigned dbg_packet_len(const uint8_t *nyb, size_t avail);
+
 /* Encode: header + payload nybbles (at most 18); returns the count. */
 unsigned dbg_packet_encode(const struct dbg_packet *p, uint8_t *nyb);
 /* Decode one packet; returns nybbles used (> 0), 0 if cut by the end of the

@@ -16,6 +16,13 @@
  *
  * A packet the code cannot explain is reported with its byte offset, and
  * decoding resumes at the next synchronisation point.
+ *
+ * Trace Disabled is read by what follows it: Trace Enabled (or another
+ * Trace Disabled) -> tracing was turned off (RVT_GAP_TRACE_OFF); other
+ * packets (the sync fields) -> packets were dropped (RVT_GAP_LOST); nothing
+ * -> the end of the trace.  A trace that does not end with Trace Disabled
+ * was cut short: the rest is reported lost.  Trace Enabled while synced
+ * introduces sync fields that confirm the position (a notify).
  */
 #include "dbg/dbg.h"
 
@@ -56,6 +63,8 @@ struct dbg_dec {
     uint8_t prv;
 
     int sync_stage;   /* -1: not in sync fields; else the next field allowed */
+    bool confirm;     /* the sync fields follow a Trace Enabled while synced (a notify) */
+    bool ended;       /* Trace Disabled with nothing after it: the trace is complete */
     size_t last_td;   /* position after the last Trace Disabled packet */
     size_t last_end;  /* position after the last packet other than Nop */
     size_t last_nonzero; /* position of the last non-Nop nybble in the stream */
@@ -81,7 +90,9 @@ const char *dbg_dec_error(const struct dbg_dec *dec)
 
 static uint64_t raw_nyb(const struct dbg_dec *dec, size_t pos)
 {
-    return dec->total ? (dec->base + pos) % dec->total : pos;
+    /* A rotated image wraps; the end of a linear one stays at its length. */
+    uint64_t raw = dec->base + pos;
+    return dec->total && dec->base && raw >= dec->total ? raw % dec->total : raw;
 }
 
 static uint64_t byte_offset(const struct dbg_dec *dec, size_t pos)
@@ -503,16 +514,52 @@ static int nc_pair(struct dbg_dec *dec, uint64_t dst)
     return 1;
 }
 
-/* Trace Disabled after a source PC: the trace ended there.  A source PC
+/* A notify inside the block being rebuilt: the block ends before pc (not
+ * retired yet), the next starts there, so that the position the encoder
+ * gives at later sync points is the block start. */
+static int nc_split(struct dbg_dec *dec, uint64_t pc)
+{
+    if (pc <= dec->blk_start)
+        return 1;
+    struct rvt_block b;
+    memset(&b, 0, sizeof b);
+    b.start = dec->blk_start;
+    b.next = pc;
+    b.end = RVT_END_SEQ;
+    b.priv = dec->prv;
+    b.trace_offset = byte_offset(dec, dec->pkt_pos);
+    if (!dec->cfg.rvc) {
+        b.ninsns = (pc - b.start) / 4;
+        b.last = pc - 4;
+        b.last_len = 4;
+        b.index = dec->nc_index;
+        dec->nc_index += b.ninsns;
+    } else {
+        /* Sizes unknown: `last` holds the end of the block (exclusive). */
+        b.ninsns = 1;
+        b.flags = RVT_BLK_COUNT_UNKNOWN | RVT_BLK_LAST_UNKNOWN;
+        b.last = pc;
+        dec->blk_counted = false;
+    }
+    dec->blk_start = pc;
+    int rc = rvt_flow_emit_block(dec->flow, &b);
+    return rc < 0 ? rc : 1;
+}
+
+/* Trace Disabled after a source PC: the trace stopped there.  A source PC
  * alone names the last instruction executed (it retires); with a
- * Privilege Level after it, a trap was taken whose handler is not known. */
-static int end_of_trace(struct dbg_dec *dec)
+ * Privilege Level after it, a trap was taken whose handler is not known.
+ * After dropped data (lost) a lone PC is only known to be on the path: the
+ * walk stops before it. */
+static int end_of_trace(struct dbg_dec *dec, bool lost)
 {
     int rc;
     if (dec->st != ST_SRC && dec->st != ST_SRC_PRIV)
         return 1;
     bool trap = dec->st == ST_SRC_PRIV;
     dec->st = ST_IDLE;
+    if (lost && !trap)
+        return 1;
     if (dec->nocode) {
         if (trap) {
             dec->st = ST_SRC_PRIV;
@@ -561,6 +608,11 @@ static int sync_pc(struct dbg_dec *dec, uint64_t pc)
     if (dec->nocode) {
         if ((rc = nc_flush_held(dec)) <= 0)
             return rc;
+        if (dec->confirm) {
+            dec->confirm = false;
+            if (dec->synced && dec->st == ST_IDLE)
+                return nc_split(dec, pc);
+        }
         if (dec->synced && dec->blk_start != pc && dec->st == ST_IDLE)
             return trace_error(dec, "sync PC 0x%" PRIx64 " but the trace continues at 0x%" PRIx64, pc,
                                dec->blk_start);
@@ -572,11 +624,29 @@ static int sync_pc(struct dbg_dec *dec, uint64_t pc)
         }
         return 1;
     }
+    bool confirm = dec->confirm;
+    dec->confirm = false;
     if (dec->synced && dec->st == ST_IDLE) {
         if (rvt_flow_pending(dec->flow) && (rc = rvt_flow_continue(dec->flow)) < 0)
             return flow_failed(dec, "sync PC", rc);
         if (rvt_flow_have_pc(dec->flow) && rvt_flow_pc(dec->flow) == pc)
             return 1;
+        if (confirm && rvt_flow_have_pc(dec->flow)) {
+            /* A notified instruction ahead on the path the packets so far
+             * describe: walk up to it. */
+            struct rvt_walk w = {.flags = RVT_WALK_ADDR | RVT_WALK_INSNS |
+                                          (dec->ebr ? RVT_WALK_STOP_BRANCH : RVT_WALK_NT_DEFAULT | RVT_WALK_STOP_JUMP),
+                                 .addr = pc,
+                                 .insns = WALK_LIMIT};
+            struct rvt_stop st;
+            if ((rc = walk(dec, &w, &st, "notify PC")) <= 0)
+                return rc;
+            if (st.reason == RVT_STOP_ADDR || (st.reason == RVT_STOP_TRAPINSN && st.pc == pc))
+                return 1;
+            return trace_error(dec, "notify PC 0x%" PRIx64 ": the code leaves the path at 0x%" PRIx64 " (%s) before "
+                                    "reaching it",
+                               pc, st.last, rvt_cf_name(st.cf));
+        }
         rc = trace_error(dec, "sync PC 0x%" PRIx64 " but the code continues at 0x%" PRIx64, pc,
                          rvt_flow_pc(dec->flow));
         if (rc < 0)
@@ -641,27 +711,39 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
         if (p->arg != 0)
             return trace_error(dec, "trace data version %u, this decoder knows version 0", p->arg);
         dec->sync_stage = 1;
+        dec->confirm = dec->synced;
         return 1;
-    case DBG_TRACE_DISABLED:
+    case DBG_TRACE_DISABLED: {
         dec->last_td = dec->pkt_pos + 1;
-        if (!in_sync && (rc = end_of_trace(dec)) <= 0)
+        /* What follows says why (see the top of this file). */
+        size_t i = dec->pkt_pos + 1;
+        while (i < dec->len && dec->nyb[i] == DBG_NOP)
+            i++;
+        bool end = i >= dec->len;
+        bool off = !end && (dec->nyb[i] == DBG_TRACE_ENABLED || dec->nyb[i] == DBG_TRACE_DISABLED);
+        if ((rc = end_of_trace(dec, !end && !off)) <= 0)
             return rc;
         if (dec->nocode && (rc = nc_flush_held(dec)) <= 0)
             return rc;
-        if (dec->pkt_pos >= dec->last_nonzero) {
-            /* The trace ends here: nothing is missing. */
+        if (end) {
+            dec->ended = true;
             dec->synced = false;
             dec->st = ST_IDLE;
             return 1;
         }
-        snprintf(dec->text, sizeof dec->text,
-                 "dbg: offset 0x%" PRIx64 ": trace disabled (or packets dropped when the buffer overflowed)",
-                 byte_offset(dec, dec->pkt_pos));
-        rc = gap(dec, RVT_GAP_TRACE_OFF, dec->text);
+        if (off)
+            snprintf(dec->text, sizeof dec->text, "dbg: offset 0x%" PRIx64 ": trace disabled",
+                     byte_offset(dec, dec->pkt_pos));
+        else
+            snprintf(dec->text, sizeof dec->text,
+                     "dbg: offset 0x%" PRIx64 ": packets were dropped (Trace Disabled, then the sync fields)",
+                     byte_offset(dec, dec->pkt_pos));
+        rc = gap(dec, off ? RVT_GAP_TRACE_OFF : RVT_GAP_LOST, dec->text);
         if (rc < 0)
             return rc;
         dec->sync_stage = 1;
         return 1;
+    }
     case DBG_TIMESTAMP:
         if (!value_from_last(p, 64, &dec->ts, &dec->have_ts))
             return 1; /* incomplete before the first full timestamp */
@@ -842,6 +924,8 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
             break;
         }
     dec->synced = false;
+    dec->ended = false;
+    dec->confirm = false;
     dec->st = ST_IDLE;
     dec->sync_stage = -1;
 
@@ -859,6 +943,7 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
         if ((rc = gap(dec, RVT_GAP_WRAP, dec->text)) < 0)
             goto out;
     }
+    size_t cut_at = SIZE_MAX; /* a packet cut by the end of the data starts here */
     while (pos < nlen) {
         if (is_sync_point(dec, pos)) {
             if (dec->st == ST_SRC && !dec->nocode && dec->ebr) {
@@ -876,16 +961,9 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
         dec->pkt_pos = pos;
         int n = dbg_packet_decode(nyb + pos, nlen - pos, dec->cfg.custom, &p, &dec->diag);
         if (n == 0) {
-            bool nonzero = false;
-            for (size_t i = pos; i < nlen; i++)
-                nonzero |= nyb[i] != 0;
-            if (nonzero) {
-                snprintf(dec->text, sizeof dec->text,
-                         "dbg: offset 0x%" PRIx64 ": the trace ends inside a packet (%zu nybbles left)",
-                         byte_offset(dec, pos), nlen - pos);
-                if ((rc = gap(dec, RVT_GAP_END, dec->text)) < 0)
-                    goto out;
-            }
+            for (size_t i = pos; i < nlen && cut_at == SIZE_MAX; i++)
+                if (nyb[i])
+                    cut_at = pos; /* reported below */
             break;
         }
         if (n < 0) {
@@ -915,12 +993,8 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
     }
     if (dec->nocode && (rc = nc_flush_held(dec)) < 0)
         goto out;
-    if (!dec->nocode && dec->st == ST_SRC && dec->ebr) {
-        /* The trace ended after a PC that had no trap packets: it was an
-         * indirect jump's target. */
-        if ((rc = src_was_jump_target(dec)) < 0)
-            goto out;
-    }
+    /* (A trace cut after a lone PC: the walk stays before it, as after
+     * dropped data.) */
     /* A stopped RAM buffer: tbufwrite at tbufend, or (registers unknown)
      * the data ends with Trace Disabled and Nops in the last sync segment
      * (where a group that did not fit turned trace off). */
@@ -943,6 +1017,22 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
                  "dbg: recording stopped at offset 0x%" PRIx64 ": the %" PRIu64
                  "-byte buffer was full, later execution was not recorded",
                  (uint64_t)(dec->last_td ? dec->last_td / 2 : nlen / 2), dbg_cfg_buffer(&dec->cfg));
+        if ((rc = gap(dec, RVT_GAP_LOST, dec->text)) < 0)
+            goto out;
+    } else if (!dec->ended) {
+        /* A complete trace ends with Trace Disabled: this one was cut
+         * short (an output that stopped taking data, a cut capture). */
+        dec->pkt_pos = cut_at != SIZE_MAX ? cut_at : dec->last_end;
+        if (cut_at != SIZE_MAX)
+            snprintf(dec->text, sizeof dec->text,
+                     "dbg: offset 0x%" PRIx64 ": the trace ends inside a packet (%zu nybbles left): later trace was "
+                     "not recorded",
+                     byte_offset(dec, cut_at), nlen - cut_at);
+        else
+            snprintf(dec->text, sizeof dec->text,
+                     "dbg: offset 0x%" PRIx64 ": the trace ends without Trace Disabled: later trace was not recorded "
+                     "(the output stopped taking data, or the capture was cut)",
+                     byte_offset(dec, dec->last_end));
         if ((rc = gap(dec, RVT_GAP_LOST, dec->text)) < 0)
             goto out;
     }

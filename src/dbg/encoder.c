@@ -12,6 +12,20 @@
  * resumes at); load/store addresses are sent in full once after it.
  * Targets are the next record's address, so a record's group is built when
  * the next record arrives (or at finish).
+ *
+ * Gaps (docs/dbg.md, "Trace off, dropped data and the end of the trace"):
+ *   - trace off (an unqualified record): the last traced record's group,
+ *     the PC of its last instruction unless those packets take the decoder
+ *     there, then Trace Disabled; the next traced record starts with Trace
+ *     Enabled and the sync fields;
+ *   - dropped data (the FIFO model, or an output sink that refuses bytes):
+ *     Trace Disabled and the sync fields, without Trace Enabled ("not
+ *     necessary"), with the next group that gets through;
+ *   - the end of the trace: Trace Disabled with nothing after it (after the
+ *     one of a stop, if tracing was off), so a stream cut short is told
+ *     from a complete one;
+ *   - notify: Trace Enabled and the sync fields at the notified instruction
+ *     (its address explicitly, as a sync point would give it).
  */
 #include "dbg/dbg.h"
 
@@ -28,11 +42,13 @@ struct vstate {
     uint64_t pc, la, sa, ts, hart;
     bool full_pc, full_la, full_sa, full_ts;
     bool have_ts;
+    bool hart_unknown; /* data was lost: the decoder's hart must be restated */
 };
 
 struct group {
     uint8_t n[GROUP_MAX];
     unsigned len, packets;
+    unsigned last;  /* start of the last packet */
     bool flow;    /* the group moves the decoder's walk (branch or PC packets) */
     bool covered; /* its packets take the decoder up to (or past) the last instruction */
 };
@@ -57,14 +73,21 @@ struct dbg_enc {
     uint64_t misaligned_pc;
 
     uint64_t pos;           /* nybbles written to the stream (buffer position = pos mod ram) */
+    /* Off-chip stream: the stage holds whole packets from stage_bound on
+     * (a packet cut by a refused write may precede it); last_start is the
+     * start of the last packet appended. */
     uint8_t stage[STAGE_NYBBLES];
-    size_t nstage;
+    size_t nstage, stage_bound, last_start;
+    bool dropping;          /* the sink refused data: packets are discarded until the next group */
+    bool loss_due;          /* ...then Trace Disabled and the sync fields go out */
     uint8_t *ram;
     bool halted;
 
     uint64_t fifo_level, insns_since_group;
 
     uint64_t insns, records, packets, dropped_groups, dropped_nybbles, bytes_out, bytes_lost;
+    uint64_t produced;      /* off-chip: nybbles offered to the stream */
+    uint64_t pend_before;   /* instructions retired before the pending record */
     struct dbg_sync_point *sp;
     size_t nsp, capsp;
     bool finished;
@@ -81,8 +104,10 @@ void dbg_enc_stats(const struct dbg_enc *e, struct rvt_codec_stats *st)
     st->insns = e->insns;
     st->records = e->records;
     st->packets = e->packets;
-    st->bytes = (e->pos + 1) / 2;
+    st->bytes = ((e->ram_nyb ? e->pos : e->produced) + 1) / 2;
     st->lost = (e->dropped_nybbles + 1) / 2 + e->bytes_lost;
+    if (!e->ram_nyb) /* nybbles that never reached the sink */
+        st->lost += (e->produced - 2 * e->bytes_out - (e->finished ? 0 : e->nstage) + 1) / 2;
 }
 
 size_t dbg_enc_sync_points(const struct dbg_enc *e, const struct dbg_sync_point **pts)
@@ -113,55 +138,104 @@ void dbg_enc_regs(const struct dbg_enc *e, struct dbg_regs *r)
 
 /* ---- output ----------------------------------------------------------------- */
 
+/* The sink took only the first `cut` nybbles of the stage.  The packet
+ * the cut falls in is completed first (a decoder then reads whole
+ * packets); the rest is dropped, and stream positions (the sync grid)
+ * continue from what the sink holds. */
+static void refused(struct dbg_enc *e, size_t cut)
+{
+    size_t end = e->stage_bound;
+    while (end < cut) {
+        unsigned l = dbg_packet_len(e->stage + end, e->nstage - end);
+        end += l ? l : e->nstage - end;
+    }
+    if (end > e->nstage)
+        end = e->nstage;
+    if (end < cut)
+        end = cut;
+    size_t rest = end - cut;
+    memmove(e->stage, e->stage + cut, rest);
+    e->nstage = rest;
+    e->stage_bound = e->last_start = rest;
+    e->pos = 2 * e->bytes_out + rest;
+    while (e->nsp && e->sp[e->nsp - 1].nybble >= 2 * e->bytes_out)
+        e->nsp--;
+    e->dropping = true;
+    e->loss_due = true;
+}
+
 static int flush_stage(struct dbg_enc *e, bool all)
 {
-    size_t n = all ? e->nstage : e->nstage & ~(size_t)7;
+    size_t n = all ? e->nstage : e->nstage & ~(size_t)1;
     if (!n)
         return 0;
     uint8_t bytes[STAGE_NYBBLES / 2];
     dbg_pack(e->stage, n, bytes);
-    long w = e->out.write(e->out.ctx, bytes, n / 2);
+    size_t nb = n / 2;
+    long w = e->out.write(e->out.ctx, bytes, nb);
     if (w < 0)
         return rvt_fail(&e->diag, (enum rvt_err)-w, "dbg: output write failed after %" PRIu64 " bytes",
                         e->bytes_out);
-    e->bytes_out += (uint64_t)w;
-    if ((size_t)w < n / 2)
-        e->bytes_lost += n / 2 - (size_t)w;
-    memmove(e->stage, e->stage + n, e->nstage - n);
-    e->nstage -= n;
+    size_t took = (size_t)w < nb ? (size_t)w : nb;
+    e->bytes_out += took;
+    if (took < nb) {
+        refused(e, 2 * took);
+        return 0;
+    }
+    /* At most one nybble stays: a whole one-nybble packet or the end of
+     * the last packet. */
+    size_t carry = e->nstage - n;
+    if (carry)
+        e->stage[0] = e->stage[n];
+    e->stage_bound = e->last_start >= n ? e->last_start - n : carry;
+    e->last_start = e->stage_bound;
+    e->nstage = carry;
     return 0;
 }
 
-static int write_nybbles(struct dbg_enc *e, const uint8_t *nyb, size_t n)
+/* Write whole packets (a group, or a run of Nops); `last` is the start of
+ * the last packet in nyb. */
+static int write_nybbles(struct dbg_enc *e, const uint8_t *nyb, size_t n, size_t last)
 {
+    if (!n)
+        return 0;
     if (e->ram_nyb) {
         for (size_t i = 0; i < n; i++)
             e->ram[(e->pos + i) % e->ram_nyb] = nyb[i];
         e->pos += n;
         return 0;
     }
-    e->pos += n;
-    while (n) {
-        size_t take = STAGE_NYBBLES - e->nstage;
-        if (take > n)
-            take = n;
-        memcpy(e->stage + e->nstage, nyb, take);
-        e->nstage += take;
-        nyb += take;
-        n -= take;
-        if (e->nstage == STAGE_NYBBLES) {
+    e->produced += n;
+    bool nops = nyb[0] == DBG_NOP && last == n - 1;
+    while (n && !e->dropping) {
+        size_t room = STAGE_NYBBLES - e->nstage;
+        if (room < (nops ? 1 : n)) {
             int r = flush_stage(e, false);
             if (r < 0)
                 return r;
+            continue;
         }
+        size_t take = nops && n > room ? room : n;
+        memcpy(e->stage + e->nstage, nyb, take);
+        e->last_start = e->nstage + (nops ? take - 1 : last);
+        e->nstage += take;
+        e->pos += take;
+        nyb += take;
+        n -= take;
     }
     return 0;
+}
+
+static int write_group(struct dbg_enc *e, const struct group *g)
+{
+    return write_nybbles(e, g->n, g->len, g->last);
 }
 
 /* ---- packets ---------------------------------------------------------------- */
 
 static void g_put(struct group *g, const struct dbg_packet *p)
 {
+    g->last = g->len;
     g->len += dbg_packet_encode(p, g->n + g->len);
     g->packets++;
 }
@@ -225,21 +299,24 @@ static void g_priv(struct group *g, bool interrupt, unsigned priv)
     g_put(g, &p);
 }
 
-/* Sync fields: what a decoder starting here needs. */
-static void build_sync(struct dbg_enc *e, struct group *g, struct vstate *vs, const struct rvt_ing_rec *p)
+/* Sync fields: what a decoder starting here needs (the walk resumes at
+ * pc with privilege priv). */
+static void build_sync(struct dbg_enc *e, struct group *g, struct vstate *vs, const struct rvt_ing_rec *p, uint64_t pc,
+                       uint8_t priv)
 {
     const struct dbg_cfg *c = &e->cfg;
     vs->full_pc = vs->full_la = vs->full_sa = vs->full_ts = true;
     if (dbg_emits(c, DBG_TRACE_EMITTIMESTAMP) && p && (p->flags & RVT_ING_HAS_TIME))
         g_ts(g, vs, p->time);
     uint64_t hart = p ? p->hart : vs->hart;
-    if (hart || hart != vs->hart)
+    if (hart || hart != vs->hart || vs->hart_unknown)
         g_value(g, DBG_HART, hart, dbg_nyb_zero(hart));
     vs->hart = hart;
+    vs->hart_unknown = false;
     if (dbg_emits(c, DBG_TRACE_EMITPRIV))
-        g_priv(g, false, e->resume_priv);
+        g_priv(g, false, priv);
     if (dbg_emits(c, DBG_TRACE_EMITPC))
-        g_pc(e, g, vs, e->resume_pc);
+        g_pc(e, g, vs, pc);
 }
 
 static bool is_csr(struct dbg_enc *e, const struct rvt_ing_rec *r)
@@ -405,36 +482,71 @@ static int note_sync_point(struct dbg_enc *e)
     return 0;
 }
 
-/* Write group g (built by `build` against the value state) at the current
+/* What follows a record's group. */
+enum tail {
+    TAIL_NONE = 0,
+    TAIL_STOP, /* tracing stops (unqualified records follow) */
+    TAIL_END   /* the trace ends */
+};
+
+/* Write record p's group (built against the value state) at the current
  * position, inserting Nop padding and the sync fields at synchronisation
- * points, or dropping it when the FIFO or a stopped buffer has no room. */
+ * points, or dropping it when the FIFO or a stopped buffer has no room.
+ * With a tail, the decoder is taken to p's last instruction (a PC packet
+ * if the group does not get it there) and Trace Disabled follows. */
 static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have_next, uint64_t next,
-                       uint8_t next_priv, bool final)
+                       uint8_t next_priv, enum tail tail)
 {
     int rc;
     struct group s, g;
     struct vstate vs;
     bool stop_mode = e->ram_nyb && dbg_regs_fullaction(&e->cfg.regs) != DBG_FULL_WRAP;
+    bool epc = dbg_emits(&e->cfg, DBG_TRACE_EMITPC);
+    /* Data the sink refused before this group: Trace Disabled and the sync
+     * fields (after a stop whose Trace Disabled may be among the lost
+     * data: Trace Disabled before Trace Enabled). */
+    bool lost_before = e->loss_due;
+    if (e->loss_due) {
+        e->loss_due = false;
+        e->dropping = false;
+        e->vs.hart_unknown = true;
+        e->resync_due = e->started;
+    }
+    /* A trigger's notify: the instruction's address, as a sync point would
+     * give it (Trace Enabled, sync fields), before its own packets. */
+    uint64_t notify_pc = p ? rvt_ing_last_addr(p) : 0;
+    bool notify = p && (p->flags & RVT_ING_NOTIFY) && p->iretire && epc;
 
     for (;;) {
         bool at_sync = e->pos % e->spacing == 0;
         vs = e->vs;
-        s.len = s.packets = g.len = g.packets = 0; /* (the nybble arrays need no clearing) */
+        s.len = s.packets = s.last = g.len = g.packets = g.last = 0; /* (the nybble arrays need no clearing) */
         s.flow = s.covered = g.flow = g.covered = false;
+        bool synced_at = false; /* the sync fields in s name the notified instruction */
         if (!e->started) {
+            if (lost_before)
+                g_simple(&s, DBG_TRACE_DISABLED);
             struct dbg_packet te = {.hdr = DBG_TRACE_ENABLED, .arg = 0};
             g_put(&s, &te);
         } else if (e->resync_due) {
             g_simple(&s, DBG_TRACE_DISABLED); /* packets were dropped */
         }
-        if (at_sync || !e->started || e->resync_due)
-            build_sync(e, &s, &vs, p);
+        if (at_sync || !e->started || e->resync_due) {
+            build_sync(e, &s, &vs, p, e->resume_pc, e->resume_priv);
+            synced_at = e->resume_pc == notify_pc;
+        }
+        if (notify && !synced_at) {
+            struct dbg_packet te = {.hdr = DBG_TRACE_ENABLED, .arg = 0};
+            g_put(&s, &te);
+            build_sync(e, &s, &vs, p, notify_pc, p->priv);
+        }
         if (p)
             build_group(e, &g, &vs, p, have_next, next, next_priv);
-        if (final) {
-            /* The trace ends: the last instruction, unless its own packets
-             * already take the decoder there, then Trace Disabled. */
-            if (p && p->iretire && !g.covered && dbg_emits(&e->cfg, DBG_TRACE_EMITPC))
+        if (tail) {
+            /* Tracing stops or ends: the last instruction, unless its own
+             * packets already take the decoder there, then Trace
+             * Disabled. */
+            if (p && p->iretire && !g.covered && epc)
                 g_pc(e, &g, &vs, rvt_ing_last_addr(p));
             g_simple(&g, DBG_TRACE_DISABLED);
         }
@@ -453,7 +565,8 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
         if (stop_mode && (e->halted || next_sync >= e->ram_nyb))
             break; /* no room before the end: stops below */
         static const uint8_t nops[GROUP_MAX] = {0};
-        if ((rc = write_nybbles(e, nops, (size_t)(next_sync - e->pos))) < 0)
+        size_t npad = (size_t)(next_sync - e->pos);
+        if ((rc = write_nybbles(e, nops, npad, npad - 1)) < 0)
             return rc;
     }
 
@@ -464,7 +577,7 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
             /* Trace turns off: say so where the data ends ("trace was
              * purposefully disabled, or ... the buffer overflowed"). */
             static const uint8_t td = DBG_TRACE_DISABLED;
-            if ((rc = write_nybbles(e, &td, 1)) < 0)
+            if ((rc = write_nybbles(e, &td, 1, 0)) < 0)
                 return rc;
         }
         e->halted = true;
@@ -493,13 +606,32 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
     }
     if (e->pos % e->spacing == 0 && (rc = note_sync_point(e)) < 0)
         return rc;
-    if ((rc = write_nybbles(e, s.n, s.len)) < 0 || (rc = write_nybbles(e, g.n, g.len)) < 0)
+    if ((rc = write_group(e, &s)) < 0 || (rc = write_group(e, &g)) < 0)
         return rc;
     e->packets += s.packets + g.packets;
     e->vs = vs;
     e->started = true;
     e->resync_due = false;
+    if (notify) {
+        /* The decoder's walk is at the notified instruction now. */
+        e->resume_pc = notify_pc;
+        e->resume_priv = p->priv;
+        e->resume_insns = e->pend_before + (e->insns - e->pend_before ? e->insns - e->pend_before - 1 : 0);
+    }
     return 0;
+}
+
+/* Trace Disabled alone: the end of a trace that was already stopped. */
+static int emit_end_only(struct dbg_enc *e)
+{
+    bool stop_mode = e->ram_nyb && dbg_regs_fullaction(&e->cfg.regs) != DBG_FULL_WRAP;
+    if (stop_mode && (e->halted || e->pos + 1 > e->ram_nyb))
+        return 0;
+    if (e->loss_due) /* nothing after it to resynchronise: the end is lost too */
+        return 0;
+    static const uint8_t td = DBG_TRACE_DISABLED;
+    e->packets++;
+    return write_nybbles(e, &td, 1, 0);
 }
 
 int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
@@ -508,13 +640,16 @@ int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
     if (e->finished)
         return rvt_fail(&e->diag, RVT_ERR_INVAL, "dbg: record after finish");
     if (r->flags & RVT_ING_UNQUALIFIED) {
-        /* Filtered out: Trace Disabled; Trace Enabled and the sync fields
-         * come with the next traced record. */
-        if (e->have_pending && (rc = emit_record(e, &e->pend, true, r->iaddr, r->priv, false)) < 0)
+        /* Filtered out: the last traced record's group and Trace Disabled;
+         * Trace Enabled and the sync fields come with the next traced
+         * record. */
+        if (e->have_pending) {
+            if ((rc = emit_record(e, &e->pend, true, r->iaddr, r->priv, e->off ? TAIL_NONE : TAIL_STOP)) < 0)
+                return rc;
+        } else if (e->started && !e->off && (rc = emit_record(e, NULL, false, 0, 0, TAIL_STOP)) < 0) {
             return rc;
+        }
         e->have_pending = false;
-        if (e->started && !e->off && (rc = emit_record(e, NULL, false, 0, 0, true)) < 0)
-            return rc;
         e->off = true;
         return 0;
     }
@@ -531,7 +666,7 @@ int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
         e->resume_insns = e->insns;
     } else {
         /* The pending record's successor is r. */
-        if ((rc = emit_record(e, &e->pend, true, r->iaddr, r->priv, false)) < 0)
+        if ((rc = emit_record(e, &e->pend, true, r->iaddr, r->priv, TAIL_NONE)) < 0)
             return rc;
         if (moves_walk(e, &e->pend)) {
             e->resume_pc = r->iaddr;
@@ -545,6 +680,7 @@ int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
     uint64_t n = r->iretire == (1u << r->ilastsize) ? 1 : 0;
     if (!n && r->iretire && (!e->bc || rvt_ing_count_insns(r, e->bc, &n) < 0))
         n = (r->iretire + 1) / 2;
+    e->pend_before = e->insns;
     e->insns += n;
     e->insns_since_group += n;
     e->pend = *r;
@@ -557,18 +693,25 @@ int dbg_enc_finish(struct dbg_enc *e)
     int rc;
     if (e->finished)
         return 0;
-    e->finished = true;
-    if (e->have_pending || (e->started && !e->off)) {
-        if ((rc = emit_record(e, e->have_pending ? &e->pend : NULL, false, 0, 0, true)) < 0)
-            return rc;
-    }
+    /* The trace ends with Trace Disabled: after the last group (and the PC
+     * of the last instruction if needed), or alone after a stop.  Tracing
+     * has ended, so the FIFO drains before it (the end always gets out). */
+    e->fifo_level = 0;
+    e->insns_since_group = 0;
+    if (e->have_pending || (e->started && !e->off))
+        rc = emit_record(e, e->have_pending ? &e->pend : NULL, false, 0, 0, TAIL_END);
+    else
+        rc = e->started ? emit_end_only(e) : 0;
+    if (rc < 0)
+        return rc;
     e->have_pending = false;
+    e->finished = true;
     /* Complete the last word with Nops (not past a stopped buffer's end). */
     if (e->pos % 8) {
         static const uint8_t nops[8] = {0};
         size_t pad = (size_t)(8 - e->pos % 8);
         if (!e->ram_nyb || dbg_regs_fullaction(&e->cfg.regs) == DBG_FULL_WRAP || e->pos + pad <= e->ram_nyb) {
-            if ((rc = write_nybbles(e, nops, pad)) < 0)
+            if ((rc = write_nybbles(e, nops, pad, pad - 1)) < 0)
                 return rc;
         }
     }

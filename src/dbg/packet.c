@@ -32,6 +32,18 @@ bool dbg_has_value(unsigned hdr, unsigned custom)
     }
 }
 
+unsigned dbg_packet_len(const uint8_t *nyb, size_t avail)
+{
+    if (!avail)
+        return 0;
+    unsigned hdr = nyb[0] & 0xf;
+    if (hdr == DBG_TRACE_ENABLED || hdr == DBG_PRIV)
+        return 2;
+    if (!dbg_has_value(hdr, DBG_CUSTOM_VALUE))
+        return 1;
+    return avail < 2 ? 0 : 3 + (nyb[1] & 0xfu);
+}
+
 unsigned dbg_packet_encode(const struct dbg_packet *p, uint8_t *nyb)
 {
     nyb[0] = p->hdr & 0xf;

@@ -482,6 +482,15 @@ static int on_note(void *ctx, const struct rvt_note *n)
 {
     struct dctx *c = ctx;
     struct nrt_dec *d = c->d;
+    if (n->kind == RVT_NOTE_GAP || n->kind == RVT_NOTE_ERROR) {
+        if (d->ngapv == d->capgapv) {
+            d->capgapv = d->capgapv ? 2 * d->capgapv : 64;
+            d->gapv = realloc(d->gapv, d->capgapv * sizeof *d->gapv);
+            if (!d->gapv)
+                return 1;
+        }
+        d->gapv[d->ngapv++] = (struct nrt_gap){n->kind == RVT_NOTE_ERROR ? RVT_GAP_ERROR : n->reason, n->offset, c->v.n};
+    }
     switch (n->kind) {
     case RVT_NOTE_SYNC:
         d->syncs++;
@@ -525,6 +534,7 @@ void nrt_dec_free(struct nrt_dec *d)
     free(d->offs);
     free(d->pcs);
     free(d->data);
+    free(d->gapv);
     memset(d, 0, sizeof *d);
 }
 

@@ -64,6 +64,14 @@ int nrt_cfg(const struct rvt_codec *c, void **cfg, const char *const *opts, unsi
 int nrt_encode(const struct rvt_codec *c, const void *cfg, const struct nrt_exec *x, struct nrt_enc *e, char *err,
                size_t errlen);
 
+/* A gap or error note as decoded: its reason (RVT_GAP_ERROR for errors),
+ * trace byte offset, and how many PCs were decoded before it. */
+struct nrt_gap {
+    uint8_t reason;
+    uint64_t offset;
+    size_t at;
+};
+
 /* Decode: PCs expanded with the reference image (blocks without code are
  * expanded from start/count or start/end), data notes, note counts. */
 struct nrt_dec {
@@ -79,6 +87,8 @@ struct nrt_dec {
     uint64_t gap_reasons[8];
     char first_error[400];
     char last_gap[400];
+    struct nrt_gap *gapv; /* every gap and error note, in order */
+    size_t ngapv, capgapv;
     int rc;
     char msg[512];
 };

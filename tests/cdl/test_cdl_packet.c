@@ -75,9 +75,31 @@ static void test_data(void)
     RT(&f, 32, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0);
     cdl_field_pc(&f, 0xfe, 32);
     RT(&f, 32, 0xC, 0x1, 0xE, 0xF);
-    /* PC 0: NNN = 0, no data nybbles (RNNN is itself a zero nybble). */
+    /* PC 0: one byte (the data fields without data are the markers). */
     cdl_field_pc(&f, 0, 32);
-    RT(&f, 32, 0xC, 0x0);
+    CHECK_EQ(f.nnn, 1);
+    RT(&f, 32, 0xC, 0x1, 0x0, 0x0);
+    /* The markers: 1100 0000 stop, 1100 1000 lost (R as for PC / RFW). */
+    struct cdl_field stop = {.kind = CDL_F_STOP}, lost = {.kind = CDL_F_LOST, .reason = CDL_DATA_RFW};
+    RT(&stop, 32, 0xC, 0x0);
+    RT(&lost, 32, 0xC, 0x8);
+    RT(&lost, 64, 0xC, 0x8);
+    char text[80];
+    cdl_field_format(&stop, text, sizeof text);
+    CHECK(strstr(text, "stop") != NULL);
+    cdl_field_format(&lost, text, sizeof text);
+    CHECK(strstr(text, "lost") != NULL);
+    /* Field lengths from the first nybbles (the encoder's refusal path). */
+    const uint8_t l1[] = {0xC, 0x4, 0, 0, 0, 0, 0, 0, 0, 0};
+    CHECK_EQ(cdl_field_len(l1, sizeof l1, 32), 10);
+    CHECK_EQ(cdl_field_len(l1, 1, 32), 0);
+    const uint8_t l2[] = {0xC, 0xF};
+    CHECK_EQ(cdl_field_len(l2, 2, 64), 20);
+    CHECK_EQ(cdl_field_len(l2, 2, 32), 16);
+    const uint8_t l3[] = {0xD, 0x3}, l4[] = {0x0}, l5[] = {0x9};
+    CHECK_EQ(cdl_field_len(l3, 1, 32), 2);
+    CHECK_EQ(cdl_field_len(l4, 1, 32), 1);
+    CHECK_EQ(cdl_field_len(l5, 1, 32), 1);
     /* R=1 register-file write: byte 0 = rd, then the value. x5 = 0x1234. */
     cdl_field_rfw(&f, 5, 0x1234, 32);
     CHECK_EQ(f.nnn, 3);
@@ -85,9 +107,11 @@ static void test_data(void)
     /* RV32 widest write: x31 = 0xffffffff -> 5 bytes. */
     cdl_field_rfw(&f, 31, 0xffffffffu, 32);
     RT(&f, 32, 0xC, 0xD, 0xF, 0x1, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF);
-    /* Writing 0 to x1: one byte (rd). */
+    /* Writing 0 to x1: one byte (rd); x0 = 0 too (rd is always sent). */
     cdl_field_rfw(&f, 1, 0, 32);
     RT(&f, 32, 0xC, 0x9, 0x1, 0x0);
+    cdl_field_rfw(&f, 0, 0, 32);
+    RT(&f, 32, 0xC, 0x9, 0x0, 0x0);
     /* f-register (32..63). */
     cdl_field_rfw(&f, 40, 0x7, 64);
     RT(&f, 64, 0xC, 0xA, 0x8, 0x2, 0x7, 0x0);
@@ -165,9 +189,14 @@ static void test_sync(void)
     CHECK(cdl_next_sync(s2, sizeof s2, 0, &c, false, &pos));
     CHECK_EQ(pos, 17);
     /* A candidate followed by a reserved code is refused. */
-    const uint8_t s3[] = {0, 0, 0, 0, 0xC, 0x1, 0x4, 0x0, 0xE, 0, 0, 0, 0, 0xC, 0x0, 0x1};
+    const uint8_t s3[] = {0, 0, 0, 0, 0xC, 0x1, 0x4, 0x0, 0xE, 0, 0, 0, 0, 0xC, 0x1, 0x0, 0x0, 0x1};
     CHECK(cdl_next_sync(s3, sizeof s3, 0, &c, false, &pos));
     CHECK_EQ(pos, 13);
+    /* A stop marker after a zero run is not a sync point (no PC). */
+    const uint8_t s5[] = {0x1, 0, 0, 0, 0, 0xC, 0x0, 0, 0, 0, 0, 0xC, 0x1, 0x4, 0x0, 0x1};
+    CHECK(!cdl_sync_valid(s5, sizeof s5, 5, &c));
+    CHECK(cdl_next_sync(s5, sizeof s5, 0, &c, false, &pos));
+    CHECK_EQ(pos, 11);
     /* With a longer configured mark, four zeros do not count. */
     c.sync_nybbles = 6;
     CHECK(!cdl_next_sync(s1, sizeof s1, 0, &c, false, &pos));

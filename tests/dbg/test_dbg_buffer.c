@@ -187,10 +187,19 @@ static void test_fifo(const struct nrt_prog *p, const char *emit)
     nrt_decode(CODEC, &c, p->img, p->img, p->xlen, -1, out.data, out.len, &dec);
     CHECK_MSG(dec.rc == 0 && dec.errors == 0, "%s fifo %s: %s %s", p->name, emit, dec.msg, dec.first_error);
     CHECK_MSG(nrt_segments_ok(p->pcs, p->npcs, &dec, &runs, why, sizeof why), "%s fifo %s: %s", p->name, emit, why);
-    CHECK_MSG(dec.gap_reasons[RVT_GAP_TRACE_OFF] >= runs, "%s fifo: %" PRIu64 " Trace Disabled for %zu runs",
-              p->name, dec.gap_reasons[RVT_GAP_TRACE_OFF], runs);
+    /* Every drop is reported as lost (Trace Disabled followed by the sync
+     * fields, not by Trace Enabled), never as trace off. */
+    CHECK_MSG(dec.gap_reasons[RVT_GAP_LOST] + 1 >= runs && dec.gap_reasons[RVT_GAP_TRACE_OFF] == 0,
+              "%s fifo: %" PRIu64 " losses and %" PRIu64 " trace-off gaps for %zu runs", p->name,
+              dec.gap_reasons[RVT_GAP_LOST], dec.gap_reasons[RVT_GAP_TRACE_OFF], runs);
     CHECK_MSG(runs > 1 && dec.npcs > 0, "%s fifo %s: %zu runs, %zu of %zu instructions", p->name, emit, runs,
               dec.npcs, p->npcs);
+    /* Each loss where a stretch ends: the decoder resynchronises right
+     * after it. */
+    for (size_t k = 0; k < dec.ngapv; k++)
+        CHECK_MSG(k + 1 < dec.nsegs && dec.gapv[k].reason == RVT_GAP_LOST && dec.gapv[k].at == dec.segs[k + 1],
+                  "%s fifo %s: gap %zu (reason %u) after %zu instructions, not where a stretch ends", p->name, emit, k,
+                  dec.gapv[k].reason, dec.gapv[k].at);
     printf("  %s fifo (%s): %" PRIu64 " bytes dropped, %zu of %zu instructions in %zu runs\n", p->name, emit,
            st.lost, dec.npcs, p->npcs, runs);
     nrt_dec_free(&dec);

@@ -5,6 +5,7 @@
 #include "dbg/dbg.h"
 #include "testlib.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 extern const struct rvt_codec rvt_codec_dbg;
@@ -206,11 +207,18 @@ static int on_block(void *ctx, const struct rvt_block *b)
     return 0;
 }
 static char g_err[512];
+static unsigned g_gaps[8];
+static uint64_t g_lost_offset;
 static int on_note(void *ctx, const struct rvt_note *n)
 {
     (void)ctx;
     if (n->kind == RVT_NOTE_ERROR && !g_err[0])
         snprintf(g_err, sizeof g_err, "%s", n->text);
+    if (n->kind == RVT_NOTE_GAP && n->reason < 8) {
+        g_gaps[n->reason]++;
+        if (n->reason == RVT_GAP_LOST)
+            g_lost_offset = n->offset;
+    }
     return 0;
 }
 
@@ -252,11 +260,160 @@ static void test_dump_and_errors(void)
     rvt_img_free(empty);
 }
 
+/* Trace off, notify and the end (docs/dbg.md "Trace off, dropped data and
+ * the end of the trace"): the PC of the last traced instruction and Trace
+ * Disabled; Trace Enabled and the sync fields where tracing resumes and at
+ * a notified instruction; Trace Disabled ends every trace (after the one of
+ * a stop when tracing is off at the end). */
+static void test_gaps(void)
+{
+    struct dbg_cfg c;
+    cfg(&c, NULL);
+    struct rvt_ing_rec recs[] = {rec(0x100, RVT_ITYPE_NONE, RVT_PRIV_U), rec(0x104, RVT_ITYPE_NONE, RVT_PRIV_U),
+                                 rec(0x108, RVT_ITYPE_NONE, RVT_PRIV_U), rec(0x10c, RVT_ITYPE_NONE, RVT_PRIV_U),
+                                 rec(0x200, RVT_ITYPE_NONE, RVT_PRIV_U), rec(0x204, RVT_ITYPE_NONE, RVT_PRIV_U),
+                                 rec(0x208, RVT_ITYPE_NONE, RVT_PRIV_U)};
+    recs[2].flags = recs[3].flags = RVT_ING_UNQUALIFIED;
+    recs[5].flags = RVT_ING_NOTIFY;
+    EXPECT(&c, recs, 0x4, 0x0, 0x6, 0x0, 0x1, 0x7, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, /* start at 0x100 */
+           0x1, 0x0, 0x2, 0x5,                                                      /* PC 0x104, Trace Disabled */
+           0x4, 0x0, 0x6, 0x0, 0x1, 0x7, 0x0, 0x0, 0x1, 0x0, 0x0, 0x0, 0x0, 0x0,    /* Trace Enabled at 0x200 */
+           0x4, 0x0, 0x6, 0x0, 0x1, 0x7, 0x2, 0x0, 0x1, 0x0, 0x0, 0x0, 0x0, 0x0,    /* notify: 0x204 */
+           0x1, 0x0, 0x4, 0x5);                                                     /* the end: 0x208 */
+    /* Off at the end: Trace Disabled twice (the stop, the end). */
+    struct rvt_ing_rec off_end[] = {rec(0x100, RVT_ITYPE_NONE, RVT_PRIV_M), rec(0x104, RVT_ITYPE_NONE, RVT_PRIV_M)};
+    off_end[1].flags = RVT_ING_UNQUALIFIED;
+    EXPECT(&c, off_end, 0x4, 0x0, 0x6, 0x6, 0x1, 0x7, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0, 0x5,
+           0x5);
+    /* A jalr whose target is not traced: its target, then Trace Disabled. */
+    struct rvt_ing_rec jr[] = {rec(0x100, RVT_ITYPE_JUMP_UNINF, RVT_PRIV_M), rec(0x300, RVT_ITYPE_NONE, RVT_PRIV_M)};
+    jr[1].flags = RVT_ING_UNQUALIFIED;
+    EXPECT(&c, jr, 0x4, 0x0, 0x6, 0x6, 0x1, 0x7, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1, 0x2, 0x0, 0x8, 0x1,
+           0x5, 0x5);
+
+    /* The decoder (PC pairs, without code) reads them: one trace-off gap
+     * for the first execution, none at the end; cut short, the rest is
+     * lost, said where. */
+    cfg(&c, "pc,priv");
+    uint8_t nyb[256];
+    size_t k = encode(&c, recs, sizeof recs / sizeof recs[0], nyb, sizeof nyb);
+    uint8_t bytes[128];
+    dbg_pack(nyb, k, bytes);
+    struct rvt_image *img = rvt_img_new();
+    rvt_img_set_xlen(img, 32);
+    struct rvt_diag d = {0};
+    struct rvt_flow_sink sink = {on_block, on_note, NULL};
+    memset(g_gaps, 0, sizeof g_gaps);
+    g_err[0] = 0;
+    CHECK(rvt_decode_buffer(&rvt_codec_dbg, &c, img, -1, bytes, k / 2, &sink, &d) == 0);
+    CHECK_MSG(g_gaps[RVT_GAP_TRACE_OFF] == 1 && g_gaps[RVT_GAP_LOST] == 0 && !g_err[0], "%u off, %u lost, '%s' %s",
+              g_gaps[RVT_GAP_TRACE_OFF], g_gaps[RVT_GAP_LOST], g_err, d.msg);
+    memset(g_gaps, 0, sizeof g_gaps);
+    CHECK(rvt_decode_buffer(&rvt_codec_dbg, &c, img, -1, bytes, 20, &sink, &d) == 0);
+    CHECK_MSG(g_gaps[RVT_GAP_LOST] == 1 && g_lost_offset <= 20 && g_lost_offset >= 18, "%u lost at 0x%llx",
+              g_gaps[RVT_GAP_LOST], (unsigned long long)g_lost_offset);
+    rvt_img_free(img);
+}
+
+/* A sink that takes bytes up to `cut`, refuses the rest of that write, and
+ * then takes everything again. */
+struct cut_sink {
+    struct rvt_membuf out;
+    size_t cut;
+    bool done;
+};
+static long cut_write(void *ctx, const uint8_t *p, size_t n)
+{
+    struct cut_sink *s = ctx;
+    size_t take = n;
+    if (!s->done && s->out.len + n > s->cut) {
+        take = s->cut - s->out.len;
+        s->done = true;
+    }
+    return rvt_membuf_append(&s->out, p, take) < 0 ? -RVT_ERR_NOMEM : (long)take;
+}
+
+static void encode_loop(const struct dbg_cfg *c, const struct rvt_byte_sink *s, struct rvt_codec_stats *st)
+{
+    /* jalr 0x1000 -> 0x2000 -> 0x1000 ...: a PC pair each. */
+    struct dbg_enc *e;
+    struct rvt_diag d = {0};
+    if (dbg_enc_new(&e, c, s, &d) < 0) {
+        rvt_test_fail(__FILE__, __LINE__, "%s", d.msg);
+        return;
+    }
+    for (unsigned i = 0; i < 4000; i++) {
+        struct rvt_ing_rec r = rec(i % 2 ? 0x2000 : 0x1000, RVT_ITYPE_JUMP_UNINF, RVT_PRIV_M);
+        CHECK(dbg_enc_put(e, &r) == 0);
+    }
+    CHECK(dbg_enc_finish(e) == 0);
+    dbg_enc_stats(e, st);
+    dbg_enc_free(e);
+}
+
+/* A write the sink cuts inside a PC packet: what it took is the stream's
+ * start; the packet is completed with the next write, then (after Nops up
+ * to a sync point if the group does not fit before it) Trace Disabled and
+ * the sync fields, the hart restated; the decoder reports the loss there. */
+static void test_refusal(void)
+{
+    struct dbg_cfg c;
+    cfg(&c, "pc,priv");
+    struct rvt_membuf full;
+    rvt_membuf_init(&full);
+    struct rvt_byte_sink fs = rvt_membuf_sink(&full);
+    struct rvt_codec_stats st;
+    encode_loop(&c, &fs, &st);
+    REQUIRE(full.len > 4096 + 1024);
+    CHECK_EQ(st.lost, 0);
+    uint8_t *fn = malloc(2 * full.len);
+    dbg_unpack(full.data, full.len, fn);
+    size_t s = 0; /* the first PC packet at an even nybble past 3000 */
+    while (s < 3000 || s % 2 || fn[s] != DBG_PC)
+        s += dbg_packet_len(fn + s, 2 * full.len - s);
+    size_t plen = dbg_packet_len(fn + s, 4);
+    REQUIRE(plen >= 4);
+    struct cut_sink cs = {.cut = (s + 2) / 2};
+    rvt_membuf_init(&cs.out);
+    struct rvt_byte_sink ss = {cut_write, &cs};
+    encode_loop(&c, &ss, &st);
+    CHECK(cs.done && st.lost > 0);
+    uint8_t *on = malloc(2 * cs.out.len);
+    dbg_unpack(cs.out.data, cs.out.len, on);
+    REQUIRE(cs.out.len * 2 > s + plen + 600);
+    CHECK(memcmp(on, fn, s + plen) == 0); /* the start, and the cut packet completed */
+    size_t t = s + plen;
+    while (on[t] == DBG_NOP)
+        t++;
+    CHECK_MSG(t == s + plen || t % 512 == 0, "Nops up to 0x%zx", t);
+    CHECK(on[t] == DBG_TRACE_DISABLED);
+    CHECK(on[t + 1] == DBG_HART && on[t + 2] == 0 && on[t + 3] == 0); /* hart 0, restated */
+    CHECK(on[t + 4] == DBG_PRIV && on[t + 5] == 0x6);                 /* M */
+    CHECK(on[t + 6] == DBG_PC && on[t + 7] == 7);                     /* a full PC */
+    struct rvt_image *img = rvt_img_new();
+    rvt_img_set_xlen(img, 32);
+    struct rvt_diag d = {0};
+    struct rvt_flow_sink sink = {on_block, on_note, NULL};
+    memset(g_gaps, 0, sizeof g_gaps);
+    g_err[0] = 0;
+    CHECK(rvt_decode_buffer(&rvt_codec_dbg, &c, img, -1, cs.out.data, cs.out.len, &sink, &d) == 0);
+    CHECK_MSG(g_gaps[RVT_GAP_LOST] == 1 && g_gaps[RVT_GAP_TRACE_OFF] == 0 && !g_err[0], "%u lost, %u off, '%s'",
+              g_gaps[RVT_GAP_LOST], g_gaps[RVT_GAP_TRACE_OFF], g_err);
+    CHECK_EQ(g_lost_offset, t / 2);
+    rvt_img_free(img);
+    free(on);
+    free(fn);
+    rvt_membuf_free(&cs.out);
+    rvt_membuf_free(&full);
+}
+
 int main(void)
 {
     test_dump_and_errors();
     test_events();
     test_data();
     test_sync_points();
+    test_gaps();
+    test_refusal();
     return rvt_test_summary("test_dbg_encoder");
 }

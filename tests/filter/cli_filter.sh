@@ -30,6 +30,8 @@ cases=(
   "--merge-blocks --trigger 'notify@0x200103f6'"
   "--sideband 'impdef=1@10000,impdef=0@20000' --filter 'impdef == 1'"
   "--filter 'ctx == 0 and priv in {U, S, M}' --trigger 'off@memcpy'"
+  "--filter 'addr in xrle_decompress' --trigger 'notify@0x200103f6'"
+  "--merge-blocks --filter 'addr >= xrle_decompress' --trigger 'off@0x200104b0'"
 )
 
 # Independent check of the first case's expectation.
@@ -53,6 +55,8 @@ gen_cases=(
   "--filter 'exception and tval != 0'"
   "--filter 'cause in {8, 9}'"
   "--filter 'ctx != 0'"
+  "--filter 'priv == S'"
+  "--merge-blocks --filter 'exception'"
 )
 have_gen=0
 if "$RV" gen --seed 5 --insns 50000 --traps --interrupts --nested --priv --context \
