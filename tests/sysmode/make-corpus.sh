@@ -10,8 +10,8 @@ for n in 1 2; do
     riscv64-unknown-elf-gcc -march=rv64ima_zicsr -mabi=lp64 -x assembler-with-cpp -nostdlib -nostartfiles -Wl,-Ttext=0x80000000 \
         -DNHARTS=$n -o "$work/tiny$n" "$here/corpus-tiny.S"
     "$build/tools/rvtrace" capture --system -q --loader "$work/tiny$n" --smp $n -o "$work/t.ing" \
-        --keep-log "$here/corpus/tiny-$n-harts.log" --timeout 60
+        --keep-log "$here/../../fuzz/corpus/fuzz_qemu_log/tiny-$n-harts.log" --timeout 60
     "$build/tools/rvtrace" capture --system -q --loader "$work/tiny$n" --smp $n -o "$work/t.ing" --flush-each \
-        --keep-log "$here/corpus/tiny-$n-harts-each.log" --timeout 60
+        --keep-log "$here/../../fuzz/corpus/fuzz_qemu_log/tiny-$n-harts-each.log" --timeout 60
 done
 ls -l "$here/corpus"

@@ -35,7 +35,7 @@
  * instruction, so each trap line lands in the log before the handler's
  * entry and after every entry written before the trap; only static entries
  * still in the batch when the trap happened come after it although they
- * ran before.  `rvtrace capture --system` (tools/rvtrace/capture_sys.c)
+ * ran before.  `rvtrace capture --system` (tools/rvtrace/src/ingress/qemulog.c)
  * places each trap at the one block boundary of that window that explains
  * it, or reports the ambiguity.  flush=each writes every entry at once (for
  * testing: both give the same streams).

@@ -6,7 +6,7 @@
  * and a payload) under qemu-system-riscv64/32 with traps, interrupts,
  * privilege levels and several harts; the plugin annotates QEMU's log,
  * which this command reads through a FIFO while QEMU runs and turns into
- * records (capture_sys.c).
+ * records (src/ingress/qemulog.c).
  *
  * A user-mode run is made reproducible: the program is started by its absolute
  * path with an empty environment (plus --env entries), stdin and stdout
@@ -17,7 +17,7 @@
 /* realpath() is an XSI interface. */
 #define _XOPEN_SOURCE 700
 
-#include "capture_sys.h"
+#include "ingress/qemulog.h"
 #include "cli.h"
 
 #include <errno.h>

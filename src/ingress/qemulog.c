@@ -25,7 +25,7 @@
  * and exactly one such placement must exist (close_window).  Everything
  * else follows from the code: the ingress builder checks every step, so an
  * unexplained discontinuity is an error with its log line and addresses. */
-#include "capture_sys.h"
+#include "qemulog.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -1,9 +1,9 @@
-/* Fuzz the system-mode capture's reader of QEMU logs (capture_sys.c): any
+/* Fuzz the system-mode capture's reader of QEMU logs (src/ingress/qemulog.c): any
  * bytes, fed in two chunks split where the input says, must end in records
  * or an error, never a crash, a hang or a read out of bounds.  Built like
  * the targets in fuzz/ (libFuzzer with RVT_FUZZ, else the replay driver
  * over corpus/: the seed logs made by make-corpus.sh). */
-#include "capture_sys.h"
+#include "ingress/qemulog.h"
 
 #include <stdint.h>
 #include <string.h>

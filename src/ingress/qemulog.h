@@ -9,8 +9,8 @@
  * which keeps each hart's records in program order and interleaves harts as
  * QEMU ran them.  Anything the log does not explain is an error naming the
  * log line, hart and addresses. */
-#ifndef RVT_CAPTURE_SYS_H
-#define RVT_CAPTURE_SYS_H
+#ifndef RVT_INGRESS_QEMULOG_H
+#define RVT_INGRESS_QEMULOG_H
 
 #include "rvtrace/ingress.h"
 
