@@ -4,6 +4,7 @@
  * out-of-bounds reads are not. */
 #include "etrace/etrace.h"
 #include "rvtrace/rvtrace.h"
+#include "driver/fuzz_image.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,15 +18,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    const char *dir = getenv("RVT_TEST_DATA");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/ntrace-t1/test.elf", dir ? dir : "tests/data");
-    g_img = rvt_img_new();
+    g_img = rvt_fuzz_image("ntrace-t1/test.elf", "fuzz_etrace_framing");
     g_null = fopen("/dev/null", "w");
-    if (!g_null || rvt_img_load_elf(g_img, path) < 0) {
-        fprintf(stderr, "fuzz_etrace_framing: %s\n", rvt_img_error(g_img));
+    if (!g_null)
         exit(1);
-    }
     return 0;
 }
 

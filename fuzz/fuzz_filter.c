@@ -4,6 +4,7 @@
  * over a short execution of the t1 program (symbols and code from
  * $RVT_TEST_DATA/ntrace-t1/test.elf when available), checking the filter's
  * invariants: no instruction is lost or duplicated, counts add up. */
+#include "driver/fuzz_image.h"
 #include "rvtrace/filter.h"
 
 #include <stdlib.h>
@@ -20,17 +21,9 @@ static struct rvt_image *g_img;
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    (void)argc, (void)argv;
-    const char *base = getenv("RVT_TEST_DATA");
-    if (!base)
-        return 0;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/ntrace-t1/test.elf", base);
-    g_img = rvt_img_new();
-    if (g_img && rvt_img_load_elf(g_img, path) < 0) {
-        rvt_img_free(g_img);
-        g_img = NULL;
-    }
+    (void)argc;
+    (void)argv;
+    g_img = rvt_fuzz_image("ntrace-t1/test.elf", "fuzz_filter");
     return 0;
 }
 

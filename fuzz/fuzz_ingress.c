@@ -2,6 +2,7 @@
  * PC-list / PC INSN text readers (through a memory stream, with the flow
  * test program as the code image). */
 #include "rvtrace/rvtrace.h"
+#include "driver/fuzz_image.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +15,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    const char *dir = getenv("RVT_TEST_DATA");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/flow/flowtest64.elf", dir ? dir : "tests/data");
-    g_img = rvt_img_new();
-    if (rvt_img_load_elf(g_img, path) < 0) {
-        fprintf(stderr, "fuzz_ingress: %s\n", rvt_img_error(g_img));
-        exit(1);
-    }
+    g_img = rvt_fuzz_image("flow/flowtest64.elf", "fuzz_ingress");
     return 0;
 }
 

@@ -6,6 +6,7 @@
  * count can describe a long walk through a loop). */
 #include "ntrace/ntrace.h"
 #include "rvtrace/rvtrace.h"
+#include "driver/fuzz_image.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +19,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    const char *dir = getenv("RVT_TEST_DATA");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/ntrace-t1/test.elf", dir ? dir : "tests/data");
-    g_img = rvt_img_new();
-    if (rvt_img_load_elf(g_img, path) < 0) {
-        fprintf(stderr, "fuzz_ntrace: %s\n", rvt_img_error(g_img));
-        exit(1);
-    }
+    g_img = rvt_fuzz_image("ntrace-t1/test.elf", "fuzz_ntrace");
     return 0;
 }
 
