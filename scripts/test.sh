@@ -19,15 +19,24 @@ passed=0; failed=0
 record() { # name, status
     if [ "$2" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "*** $1 FAILED" >&2; fi
 }
-# ctest results count one by one.
+# Counts come from ctest's own summary ("N% tests passed, F tests failed out of T");
+# ctest's exit status is the final word on a failure.
 run_ctest() { # build dir, label
     local log="$1/ctest.log"
-    (cd "$1" && ctest -j"$jobs" --output-on-failure --timeout 1500) 2>&1 | tee "$log" | grep -E '^ *[0-9]+/[0-9]+ Test|tests passed|FAIL|\*\*\*' || true
-    local p f
-    p=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$log" || true)
-    f=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* (\*\*\*|Failed|Timeout|Not Run|Exception)' "$log" || true)
-    passed=$((passed + p)); failed=$((failed + f))
-    [ "$p" -gt 0 ] || { failed=$((failed + 1)); echo "*** $2: no test ran" >&2; }
+    (cd "$1" && ctest -j"$jobs" --output-on-failure --timeout 1500) > "$log" 2>&1
+    local st=$?
+    grep -E '^ *[0-9]+/[0-9]+ Test|tests passed|\*\*\*|FAIL' "$log" || true
+    local line total f
+    line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)
+    total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")
+    f=$(sed -E 's/.* ([0-9]+) tests? failed.*/\1/' <<<"$line")
+    if [ -z "$line" ]; then
+        failed=$((failed + 1)); echo "*** $2: ctest printed no summary (exit $st)" >&2; return
+    fi
+    passed=$((passed + total - f)); failed=$((failed + f))
+    if [ "$st" -ne 0 ] && [ "$f" -eq 0 ]; then
+        failed=$((failed + 1)); echo "*** $2: ctest failed (exit $st)" >&2
+    fi
 }
 
 echo "== gcc build (-Werror)"
@@ -73,7 +82,7 @@ if [ "$st" -eq 0 ]; then
     # a program built against the installed library
     printf '#include <rvtrace/rvtrace.h>\n#include <stdio.h>\nint main(void){puts(rvt_errstr(-RVT_ERR_FORMAT));return 0;}\n' > build/install-root/t.c
     gcc -std=c11 -I build/install-root/include build/install-root/t.c -L build/install-root/lib -lrvtrace -lm -lpthread \
-        -o build/install-root/t && ./build/install-root/t >/dev/null
+        -o build/install-root/t && LD_LIBRARY_PATH=$top/build/install-root/lib ./build/install-root/t >/dev/null
     st=$?
 fi
 record "install" "$st"
