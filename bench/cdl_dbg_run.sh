@@ -4,7 +4,7 @@
 # capture as bench/run.sh: 16.0 M instructions, merged blocks), and a
 # per-instruction capture with memory addresses of the bundled smaller run
 # (tests/data/real) for the data packets.  Prints Markdown;
-# bench/RESULTS-nybble.md holds a run of it.
+# bench/RESULTS.md (section on the nybble families) holds a run of it.
 #   bench/cdl_dbg_run.sh [WORKDIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."

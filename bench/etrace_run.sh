@@ -4,7 +4,7 @@
 # and on the t1 reference execution.  For each option set: bytes,
 # bits/instruction, encode speed, decode speed in counting mode (best of
 # three whole `rvtrace decode` runs and the decoder's own loop), and
-# whether the round trip is exact.  Prints Markdown (bench/RESULTS-etrace.md
+# whether the round trip is exact.  Prints Markdown (bench/RESULTS.md, section "E-Trace benchmark results"
 # holds a run of it).
 #   bench/etrace_run.sh [WORKDIR]    WORKDIR holds bzip2 and bzip2.ing
 #                                    (default: build/bench-work; made by

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# N-Trace benchmarks on real captures (bench/RESULTS-ntrace.md holds a run).
+# N-Trace benchmarks on real captures (bench/RESULTS.md (section "N-Trace results") holds a run).
 #
 #   bench/ntrace_bench.sh [WORKDIR]
 #
