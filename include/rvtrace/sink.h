@@ -244,7 +244,7 @@ struct rvt_funnel_config {
     struct rvt_byte_sink out;    /* downstream; may be set later */
     size_t fifo_bytes;           /* 0: pass through; else per-input FIFO capacity */
     uint16_t dis_input;          /* initial trFunnelDisInput */
-    int no_dis_input;            /* trFunnelDisInput is not implemented (reads 0) */
+    int no_dis_input;            /* the hardware has no trFunnelDisInput (reads 0) */
     uint8_t impl_vendor;         /* trFunnelImpl bits 31:24 */
     int power_on_reset;          /* start with trFunnelActive = 0 */
 };

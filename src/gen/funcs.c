@@ -16,7 +16,7 @@ struct fstate {
     int fi;               /* function index; -1 for tasks and handlers (call anything) */
     unsigned seg;
     struct gvec body;     /* the body, emitted before the prologue is known */
-    struct gvec stubs;    /* local code placed after the epilogue */
+    struct gvec outlined; /* local code placed after the epilogue */
     unsigned loop_base;   /* first loop counter index in g_sorder */
     unsigned loop_depth;  /* live loop counters */
     unsigned max_sreg;    /* s-registers g_sorder[0..max_sreg) are saved */
@@ -757,7 +757,7 @@ static double st_helper(struct fstate *fs, struct emit *e)
         e_hi(e, OP_AUIPC, FM_32, T1, ls);
         e_lo(e, OP_JALR, T2, T1, ls, true, RVT_CF_OTHER_UNINF, true);
     }
-    struct emit se = {g, &fs->stubs, e->seg};
+    struct emit se = {g, &fs->outlined, e->seg};
     e_label(&se, ls);
     double c = st_alu(fs, &se);
     e_jalr(&se, X0, T2, 0, RVT_CF_JUMP_UNINF);
@@ -854,7 +854,7 @@ static double st_coroutine(struct fstate *fs, struct emit *e)
     e_op(e, OP_ADDI, c, c, 0, -1);
     e_branch(e, OP_BNE, c, X0, la, 0);
     /* the other side */
-    struct emit se = {g, &fs->stubs, e->seg};
+    struct emit se = {g, &fs->outlined, e->seg};
     e_label(&se, lb);
     double cb = coro_work(fs, &se);
     unsigned swaps = (unsigned)grng_range(&g->rng, 1, 2);
@@ -1077,7 +1077,7 @@ static void fs_init(struct fstate *fs, struct gctx *g, int fi, unsigned seg)
 static void fs_free(struct fstate *fs)
 {
     free(fs->body.v);
-    free(fs->stubs.v);
+    free(fs->outlined.v);
 }
 
 static void append(struct gctx *g, struct gvec *dst, const struct gvec *src)
@@ -1290,8 +1290,8 @@ static int gen_function(struct gctx *g, unsigned i)
         free(tailseq.v);
         free(pre.v);
     }
-    /* local stubs after the function's code */
-    append(g, &g->b->frags[f->frag]->code, &fs.stubs);
+    /* local out-of-line code after the function's code */
+    append(g, &g->b->frags[f->frag]->code, &fs.outlined);
     f->traps = f->traps || fs.traps;
     f->lj_below = f->lj_below || fs.lj_below;
     f->generated = true;
@@ -1438,7 +1438,7 @@ int gen_task(struct gctx *g, size_t frag, unsigned proc)
     }
     e_jal(&e, X0, top, RVT_CF_JUMP_INF, false);
     append(g, &g->b->frags[frag]->code, &fs.body);
-    append(g, &g->b->frags[frag]->code, &fs.stubs);
+    append(g, &g->b->frags[frag]->code, &fs.outlined);
     uint64_t st = 64 + fs.callee_stack;
     if (st > g->task_stack)
         g->task_stack = st;

@@ -109,7 +109,7 @@ enum gseg_id {
     SEG__COUNT
 };
 
-/* A run of code placed contiguously: a function, a handler, a stub. */
+/* A run of code placed contiguously: a function, a handler, an out-of-line tail. */
 struct gfrag {
     struct gvec code;
     char name[32];

@@ -247,7 +247,7 @@ static uint32_t te_legal_trig_out(const struct te_block *b, uint32_t v)
 {
     uint32_t r = 0;
     for (unsigned n = 0; n < b->caps.n_ext_trig_out; n++)
-        r |= v & 3u << (4 * n); /* bits 2-3 are vendor events, not implemented */
+        r |= v & 3u << (4 * n); /* bits 2-3 are vendor events: this model has none */
     return r;
 }
 
