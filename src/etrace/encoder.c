@@ -46,6 +46,10 @@ struct ent {
     bool updiscon;    /* its successor must be reported with an address */
     bool reported;    /* a packet reported this instruction's address */
     bool synced;      /* a format 3 sync packet reported it */
+    bool trap_epc;    /* a trap-only entry reported by a format 3.1 with thaddr 0 (its EPC):
+                       * the handler comes with a format 3.0.  Kept per entry, not per
+                       * encoder: when the handler is not traced, the flag must not reach
+                       * a later trap. */
 };
 
 static inline bool is_trap(unsigned itype)
@@ -73,7 +77,6 @@ struct et_encoder {
     bool started;      /* initial support packet sent */
     bool tracing;      /* a sync packet has been sent and tracing did not stop since */
     bool lost;         /* packets were lost: a support packet (trace_lost) is owed */
-    bool trep;         /* the trap of the previous entry was reported with thaddr 0 */
     bool finished;
 
     uint64_t last_addr;
@@ -698,21 +701,24 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
 
     if (!first && is_trap(prev->itype)) {
         if (exc_only) {
-            if (!v026) /* a second trap before the handler's first instruction */
+            /* a second trap before the handler's first instruction: report
+             * the first one now, unless its EPC packet did (then this one is
+             * reported with its own handler) */
+            if (!v026 && !prev->trap_epc)
                 rc = send_trap(e, c, prev, false);
-            e->trep = false;
-        } else if (e->trep) {
+        } else if (prev->trap_epc) {
             rc = send_start(e, c);
         } else {
             rc = send_trap(e, c, prev, true);
         }
-        e->trep = false;
         handled = true;
     } else if (exc_only) {
-        if (!first && prev_upd && !v026) {
-            /* exception at the target of an uninferable jump: the EPC */
+        if ((first || prev_upd) && !v026) {
+            /* exception at the target of an uninferable jump, or a trap as
+             * the first traced event (its record qualified, the code before
+             * it not): the EPC (payload.adoc, thaddr) */
             rc = send_trap(e, c, c, false);
-            e->trep = true;
+            c->trap_epc = true;
         }
         handled = true;
     } else if (first || ppccd(e, prev, c) ||
@@ -836,7 +842,9 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
             c->reported = true;
             qual = ET_QUAL_ENDED_REP;
         }
-        if ((rc = send_support(e, !last, qual)) < 0)
+        /* (nothing to end when nothing was traced: a lone trap in 0.026,
+         * which cannot report a trap without its handler) */
+        if (e->tracing && (rc = send_support(e, !last, qual)) < 0)
             return rc;
         e->tracing = false;
         return 0;
