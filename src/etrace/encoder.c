@@ -574,12 +574,18 @@ static bool ctx_reported(const struct et_encoder *e)
 }
 
 /* Privilege change, or context change to report precisely (or as an
- * asynchronous discontinuity): needs a sync packet at `c`. */
+ * asynchronous discontinuity): needs a sync packet at `c`.  In the 0.026
+ * draft a trace-notify trigger ("trace single", seed 001 table 4.1: a
+ * synchronisation point is recorded) is one too: the draft has no notify
+ * bit, and an address packet at an instruction that is not the target of
+ * an uninferable jump would read as one. */
 static bool ppccd(const struct et_encoder *e, const struct ent *prev, const struct ent *c)
 {
     if (!prev)
         return false;
     if (c->priv != prev->priv)
+        return true;
+    if (e->p.version == ET_V0_026 && c->notify)
         return true;
     return ctx_reported(e) && c->context != prev->context && c->ctype >= RVT_CTYPE_PRECISE;
 }
