@@ -541,6 +541,16 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
             }
             if (FL(rvt_flow_trap(f, k->interrupt, k->ecause, k->tval, false, 0)) < 0)
                 return flow_fail(dec);
+        } else if (k->has_address && (!dec->synced || !rvt_flow_have_pc(f)) && !dec->trap_open) {
+            /* the first traced event is the trap (tracing starts at it): the
+             * address is its EPC (payload.adoc) and the privilege the one
+             * trapped from; no instruction retires before the handler */
+            if (FL(rvt_flow_sync(f, full_addr(dec, k->address), k->privilege, k->context, true)) < 0)
+                return flow_fail(dec);
+            if (FL(rvt_flow_trap(f, k->interrupt, k->ecause, k->tval, false, 0)) < 0)
+                return flow_fail(dec);
+            dec->priv = k->privilege;
+            dec->trap_open = true;
         }
         dec->synced = false; /* the handler comes with the next sync packet */
         dec->have_single = false;

@@ -46,6 +46,10 @@ struct ent {
     bool updiscon;    /* its successor must be reported with an address */
     bool reported;    /* a packet reported this instruction's address */
     bool synced;      /* a format 3 sync packet reported it */
+    bool trap_epc;    /* a trap-only entry reported by a format 3.1 with thaddr 0 (its EPC):
+                       * the handler comes with a format 3.0.  Kept per entry, not per
+                       * encoder: when the handler is not traced, the flag must not reach
+                       * a later trap. */
 };
 
 static inline bool is_trap(unsigned itype)
@@ -72,8 +76,7 @@ struct et_encoder {
 
     bool started;      /* initial support packet sent */
     bool tracing;      /* a sync packet has been sent and tracing did not stop since */
-    bool lost;         /* packets were lost: a support packet (trace_lost) is owed */
-    bool trep;         /* the trap of the previous entry was reported with thaddr 0 */
+    bool lost_sent;    /* after a loss the sink took the trace_lost support packet: a sync resumes */
     bool finished;
 
     uint64_t last_addr;
@@ -147,6 +150,11 @@ void et_enc_set_observer(struct et_encoder *e, et_packet_fn fn, void *ctx)
     e->obs_ctx = ctx;
 }
 
+/* packets and bytes: what the encoder produced, each packet once; while
+ * the sink refuses bytes it keeps producing (and dropping) the packets it
+ * would produce without the overflow.  lost: the bytes of those the sink
+ * did not take, so bytes - lost is what the sink holds.  Offers of the owed
+ * trace_lost packet that the sink refuses are not packets. */
 void et_enc_stats(const struct et_encoder *e, struct rvt_codec_stats *st)
 {
     memset(st, 0, sizeof *st);
@@ -176,19 +184,62 @@ static void map_reset(struct et_encoder *e)
     e->bp_fail = false;
 }
 
-/* Serialise, frame and write one packet. */
+static void support_packet(const struct et_encoder *e, struct et_packet *k, bool enable, unsigned qual)
+{
+    memset(k, 0, sizeof *k);
+    k->format = ET_F3;
+    k->subformat = ET_SF_SUPPORT;
+    k->ienable = enable;
+    if (e->p.version == ET_V0_026) {
+        /* (the draft's te_support has no trace_lost: "ended") */
+        k->msg = ET_MSG_TE_SUPPORT;
+        k->qual_status = (uint8_t)(qual == ET_QUAL_TRACE_LOST ? ET_QUAL_ENDED_REP : qual);
+    } else {
+        k->encoder_mode = 0; /* branch trace */
+        k->qual_status = (uint8_t)qual;
+        k->ioptions = et_ioptions(&e->p);
+    }
+}
+
+/* After the sink refused bytes a trace_lost support packet is owed: offer
+ * it (in place of a packet the encoder produces) until the sink takes it. */
+static int offer_lost(struct et_encoder *e)
+{
+    struct et_packet k;
+    support_packet(e, &k, true, ET_QUAL_TRACE_LOST);
+    struct et_bits b;
+    int rc = et_pkt_bits(&e->p, &k, &b, &e->diag);
+    if (rc < 0)
+        return rc;
+    bool taken;
+    if ((rc = et_framer_offer(&e->fr, &b, k.msg, 0, &taken, &e->diag)) < 0)
+        return rc;
+    if (taken) {
+        e->lost_sent = true;
+        e->packets++;
+        e->fmt_count[ET_F3]++;
+        if (e->obs)
+            e->obs(e->obs_ctx, &k, b.n, et_bits_compressed_len(&b));
+    }
+    return 0;
+}
+
+/* Serialise, frame and write one packet.  While the sink refuses bytes the
+ * packet is produced but dropped (counted as lost); the owed trace_lost
+ * support packet is offered first, and once the sink took it the packets
+ * are dropped until the sync packet that resumes tracing (the next
+ * qualified instruction, see step). */
 static int send(struct et_encoder *e, struct et_packet *k, uint64_t time)
 {
     struct et_bits b;
     int rc = et_pkt_bits(&e->p, k, &b, &e->diag);
     if (rc < 0)
         return rc;
-    bool was_lost = e->fr.overflow;
+    if (e->fr.hold && !e->lost_sent && (rc = offer_lost(e)) < 0)
+        return rc;
     rc = et_framer_put(&e->fr, &b, k->msg, time, &e->diag);
     if (rc < 0)
         return rc;
-    if (e->fr.overflow && !was_lost)
-        e->lost = true;
     e->packets++;
     e->upd_open = false;
     if (k->msg == ET_MSG_TE_INST && !(k->format == ET_F3 && k->subformat >= ET_SF_CONTEXT)) {
@@ -206,21 +257,7 @@ static int send(struct et_encoder *e, struct et_packet *k, uint64_t time)
 static int send_support(struct et_encoder *e, bool enable, unsigned qual)
 {
     struct et_packet k;
-    memset(&k, 0, sizeof k);
-    if (e->p.version == ET_V0_026) {
-        k.msg = ET_MSG_TE_SUPPORT;
-        k.ienable = enable;
-        k.qual_status = (uint8_t)(qual == ET_QUAL_TRACE_LOST ? ET_QUAL_ENDED_REP : qual);
-        k.format = ET_F3;
-        k.subformat = ET_SF_SUPPORT;
-    } else {
-        k.format = ET_F3;
-        k.subformat = ET_SF_SUPPORT;
-        k.ienable = enable;
-        k.encoder_mode = 0; /* branch trace */
-        k.qual_status = (uint8_t)qual;
-        k.ioptions = et_ioptions(&e->p);
-    }
+    support_packet(e, &k, enable, qual);
     return send(e, &k, 0);
 }
 
@@ -571,12 +608,18 @@ static bool ctx_reported(const struct et_encoder *e)
 }
 
 /* Privilege change, or context change to report precisely (or as an
- * asynchronous discontinuity): needs a sync packet at `c`. */
+ * asynchronous discontinuity): needs a sync packet at `c`.  In the 0.026
+ * draft a trace-notify trigger ("trace single", seed 001 table 4.1: a
+ * synchronisation point is recorded) is one too: the draft has no notify
+ * bit, and an address packet at an instruction that is not the target of
+ * an uninferable jump would read as one. */
 static bool ppccd(const struct et_encoder *e, const struct ent *prev, const struct ent *c)
 {
     if (!prev)
         return false;
     if (c->priv != prev->priv)
+        return true;
+    if (e->p.version == ET_V0_026 && c->notify)
         return true;
     return ctx_reported(e) && c->context != prev->context && c->ctype >= RVT_CTYPE_PRECISE;
 }
@@ -675,14 +718,11 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         if ((rc = send_support(e, true, ET_QUAL_NO_CHANGE)) < 0)
             return rc;
     }
-    if (e->lost) {
-        /* The first packet accepted after a loss is a support packet. */
-        e->fr.overflow = false;
-        if ((rc = send_support(e, true, ET_QUAL_TRACE_LOST)) < 0)
-            return rc;
-        if (e->fr.overflow)
-            return 0; /* still full: this instruction is lost too */
-        e->lost = false;
+    if (e->lost_sent) {
+        /* The sink took the trace_lost support packet: tracing resumes
+         * here with a sync packet (the decoder knows nothing before it). */
+        e->fr.hold = false;
+        e->lost_sent = false;
         e->tracing = false;
     }
     const bool is_branch = c->retired && (c->itype == RVT_ITYPE_TAKEN || c->itype == RVT_ITYPE_NOT_TAKEN);
@@ -698,21 +738,24 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
 
     if (!first && is_trap(prev->itype)) {
         if (exc_only) {
-            if (!v026) /* a second trap before the handler's first instruction */
+            /* a second trap before the handler's first instruction: report
+             * the first one now, unless its EPC packet did (then this one is
+             * reported with its own handler) */
+            if (!v026 && !prev->trap_epc)
                 rc = send_trap(e, c, prev, false);
-            e->trep = false;
-        } else if (e->trep) {
+        } else if (prev->trap_epc) {
             rc = send_start(e, c);
         } else {
             rc = send_trap(e, c, prev, true);
         }
-        e->trep = false;
         handled = true;
     } else if (exc_only) {
-        if (!first && prev_upd && !v026) {
-            /* exception at the target of an uninferable jump: the EPC */
+        if ((first || prev_upd) && !v026) {
+            /* exception at the target of an uninferable jump, or a trap as
+             * the first traced event (its record qualified, the code before
+             * it not): the EPC (payload.adoc, thaddr) */
             rc = send_trap(e, c, c, false);
-            e->trep = true;
+            c->trap_epc = true;
         }
         handled = true;
     } else if (first || ppccd(e, prev, c) ||
@@ -836,7 +879,9 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
             c->reported = true;
             qual = ET_QUAL_ENDED_REP;
         }
-        if ((rc = send_support(e, !last, qual)) < 0)
+        /* (nothing to end when nothing was traced: a lone trap in 0.026,
+         * which cannot report a trap without its handler) */
+        if (e->tracing && (rc = send_support(e, !last, qual)) < 0)
             return rc;
         e->tracing = false;
         return 0;

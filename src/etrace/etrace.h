@@ -254,15 +254,25 @@ uint64_t et_addr_field_sext(const struct et_params *p, uint64_t field);
 
 /* ---- framing (framing.c) ------------------------------------------------- */
 
-/* Output: frame and write one packet payload. */
+/* Output: frame and write one packet payload.
+ *
+ * Once the sink refuses bytes (takes fewer than offered) the framer holds:
+ * frames are still produced and counted, but not written, until the owner
+ * gets a packet through with et_framer_offer (E-Trace: the trace_lost
+ * support packet) and releases the hold.  The rest of a frame the sink cut
+ * is written first when it takes bytes again, so the stream stays a
+ * sequence of whole frames. */
 struct et_framer {
     const struct et_params *p;
     struct rvt_byte_sink sink;
-    uint64_t bytes;       /* written so far */
-    uint64_t lost;        /* bytes refused by the sink */
+    uint64_t bytes;       /* produced: every frame and synchronisation sequence, once */
+    uint64_t lost;        /* of those, the bytes the sink did not take */
     uint64_t since_sync;  /* bytes since the last synchronisation sequence */
     bool started;
-    bool overflow;        /* the last write was refused (fully or in part) */
+    bool hold;            /* the sink refused bytes: frames are counted as lost, not written */
+    uint8_t tail[96];     /* the part of a frame the sink cut off, not yet written */
+    size_t ntail;
+    bool tail_offered;    /* ...which belongs to the packet et_framer_offer offered */
 };
 void et_framer_init(struct et_framer *fr, const struct et_params *p, const struct rvt_byte_sink *sink);
 /* Write a packet: payload bits (compressed, not padded) in b, msg kind, time for the encap timestamp. */
@@ -270,6 +280,12 @@ int et_framer_put(struct et_framer *fr, const struct et_bits *b, uint8_t msg, ui
                   struct rvt_diag *d);
 /* Emit a synchronisation sequence (encap) now. */
 int et_framer_sync(struct et_framer *fr, struct rvt_diag *d);
+/* While holding: offer a packet to the sink (after the rest of a cut
+ * frame).  *taken: the whole packet is in the sink (the hold stays until
+ * the owner clears fr->hold).  A packet the sink refuses entirely is not
+ * counted as produced.  Returns 0 or <0 (sink error). */
+int et_framer_offer(struct et_framer *fr, const struct et_bits *b, uint8_t msg, uint64_t time, bool *taken,
+                    struct rvt_diag *d);
 
 /* Input: split a byte buffer into packets. */
 struct et_frame {

@@ -37,6 +37,9 @@ static uint64_t br_get(const uint8_t *buf, unsigned *pos, unsigned w)
     return v;
 }
 
+/* Largest frame: header, 2 srcID bytes, 8 timestamp bytes, 31 payload bytes. */
+#define ET_FRAME_MAX 48
+
 static unsigned encap_sync_len(const struct et_params *p)
 {
     return 31 + p->ts_bytes + p->src_bits / 8;
@@ -51,19 +54,52 @@ void et_framer_init(struct et_framer *fr, const struct et_params *p, const struc
     fr->sink = *sink;
 }
 
-static int emit(struct et_framer *fr, const uint8_t *b, size_t n, struct rvt_diag *d)
+static long sink_write(struct et_framer *fr, const uint8_t *b, size_t n, struct rvt_diag *d)
 {
     long w = fr->sink.write(fr->sink.ctx, b, n);
     if (w < 0)
         return rvt_fail(d, (enum rvt_err)(-w), "etrace: output sink failed: %s", rvt_errstr((int)w));
-    fr->bytes += (uint64_t)w;
-    fr->since_sync += (uint64_t)w;
+    return (size_t)w > n ? (long)n : w;
+}
+
+/* Produce n bytes: write them unless holding.  A short write starts the
+ * hold; the part of a cut frame the sink did not take is kept (written
+ * first when the sink takes bytes again). */
+static int produce(struct et_framer *fr, const uint8_t *b, size_t n, struct rvt_diag *d)
+{
+    fr->bytes += n;
+    fr->since_sync += n;
+    if (fr->hold) {
+        fr->lost += n;
+        return 0;
+    }
+    long w = sink_write(fr, b, n, d);
+    if (w < 0)
+        return (int)w;
     if ((size_t)w < n) {
         fr->lost += n - (size_t)w;
-        fr->overflow = true;
-    } else {
-        fr->overflow = false;
+        fr->hold = true;
+        fr->ntail = w ? n - (size_t)w : 0; /* (nothing of a frame refused whole is in the stream) */
+        fr->tail_offered = false;
+        if (fr->ntail)
+            memcpy(fr->tail, b + w, fr->ntail);
     }
+    return 0;
+}
+
+/* Write what is left of a cut frame; true once nothing is. */
+static int flush_tail(struct et_framer *fr, bool *done, struct rvt_diag *d)
+{
+    *done = true;
+    if (!fr->ntail)
+        return 0;
+    long w = sink_write(fr, fr->tail, fr->ntail, d);
+    if (w < 0)
+        return (int)w;
+    fr->lost -= (uint64_t)w; /* in the sink after all */
+    fr->ntail -= (size_t)w;
+    memmove(fr->tail, fr->tail + w, fr->ntail);
+    *done = fr->ntail == 0;
     return 0;
 }
 
@@ -75,18 +111,19 @@ int et_framer_sync(struct et_framer *fr, struct rvt_diag *d)
     unsigned n = encap_sync_len(fr->p);
     memset(seq, 0, n);
     seq[n] = 0x80; /* null.alignment: length 0, extend 1 */
-    int rc = emit(fr, seq, n + 1, d);
+    int rc = produce(fr, seq, n + 1, d);
     fr->since_sync = 0;
     return rc;
 }
 
-int et_framer_put(struct et_framer *fr, const struct et_bits *b, uint8_t msg, uint64_t time, struct rvt_diag *d)
+/* The frame of one packet (without synchronisation sequence). */
+static int frame(struct et_framer *fr, const struct et_bits *b, uint8_t msg, uint64_t time, uint8_t *out,
+                 size_t *len, struct rvt_diag *d)
 {
     const struct et_params *p = fr->p;
     unsigned keep = et_bits_compressed_len(b);
     unsigned sign = keep ? (unsigned)(b->w[(keep - 1) / 64] >> ((keep - 1) % 64)) & 1u : 0;
-    uint8_t out[80];
-    memset(out, 0, sizeof out);
+    memset(out, 0, ET_FRAME_MAX);
 
     if (p->framing == ET_FRAME_REFRAW) {
         unsigned nbytes = (keep + 7) / 8;
@@ -100,20 +137,10 @@ int et_framer_put(struct et_framer *fr, const struct et_bits *b, uint8_t msg, ui
             unsigned bit = i < keep ? (unsigned)(b->w[i / 64] >> (i % 64)) & 1u : sign;
             bw_put(out, &pos, bit, 1);
         }
-        return emit(fr, out, 1 + nbytes, d);
+        *len = 1 + nbytes;
+        return 0;
     }
 
-    /* encap */
-    if (!fr->started) {
-        fr->started = true;
-        int rc = et_framer_sync(fr, d);
-        if (rc < 0)
-            return rc;
-    } else if (p->sync_period && p->sync_period != ~0u && fr->since_sync >= p->sync_period) {
-        int rc = et_framer_sync(fr, d);
-        if (rc < 0)
-            return rc;
-    }
     unsigned type = msg == ET_MSG_TE_SUPPORT ? ENCAP_TYPE_SUPPORT_026 : ENCAP_TYPE_INST;
     bool extend = p->ts_bytes > 0;
     unsigned src_rem = p->src_bits % 8, S = p->src_bits / 8;
@@ -133,7 +160,64 @@ int et_framer_put(struct et_framer *fr, const struct et_bits *b, uint8_t msg, ui
         bw_put(out, &pos, (b->w[i / 64] >> (i % 64)) & 1u, 1);
     while (pos < total * 8)
         bw_put(out, &pos, sign, 1);
-    return emit(fr, out, total, d);
+    *len = total;
+    return 0;
+}
+
+int et_framer_put(struct et_framer *fr, const struct et_bits *b, uint8_t msg, uint64_t time, struct rvt_diag *d)
+{
+    const struct et_params *p = fr->p;
+    uint8_t out[ET_FRAME_MAX];
+    size_t n;
+    int rc = frame(fr, b, msg, time, out, &n, d);
+    if (rc < 0)
+        return rc;
+    if (p->framing == ET_FRAME_ENCAP) {
+        if (!fr->started) {
+            fr->started = true;
+            rc = et_framer_sync(fr, d);
+        } else if (p->sync_period && p->sync_period != ~0u && fr->since_sync >= p->sync_period) {
+            rc = et_framer_sync(fr, d);
+        }
+        if (rc < 0)
+            return rc;
+    }
+    return produce(fr, out, n, d);
+}
+
+int et_framer_offer(struct et_framer *fr, const struct et_bits *b, uint8_t msg, uint64_t time, bool *taken,
+                    struct rvt_diag *d)
+{
+    *taken = false;
+    if (fr->ntail) {
+        bool offered = fr->tail_offered, done;
+        int rc = flush_tail(fr, &done, d);
+        if (rc < 0 || !done)
+            return rc;
+        if (offered) { /* the rest of the offered packet: it is whole now */
+            *taken = true;
+            return 0;
+        }
+    }
+    uint8_t out[ET_FRAME_MAX];
+    size_t n;
+    int rc = frame(fr, b, msg, time, out, &n, d);
+    if (rc < 0)
+        return rc;
+    long w = sink_write(fr, out, n, d);
+    if (w <= 0)
+        return (int)w; /* refused: not produced */
+    fr->bytes += n;
+    fr->since_sync += n;
+    if ((size_t)w < n) {
+        fr->lost += n - (size_t)w;
+        fr->ntail = n - (size_t)w;
+        fr->tail_offered = true;
+        memcpy(fr->tail, out + w, fr->ntail);
+        return 0;
+    }
+    *taken = true;
+    return 0;
 }
 
 /* ---- input ------------------------------------------------------------------ */

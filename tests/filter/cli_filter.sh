@@ -57,6 +57,7 @@ gen_cases=(
   "--filter 'ctx != 0'"
   "--filter 'priv == S'"
   "--merge-blocks --filter 'exception'"
+  "--filter 'cause == 2 or priv == U'"
 )
 have_gen=0
 if "$RV" gen --seed 5 --insns 50000 --traps --interrupts --nested --priv --context \
