@@ -17,6 +17,7 @@ static void help(const struct rvt_codec *only)
     printf("  --wp ADDR             the trace RAM's write pointer (trRamWP, without the wrap bit), for a raw\n"
            "                        dump without a .sink description\n"
            "  --hart N              decode hart N of a funnelled trace (its source id; same --src-bits as encode)\n"
+           "  --atb ID              the trace is in CoreSight formatter frames: decode the bytes of trace ID ID\n"
            "  --regs FILE           the register-setting file the trace was made with: configures the decoder\n"
            "                        like encoder 0 (or encoder N with --hart N)\n"
            "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
@@ -28,7 +29,7 @@ static void help(const struct rvt_codec *only)
 
 int cmd_decode(int argc, char **argv)
 {
-    static const char *const extra[] = {"wp", "wrap", "sink-start", "hart", "regs", "sram-bytes", NULL};
+    static const char *const extra[] = {"wp", "wrap", "sink-start", "hart", "regs", "sram-bytes", "atb", NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "decode", allowed, extra, argc, argv);
@@ -89,6 +90,8 @@ int cmd_decode(int argc, char **argv)
     buf = sim.data;
     len = sim.len;
     sim.data = NULL;
+    if (cli_extra(&o, "atb") && (rc = cli_atb_extract(&o, cli_extra(&o, "atb"), &buf, &len)))
+        goto done;
     f = !o.output || strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "wb");
     if (!f) {
         rc = cli_fail("decode", "%s: cannot create: %s", o.output, strerror(errno));

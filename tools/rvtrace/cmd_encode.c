@@ -20,6 +20,8 @@ static void help(const struct rvt_codec *only)
            "                        enabled RAM sink receives the trace (OUT = its image, OUT.sink), and with\n"
            "                        --funnel encoder N configures hart N\n"
            "  --sram-bytes N        size of the RAM behind the register file's SRAM sink (default 1048576)\n");
+    printf("  --atb ID              through an ATB bridge: the trace goes out in CoreSight formatter frames\n"
+           "                        (16 bytes; a frame sync first and every 16 frames) under trace ID ID (1..111)\n");
     printf("  --funnel              several harts into one stream: one encoder per hart (the records' hart\n"
            "                        ids), each sending its hart id as source id (--src-bits N sets the field\n"
            "                        width), merged packet by packet; decode one hart with --hart N\n");
@@ -59,7 +61,7 @@ static void *make_hart_cfg(void *ctx, unsigned hart, struct rvt_diag *d)
 
 int cmd_encode(int argc, char **argv)
 {
-    static const char *const extra[] = {"sink", "funnel!", "hart", "regs", "sram-bytes", CLI_FILTER_EXTRAS, NULL};
+    static const char *const extra[] = {"sink", "funnel!", "hart", "regs", "sram-bytes", "atb", CLI_FILTER_EXTRAS, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "encode", allowed, extra, argc, argv);
@@ -125,6 +127,22 @@ int cmd_encode(int argc, char **argv)
         fs.f = f;
         sink = rvt_filesink_sink(&fs);
     }
+    /* An ATB bridge between the encoder(s) and the sink or file. */
+    struct rvt_atb_writer *atb = NULL;
+    const char *atbid = cli_extra(&o, "atb");
+    if (atbid) {
+        uint64_t id;
+        if (!cli_parse_u64(atbid, &id) || id < 1 || id > RVT_ATB_ID_MAX) {
+            rc = cli_fail("encode", "--atb: expected a trace ID from 1 to %u, got '%s'", RVT_ATB_ID_MAX, atbid);
+            goto out;
+        }
+        struct rvt_atb_writer_config ac = {.size = sizeof ac, .out = sink, .fsync_at_start = 1, .fsync_period = 16};
+        if (rvt_atb_writer_new(&ac, &atb, &d) < 0) {
+            rc = cli_fail("encode", "--atb: %s", d.msg);
+            goto out;
+        }
+        sink = rvt_atb_writer_input(atb, (unsigned)id);
+    }
     struct rvt_codec_stats st;
     double t0 = cli_now();
     if (cli_extra(&o, "funnel")) {
@@ -142,6 +160,10 @@ int cmd_encode(int argc, char **argv)
         goto out;
     }
     double t1 = cli_now();
+    if (atb && rvt_atb_writer_flush(atb) < 0) {
+        rc = cli_fail("encode", "--atb: %s", rvt_atb_writer_error(atb));
+        goto out;
+    }
     uint64_t produced = st.bytes ? st.bytes : fs.written;
     if (ram) {
         if (rvt_ramsink_save(ram, o.output, &d) < 0) {
@@ -170,6 +192,7 @@ int cmd_encode(int argc, char **argv)
 out:
     if (f && f != stdout && fclose(f) != 0 && !rc)
         rc = cli_fail("encode", "%s: write failed: %s", o.output, strerror(errno));
+    rvt_atb_writer_free(atb);
     if (!tci)
         rvt_ramsink_free(ram);
     rvt_tci_free(tci);

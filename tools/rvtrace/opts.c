@@ -506,3 +506,53 @@ int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out)
     return 0;
 }
 
+
+struct atb_take {
+    struct rvt_membuf mb;
+    unsigned id;
+    uint8_t seen[16]; /* bitmap of the IDs that carried data */
+};
+
+static int atb_take(void *ctx, unsigned id, uint64_t off, const uint8_t *p, size_t n)
+{
+    (void)off;
+    struct atb_take *t = ctx;
+    if (id < 128)
+        t->seen[id / 8] |= (uint8_t)(1u << (id % 8));
+    return id == t->id ? rvt_membuf_append(&t->mb, p, n) : 0;
+}
+
+int cli_atb_extract(struct cli_opts *o, const char *id, uint8_t **buf, size_t *len)
+{
+    uint64_t v;
+    if (!cli_parse_u64(id, &v) || v < 1 || v > RVT_ATB_ID_MAX)
+        return cli_fail(o->cmd, "--atb: expected a trace ID from 1 to %u, got '%s'", RVT_ATB_ID_MAX, id);
+    struct atb_take t = {.id = (unsigned)v};
+    rvt_membuf_init(&t.mb);
+    /* Frames need not start at byte 0 (a wrapped buffer): begin after the
+     * first frame sync. */
+    struct rvt_atb_reader_config rc = {.size = sizeof rc, .deliver = atb_take, .ctx = &t, .find_fsync = 1};
+    struct rvt_atb_read_stats st;
+    struct rvt_diag d = {0};
+    if (rvt_atb_read(*buf, *len, &rc, &st, &d) < 0) {
+        rvt_membuf_free(&t.mb);
+        return cli_fail(o->cmd, "--atb: %s", d.msg);
+    }
+    if (o->verbose || st.errors)
+        fprintf(stderr, "rvtrace %s: ATB: %" PRIu64 " frames, %" PRIu64 " bytes of ID %u, %" PRIu64 " bad frames\n",
+                o->cmd, st.frames, (uint64_t)t.mb.len, t.id, st.errors);
+    if (t.mb.len == 0) {
+        char ids[400] = "";
+        size_t k = 0;
+        for (unsigned i = 1; i < 128 && k + 8 < sizeof ids; i++)
+            if (t.seen[i / 8] >> (i % 8) & 1)
+                k += (size_t)snprintf(ids + k, sizeof ids - k, "%s%u", k ? ", " : "", i);
+        rvt_membuf_free(&t.mb);
+        return cli_fail(o->cmd, "--atb %u: no data under that trace ID in %" PRIu64 " frames (IDs present: %s)", t.id,
+                        st.frames, k ? ids : "none");
+    }
+    free(*buf);
+    *buf = t.mb.data;
+    *len = t.mb.len;
+    return 0;
+}
