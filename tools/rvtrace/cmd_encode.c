@@ -79,6 +79,7 @@ int cmd_encode(int argc, char **argv)
     struct rvt_ramsink *ram = NULL;
     struct rvt_filter *filt = NULL;
     struct rvt_tci *tci = NULL;
+    struct rvt_atb_writer *atb = NULL;
     FILE *f = NULL;
     const char *sinkspec = cli_extra(&o, "sink"), *regs = cli_extra(&o, "regs");
     struct rvt_diag d = {0};
@@ -128,7 +129,6 @@ int cmd_encode(int argc, char **argv)
         sink = rvt_filesink_sink(&fs);
     }
     /* An ATB bridge between the encoder(s) and the sink or file. */
-    struct rvt_atb_writer *atb = NULL;
     const char *atbid = cli_extra(&o, "atb");
     if (atbid) {
         uint64_t id;
