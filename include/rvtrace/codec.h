@@ -117,6 +117,12 @@ typedef void *(*rvt_make_cfg_fn)(void *ctx, unsigned hart, struct rvt_diag *d);
 int rvt_encode_funnel(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, void *ctx, struct rvt_ing_reader *in,
                       const struct rvt_image *img, const struct rvt_byte_sink *out, unsigned max_harts,
                       struct rvt_codec_stats *st, struct rvt_codec_stats *per_hart, struct rvt_diag *d);
+/* The same through the caller's funnel (e.g. the register model's, so its
+ * trFunnelDisInput applies); hart h writes input h; the funnel's output must
+ * be set.  Packets of disabled inputs are counted in its input stats. */
+int rvt_encode_funnel_via(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, void *ctx, struct rvt_ing_reader *in,
+                          const struct rvt_image *img, struct rvt_funnel *fun, struct rvt_codec_stats *st,
+                          struct rvt_codec_stats *per_hart, struct rvt_diag *d);
 
 /* Decode a whole trace buffer with family c into `sink` through a flow on
  * `img`.  ecall < 0 keeps the family's setting, else overrides the flow's

@@ -260,6 +260,7 @@ struct rvt_funnel_input_stats {
 int rvt_funnel_new(const struct rvt_funnel_config *cfg, struct rvt_funnel **out, struct rvt_diag *diag);
 void rvt_funnel_free(struct rvt_funnel *f);
 void rvt_funnel_set_output(struct rvt_funnel *f, const struct rvt_byte_sink *out);
+unsigned rvt_funnel_n_inputs(const struct rvt_funnel *f);
 /* The byte sink of input i (valid while f lives). */
 struct rvt_byte_sink rvt_funnel_input(struct rvt_funnel *f, unsigned i);
 /* Move queued packets downstream round-robin until at least `budget`

@@ -88,17 +88,28 @@ int rvt_encode_funnel(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, void 
                       const struct rvt_image *img, const struct rvt_byte_sink *out, unsigned max_harts,
                       struct rvt_codec_stats *st, struct rvt_codec_stats *per_hart, struct rvt_diag *d)
 {
-    enum { MAX = 16 }; /* the TCI funnel's inputs */
-    if (max_harts == 0 || max_harts > MAX)
-        max_harts = MAX;
-    memset(st, 0, sizeof *st);
-    void *enc[MAX] = {0}, *cfg[MAX] = {0};
-    uint64_t insns[MAX] = {0}, records[MAX] = {0};
+    if (max_harts == 0 || max_harts > RVT_FUNNEL_MAX_INPUTS)
+        max_harts = RVT_FUNNEL_MAX_INPUTS;
     struct rvt_funnel *fun = NULL;
     struct rvt_funnel_config fc = {.size = sizeof fc, .n_inputs = max_harts, .out = *out};
     int rc = rvt_funnel_new(&fc, &fun, d);
     if (rc < 0)
         return rc;
+    rc = rvt_encode_funnel_via(c, make_cfg, ctx, in, img, fun, st, per_hart, d);
+    rvt_funnel_free(fun);
+    return rc;
+}
+
+int rvt_encode_funnel_via(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, void *ctx, struct rvt_ing_reader *in,
+                          const struct rvt_image *img, struct rvt_funnel *fun, struct rvt_codec_stats *st,
+                          struct rvt_codec_stats *per_hart, struct rvt_diag *d)
+{
+    enum { MAX = RVT_FUNNEL_MAX_INPUTS };
+    const unsigned max_harts = rvt_funnel_n_inputs(fun);
+    memset(st, 0, sizeof *st);
+    void *enc[MAX] = {0}, *cfg[MAX] = {0};
+    uint64_t insns[MAX] = {0}, records[MAX] = {0};
+    int rc;
     struct rvt_bcache *bc = img ? rvt_bcache_new(img, 0) : NULL;
     struct rvt_ing_rec r;
     uint64_t n = 0;
@@ -170,7 +181,6 @@ out:
         if (cfg[h])
             rvt_codec_cfg_free(cfg[h]);
     }
-    rvt_funnel_free(fun);
     rvt_bcache_free(bc);
     return rc;
 }

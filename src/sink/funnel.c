@@ -244,6 +244,11 @@ static bool all_empty(const struct rvt_funnel *f)
     return true;
 }
 
+unsigned rvt_funnel_n_inputs(const struct rvt_funnel *f)
+{
+    return f->n;
+}
+
 int rvt_funnel_reg_read(struct rvt_funnel *f, uint32_t off, uint32_t *val)
 {
     *val = 0;

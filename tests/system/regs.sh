@@ -65,5 +65,52 @@ grep -q "bad.regs:2" "$T/err" && ok || bad "unknown register message: $(cat "$T/
 "$RV" encode --format cdl --elf "$E" --input "$P" --regs "$T/nt.regs" -o "$T/x" 2>"$T/err" && bad "cdl with TCI registers accepted" || ok
 grep -q "not a Trace Control Interface encoder" "$T/err" && ok || bad "cdl message: $(cat "$T/err")"
 
+# The funnel's registers: a register file that brings funnel0 out of reset
+# must enable it, and trFunnelDisInput drops a hart's trace (reported).
+xz -dc "$D/sysmode/smp64.xz" > "$T/smp64"
+xz -dc "$D/sysmode/smp64-2.ing.xz" > "$T/smp.ing"
+S=$T/smp64
+for h in 0 1; do
+    "$RV" convert --elf "$S" --input "$T/smp.ing" --hart $h --to pclist -o "$T/h$h.txt" 2>/dev/null || bad "convert hart $h"
+done
+fun_regs() { # $1: trFunnelDisInput, $2: last trFunnelControl value, $3: trTeControl
+    cat <<R
+encoder0.trTeControl = 0x1
+encoder0.trTeInstFeatures = 0x10000000  # trTeSrcBits 1, trTeSrcID 0
+encoder0.trTeControl = $3
+encoder1.trTeControl = 0x1
+encoder1.trTeInstFeatures = 0x10010000  # trTeSrcBits 1, trTeSrcID 1
+encoder1.trTeControl = $3
+funnel0.trFunnelControl = 0x1
+funnel0.trFunnelDisInput = $1
+funnel0.trFunnelControl = $2
+R
+}
+for fmt in ntrace etrace; do
+    [ $fmt = ntrace ] && tectl=0x01610067 || tectl=0x00610077  # HTM / E-Trace; sync every 2^6 messages
+    fun_regs 0x0 0x3 $tectl > "$T/f0.regs"
+    fun_regs 0x2 0x3 $tectl > "$T/f2.regs"
+    "$RV" encode --format $fmt --ecall trap --elf "$S" --input "$T/smp.ing" --funnel --regs "$T/f0.regs" -o "$T/f0.bin" \
+        2>"$T/err" && ok || bad "$fmt: funnel register file: $(cat "$T/err")"
+    for h in 0 1; do
+        "$RV" decode --format $fmt --ecall trap --elf "$S" "$T/f0.bin" --src-bits 1 --hart $h --output pcs 2>/dev/null |
+            cmp -s - "$T/h$h.txt" && ok || bad "$fmt: funnel registers, hart $h does not round-trip"
+    done
+    "$RV" encode --format $fmt --ecall trap --elf "$S" --input "$T/smp.ing" --funnel --regs "$T/f2.regs" -o "$T/f2.bin" \
+        2>"$T/err" && ok || bad "$fmt: funnel with input 1 disabled: $(cat "$T/err")"
+    grep -q "hart 1: funnel0 input 1 is disabled (trFunnelDisInput): [1-9][0-9]* bytes" "$T/err" && ok ||
+        bad "$fmt: the disabled input's loss is not reported: $(cat "$T/err")"
+    "$RV" decode --format $fmt --ecall trap --elf "$S" "$T/f2.bin" --src-bits 1 --hart 0 --output pcs 2>/dev/null |
+        cmp -s - "$T/h0.txt" && ok || bad "$fmt: hart 0 changed when input 1 was disabled"
+    "$RV" decode --format $fmt --ecall trap --elf "$S" "$T/f2.bin" --src-bits 1 --hart 1 --output count >/dev/null \
+        2>&1 && bad "$fmt: hart 1 decoded from a disabled funnel input" || ok
+    [ "$(stat -c %s "$T/f2.bin")" -lt "$(stat -c %s "$T/f0.bin")" ] && ok || bad "$fmt: disabling input 1 kept its bytes"
+    fun_regs 0x0 0x1 $tectl > "$T/fa.regs"
+    "$RV" encode --format $fmt --ecall trap --elf "$S" --input "$T/smp.ing" --funnel --regs "$T/fa.regs" -o "$T/x" \
+        2>"$T/err" && bad "$fmt: an active but disabled funnel accepted" || ok
+    grep -q "funnel0 is active but not enabled (trFunnelControl = 0x[0-9a-f]*)" "$T/err" && ok ||
+        bad "$fmt: disabled funnel message: $(cat "$T/err")"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

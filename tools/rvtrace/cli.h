@@ -119,14 +119,6 @@ int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out);
  * cfg_finish); <0 with d set. */
 int cli_regs_apply(struct cli_opts *o, struct rvt_tci *t, unsigned idx, void *cfg, struct rvt_diag *d);
 
-/* --regs FILE: the Trace Control Interface register model (16 encoders of
- * the family's format, a funnel, an SRAM sink of --sram-bytes) as after
- * reset, with the file applied.  0 or exit status. */
-int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out);
-/* Encoder idx's settings applied to a family configuration (before
- * cfg_finish); <0 with d set. */
-int cli_regs_apply(struct cli_opts *o, struct rvt_tci *t, unsigned idx, void *cfg, struct rvt_diag *d);
-
 /* Replace *buf with the bytes of ATB trace ID `id` found in its formatter
  * frames (starting at the first frame sync).  0 or exit status. */
 int cli_atb_extract(struct cli_opts *o, const char *id, uint8_t **buf, size_t *len);

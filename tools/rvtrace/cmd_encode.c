@@ -18,7 +18,8 @@ static void help(const struct rvt_codec *only)
     printf("  --regs FILE           Trace Control Interface register-setting file (docs/sinks.md): the encoder\n"
            "                        registers configure the family (mode, sync, source id, features), an\n"
            "                        enabled RAM sink receives the trace (OUT = its image, OUT.sink), and with\n"
-           "                        --funnel encoder N configures hart N\n"
+           "                        --funnel encoder N configures hart N and an enabled funnel0 drops the\n"
+           "                        harts its trFunnelDisInput disables\n"
            "  --sram-bytes N        size of the RAM behind the register file's SRAM sink (default 1048576)\n");
     printf("  --atb ID              through an ATB bridge: the trace goes out in CoreSight formatter frames\n"
            "                        (16 bytes; a frame sync first and every 16 frames) under trace ID ID (1..111)\n");
@@ -151,9 +152,36 @@ int cmd_encode(int argc, char **argv)
             goto out;
         }
         struct funnel_ctx fc = {&o, rvt_ing_xlen(in), tci};
-        if (rvt_encode_funnel(o.codec, make_hart_cfg, &fc, in, o.img, &sink, 16, &st, NULL, &d) < 0) {
+        /* A register file that brings funnel0 out of reset describes the
+         * funnel: it must be enabled, and its disabled inputs drop their
+         * hart's trace, as the hardware would. */
+        struct rvt_funnel *regfun = tci ? rvt_tci_funnel(tci, 0) : NULL;
+        uint32_t fctl = 0;
+        if (regfun)
+            rvt_funnel_reg_read(regfun, 0x000, &fctl);
+        if (regfun && (fctl & 1) && !(fctl & 2)) {
+            rc = cli_fail("encode", "%s: funnel0 is active but not enabled (trFunnelControl = 0x%x): no trace would pass",
+                          regs, (unsigned)fctl);
+            goto out;
+        }
+        if (regfun && (fctl & 1)) {
+            rvt_funnel_set_output(regfun, &sink);
+            rc = rvt_encode_funnel_via(o.codec, make_hart_cfg, &fc, in, o.img, regfun, &st, NULL, &d);
+        } else {
+            regfun = NULL;
+            rc = rvt_encode_funnel(o.codec, make_hart_cfg, &fc, in, o.img, &sink, RVT_FUNNEL_MAX_INPUTS, &st, NULL, &d);
+        }
+        if (rc < 0) {
             rc = cli_fail("encode", "%s", d.msg);
             goto out;
+        }
+        for (unsigned h = 0; regfun && h < rvt_funnel_n_inputs(regfun); h++) {
+            struct rvt_funnel_input_stats fs_h;
+            if (rvt_funnel_input_stats(regfun, h, &fs_h) == 0 && fs_h.discarded)
+                fprintf(stderr,
+                        "rvtrace encode: hart %u: funnel0 input %u is disabled (trFunnelDisInput): %" PRIu64
+                        " bytes of its trace discarded\n",
+                        h, h, fs_h.discarded);
         }
     } else if (rvt_encode_stream(o.codec, o.ccfg, in, o.img, &sink, &st, &d) < 0) {
         rc = cli_fail("encode", "%s", d.msg);
