@@ -38,14 +38,23 @@ for f in bzip2.ing bzip2-pi.ing; do
 done
 
 peak() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1; }
+best_of() { # N, command...: the shortest wall time of N runs, in seconds (the machine is shared)
+    local n=$1 best= t0 t1 d; shift
+    for _ in $(seq "$n"); do
+        t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
+        d=$(echo "$t1 - $t0" | bc -l)
+        if [ -z "$best" ] || [ "$(echo "$d < $best" | bc -l)" = 1 ]; then best=$d; fi
+    done
+    echo "$best"
+}
 family() { # label, options...
     local label=$1; shift
     local out
     out=$("$RV" verify --elf "$work/bzip2" --input "$work/bzip2.ing" "$@")
     "$RV" encode --elf "$work/bzip2" --input "$work/bzip2.ing" -o "$work/t.bin" "$@"
-    local t0 t1 t2 mem
-    t0=$(date +%s.%N); "$RV" decode --elf "$work/bzip2" "$work/t.bin" --output count "$@" >/dev/null; t1=$(date +%s.%N)
-    "$RV" decode --elf "$work/bzip2" "$work/t.bin" --output pcs "$@" >/dev/null; t2=$(date +%s.%N)
+    local tc tp mem
+    tc=$(best_of 5 "$RV" decode --elf "$work/bzip2" "$work/t.bin" --output count "$@")
+    tp=$(best_of 3 "$RV" decode --elf "$work/bzip2" "$work/t.bin" --output pcs "$@")
     mem=$(peak "$RV" decode --elf "$work/bzip2" "$work/t.bin" --output count "$@")
     local insns bytes bits enc res
     insns=$(sed -n 's/^instructions *//p' <<<"$out")
@@ -54,13 +63,13 @@ family() { # label, options...
     enc=$(sed -n 's/^encode *\([0-9.]*\).*/\1/p' <<<"$out")
     res=$(sed -n 's/^result *\([A-Z]*\).*/\1/p' <<<"$out")
     printf '| %s | %s | %s | %s | %s | %.1f | %.1f | %s | %s |\n' "$label" "$insns" "$bytes" "$bits" "$enc" \
-        "$(echo "$insns / ($t1 - $t0) / 1000000" | bc -l)" "$(echo "$insns / ($t2 - $t1) / 1000000" | bc -l)" \
+        "$(echo "$insns / $tc / 1000000" | bc -l)" "$(echo "$insns / $tp / 1000000" | bc -l)" \
         "$mem" "$res"
 }
 echo
 echo "## Trace families on bzip2.ing"
 echo
-echo "Decode speeds are whole \`rvtrace decode\` runs (process start, ELF load and reading the trace included)."
+echo "Decode speeds are whole \`rvtrace decode\` runs (process start, ELF load and reading the trace included), the best of 5 (count) and 3 (pcs) wall-clock runs."
 echo
 echo "| family and options | instructions | bytes | bits/instr | encode M/s | decode count M/s | decode pcs M/s | peak KiB | round trip |"
 echo "|---|---|---|---|---|---|---|---|---|"
