@@ -40,6 +40,7 @@
 #ifndef RVT_CDL_H
 #define RVT_CDL_H
 
+#include "nybble/nybble.h"
 #include "rvtrace/codec.h"
 
 #include <stdbool.h>
@@ -128,9 +129,7 @@ int cdl_field_format(const struct cdl_field *f, char *buf, size_t size);
 
 /* ---- nybble streams ----------------------------------------------------- */
 
-/* Unpack bytes into one nybble per byte: byte k holds nybbles 2k (bits 3:0)
- * and 2k+1 (bits 7:4) — the little-endian order of nybbles in 32-bit words. */
-void cdl_unpack(const uint8_t *bytes, size_t nbytes, uint8_t *nyb);
+/* (Packing bytes <-> nybbles: rvt_nyb_pack / rvt_nyb_unpack, nybble/nybble.h.) */
 
 /* Growable nybble buffer with word packing. */
 struct cdl_nybbuf {
@@ -140,8 +139,6 @@ struct cdl_nybbuf {
 void cdl_nybbuf_init(struct cdl_nybbuf *b);
 void cdl_nybbuf_free(struct cdl_nybbuf *b);
 int cdl_nybbuf_put(struct cdl_nybbuf *b, const uint8_t *nyb, size_t n);
-/* Pack nybbles [from, from+count) into bytes (count even). */
-void cdl_pack(const uint8_t *nyb, size_t count, uint8_t *bytes);
 
 /* Find the next sync mark at or after nybble `from`: a run of at least
  * `min_zeros` zero nybbles.  Returns true with *run_start and *after (the
@@ -277,11 +274,7 @@ void cdl_enc_free(struct cdl_enc *e);
 /* Sync marks the encoder produced: stream nybble offset of the PC field
  * after the mark and the number of instructions retired before it.  For
  * tests and for locating the tail of a wrapped buffer. */
-struct cdl_sync_point {
-    uint64_t nybble;
-    uint64_t insns;
-};
-size_t cdl_enc_sync_points(const struct cdl_enc *e, const struct cdl_sync_point **pts);
+size_t cdl_enc_sync_points(const struct cdl_enc *e, const struct rvt_nyb_sync_point **pts);
 /* Recorder state after finish. */
 void cdl_enc_state(const struct cdl_enc *e, struct cdl_state *st);
 

@@ -529,11 +529,7 @@ int cdl_order_stream(const struct cdl_cfg *c, const uint8_t *buf, size_t len, ui
             count = (size_t)wo;
         }
     }
-    for (size_t i = 0; i < count; i++) {
-        uint8_t b = buf[(start + i) % (len ? len : 1)];
-        nyb[2 * i] = b & 0xf;
-        nyb[2 * i + 1] = b >> 4;
-    }
+    rvt_nyb_unpack_ring(buf, len, start, count, nyb);
     *nybp = nyb;
     *nlen = 2 * count;
     *base_nybble = 2 * (uint64_t)start;

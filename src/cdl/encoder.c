@@ -31,12 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Nybbles staged before packing them into bytes for the output. */
-#define STAGE_NYBBLES 8192
-
 struct cdl_enc {
     struct cdl_cfg cfg;
-    struct rvt_byte_sink out;
     struct rvt_diag diag;
     struct rvt_bcache *bc;
 
@@ -53,14 +49,10 @@ struct cdl_enc {
     uint64_t insns, records, fields;
     uint64_t emitted;      /* nybbles produced by the compressor */
 
-    /* Stream output (buffer == 0).  The stage holds whole fields from
-     * index stage_bound on (a field cut by a refused write may precede
-     * it); last_start is the start of the last field appended. */
-    uint8_t stage[STAGE_NYBBLES];
-    size_t nstage, stage_bound, last_start;
-    uint64_t bytes_out;
-    bool dropping;         /* the sink refused data: discard fields until the next record boundary */
-    bool loss_due;         /* the lost marker goes out at the next record boundary */
+    /* Stream output (buffer == 0), whole fields.  After the sink refused
+     * data (stream.lost) fields are dropped up to the next record boundary,
+     * where the lost marker goes out. */
+    struct rvt_nyb_writer stream;
     uint64_t image_lost;   /* recorder image bytes the sink refused at finish */
 
     /* Recorder buffer (buffer > 0): one nybble per byte, 2*buffer entries. */
@@ -70,8 +62,7 @@ struct cdl_enc {
     uint64_t dropped;      /* nybbles refused (halt) */
     bool halted;
 
-    struct cdl_sync_point *sp;
-    size_t nsp, capsp;
+    struct rvt_nyb_syncs sp;
     bool finished;
 };
 
@@ -90,20 +81,20 @@ void cdl_enc_stats(const struct cdl_enc *e, struct rvt_codec_stats *st)
     if (e->cfg.buffer)
         st->lost = (e->dropped + (e->written > e->ram_nyb ? e->written - e->ram_nyb : 0) + 1) / 2 + e->image_lost;
     else /* produced but never taken by the sink (refused, or dropped after a refusal) */
-        st->lost = (e->emitted - 2 * e->bytes_out - (e->finished ? 0 : e->nstage) + 1) / 2;
+        st->lost = (e->emitted - 2 * e->stream.bytes_out - (e->finished ? 0 : e->stream.nstage) + 1) / 2;
 }
 
 /* Nybbles of the output stream so far (what a decoder of it sees): in
  * stream mode those the sink took plus those staged. */
 static uint64_t stream_pos(const struct cdl_enc *e)
 {
-    return e->cfg.buffer ? e->emitted : 2 * e->bytes_out + e->nstage;
+    return e->cfg.buffer ? e->emitted : rvt_nyb_writer_pos(&e->stream);
 }
 
-size_t cdl_enc_sync_points(const struct cdl_enc *e, const struct cdl_sync_point **pts)
+size_t cdl_enc_sync_points(const struct cdl_enc *e, const struct rvt_nyb_sync_point **pts)
 {
-    *pts = e->sp;
-    return e->nsp;
+    *pts = e->sp.p;
+    return e->sp.n;
 }
 
 void cdl_enc_state(const struct cdl_enc *e, struct cdl_state *st)
@@ -122,61 +113,10 @@ void cdl_enc_state(const struct cdl_enc *e, struct cdl_state *st)
 
 /* ---- recorder ----------------------------------------------------------- */
 
-/* The sink took only the first `cut` of the n nybbles offered.  The field
- * the cut falls in is completed first (a decoder reading the accepted part
- * then sees whole fields); the rest is dropped, and the lost marker goes
- * out at the next record boundary. */
-static void refused(struct cdl_enc *e, size_t cut)
+/* The writer's unit: a field (ctx: the xlen). */
+static unsigned field_len(const uint8_t *nyb, size_t avail, const void *xlen)
 {
-    size_t end = e->stage_bound;
-    if (cut > end) {
-        while (end < cut) {
-            unsigned l = cdl_field_len(e->stage + end, e->nstage - end, e->cfg.xlen);
-            end += l ? l : e->nstage - end;
-        }
-    }
-    if (end > e->nstage)
-        end = e->nstage;
-    size_t rest = end - cut;
-    memmove(e->stage, e->stage + cut, rest);
-    e->nstage = rest;
-    e->stage_bound = e->last_start = rest;
-    /* Sync points whose PC did not reach the sink. */
-    uint64_t at = 2 * e->bytes_out;
-    while (e->nsp && e->sp[e->nsp - 1].nybble >= at)
-        e->nsp--;
-    e->dropping = true;
-    e->loss_due = true;
-}
-
-/* Write the staged nybbles (all, or the even part: the sink takes bytes). */
-static int flush_stage(struct cdl_enc *e, bool all)
-{
-    size_t n = all ? e->nstage : e->nstage & ~(size_t)1;
-    if (!n)
-        return 0;
-    uint8_t bytes[STAGE_NYBBLES / 2];
-    cdl_pack(e->stage, n, bytes);
-    size_t nb = n / 2;
-    long w = e->out.write(e->out.ctx, bytes, nb);
-    if (w < 0)
-        return rvt_fail(&e->diag, (enum rvt_err)-w, "cdl: output write failed after %" PRIu64 " bytes",
-                        e->bytes_out);
-    size_t took = (size_t)w < nb ? (size_t)w : nb;
-    e->bytes_out += took;
-    if (took < nb) {
-        refused(e, 2 * took);
-        return 0;
-    }
-    /* At most one nybble stays: a whole one-nybble field, or the end of
-     * the last field. */
-    size_t carry = e->nstage - n;
-    if (carry)
-        e->stage[0] = e->stage[n];
-    e->stage_bound = e->last_start >= n ? e->last_start - n : carry;
-    e->last_start = e->stage_bound;
-    e->nstage = carry;
-    return 0;
+    return cdl_field_len(nyb, avail, *(const unsigned *)xlen);
 }
 
 /* Record one field, or a run of skip nybbles (each its own field). */
@@ -196,25 +136,8 @@ static int record_nybbles(struct cdl_enc *e, const uint8_t *nyb, size_t n)
         }
         return 0;
     }
-    bool skips = nyb[0] == 0;
-    while (n && !e->dropping) {
-        /* Fields go into the stage whole (so its field boundaries are known
-         * when a write is refused); skip runs may be split. */
-        size_t room = STAGE_NYBBLES - e->nstage;
-        if (room < (skips ? 1 : n)) {
-            int r = flush_stage(e, false);
-            if (r < 0)
-                return r;
-            continue;
-        }
-        size_t take = skips && n > room ? room : n;
-        memcpy(e->stage + e->nstage, nyb, take);
-        e->last_start = skips ? e->nstage + take - 1 : e->nstage;
-        e->nstage += take;
-        nyb += take;
-        n -= take;
-    }
-    return 0;
+    bool skips = nyb[0] == 0; /* a run of skip nybbles, each its own field */
+    return rvt_nyb_writer_put(&e->stream, nyb, n, skips ? n - 1 : 0, skips);
 }
 
 static int put_field(struct cdl_enc *e, const struct cdl_field *f)
@@ -440,17 +363,8 @@ static int sync_mark(struct cdl_enc *e, uint64_t next_pc)
             return r;
         n -= k;
     }
-    if (e->nsp == e->capsp) {
-        size_t nc = e->capsp ? 2 * e->capsp : 64;
-        struct cdl_sync_point *p = realloc(e->sp, nc * sizeof *p);
-        if (!p)
-            return rvt_fail(&e->diag, RVT_ERR_NOMEM, "cdl: out of memory");
-        e->sp = p;
-        e->capsp = nc;
-    }
-    e->sp[e->nsp].nybble = stream_pos(e);
-    e->sp[e->nsp].insns = e->insns;
-    e->nsp++;
+    if (rvt_nyb_syncs_add(&e->sp, stream_pos(e), e->insns) < 0)
+        return rvt_fail(&e->diag, RVT_ERR_NOMEM, "cdl: out of memory");
     if (flow_on(e) && (r = put_pc(e, next_pc)) < 0)
         return r;
     e->since_sync = 0;
@@ -494,8 +408,7 @@ static int count_insns(struct cdl_enc *e, const struct rvt_ing_rec *r, uint64_t 
 static int resolve_loss(struct cdl_enc *e)
 {
     e->unreported = 0;
-    e->dropping = false;
-    e->loss_due = false;
+    rvt_nyb_writer_resume(&e->stream);
     e->sync_due = true;
     struct cdl_field f = {.kind = CDL_F_LOST};
     return put_field(e, &f);
@@ -505,7 +418,7 @@ static int resolve_loss(struct cdl_enc *e)
  * or the end of the recording) the stop marker. */
 static int put_stop(struct cdl_enc *e)
 {
-    int rc = e->loss_due ? resolve_loss(e) : flush_seq(e);
+    int rc = e->stream.lost ? resolve_loss(e) : flush_seq(e);
     if (rc < 0)
         return rc;
     struct cdl_field f = {.kind = CDL_F_STOP};
@@ -537,7 +450,7 @@ int cdl_enc_put(struct cdl_enc *e, const struct rvt_ing_rec *r)
     e->records++;
     if (e->have_pending && (rc = finish_record(e, true, r->iaddr)) < 0)
         return rc;
-    if (e->loss_due && (rc = resolve_loss(e)) < 0)
+    if (e->stream.lost && (rc = resolve_loss(e)) < 0)
         return rc;
     /* Between cycles: a sync mark when due, with the next cycle's PC. */
     if (e->sync_due || (e->cfg.sync_interval && e->since_sync >= e->cfg.sync_interval)) {
@@ -571,9 +484,9 @@ int cdl_enc_finish(struct cdl_enc *e)
     if (total % 8 && (rc = record_nybbles(e, pad, (size_t)(8 - total % 8))) < 0)
         return rc;
     if (!e->cfg.buffer)
-        return flush_stage(e, true);
+        return rvt_nyb_writer_flush(&e->stream);
 
-    /* Write the recorder's memory out. */
+    /* Write the recorder's memory out (to the sink, not through the stage). */
     uint64_t count, start;
     bool wrapped = e->written > e->ram_nyb;
     if (e->cfg.image_kind == CDL_IMAGE_RAW) {
@@ -593,11 +506,10 @@ int cdl_enc_finish(struct cdl_enc *e)
         uint8_t nyb[2 * sizeof bytes];
         for (size_t i = 0; i < chunk; i++)
             nyb[i] = e->ram[(start + done + i) % e->ram_nyb];
-        cdl_pack(nyb, chunk, bytes);
-        long w = e->out.write(e->out.ctx, bytes, chunk / 2);
+        rvt_nyb_pack(nyb, chunk, bytes);
+        long w = e->stream.out.write(e->stream.out.ctx, bytes, chunk / 2);
         if (w < 0)
             return rvt_fail(&e->diag, (enum rvt_err)-w, "cdl: output write failed");
-        e->bytes_out += (uint64_t)w;
         if ((size_t)w < chunk / 2)
             e->image_lost += chunk / 2 - (size_t)w;
         done += chunk;
@@ -620,7 +532,7 @@ int cdl_enc_new(struct cdl_enc **ep, const struct cdl_cfg *cfg, const struct rvt
     if (!e)
         return rvt_fail(d, RVT_ERR_NOMEM, "cdl: out of memory");
     e->cfg = *cfg;
-    e->out = *out;
+    rvt_nyb_writer_init(&e->stream, out, "cdl", &e->diag, field_len, &e->cfg.xlen, &e->sp);
     e->sync_due = true; /* the trace starts with a sync mark and a full PC */
     if (cfg->image && !(e->bc = rvt_bcache_new(cfg->image, 0))) {
         free(e);
@@ -646,6 +558,6 @@ void cdl_enc_free(struct cdl_enc *e)
     if (e->bc)
         rvt_bcache_free(e->bc);
     free(e->ram);
-    free(e->sp);
+    rvt_nyb_syncs_free(&e->sp);
     free(e);
 }

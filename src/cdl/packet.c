@@ -219,20 +219,6 @@ int cdl_field_format(const struct cdl_field *f, char *buf, size_t size)
     }
 }
 
-void cdl_unpack(const uint8_t *bytes, size_t nbytes, uint8_t *nyb)
-{
-    for (size_t i = 0; i < nbytes; i++) {
-        nyb[2 * i] = bytes[i] & 0xf;
-        nyb[2 * i + 1] = bytes[i] >> 4;
-    }
-}
-
-void cdl_pack(const uint8_t *nyb, size_t count, uint8_t *bytes)
-{
-    for (size_t i = 0; i + 1 < count; i += 2)
-        bytes[i / 2] = (uint8_t)((nyb[i] & 0xf) | (nyb[i + 1] << 4));
-}
-
 void cdl_nybbuf_init(struct cdl_nybbuf *b)
 {
     b->n = NULL;

@@ -13,6 +13,7 @@
 #ifndef RVT_DBG_H
 #define RVT_DBG_H
 
+#include "nybble/nybble.h"
 #include "rvtrace/codec.h"
 
 #include <stdbool.h>
@@ -100,10 +101,8 @@ static inline uint8_t dbg_priv_packet(bool interrupt, unsigned prv, bool ie)
 
 int dbg_packet_format(const struct dbg_packet *p, char *buf, size_t size);
 
-/* ---- nybble packing (same little-endian order as the seed's words) ------ */
-
-void dbg_unpack(const uint8_t *bytes, size_t nbytes, uint8_t *nyb);
-void dbg_pack(const uint8_t *nyb, size_t count, uint8_t *bytes);
+/* (Nybble packing, the same little-endian order as the seed's words:
+ * rvt_nyb_pack / rvt_nyb_unpack, nybble/nybble.h.) */
 
 /* ---- the trace registers (debug spec appendix, trace_registers) -------- */
 
@@ -219,11 +218,7 @@ void dbg_enc_free(struct dbg_enc *e);
 void dbg_enc_regs(const struct dbg_enc *e, struct dbg_regs *r);
 /* Stream nybble offsets of the sync points written and the instructions
  * retired before the PC their sync fields give (tests). */
-struct dbg_sync_point {
-    uint64_t nybble;
-    uint64_t insns;
-};
-size_t dbg_enc_sync_points(const struct dbg_enc *e, const struct dbg_sync_point **pts);
+size_t dbg_enc_sync_points(const struct dbg_enc *e, const struct rvt_nyb_sync_point **pts);
 
 struct dbg_dec;
 int dbg_dec_new(struct dbg_dec **dp, const struct dbg_cfg *cfg, struct rvt_flow *flow, struct rvt_diag *d);

@@ -867,11 +867,7 @@ int dbg_order_stream(const struct dbg_cfg *c, const uint8_t *buf, size_t len, ui
     uint8_t *nyb = malloc(count ? 2 * count : 1);
     if (!nyb)
         return rvt_fail(d, RVT_ERR_NOMEM, "dbg: out of memory for %zu bytes of trace", len);
-    for (size_t i = 0; i < count; i++) {
-        uint8_t b = buf[(start + i) % (len ? len : 1)];
-        nyb[2 * i] = b & 0xf;
-        nyb[2 * i + 1] = b >> 4;
-    }
+    rvt_nyb_unpack_ring(buf, len, start, count, nyb);
     *nybp = nyb;
     *nlen = 2 * count;
     *base = 2 * (uint64_t)start;

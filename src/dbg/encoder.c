@@ -34,7 +34,6 @@
 #include <string.h>
 
 #define GROUP_MAX 256
-#define STAGE_NYBBLES 8192
 
 /* Last values the decoder will hold ("missing bits come from the last
  * value") and which must next be sent in full. */
@@ -55,7 +54,6 @@ struct group {
 
 struct dbg_enc {
     struct dbg_cfg cfg;
-    struct rvt_byte_sink out;
     struct rvt_diag diag;
     struct rvt_bcache *bc;
     unsigned xlen, pc_shift, pc_width;
@@ -73,23 +71,19 @@ struct dbg_enc {
     uint64_t misaligned_pc;
 
     uint64_t pos;           /* nybbles written to the stream (buffer position = pos mod ram) */
-    /* Off-chip stream: the stage holds whole packets from stage_bound on
-     * (a packet cut by a refused write may precede it); last_start is the
-     * start of the last packet appended. */
-    uint8_t stage[STAGE_NYBBLES];
-    size_t nstage, stage_bound, last_start;
-    bool dropping;          /* the sink refused data: packets are discarded until the next group */
-    bool loss_due;          /* ...then Trace Disabled and the sync fields go out */
+    /* Off-chip stream, whole packets.  After the sink refused data
+     * (stream.lost) packets are dropped up to the next group, which starts
+     * with Trace Disabled and the sync fields. */
+    struct rvt_nyb_writer stream;
     uint8_t *ram;
     bool halted;
 
     uint64_t fifo_level, insns_since_group;
 
-    uint64_t insns, records, packets, dropped_groups, dropped_nybbles, bytes_out, bytes_lost;
+    uint64_t insns, records, packets, dropped_groups, dropped_nybbles, bytes_lost;
     uint64_t produced;      /* off-chip: nybbles offered to the stream */
     uint64_t pend_before;   /* instructions retired before the pending record */
-    struct dbg_sync_point *sp;
-    size_t nsp, capsp;
+    struct rvt_nyb_syncs sp;
     bool finished;
 };
 
@@ -107,13 +101,13 @@ void dbg_enc_stats(const struct dbg_enc *e, struct rvt_codec_stats *st)
     st->bytes = ((e->ram_nyb ? e->pos : e->produced) + 1) / 2;
     st->lost = (e->dropped_nybbles + 1) / 2 + e->bytes_lost;
     if (!e->ram_nyb) /* nybbles that never reached the sink */
-        st->lost += (e->produced - 2 * e->bytes_out - (e->finished ? 0 : e->nstage) + 1) / 2;
+        st->lost += (e->produced - 2 * e->stream.bytes_out - (e->finished ? 0 : e->stream.nstage) + 1) / 2;
 }
 
-size_t dbg_enc_sync_points(const struct dbg_enc *e, const struct dbg_sync_point **pts)
+size_t dbg_enc_sync_points(const struct dbg_enc *e, const struct rvt_nyb_sync_point **pts)
 {
-    *pts = e->sp;
-    return e->nsp;
+    *pts = e->sp.p;
+    return e->sp.n;
 }
 
 void dbg_enc_regs(const struct dbg_enc *e, struct dbg_regs *r)
@@ -138,59 +132,11 @@ void dbg_enc_regs(const struct dbg_enc *e, struct dbg_regs *r)
 
 /* ---- output ----------------------------------------------------------------- */
 
-/* The sink took only the first `cut` nybbles of the stage.  The packet
- * the cut falls in is completed first (a decoder then reads whole
- * packets); the rest is dropped, and stream positions (the sync grid)
- * continue from what the sink holds. */
-static void refused(struct dbg_enc *e, size_t cut)
+/* The writer's unit: a packet. */
+static unsigned packet_len(const uint8_t *nyb, size_t avail, const void *ctx)
 {
-    size_t end = e->stage_bound;
-    while (end < cut) {
-        unsigned l = dbg_packet_len(e->stage + end, e->nstage - end);
-        end += l ? l : e->nstage - end;
-    }
-    if (end > e->nstage)
-        end = e->nstage;
-    if (end < cut)
-        end = cut;
-    size_t rest = end - cut;
-    memmove(e->stage, e->stage + cut, rest);
-    e->nstage = rest;
-    e->stage_bound = e->last_start = rest;
-    e->pos = 2 * e->bytes_out + rest;
-    while (e->nsp && e->sp[e->nsp - 1].nybble >= 2 * e->bytes_out)
-        e->nsp--;
-    e->dropping = true;
-    e->loss_due = true;
-}
-
-static int flush_stage(struct dbg_enc *e, bool all)
-{
-    size_t n = all ? e->nstage : e->nstage & ~(size_t)1;
-    if (!n)
-        return 0;
-    uint8_t bytes[STAGE_NYBBLES / 2];
-    dbg_pack(e->stage, n, bytes);
-    size_t nb = n / 2;
-    long w = e->out.write(e->out.ctx, bytes, nb);
-    if (w < 0)
-        return rvt_fail(&e->diag, (enum rvt_err)-w, "dbg: output write failed after %" PRIu64 " bytes",
-                        e->bytes_out);
-    size_t took = (size_t)w < nb ? (size_t)w : nb;
-    e->bytes_out += took;
-    if (took < nb) {
-        refused(e, 2 * took);
-        return 0;
-    }
-    /* At most one nybble stays: a whole one-nybble packet or the end of
-     * the last packet. */
-    size_t carry = e->nstage - n;
-    if (carry)
-        e->stage[0] = e->stage[n];
-    e->stage_bound = e->last_start >= n ? e->last_start - n : carry;
-    e->last_start = e->stage_bound;
-    e->nstage = carry;
-    return 0;
+    (void)ctx;
+    return dbg_packet_len(nyb, avail);
 }
 
 /* Write whole packets (a group, or a run of Nops); `last` is the start of
@@ -207,23 +153,11 @@ static int write_nybbles(struct dbg_enc *e, const uint8_t *nyb, size_t n, size_t
     }
     e->produced += n;
     bool nops = nyb[0] == DBG_NOP && last == n - 1;
-    while (n && !e->dropping) {
-        size_t room = STAGE_NYBBLES - e->nstage;
-        if (room < (nops ? 1 : n)) {
-            int r = flush_stage(e, false);
-            if (r < 0)
-                return r;
-            continue;
-        }
-        size_t take = nops && n > room ? room : n;
-        memcpy(e->stage + e->nstage, nyb, take);
-        e->last_start = e->nstage + (nops ? take - 1 : last);
-        e->nstage += take;
-        e->pos += take;
-        nyb += take;
-        n -= take;
-    }
-    return 0;
+    int rc = rvt_nyb_writer_put(&e->stream, nyb, n, last, nops);
+    /* What was staged; after a refusal, the grid of sync points continues
+     * from what the sink holds. */
+    e->pos = rvt_nyb_writer_pos(&e->stream);
+    return rc;
 }
 
 static int write_group(struct dbg_enc *e, const struct group *g)
@@ -468,17 +402,8 @@ static bool moves_walk(const struct dbg_enc *e, const struct rvt_ing_rec *p)
 
 static int note_sync_point(struct dbg_enc *e)
 {
-    if (e->nsp == e->capsp) {
-        size_t nc = e->capsp ? 2 * e->capsp : 64;
-        struct dbg_sync_point *p = realloc(e->sp, nc * sizeof *p);
-        if (!p)
-            return rvt_fail(&e->diag, RVT_ERR_NOMEM, "dbg: out of memory");
-        e->sp = p;
-        e->capsp = nc;
-    }
-    e->sp[e->nsp].nybble = e->pos;
-    e->sp[e->nsp].insns = e->resume_insns;
-    e->nsp++;
+    if (rvt_nyb_syncs_add(&e->sp, e->pos, e->resume_insns) < 0)
+        return rvt_fail(&e->diag, RVT_ERR_NOMEM, "dbg: out of memory");
     return 0;
 }
 
@@ -505,10 +430,9 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
     /* Data the sink refused before this group: Trace Disabled and the sync
      * fields (after a stop whose Trace Disabled may be among the lost
      * data: Trace Disabled before Trace Enabled). */
-    bool lost_before = e->loss_due;
-    if (e->loss_due) {
-        e->loss_due = false;
-        e->dropping = false;
+    bool lost_before = e->stream.lost;
+    if (lost_before) {
+        rvt_nyb_writer_resume(&e->stream);
         e->vs.hart_unknown = true;
         e->resync_due = e->started;
     }
@@ -627,7 +551,7 @@ static int emit_end_only(struct dbg_enc *e)
     bool stop_mode = e->ram_nyb && dbg_regs_fullaction(&e->cfg.regs) != DBG_FULL_WRAP;
     if (stop_mode && (e->halted || e->pos + 1 > e->ram_nyb))
         return 0;
-    if (e->loss_due) /* nothing after it to resynchronise: the end is lost too */
+    if (e->stream.lost) /* nothing after it to resynchronise: the end is lost too */
         return 0;
     static const uint8_t td = DBG_TRACE_DISABLED;
     e->packets++;
@@ -716,19 +640,19 @@ int dbg_enc_finish(struct dbg_enc *e)
         }
     }
     if (e->ram_nyb) {
-        /* The RAM image [tbufstart, tbufend) as a debugger reads it. */
+        /* The RAM image [tbufstart, tbufend) as a debugger reads it (to the
+         * sink, not through the stage). */
         uint8_t *bytes = malloc((size_t)e->ram_nyb / 2);
         if (!bytes)
             return rvt_fail(&e->diag, RVT_ERR_NOMEM, "dbg: out of memory");
-        dbg_pack(e->ram, (size_t)e->ram_nyb, bytes);
-        long w = e->out.write(e->out.ctx, bytes, (size_t)e->ram_nyb / 2);
+        rvt_nyb_pack(e->ram, (size_t)e->ram_nyb, bytes);
+        long w = e->stream.out.write(e->stream.out.ctx, bytes, (size_t)e->ram_nyb / 2);
         free(bytes);
         if (w < 0)
             return rvt_fail(&e->diag, (enum rvt_err)-w, "dbg: output write failed");
-        e->bytes_out += (uint64_t)w;
         if ((uint64_t)w < e->ram_nyb / 2)
             e->bytes_lost += e->ram_nyb / 2 - (uint64_t)w;
-    } else if ((rc = flush_stage(e, true)) < 0) {
+    } else if ((rc = rvt_nyb_writer_flush(&e->stream)) < 0) {
         return rc;
     }
     if (e->cfg.regs_path[0]) {
@@ -749,7 +673,7 @@ int dbg_enc_new(struct dbg_enc **ep, const struct dbg_cfg *cfg, const struct rvt
     if (!e)
         return rvt_fail(d, RVT_ERR_NOMEM, "dbg: out of memory");
     e->cfg = *cfg;
-    e->out = *out;
+    rvt_nyb_writer_init(&e->stream, out, "dbg", &e->diag, packet_len, NULL, &e->sp);
     e->xlen = cfg->xlen;
     e->pc_shift = dbg_pc_shift(cfg->rvc);
     e->pc_width = cfg->xlen - e->pc_shift;
@@ -785,6 +709,6 @@ void dbg_enc_free(struct dbg_enc *e)
     if (e->bc)
         rvt_bcache_free(e->bc);
     free(e->ram);
-    free(e->sp);
+    rvt_nyb_syncs_free(&e->sp);
     free(e);
 }

@@ -154,17 +154,3 @@ int dbg_packet_format(const struct dbg_packet *p, char *buf, size_t size)
         return snprintf(buf, size, "%s 0x%" PRIx64 " (%u nybbles)", name, p->bits, p->nval);
     return snprintf(buf, size, "%s", name);
 }
-
-void dbg_unpack(const uint8_t *bytes, size_t nbytes, uint8_t *nyb)
-{
-    for (size_t i = 0; i < nbytes; i++) {
-        nyb[2 * i] = bytes[i] & 0xf;
-        nyb[2 * i + 1] = bytes[i] >> 4;
-    }
-}
-
-void dbg_pack(const uint8_t *nyb, size_t count, uint8_t *bytes)
-{
-    for (size_t i = 0; i + 1 < count; i += 2)
-        bytes[i / 2] = (uint8_t)((nyb[i] & 0xf) | (nyb[i + 1] << 4));
-}

@@ -15,7 +15,7 @@ extern const struct rvt_codec rvt_codec_cdl;
 
 /* Encode with the family API (for the sync points and the recorder state). */
 static int encode(const struct nrt_prog *p, struct cdl_cfg *cfg, struct rvt_membuf *out, struct cdl_state *st,
-                  struct cdl_sync_point **sp, size_t *nsp)
+                  struct rvt_nyb_sync_point **sp, size_t *nsp)
 {
     rvt_membuf_init(out);
     struct rvt_byte_sink sink = rvt_membuf_sink(out);
@@ -35,7 +35,7 @@ static int encode(const struct nrt_prog *p, struct cdl_cfg *cfg, struct rvt_memb
     if (st)
         cdl_enc_state(e, st);
     if (sp) {
-        const struct cdl_sync_point *pts;
+        const struct rvt_nyb_sync_point *pts;
         *nsp = cdl_enc_sync_points(e, &pts);
         *sp = malloc((*nsp ? *nsp : 1) * sizeof **sp);
         memcpy(*sp, pts, *nsp * sizeof **sp);
@@ -55,7 +55,7 @@ static void base_cfg(struct cdl_cfg *c, const struct nrt_prog *p)
 
 /* The instruction the decode of a wrapped buffer must start with: the
  * first sync point whose whole mark survived. */
-static uint64_t tail_start(const struct cdl_cfg *c, const struct cdl_state *st, const struct cdl_sync_point *sp,
+static uint64_t tail_start(const struct cdl_cfg *c, const struct cdl_state *st, const struct rvt_nyb_sync_point *sp,
                            size_t nsp)
 {
     for (size_t i = 0; i < nsp; i++)
@@ -73,7 +73,7 @@ static void test_wrap(const struct nrt_prog *p, uint64_t buffer, unsigned interv
     c.overflow = CDL_OVF_WRAP;
     struct rvt_membuf out;
     struct cdl_state st;
-    struct cdl_sync_point *sp;
+    struct rvt_nyb_sync_point *sp;
     size_t nsp;
     if (encode(p, &c, &out, &st, &sp, &nsp) < 0)
         return;

@@ -51,7 +51,7 @@ static void expect(const struct cdl_cfg *cfg, const struct rvt_ing_rec *recs, si
     CHECK_MSG(m.len * 2 == padded, "line %d: %zu nybbles written, expected %zu", line, m.len * 2, padded);
     uint8_t got[512];
     size_t ng = m.len * 2 < sizeof got ? m.len * 2 : sizeof got;
-    cdl_unpack(m.data, ng / 2, got);
+    rvt_nyb_unpack(m.data, ng / 2, got);
     for (size_t i = 0; i < ng && i < padded; i++) {
         uint8_t w = i < nwant ? want[i] : 0;
         if (got[i] != w) {
@@ -231,7 +231,7 @@ static void test_dump_and_errors(void)
     memcpy(nyb + n, tail, sizeof tail);
     n += sizeof tail;
     uint8_t bytes[sizeof nyb / 2];
-    cdl_pack(nyb, n, bytes);
+    rvt_nyb_pack(nyb, n, bytes);
     char path[512];
     snprintf(path, sizeof path, "%s/cdl-dump.txt", rvt_test_tmpdir());
     FILE *f = fopen(path, "w");
@@ -347,7 +347,7 @@ static void test_refusal(void)
     REQUIRE(full.len > 4096 + 1024);
     CHECK_EQ(st.lost, 0);
     uint8_t *fn = malloc(2 * full.len);
-    cdl_unpack(full.data, full.len, fn);
+    rvt_nyb_unpack(full.data, full.len, fn);
     /* The first PC field at an even nybble past 5000. */
     size_t s = 0;
     while (s < 5000 || s % 2 || fn[s] != 0xC)
@@ -360,7 +360,7 @@ static void test_refusal(void)
     encode_loop(&c, &ss, &st);
     CHECK(cs.done && st.lost > 0);
     uint8_t *on = malloc(2 * cs.out.len);
-    cdl_unpack(cs.out.data, cs.out.len, on);
+    rvt_nyb_unpack(cs.out.data, cs.out.len, on);
     REQUIRE(cs.out.len * 2 > s + 16);
     CHECK(memcmp(on, fn, s + 6) == 0); /* the start, and the cut PC field completed */
     CHECK(on[s + 6] == 0xC && on[s + 7] == 0x8); /* lost */

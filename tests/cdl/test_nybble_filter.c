@@ -153,7 +153,7 @@ static uint64_t count_reports(const struct rvt_codec *c, const void *cfg, const 
                               uint64_t addr)
 {
     uint8_t *nyb = malloc(2 * len + 1);
-    cdl_unpack(buf, len, nyb);
+    rvt_nyb_unpack(buf, len, nyb);
     size_t n = 2 * len, pos = 0;
     uint64_t count = 0;
     struct rvt_diag d = {0};

@@ -15,7 +15,7 @@ extern const struct rvt_codec rvt_codec_dbg;
 #define CODEC (&rvt_codec_dbg)
 
 static int encode(const struct nrt_prog *p, const struct dbg_cfg *cfg, struct rvt_membuf *out, struct dbg_regs *regs,
-                  struct dbg_sync_point **sp, size_t *nsp, struct rvt_codec_stats *st)
+                  struct rvt_nyb_sync_point **sp, size_t *nsp, struct rvt_codec_stats *st)
 {
     rvt_membuf_init(out);
     struct rvt_byte_sink sink = rvt_membuf_sink(out);
@@ -35,7 +35,7 @@ static int encode(const struct nrt_prog *p, const struct dbg_cfg *cfg, struct rv
     if (regs)
         dbg_enc_regs(e, regs);
     if (sp) {
-        const struct dbg_sync_point *pts;
+        const struct rvt_nyb_sync_point *pts;
         *nsp = dbg_enc_sync_points(e, &pts);
         *sp = malloc((*nsp ? *nsp : 1) * sizeof **sp);
         memcpy(*sp, pts, *nsp * sizeof **sp);
@@ -69,7 +69,7 @@ static void test_wrap(const struct nrt_prog *p, const char *emit, uint64_t buffe
     REQUIRE(rvt_codec_dbg.cfg_set(&c, "dbg-buffer", size, &dg) == 0);
     struct rvt_membuf out;
     struct dbg_regs regs;
-    struct dbg_sync_point *sp;
+    struct rvt_nyb_sync_point *sp;
     size_t nsp;
     struct rvt_codec_stats st;
     if (encode(p, &c, &out, &regs, &sp, &nsp, &st) < 0)

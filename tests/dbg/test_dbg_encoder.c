@@ -38,7 +38,7 @@ static size_t encode(const struct dbg_cfg *c, const struct rvt_ing_rec *recs, si
     CHECK(dbg_enc_finish(e) == 0);
     CHECK_EQ(m.len % 4, 0); /* whole 32-bit words */
     size_t k = m.len * 2 < max ? m.len * 2 : max;
-    dbg_unpack(m.data, k / 2, nyb);
+    rvt_nyb_unpack(m.data, k / 2, nyb);
     dbg_enc_free(e);
     rvt_membuf_free(&m);
     return k;
@@ -231,7 +231,7 @@ static void test_dump_and_errors(void)
     size_t k = encode(&c, g_recs, 8, nyb, sizeof nyb);
     REQUIRE(k >= 16);
     uint8_t bytes[128];
-    dbg_pack(nyb, k, bytes);
+    rvt_nyb_pack(nyb, k, bytes);
     char path[512];
     snprintf(path, sizeof path, "%s/dbg-dump.txt", rvt_test_tmpdir());
     FILE *f = fopen(path, "w");
@@ -249,7 +249,7 @@ static void test_dump_and_errors(void)
     /* A reserved header where the taken branch's source PC was: reported at
      * its offset; decoding goes on to the end (no later sync point here). */
     nyb[14] = DBG_RESERVED;
-    dbg_pack(nyb, k, bytes);
+    rvt_nyb_pack(nyb, k, bytes);
     extern const struct rvt_codec rvt_codec_dbg;
     struct rvt_image *empty = rvt_img_new();
     rvt_img_set_xlen(empty, 32);
@@ -298,7 +298,7 @@ static void test_gaps(void)
     uint8_t nyb[256];
     size_t k = encode(&c, recs, sizeof recs / sizeof recs[0], nyb, sizeof nyb);
     uint8_t bytes[128];
-    dbg_pack(nyb, k, bytes);
+    rvt_nyb_pack(nyb, k, bytes);
     struct rvt_image *img = rvt_img_new();
     rvt_img_set_xlen(img, 32);
     struct rvt_diag d = {0};
@@ -367,7 +367,7 @@ static void test_refusal(void)
     REQUIRE(full.len > 4096 + 1024);
     CHECK_EQ(st.lost, 0);
     uint8_t *fn = malloc(2 * full.len);
-    dbg_unpack(full.data, full.len, fn);
+    rvt_nyb_unpack(full.data, full.len, fn);
     size_t s = 0; /* the first PC packet at an even nybble past 3000 */
     while (s < 3000 || s % 2 || fn[s] != DBG_PC)
         s += dbg_packet_len(fn + s, 2 * full.len - s);
@@ -379,7 +379,7 @@ static void test_refusal(void)
     encode_loop(&c, &ss, &st);
     CHECK(cs.done && st.lost > 0);
     uint8_t *on = malloc(2 * cs.out.len);
-    dbg_unpack(cs.out.data, cs.out.len, on);
+    rvt_nyb_unpack(cs.out.data, cs.out.len, on);
     REQUIRE(cs.out.len * 2 > s + plen + 600);
     CHECK(memcmp(on, fn, s + plen) == 0); /* the start, and the cut packet completed */
     size_t t = s + plen;

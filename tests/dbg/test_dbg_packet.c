@@ -122,24 +122,9 @@ static void test_value_sequences(void)
     CHECK_EQ(dbg_pc_shift(false), 2);
 }
 
-static void test_packing(void)
-{
-    /* "the first packet in bits 3:0 of the 32-bit word, the second packet
-     * into bits 7:4". */
-    const uint8_t nyb[8] = {0x4, 0x0, 0x6, 0x6, 0x1, 0x0, 0x8, 0x2};
-    uint8_t b[4];
-    dbg_pack(nyb, 8, b);
-    uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-    CHECK_EQ(w, 0x28016604u);
-    uint8_t back[8];
-    dbg_unpack(b, 4, back);
-    CHECK(memcmp(back, nyb, 8) == 0);
-}
-
 int main(void)
 {
     test_headers();
     test_value_sequences();
-    test_packing();
     return rvt_test_summary("test_dbg_packet");
 }
