@@ -131,14 +131,6 @@ int cdl_field_format(const struct cdl_field *f, char *buf, size_t size);
 
 /* (Packing bytes <-> nybbles: rvt_nyb_pack / rvt_nyb_unpack, nybble/nybble.h.) */
 
-/* Growable nybble buffer with word packing. */
-struct cdl_nybbuf {
-    uint8_t *n;      /* one nybble per byte */
-    size_t len, cap;
-};
-void cdl_nybbuf_init(struct cdl_nybbuf *b);
-void cdl_nybbuf_free(struct cdl_nybbuf *b);
-int cdl_nybbuf_put(struct cdl_nybbuf *b, const uint8_t *nyb, size_t n);
 
 /* Find the next sync mark at or after nybble `from`: a run of at least
  * `min_zeros` zero nybbles.  Returns true with *run_start and *after (the

@@ -219,35 +219,6 @@ int cdl_field_format(const struct cdl_field *f, char *buf, size_t size)
     }
 }
 
-void cdl_nybbuf_init(struct cdl_nybbuf *b)
-{
-    b->n = NULL;
-    b->len = b->cap = 0;
-}
-
-void cdl_nybbuf_free(struct cdl_nybbuf *b)
-{
-    free(b->n);
-    cdl_nybbuf_init(b);
-}
-
-int cdl_nybbuf_put(struct cdl_nybbuf *b, const uint8_t *nyb, size_t n)
-{
-    if (b->len + n > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc < b->len + n)
-            nc *= 2;
-        uint8_t *p = realloc(b->n, nc);
-        if (!p)
-            return -RVT_ERR_NOMEM;
-        b->n = p;
-        b->cap = nc;
-    }
-    memcpy(b->n + b->len, nyb, n);
-    b->len += n;
-    return 0;
-}
-
 bool cdl_find_zero_run(const uint8_t *nyb, size_t len, size_t from, unsigned min_zeros, size_t *run_start,
                        size_t *after)
 {
