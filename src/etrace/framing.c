@@ -228,6 +228,7 @@ void et_deframer_init(struct et_deframer *df, const struct et_params *p, const u
     df->buf = buf;
     df->len = len;
     df->pos = 0;
+    df->only_src = false; /* callers that split a funnel's stream set it after init */
 }
 
 size_t et_encap_find_sync(const struct et_params *p, const uint8_t *buf, size_t len, size_t pos)
