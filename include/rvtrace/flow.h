@@ -215,6 +215,12 @@ struct rvt_walk {
     uint64_t halfwords;
     uint64_t insns;
     uint64_t addr;
+    /* Optional: the outcome of a conditional branch (at addr) that has no
+     * queued outcome, asked during the walk so that a decoder whose
+     * outcomes come from a predictor need not stop at every branch.
+     * Return 1 with *taken set, or 0 to stop there (RVT_STOP_BRANCH). */
+    int (*branch_outcome)(void *ctx, uint64_t addr, bool *taken);
+    void *branch_ctx;
 };
 
 /* Why a walk stopped.  For COUNT/BRANCH/UNINF/JUMP the last retired

@@ -675,6 +675,16 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
 
 /* Format 1 with a full map and no address, or format 0.0 without address:
  * follow the branches up to the last one, whose outcome is held. */
+/* A walk's branch-outcome callback in prediction mode: every outcome but
+ * the packet's last, which the caller holds until the next packet. */
+static int predicted_outcome(void *ctx, uint64_t addr, bool *taken)
+{
+    struct et_decoder *dec = ctx;
+    if (src_remaining(dec) < 2)
+        return 0;
+    return src_next(dec, addr, taken) == 0;
+}
+
 static int do_branches(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
 {
     struct rvt_flow *f = dec->f;
@@ -713,7 +723,11 @@ static int do_branches(struct et_decoder *dec, const struct et_packet *k, uint64
     (void)total;
     const bool ir = dec->ir_on && dec->p.implicit_return != ET_IR_OFF;
     for (;;) {
-        struct rvt_walk w = {.flags = (ir ? RVT_WALK_IMPLICIT_RET : 0) | (bp ? RVT_WALK_STOP_BRANCH : 0)};
+        /* With prediction the outcomes are given inside the walk, all but
+         * the last (held back below): the walk stops at that one. */
+        struct rvt_walk w = {.flags = ir ? RVT_WALK_IMPLICIT_RET : 0,
+                             .branch_outcome = bp ? predicted_outcome : NULL,
+                             .branch_ctx = dec};
         struct rvt_stop st;
         bool had_single = dec->have_single;
         if (pending_unresolvable(dec, w.flags)) {

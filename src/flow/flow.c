@@ -442,8 +442,9 @@ static void push_call(struct rvt_flow *f, const struct pending *p)
         rvt_cs_push(&f->cs, p->next & f->mask);
 }
 
-/* Resolve by the code alone if possible: 1 = resolved, 0 = needs the trace. */
-static int resolve_natural(struct rvt_flow *f, uint32_t wflags)
+/* Resolve by the code alone if possible (or by the walk's branch-outcome
+ * callback, w may be NULL): 1 = resolved, 0 = needs the trace. */
+static int resolve_natural(struct rvt_flow *f, uint32_t wflags, const struct rvt_walk *w)
 {
     struct pending *p = &f->p;
     switch (p->cf) {
@@ -451,20 +452,22 @@ static int resolve_natural(struct rvt_flow *f, uint32_t wflags)
         f->pending = false;
         f->pc = p->next;
         return 1;
-    case RVT_CF_BRANCH:
-        if (f->bq_len) {
-            f->pending = false;
-            if (bq_pop(f))
-                return transfer(f, RVT_END_BRANCH, p->target, 0) < 0 ? -1 : 1;
-            f->pc = p->next;
-            return 1;
-        }
-        if (wflags & RVT_WALK_NT_DEFAULT) {
-            f->pending = false;
-            f->pc = p->next;
-            return 1;
-        }
-        return 0;
+    case RVT_CF_BRANCH: {
+        bool taken = false;
+        if (f->bq_len)
+            taken = bq_pop(f);
+        else if (w && w->branch_outcome && w->branch_outcome(w->branch_ctx, p->addr, &taken) > 0) {
+            /* the walk's caller gave it */
+        } else if (wflags & RVT_WALK_NT_DEFAULT)
+            taken = false;
+        else
+            return 0;
+        f->pending = false;
+        if (taken)
+            return transfer(f, RVT_END_BRANCH, p->target, 0) < 0 ? -1 : 1;
+        f->pc = p->next;
+        return 1;
+    }
     case RVT_CF_CALL_INF:
     case RVT_CF_JUMP_INF:
     case RVT_CF_OTHER_INF:
@@ -558,7 +561,7 @@ int rvt_flow_continue(struct rvt_flow *f)
 {
     if (!f->pending)
         return 0;
-    int rc = resolve_natural(f, f->wflags);
+    int rc = resolve_natural(f, f->wflags, NULL);
     if (rc < 0)
         return -f->diag.code;
     if (rc == 0) {
@@ -687,7 +690,7 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
     if (f->pending) {
         /* Either the walk that stopped here or this one may allow the
          * natural resolution (e.g. a default not-taken branch). */
-        int rc = resolve_natural(f, w->flags | f->wflags);
+        int rc = resolve_natural(f, w->flags | f->wflags, w);
         if (rc < 0)
             return -f->diag.code;
         if (rc == 0) {
@@ -823,7 +826,7 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
             fill_stop(f, st, RVT_STOP_JUMP);
             return 0;
         }
-        rc = resolve_natural(f, fl);
+        rc = resolve_natural(f, fl, w);
         if (rc < 0)
             return -f->diag.code;
         if (rc == 0) {
