@@ -31,6 +31,7 @@ struct rvt_flow {
     bool pending;
     struct pending p;
     uint32_t wflags;  /* flags of the last walk, used to resolve pending naturally */
+    const struct rvt_walk *walk; /* the walk in progress (its branch-outcome callback), else NULL */
 
     uint64_t bq[BQ_WORDS];
     unsigned bq_head, bq_len; /* in bits */
@@ -442,9 +443,26 @@ static void push_call(struct rvt_flow *f, const struct pending *p)
         rvt_cs_push(&f->cs, p->next & f->mask);
 }
 
-/* Resolve by the code alone if possible (or by the walk's branch-outcome
- * callback, w may be NULL): 1 = resolved, 0 = needs the trace. */
-static int resolve_natural(struct rvt_flow *f, uint32_t wflags, const struct rvt_walk *w)
+/* A branch without a queued outcome: ask the walk's callback. */
+static int branch_by_callback(struct rvt_flow *f, uint32_t wflags)
+{
+    struct pending *p = &f->p;
+    bool taken = false;
+    if (f->walk->branch_outcome(f->walk->branch_ctx, p->addr, &taken) <= 0) {
+        if (!(wflags & RVT_WALK_NT_DEFAULT))
+            return 0;
+        taken = false;
+    }
+    f->pending = false;
+    if (taken)
+        return transfer(f, RVT_END_BRANCH, p->target, 0) < 0 ? -1 : 1;
+    f->pc = p->next;
+    return 1;
+}
+
+/* Resolve by the code alone if possible (or by the branch-outcome callback
+ * of the walk in progress): 1 = resolved, 0 = needs the trace. */
+static int resolve_natural(struct rvt_flow *f, uint32_t wflags)
 {
     struct pending *p = &f->p;
     switch (p->cf) {
@@ -452,22 +470,22 @@ static int resolve_natural(struct rvt_flow *f, uint32_t wflags, const struct rvt
         f->pending = false;
         f->pc = p->next;
         return 1;
-    case RVT_CF_BRANCH: {
-        bool taken = false;
-        if (f->bq_len)
-            taken = bq_pop(f);
-        else if (w && w->branch_outcome && w->branch_outcome(w->branch_ctx, p->addr, &taken) > 0) {
-            /* the walk's caller gave it */
-        } else if (wflags & RVT_WALK_NT_DEFAULT)
-            taken = false;
-        else
-            return 0;
-        f->pending = false;
-        if (taken)
-            return transfer(f, RVT_END_BRANCH, p->target, 0) < 0 ? -1 : 1;
-        f->pc = p->next;
-        return 1;
-    }
+    case RVT_CF_BRANCH:
+        if (f->bq_len) {
+            f->pending = false;
+            if (bq_pop(f))
+                return transfer(f, RVT_END_BRANCH, p->target, 0) < 0 ? -1 : 1;
+            f->pc = p->next;
+            return 1;
+        }
+        if (f->walk && f->walk->branch_outcome)
+            return branch_by_callback(f, wflags);
+        if (wflags & RVT_WALK_NT_DEFAULT) {
+            f->pending = false;
+            f->pc = p->next;
+            return 1;
+        }
+        return 0;
     case RVT_CF_CALL_INF:
     case RVT_CF_JUMP_INF:
     case RVT_CF_OTHER_INF:
@@ -561,7 +579,7 @@ int rvt_flow_continue(struct rvt_flow *f)
 {
     if (!f->pending)
         return 0;
-    int rc = resolve_natural(f, f->wflags, NULL);
+    int rc = resolve_natural(f, f->wflags);
     if (rc < 0)
         return -f->diag.code;
     if (rc == 0) {
@@ -682,7 +700,7 @@ static void fill_stop(struct rvt_flow *f, struct rvt_stop *st, uint8_t reason)
     }
 }
 
-int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st)
+static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st)
 {
     memset(st, 0, sizeof *st);
     if (f->diag.code)
@@ -690,7 +708,7 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
     if (f->pending) {
         /* Either the walk that stopped here or this one may allow the
          * natural resolution (e.g. a default not-taken branch). */
-        int rc = resolve_natural(f, w->flags | f->wflags, w);
+        int rc = resolve_natural(f, w->flags | f->wflags);
         if (rc < 0)
             return -f->diag.code;
         if (rc == 0) {
@@ -826,7 +844,7 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
             fill_stop(f, st, RVT_STOP_JUMP);
             return 0;
         }
-        rc = resolve_natural(f, fl, w);
+        rc = resolve_natural(f, fl);
         if (rc < 0)
             return -f->diag.code;
         if (rc == 0) {
@@ -834,6 +852,14 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
             return 0;
         }
     }
+}
+
+int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st)
+{
+    f->walk = w; /* its branch-outcome callback applies during this walk only */
+    int rc = walk(f, w, st);
+    f->walk = NULL;
+    return rc;
 }
 
 /* ---- per-instruction adapter ------------------------------------------------------ */
