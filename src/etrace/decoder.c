@@ -673,8 +673,6 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
     return 0;
 }
 
-/* Format 1 with a full map and no address, or format 0.0 without address:
- * follow the branches up to the last one, whose outcome is held. */
 /* A walk's branch-outcome callback in prediction mode: every outcome but
  * the packet's last, which the caller holds until the next packet. */
 static int predicted_outcome(void *ctx, uint64_t addr, bool *taken)
@@ -685,6 +683,8 @@ static int predicted_outcome(void *ctx, uint64_t addr, bool *taken)
     return src_next(dec, addr, taken) == 0;
 }
 
+/* Format 1 with a full map and no address, or format 0.0 without address:
+ * follow the branches up to the last one, whose outcome is held. */
 static int do_branches(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
 {
     struct rvt_flow *f = dec->f;

@@ -443,7 +443,8 @@ static void push_call(struct rvt_flow *f, const struct pending *p)
         rvt_cs_push(&f->cs, p->next & f->mask);
 }
 
-/* A branch without a queued outcome: ask the walk's callback. */
+/* A branch without a queued outcome: ask the walk's callback (kept out of
+ * resolve_natural, which is on every block's path). */
 static int branch_by_callback(struct rvt_flow *f, uint32_t wflags)
 {
     struct pending *p = &f->p;
@@ -451,7 +452,7 @@ static int branch_by_callback(struct rvt_flow *f, uint32_t wflags)
     if (f->walk->branch_outcome(f->walk->branch_ctx, p->addr, &taken) <= 0) {
         if (!(wflags & RVT_WALK_NT_DEFAULT))
             return 0;
-        taken = false;
+        taken = false; /* declined: the walk's default, not taken */
     }
     f->pending = false;
     if (taken)

@@ -155,16 +155,17 @@ int cmd_encode(int argc, char **argv)
         /* A register file that brings funnel0 out of reset describes the
          * funnel: it must be enabled, and its disabled inputs drop their
          * hart's trace, as the hardware would. */
+        enum { FUNNEL_CONTROL = 0x000, FUNNEL_ACTIVE = 1u << 0, FUNNEL_ENABLE = 1u << 1 }; /* trFunnelControl */
         struct rvt_funnel *regfun = tci ? rvt_tci_funnel(tci, 0) : NULL;
         uint32_t fctl = 0;
         if (regfun)
-            rvt_funnel_reg_read(regfun, 0x000, &fctl);
-        if (regfun && (fctl & 1) && !(fctl & 2)) {
+            rvt_funnel_reg_read(regfun, FUNNEL_CONTROL, &fctl);
+        if (regfun && (fctl & FUNNEL_ACTIVE) && !(fctl & FUNNEL_ENABLE)) {
             rc = cli_fail("encode", "%s: funnel0 is active but not enabled (trFunnelControl = 0x%x): no trace would pass",
                           regs, (unsigned)fctl);
             goto out;
         }
-        if (regfun && (fctl & 1)) {
+        if (regfun && (fctl & FUNNEL_ACTIVE)) {
             rvt_funnel_set_output(regfun, &sink);
             rc = rvt_encode_funnel_via(o.codec, make_hart_cfg, &fc, in, o.img, regfun, &st, NULL, &d);
         } else {
