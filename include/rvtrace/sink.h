@@ -206,9 +206,10 @@ struct rvt_sink_image {
     size_t len;
     uint64_t lost;           /* bytes overwritten by wrapping (valid if lost_known) */
     int lost_known;          /* 0: wrapped, but the total written is not known */
-    int wrapped;
+    int wrapped;             /* older bytes may have been overwritten (wrap flag set, not a stopped buffer) */
     int described;           /* 0: no sidecar or WP: the image was taken as linear */
     struct rvt_sink_info info;  /* the description used */
+    int stopped;             /* a stop-mode buffer that filled and stopped: it holds the oldest trace */
 };
 /* Linearise an image: with wrap = 0 the trace is origin..WP; with wrap = 1
  * it is the last min(written, size) bytes before WP (size if written is
@@ -222,6 +223,13 @@ int rvt_sink_linearize(const uint8_t *img, size_t img_len, const struct rvt_sink
 int rvt_sink_image_load(const char *path, const struct rvt_sink_info *override, struct rvt_sink_image *out,
                         struct rvt_diag *diag);
 void rvt_sink_image_free(struct rvt_sink_image *img);
+/* One sentence (no trailing period) saying what a RAM sink holds, from its
+ * description: size, bytes kept, whether it wrapped (older bytes
+ * overwritten) or filled and stopped (bytes refused after it stopped), with
+ * the counts of the sidecar.  The encoder's report and the decoder's use
+ * these same words.  decoding != 0 adds where decoding starts.  Returns the
+ * length snprintf would have written. */
+int rvt_sink_info_describe(const struct rvt_sink_info *info, int decoding, char *buf, size_t n);
 
 /* ======================================================================
  * Trace funnel: several sources (one encoder per hart, or other funnels)
@@ -352,6 +360,12 @@ struct rvt_byte_sink rvt_atb_writer_input(struct rvt_atb_writer *w, unsigned id)
 int rvt_atb_writer_flush(struct rvt_atb_writer *w);
 void rvt_atb_writer_stats(const struct rvt_atb_writer *w, struct rvt_atb_writer_stats *st);
 const char *rvt_atb_writer_error(const struct rvt_atb_writer *w);
+
+/* The fewest trace bytes of one source that `frame_bytes` consecutive bytes
+ * of the writer's output carry (frames of at least 14 data bytes, a 4-byte
+ * frame sync every fsync_period frames, partial frames at both ends): the
+ * window a wrapping sink behind the bridge keeps, in the encoder's bytes. */
+uint64_t rvt_atb_payload_bytes(uint64_t frame_bytes, unsigned fsync_period);
 
 struct rvt_atb_reader_config {
     size_t size;                 /* sizeof(struct rvt_atb_reader_config) */

@@ -437,3 +437,17 @@ int rvt_atb_demux(const uint8_t *buf, size_t len, int hsyncs, struct rvt_membuf 
     struct rvt_atb_reader_config c = {.size = sizeof c, .deliver = demux_deliver, .ctx = out, .hsyncs = hsyncs};
     return rvt_atb_read(buf, len, &c, st, diag);
 }
+
+uint64_t rvt_atb_payload_bytes(uint64_t frame_bytes, unsigned fsync_period)
+{
+    /* A frame carries 15 bytes, 14 when it restates the ID (after a frame
+     * sync, or a change of source); count 14 for every frame. */
+    const uint64_t edge = 2 * RVT_ATB_FRAME + 4;
+    if (frame_bytes <= edge)
+        return 0;
+    uint64_t b = frame_bytes - edge;
+    if (!fsync_period)
+        return b / RVT_ATB_FRAME * 14;
+    uint64_t group = (uint64_t)fsync_period * RVT_ATB_FRAME + 4;
+    return b / group * fsync_period * 14 + (b % group) / RVT_ATB_FRAME * 14;
+}

@@ -381,17 +381,10 @@ int cli_load_trace(struct cli_opts *o, const char *path, struct rvt_sink_image *
     struct rvt_diag d = {0};
     if (rvt_sink_image_load(path, ov.known ? &ov : NULL, img, &d) < 0)
         return cli_fail(o->cmd, "%s", d.msg);
-    if (img->wrapped) {
-        if (img->lost_known)
-            fprintf(stderr, "rvtrace %s: %s: the trace RAM wrapped: %" PRIu64 " older bytes were overwritten; decoding "
-                            "from the oldest surviving synchronisation point in the %zu bytes kept\n",
-                    o->cmd, path, img->lost, img->len);
-        else
-            fprintf(stderr, "rvtrace %s: %s: the trace RAM wrapped (how much was overwritten is not known); decoding "
-                            "from the oldest surviving synchronisation point in the %zu bytes kept\n",
-                    o->cmd, path, img->len);
-    } else if (o->verbose && img->described) {
-        fprintf(stderr, "rvtrace %s: %s: trace RAM image, %zu bytes of trace, not wrapped\n", o->cmd, path, img->len);
+    if (img->wrapped || img->stopped || (o->verbose && img->described)) {
+        char what[512];
+        rvt_sink_info_describe(&img->info, 1, what, sizeof what);
+        fprintf(stderr, "rvtrace %s: %s: %s\n", o->cmd, path, what);
     }
     return 0;
 }
