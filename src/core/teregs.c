@@ -79,13 +79,27 @@ int rvt_codec_apply_te(const struct rvt_codec *c, void *cfg, const struct rvt_te
         return rc;
     if (s->sequential_jump && (rc = set(c, cfg, "sijump", "1", "trTeInstEnSequentialJump", d)) < 0)
         return rc;
+    if (s->all_jumps)
+        return rvt_fail(d, RVT_ERR_UNSUPPORTED,
+                        "trTeInstEnAllJumps: reporting direct jumps is not implemented by the %s encoder", c->name);
     if (nt) {
         if (s->context && (rc = set(c, cfg, "context", "1", "trTeContext", d)) < 0)
             return rc;
         /* The register enables implicit return; its depth is the hardware's
-         * (trTeInstFeatures does not say): the spec's recommended 32. */
-        if (s->implicit_return && (rc = set(c, cfg, "callstack", "32", "trTeInstEnImplicitReturn", d)) < 0)
-            return rc;
+         * (trTeInstFeatures does not say): the spec's limit, 32 ("should
+         * never implement call stack deeper than 32 levels").
+         * trTeInstImplicitReturnMode 1 is "simple counting", 3 (and 0,
+         * "not reporting how") a stack of full addresses; 2 (partial
+         * addresses) is not implemented. */
+        if (s->implicit_return) {
+            if (s->implicit_return_mode == 2)
+                return rvt_fail(d, RVT_ERR_UNSUPPORTED,
+                                "trTeInstImplicitReturnMode 2: partial return-address compare is not implemented");
+            if ((rc = set(c, cfg, "callstack", "32", "trTeInstEnImplicitReturn", d)) < 0 ||
+                (rc = set(c, cfg, "callstack-mode", s->implicit_return_mode == 1 ? "count" : "addr",
+                          "trTeInstImplicitReturnMode", d)) < 0)
+                return rc;
+        }
         if (s->repeated_history && (rc = set(c, cfg, "repeat", "2", "trTeInstEnRepeatedHistory", d)) < 0)
             return rc;
         if (s->extend_addr_msb && (rc = set(c, cfg, "addr-ext", "1", "trTeInstExtendAddrMSB", d)) < 0)
@@ -103,6 +117,18 @@ int rvt_codec_apply_te(const struct rvt_codec *c, void *cfg, const struct rvt_te
             return rc;
         if (s->no_addr_diff && (rc = set(c, cfg, "full-address", "1", "trTeInstNoAddrDiff", d)) < 0)
             return rc;
+        /* "do not include trap handler address": E-Trace's implicit
+         * exception mode (the decoder then needs the tvec values). */
+        if (s->no_trap_addr && (rc = set(c, cfg, "implicit-except", "1", "trTeInstNoTrapAddr", d)) < 0)
+            return rc;
+        /* e-trace-encap: "When trTsEnable ... is 1, a timestamp may be
+         * optionally included, via the timestamp field"; "trTsWidth ...
+         * indicates the number of bits in timestamp fields". */
+        if (s->ts_enable) {
+            snprintf(v, sizeof v, "%u", (s->ts_width + 7) / 8);
+            if ((rc = set(c, cfg, "encap-timestamp", v, "trTsEnable/trTsWidth", d)) < 0)
+                return rc;
+        }
     }
     return 0;
 }

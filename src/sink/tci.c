@@ -92,7 +92,9 @@ void rvt_te_caps_default(struct rvt_te_caps *c, unsigned format)
     c->src_bits_max = 12;
     c->src_id_bits = 12;
     c->has_trig_enable = 1;
-    c->has_stall = 1;
+    /* trTeInstStallEna reads 0: the encoders here drop what a sink refuses
+     * and report the loss; none stalls the hart. */
+    c->has_stall = 0;
     c->has_inhibit_src = 1;
     c->n_filters = 16;
     c->n_comparators = 8;
@@ -101,12 +103,18 @@ void rvt_te_caps_default(struct rvt_te_caps *c, unsigned format)
     if (format == 1) {
         /* N-Trace 1.0 ("N-Trace Specific Trace Controls"): BTM (3) and HTM
          * (6); no-addr-diff, no-trap-addr, branch prediction and jump
-         * target cache hard coded 0; no data trace. */
+         * target cache hard coded 0; no data trace.  Optional features the
+         * encoder does not implement read 0, as the TCI has a debugger
+         * discover them ("A debugger can determine if optional feature is
+         * present by writing to the register field and reading back the
+         * result"): trTeInstEnAllJumps, and implicit-return mode 2
+         * (partial address compare; modes 1 counting and 3 full addresses
+         * are implemented). */
         c->protocol_major = 1;
         c->protocol_minor = 0;
         c->inst_modes = 1u << 0 | 1u << 3 | 1u << 6;
-        c->features = 1u << 2 | 1u << 3 | 1u << 8 | 1u << 9 | 1u << 10;
-        c->implicit_return_modes = 0x0F;
+        c->features = 1u << 2 | 1u << 3 | 1u << 8 | 1u << 10;
+        c->implicit_return_modes = 1u << 0 | 1u << 1 | 1u << 3;
         c->has_context = 1;
         c->n_ext_trig_in = 8;
         c->n_ext_trig_out = 8;

@@ -138,10 +138,22 @@ static void test_warl(void)
     CHECK_EQ(s.sync_max, 11);
     CHECK_EQ(s.sync_period, 1u << 15);
     /* trTeInstFeatures: all ones reads back what N-Trace implements:
-     * seq jump, implicit return, return mode, repeated history, all jumps,
-     * extend MSB; src ID 12 bits; src bits clamped to 12. */
+     * seq jump, implicit return, return mode 3, repeated history, extend
+     * MSB; src ID 12 bits; src bits clamped to 12.  trTeInstEnAllJumps
+     * (bit 9) reads 0: the encoders do not implement it. */
     te_wr(t, 0, 0x008, 0xFFFFFFFF);
-    CHECK_EQ(te_rd(t, 0, 0x008), 0xCFFF07CC);
+    CHECK_EQ(te_rd(t, 0, 0x008), 0xCFFF05CC);
+    te_wr(t, 0, 0x008, 1u << 9);
+    CHECK_EQ(te_rd(t, 0, 0x008), 0);
+    /* Implicit return modes 1 (counting) and 3 (full addresses); 2
+     * (partial compare) becomes the nearest lower one. */
+    te_wr(t, 0, 0x008, 1u << 3 | 2u << 6);
+    CHECK_EQ(te_rd(t, 0, 0x008), 1u << 3 | 1u << 6);
+    te_wr(t, 0, 0x008, 1u << 3 | 3u << 6);
+    CHECK_EQ(te_rd(t, 0, 0x008), 1u << 3 | 3u << 6);
+    /* trTeInstStallEna reads 0: nothing stalls the hart here. */
+    te_wr(t, 0, 0, 1 | 1u << 13);
+    CHECK_EQ(te_rd(t, 0, 0) >> 13 & 1, 0);
     te_wr(t, 0, 0x008, 0);
     CHECK_EQ(te_rd(t, 0, 0x008), 0);
     /* Filters and comparators: 16 and 8 by default. */
@@ -206,7 +218,7 @@ static void test_warl(void)
     te_wr(t, 0, 0, 1 | 3u << 4 | 1u << 16);
     CHECK_EQ(te_rd(t, 0, 0) >> 20 & 15, 2);
     te_wr(t, 0, 8, 0xFFFFFFFF);
-    CHECK_EQ(te_rd(t, 0, 8), 0x400F07CC);
+    CHECK_EQ(te_rd(t, 0, 8), 0x400F05CC);
     te_wr(t, 0, 0x00C, 0xFFFF);
     CHECK_EQ(te_rd(t, 0, 0x00C), 0x3);
     te_wr(t, 0, 0x400 + 0x20 * 2, 1);
@@ -276,7 +288,8 @@ static void test_settings(void)
         CHECK_EQ(s.sync_period, 4096);
     }
     /* Encoder 2, by register values: BTM, sync every 2^8 messages, SRC
-     * ID 0x2A in 6 bits, implicit return with partial compare, context. */
+     * ID 0x2A in 6 bits, implicit return asking for partial compare (not
+     * implemented: legalised to mode 1, counting), context. */
     const char *txt = "encoder2.trTeControl = 0x00410237\n"
                       "encoder2.trTeInstFeatures = 0x602A0088\n"
                       "encoder3.trTeControl = 0x00418237   # the same, SRC inhibited\n";
@@ -293,10 +306,10 @@ static void test_settings(void)
     CHECK_EQ(s.src_id, 0x2A);
     CHECK_EQ(s.src_bits, 6);
     CHECK_EQ(s.implicit_return, 1);
-    CHECK_EQ(s.implicit_return_mode, 2);
+    CHECK_EQ(s.implicit_return_mode, 1);
     CHECK_EQ(s.sequential_jump, 0);
     CHECK_EQ(s.control, 0x0141023F); /* format reads 1; empty; active */
-    CHECK_EQ(s.features, 0x602A0088);
+    CHECK_EQ(s.features, 0x602A0048);
     CHECK_EQ(rvt_tci_te_settings(t, 3, &s, sizeof s), 0);
     CHECK_EQ(s.inhibit_src, 1);
     CHECK_EQ(s.src_bits, 0);

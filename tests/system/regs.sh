@@ -112,5 +112,47 @@ for fmt in ntrace etrace; do
         bad "$fmt: disabled funnel message: $(cat "$T/err")"
 done
 
+# Every feature bit a register file can set does what it says, or reads 0.
+# N-Trace implicit return: mode 1 is the spec's "simple counting", mode 3
+# a stack of full addresses (they differ on a program with longjmp and
+# co-routine swaps).
+"$RV" gen --seed 3 --insns 50000 --elf "$T/g.elf" -o "$T/g.ing" || bad "gen"
+for cs in count addr; do
+    "$RV" encode --format ntrace --ntrace-mode btm --callstack 32 --callstack-mode $cs --elf "$T/g.elf" \
+        --input "$T/g.ing" -o "$T/g-$cs.bin"
+done
+cmp -s "$T/g-count.bin" "$T/g-addr.bin" && bad "the generated program does not tell the return modes apart" || ok
+for m in 1 3; do
+    [ $m = 1 ] && cs=count || cs=addr
+    printf 'encoder0.trTeControl = 0x1\nencoder0.trTeInstFeatures = 0x%x\nencoder0.trTeControl = 0x01610037\n' \
+        $(( 1 << 3 | m << 6 )) > "$T/ir.regs"
+    "$RV" encode --format ntrace --elf "$T/g.elf" --input "$T/g.ing" --regs "$T/ir.regs" -o "$T/ir1.bin" 2>"$T/err" \
+        && ok || bad "ntrace implicit return mode $m: $(cat "$T/err")"
+    "$RV" encode --format ntrace --elf "$T/g.elf" --input "$T/g.ing" --ntrace-mode btm --sync-msgs 1024 --callstack 32 \
+        --callstack-mode $cs -o "$T/ir2.bin" && ok || bad "ntrace --callstack-mode $cs"
+    cmp -s "$T/ir1.bin" "$T/ir2.bin" && ok || bad "ntrace: trTeInstImplicitReturnMode $m is not --callstack-mode $cs"
+done
+# trTeInstEnAllJumps is not implemented: it reads back 0, and the file says so.
+printf 'encoder0.trTeControl = 0x1\nencoder0.trTeInstEnAllJumps = 1\nexpect encoder0.trTeInstEnAllJumps = 0\nencoder0.trTeControl = 0x01610037\n' \
+    > "$T/aj.regs"
+"$RV" encode --format ntrace --elf "$E" --input "$P" --regs "$T/aj.regs" -o "$T/aj.bin" 2>"$T/err" && ok \
+    || bad "ntrace trTeInstEnAllJumps: $(cat "$T/err")"
+grep -q "aj.regs:2: encoder0.trTeInstFeatures.trTeInstEnAllJumps: wrote 0x00000200, reads back 0x00000000; trTeInstEnAllJumps 1 -> 0" "$T/err" && ok \
+    || bad "trTeInstEnAllJumps: no read-back note: $(cat "$T/err")"
+# E-Trace trTeInstNoTrapAddr is implicit exception mode (it needs the trap vectors).
+printf 'encoder0.trTeControl = 0x1\nencoder0.trTeInstFeatures = 0x2\nencoder0.trTeControl = 0x00610077\n' > "$T/nt.regs"
+"$RV" encode --format etrace --elf "$E" --input "$P" --regs "$T/nt.regs" -o "$T/x" 2>"$T/err" \
+    && bad "E-Trace trTeInstNoTrapAddr without trap vectors accepted" || ok
+grep -q "tvec" "$T/err" && ok || bad "trTeInstNoTrapAddr: $(cat "$T/err")"
+"$RV" encode --format etrace --tvec-m 0x80000000 --elf "$E" --input "$P" --regs "$T/nt.regs" -o "$T/n1.bin" && ok \
+    || bad "etrace trTeInstNoTrapAddr with --tvec-m"
+"$RV" encode --format etrace --tvec-m 0x80000000 --implicit-except --resync-max 6 --elf "$E" --input "$P" -o "$T/n2.bin"
+cmp -s "$T/n1.bin" "$T/n2.bin" && ok || bad "etrace: trTeInstNoTrapAddr is not --implicit-except"
+# E-Trace timestamps: trTsEnable puts trTsWidth bits of timestamp in each encapsulated packet.
+printf 'encoder0.trTeControl = 0x1\nencoder0.trTsControl = 0x8011\nencoder0.trTeControl = 0x00610077\n' > "$T/ts.regs"
+"$RV" encode --format etrace --elf "$E" --input "$P" --regs "$T/ts.regs" -o "$T/t1.bin" && ok || bad "etrace trTsEnable"
+"$RV" encode --format etrace --encap-timestamp 6 --resync-max 6 --elf "$E" --input "$P" -o "$T/t2.bin"
+cmp -s "$T/t1.bin" "$T/t2.bin" && ok || bad "etrace: trTsEnable (trTsWidth 48) is not --encap-timestamp 6"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
