@@ -528,6 +528,61 @@ int rvt_tci_dump(struct rvt_tci *t, FILE *out);
 /* Write a register file that brings a system in reset to this state. */
 int rvt_tci_write_regfile(struct rvt_tci *t, FILE *out);
 
+/* Print one component's registers with their fields (as rvt_tci_dump). */
+int rvt_tci_dump_comp(struct rvt_tci *t, enum rvt_tci_comp kind, unsigned idx, FILE *out);
+
+/* ---- discovery ----------------------------------------------------------
+ * The TCI's "Reset and Discovery" on one component, through its registers
+ * only, as a debugger does it: reset and release it (the control register
+ * then holds the defaults), read tr??Impl, write WARL fields and read them
+ * back; for a RAM sink also the ranges of trRamStart/Limit (written 0 and
+ * 0xFFFFFFFF), the trace word (trRamWP alignment) and whether trRamRP is
+ * settable.  The probe leaves the component in reset: its settings are
+ * lost, so probe a system that is not in use. */
+struct rvt_tci_ram_range {
+    int present;                  /* trRamMode can be set to this mode */
+    uint64_t start_min, start_max, limit_min, limit_max;
+    int has_start_high, has_limit_high;
+    unsigned word_bytes;
+    int has_rp;                   /* trRamRP settable: trace read through trRamData */
+};
+struct rvt_tci_discovery {
+    size_t size;                  /* bytes filled */
+    enum rvt_tci_comp kind;
+    uint64_t base;
+    uint32_t impl;                /* tr??Impl */
+    unsigned ver_major, ver_minor, comp_type, vendor;
+    uint32_t control_reset;       /* tr??Control after release from reset */
+    int active;                   /* tr??Active read back 1 */
+    /* encoder */
+    unsigned format, protocol_major, protocol_minor;
+    uint8_t inst_modes, sync_modes;       /* bit m: value m reads back */
+    unsigned sync_max_min, sync_max_max;
+    int has_context, has_trig_enable, has_stall, has_inhibit_src;
+    uint16_t features;                    /* trTeInstFeatures bits 10:0 that read back 1 */
+    uint8_t implicit_return_modes;
+    unsigned src_id_bits, src_bits_max;
+    unsigned n_filters, n_comparators;
+    int has_data_trace;                   /* trTeDataImplemented */
+    uint32_t trig_dbg_mask;
+    unsigned n_ext_trig_in, n_ext_trig_out;
+    int has_ts, ts_prescale, ts_enable;   /* timestamp unit */
+    uint8_t ts_modes;
+    unsigned ts_width;
+    /* funnel */
+    unsigned n_inputs;                    /* trFunnelDisInput bits that read back (0: not implemented) */
+    /* RAM sink */
+    int has_sram, has_smem, stop_on_wrap;
+    uint8_t mem_formats, async_freqs;     /* also trAtbBridgeAsyncFreq */
+    struct rvt_tci_ram_range ram[2];      /* [trRamMode] */
+    /* ATB bridge */
+    unsigned id_bits;
+};
+int rvt_tci_discover(struct rvt_tci *t, enum rvt_tci_comp kind, unsigned idx, struct rvt_tci_discovery *out,
+                     size_t out_size);
+/* Every field discovered, one line each, with the TCI's names. */
+int rvt_tci_discovery_print(const struct rvt_tci_discovery *d, unsigned idx, FILE *out);
+
 /* ---- register-setting files (docs/sinks.md) -------------------------------
  *   # comment
  *   base encoder1 = 0x10001000

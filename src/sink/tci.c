@@ -879,31 +879,38 @@ static unsigned comp_offsets(const struct rvt_tci *t, int k, unsigned idx, uint3
 
 #define MAX_OFFS (12 + 16 * 7 + 8 * 5)
 
-int rvt_tci_dump(struct rvt_tci *t, FILE *out)
+int rvt_tci_dump_comp(struct rvt_tci *t, enum rvt_tci_comp kind, unsigned i, FILE *out)
 {
     uint32_t offs[MAX_OFFS];
     char name[48];
-    for (int k = 0; k < 4; k++) {
-        for (unsigned i = 0; i < t->n[k]; i++) {
-            fprintf(out, "%s%u @ 0x%08" PRIx64 "\n", g_slot_name[k], i, t->base[k][i]);
-            unsigned n = comp_offsets(t, k, i, offs);
-            for (unsigned q = 0; q < n; q++) {
-                uint32_t v;
-                rvt_tci_comp_read(t, g_slot_kind[k], i, offs[q], &v);
-                const struct rvt_sk_reg *r = rvt_sk_reg_at(g_slot_kind[k], offs[q]);
-                fprintf(out, "  +0x%03x %-26s 0x%08" PRIx32, offs[q],
-                        r ? rvt_sk_reg_fullname(r, offs[q], name, sizeof name) : "?", v);
-                for (unsigned fi = 0; r && fi < r->nfields; fi++) {
-                    const struct rvt_sk_field *f = &r->fields[fi];
-                    if (f->width >= 30)
-                        continue; /* a whole value or address: shown as the register */
-                    uint32_t fv = (v >> f->lsb) & ((1u << f->width) - 1);
-                    fprintf(out, " %s=%" PRIu32, f->name, fv);
-                }
-                fputc('\n', out);
-            }
+    int k = kind_slot(kind);
+    if (k < 0 || i >= t->n[k])
+        return -RVT_ERR_INVAL;
+    fprintf(out, "%s%u @ 0x%08" PRIx64 "\n", g_slot_name[k], i, t->base[k][i]);
+    unsigned n = comp_offsets(t, k, i, offs);
+    for (unsigned q = 0; q < n; q++) {
+        uint32_t v;
+        rvt_tci_comp_read(t, g_slot_kind[k], i, offs[q], &v);
+        const struct rvt_sk_reg *r = rvt_sk_reg_at(g_slot_kind[k], offs[q]);
+        fprintf(out, "  +0x%03x %-26s 0x%08" PRIx32, offs[q],
+                r ? rvt_sk_reg_fullname(r, offs[q], name, sizeof name) : "?", v);
+        for (unsigned fi = 0; r && fi < r->nfields; fi++) {
+            const struct rvt_sk_field *f = &r->fields[fi];
+            if (f->width >= 30)
+                continue; /* a whole value or address: shown as the register */
+            uint32_t fv = (v >> f->lsb) & ((1u << f->width) - 1);
+            fprintf(out, " %s=%" PRIu32, f->name, fv);
         }
+        fputc('\n', out);
     }
+    return ferror(out) ? -RVT_ERR_IO : 0;
+}
+
+int rvt_tci_dump(struct rvt_tci *t, FILE *out)
+{
+    for (int k = 0; k < 4; k++)
+        for (unsigned i = 0; i < t->n[k]; i++)
+            rvt_tci_dump_comp(t, g_slot_kind[k], i, out);
     return ferror(out) ? -RVT_ERR_IO : 0;
 }
 

@@ -554,6 +554,126 @@ static void test_regfile_round_trip(void)
     rvt_tci_free(b);
 }
 
+/* rvt_tci_discover finds, through the registers only, exactly what the
+ * implementation supports: default and restricted encoders, the funnel,
+ * SRAM and SMEM sinks, the ATB bridge. */
+static void check_probe(const struct rvt_te_caps *c, const struct rvt_tci_discovery *dd)
+{
+    CHECK_EQ(dd->kind, RVT_TCI_ENCODER);
+    CHECK_EQ(dd->ver_major, 1);
+    CHECK_EQ(dd->comp_type, 1);
+    CHECK_EQ(dd->vendor, c->impl_vendor);
+    CHECK_EQ(dd->format, c->format);
+    CHECK_EQ(dd->protocol_major, c->protocol_major);
+    CHECK_EQ(dd->protocol_minor, c->protocol_minor);
+    CHECK_EQ(dd->inst_modes, c->inst_modes);
+    CHECK_EQ(dd->sync_modes, c->sync_modes);
+    CHECK_EQ(dd->sync_max_min, c->sync_max_min);
+    CHECK_EQ(dd->sync_max_max, c->sync_max_max);
+    CHECK_EQ(dd->has_context, c->has_context);
+    CHECK_EQ(dd->has_trig_enable, c->has_trig_enable);
+    CHECK_EQ(dd->has_stall, c->has_stall);
+    CHECK_EQ(dd->has_inhibit_src, c->has_inhibit_src);
+    CHECK_EQ(dd->features, c->features);
+    CHECK_EQ(dd->implicit_return_modes, c->implicit_return_modes);
+    CHECK_EQ(dd->src_id_bits, c->src_id_bits);
+    CHECK_EQ(dd->src_bits_max, c->src_bits_max);
+    CHECK_EQ(dd->n_filters, c->n_filters);
+    CHECK_EQ(dd->n_comparators, c->n_comparators);
+    CHECK_EQ(dd->has_data_trace, c->has_data_trace);
+    CHECK_EQ(dd->trig_dbg_mask, c->trig_dbg_mask);
+    CHECK_EQ(dd->n_ext_trig_in, c->n_ext_trig_in);
+    CHECK_EQ(dd->n_ext_trig_out, c->n_ext_trig_out);
+    CHECK_EQ(dd->has_ts, c->ts_modes != 0);
+    CHECK_EQ(dd->ts_modes, c->ts_modes);
+    CHECK_EQ(dd->ts_width, c->ts_modes ? c->ts_width : 0);
+}
+
+static void test_probe(void)
+{
+    struct rvt_te_caps caps[3];
+    rvt_te_caps_default(&caps[0], 1);
+    rvt_te_caps_default(&caps[1], 0);
+    rvt_te_caps_default(&caps[2], 1);
+    caps[2].inst_modes = 1u << 3;
+    caps[2].sync_modes = 1u << 0 | 1u << 1;
+    caps[2].sync_max_min = 2;
+    caps[2].sync_max_max = 10;
+    caps[2].src_bits_max = 4;
+    caps[2].src_id_bits = 4;
+    caps[2].n_filters = 2;
+    caps[2].n_comparators = 3;
+    caps[2].has_inhibit_src = 0;
+    caps[2].has_context = 0;
+    caps[2].features = 1u << 2;
+    caps[2].implicit_return_modes = 1u << 0;
+    caps[2].ts_modes = 0;
+    caps[2].n_ext_trig_in = 2;
+    caps[2].n_ext_trig_out = 0;
+    caps[2].trig_dbg_mask = 0x3;
+    caps[2].impl_vendor = 0xA5;
+    struct rvt_ramsink_config ram[2] = {
+        {.size = sizeof ram[0], .mode = RVT_RAM_SRAM, .width_bits = 32, .sram_bytes = 8192, .sram_limit_fixed = 1},
+        {.size = sizeof ram[1], .mode = RVT_RAM_SMEM, .width_bits = 64, .mem_base = 0x80000000, .mem_len = 0x10000,
+         .has_smem = 1}};
+    struct rvt_tci_config tc = {.size = sizeof tc, .n_encoders = 3, .te_caps = caps, .n_funnels = 1,
+                                .funnel_inputs = 5, .n_ramsinks = 2, .ramsinks = ram, .n_atb_bridges = 1};
+    struct rvt_tci *t = NULL;
+    struct rvt_diag d = {0};
+    REQUIRE(rvt_tci_new(&tc, &t, &d) == 0);
+    struct rvt_tci_discovery dd;
+    for (unsigned i = 0; i < 3; i++) {
+        REQUIRE(rvt_tci_discover(t, RVT_TCI_ENCODER, i, &dd, sizeof dd) == 0);
+        check_probe(&caps[i], &dd);
+    }
+    REQUIRE(rvt_tci_discover(t, RVT_TCI_FUNNEL, 0, &dd, sizeof dd) == 0);
+    CHECK_EQ(dd.impl, 0x801);
+    CHECK_EQ(dd.n_inputs, 5);
+    REQUIRE(rvt_tci_discover(t, RVT_TCI_RAMSINK, 0, &dd, sizeof dd) == 0);
+    CHECK_EQ(dd.has_sram, 1);
+    CHECK_EQ(dd.has_smem, 0);
+    CHECK_EQ(dd.stop_on_wrap, 1);
+    CHECK_EQ(dd.mem_formats, 1);
+    CHECK_EQ(dd.ram[0].present, 1);
+    CHECK_EQ(dd.ram[1].present, 0);
+    CHECK_EQ(dd.ram[0].start_max, 0);
+    CHECK_EQ(dd.ram[0].limit_min, 8188); /* hard coded: not trimmable */
+    CHECK_EQ(dd.ram[0].limit_max, 8188);
+    CHECK_EQ(dd.ram[0].word_bytes, 4);
+    CHECK_EQ(dd.ram[0].has_rp, 1);
+    CHECK_EQ(dd.ram[0].has_limit_high, 0);
+    REQUIRE(rvt_tci_discover(t, RVT_TCI_RAMSINK, 1, &dd, sizeof dd) == 0);
+    CHECK_EQ(dd.has_sram, 0);
+    CHECK_EQ(dd.has_smem, 1);
+    CHECK_EQ(dd.ram[1].present, 1);
+    CHECK_EQ(dd.ram[1].start_min, 0x80000000);
+    CHECK_EQ(dd.ram[1].limit_max, 0x8000FFFC);
+    CHECK_EQ(dd.ram[1].word_bytes, 8);
+    REQUIRE(rvt_tci_discover(t, RVT_TCI_ATBBRIDGE, 0, &dd, sizeof dd) == 0);
+    CHECK_EQ(dd.comp_type, 0xE);
+    CHECK_EQ(dd.id_bits, 7);
+    CHECK_EQ(dd.async_freqs, 1);
+    CHECK_EQ(rvt_tci_discover(t, RVT_TCI_ENCODER, 3, &dd, sizeof dd), -RVT_ERR_INVAL);
+    /* The probe leaves the component in reset, and the print names every field. */
+    CHECK_EQ(te_rd(t, 0, 0) & 1, 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    REQUIRE(f);
+    REQUIRE(rvt_tci_discover(t, RVT_TCI_ENCODER, 2, &dd, sizeof dd) == 0);
+    CHECK_EQ(rvt_tci_discovery_print(&dd, 2, f), 0);
+    fclose(f);
+    static const char *const names[] = {"trTeImpl 0xa5010101", "trTeInstMode                 3 ",
+                                        "trTeInstSyncMax              2..10", "trTeInstEnAllJumps           not implemented",
+                                        "trTeInstEnSequentialJump     implemented", "trTeSrcID                    4 bits",
+                                        "2 filter units", "3 comparator units", "no timestamp unit",
+                                        "2 inputs, 0 outputs", "writable bits 0x00000003"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        CHECK_MSG(strstr(text, names[i]), "'%s' not in:\n%s", names[i], text);
+    free(text);
+    rvt_tci_free(t);
+}
+
 int main(void)
 {
     test_discovery();
@@ -562,5 +682,6 @@ int main(void)
     test_settings();
     test_regfile();
     test_regfile_round_trip();
+    test_probe();
     return rvt_test_summary("test_tci");
 }
