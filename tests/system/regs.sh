@@ -176,5 +176,27 @@ done
 "$RV" info --format ntrace --regs "$T/board.regs" > "$T/info.txt" 2>"$T/err" && ok || bad "info --regs sample: $(cat "$T/err")"
 grep -q "ramsink0 @ 0x10100000" "$T/info.txt" && ok || bad "info --regs: the moved RAM sink is not listed"
 
+# Filter registers select what is traced, as the same --filter would.
+cat > "$T/f.regs" <<'R'
+encoder0.trTeControl = 0x1
+trTeComp0Control = 0x1250              # P: iaddr >= PMatch, S: iaddr < SMatch, P && S
+trTeComp0PMatchLow = 0x20010200
+trTeComp0SMatchLow = 0x20010400
+trTeFilter0Control = 0x11              # enabled, comparator unit 0
+trTeInstFilters = 0x1
+encoder0.trTeControl = 0x01610037
+R
+"$RV" encode --format ntrace --elf "$E" --input "$P" --regs "$T/f.regs" -o "$T/f1.bin" 2>"$T/err" && ok \
+    || bad "filter registers: $(cat "$T/err")"
+"$RV" encode --format ntrace --ntrace-mode btm --sync-msgs 1024 --filter 'addr in 0x20010200..0x20010400' \
+    --elf "$E" --input "$P" -o "$T/f2.bin" && ok || bad "--filter"
+cmp -s "$T/f1.bin" "$T/f2.bin" && ok || bad "filter registers do not trace what --filter 'addr in LO..HI' does"
+"$RV" encode --format ntrace --elf "$E" --input "$P" --regs "$T/f.regs" --filter 'priv == M' -o "$T/x" 2>"$T/err" \
+    && bad "filter registers and --filter both accepted" || ok
+grep -q "give one" "$T/err" && ok || bad "filter registers + --filter: $(cat "$T/err")"
+"$RV" encode --format ntrace --elf "$E" --input "$P" --regs "$T/f.regs" --funnel -o "$T/x" 2>"$T/err" \
+    && bad "filter registers with --funnel accepted" || ok
+grep -q "encoder0 selects filters (trTeInstFilters = 0x1)" "$T/err" && ok || bad "funnel + filter registers: $(cat "$T/err")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -96,6 +96,41 @@ int cmd_encode(int argc, char **argv)
             rc = cli_fail("encode", "%s: %s", regs, d.msg);
             goto out;
         }
+        /* The encoder's filter registers select what is traced, as
+         * --filter options would. */
+        struct rvt_filter_config rf;
+        rvt_filter_config_init(&rf);
+        rf.image = o.img;
+        rf.xlen = rvt_ing_xlen(in);
+        int k = rvt_filter_config_from_tci(&rf, tci, 0, &d);
+        if (k < 0) {
+            rc = cli_fail("encode", "%s: %s", regs, d.msg);
+            goto out;
+        }
+        for (unsigned h = 0; cli_extra(&o, "funnel") && h < rvt_tci_count(tci, RVT_TCI_ENCODER); h++) {
+            uint32_t fsel = 0;
+            rvt_tci_comp_read(tci, RVT_TCI_ENCODER, h, 0x00C, &fsel);
+            if (fsel) {
+                rc = cli_fail("encode", "%s: encoder%u selects filters (trTeInstFilters = 0x%x): per-hart filter "
+                                        "registers with --funnel are not supported; use --filter",
+                              regs, h, (unsigned)fsel);
+                goto out;
+            }
+        }
+        if (k > 0) {
+            struct rvt_ing_reader *fr;
+            if (filt) {
+                rc = cli_fail("encode", "%s selects filters (trTeInstFilters = 0x%x) and filter options were given: "
+                                        "give one",
+                              regs, (unsigned)rf.inst_filters);
+                goto out;
+            }
+            if (rvt_filter_new(&filt, &rf, &d) < 0 || rvt_filter_reader(&fr, in, filt, RVT_FILTER_MARK, &d) < 0) {
+                rc = cli_fail("encode", "%s: filter registers: %s", regs, d.msg);
+                goto out;
+            }
+            in = fr;
+        }
         struct rvt_ramsink *rs = rvt_tci_ramsink(tci, 0);
         struct rvt_ramsink_state st0;
         if (rs) {
