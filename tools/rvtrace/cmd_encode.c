@@ -14,7 +14,9 @@ static void help(const struct rvt_codec *only)
     printf("  --sink SPEC           write through a trace RAM sink: sram:<bytes>:wrap|stop[:<width bits>]\n"
            "                        or smem:<start>:<bytes>:wrap|stop[:<width>]; OUT is then the RAM image as\n"
            "                        the sink holds it when tracing ends, OUT.sink its write pointer, wrap flag\n"
-           "                        and word width (rvtrace decode reads both)\n");
+           "                        and word width (rvtrace decode reads both).  In wrap mode, unless a sync\n"
+           "                        option is given, the family's periodic synchronisation is set so that the\n"
+           "                        bytes the RAM keeps hold a sync point (stderr names the period)\n");
     printf("  --regs FILE           Trace Control Interface register-setting file (docs/sinks.md): the encoder\n"
            "                        registers configure the family (mode, sync, source id, features), an\n"
            "                        enabled RAM sink receives the trace (OUT = its image, OUT.sink), and with\n"
