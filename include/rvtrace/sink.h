@@ -361,10 +361,11 @@ int rvt_atb_writer_flush(struct rvt_atb_writer *w);
 void rvt_atb_writer_stats(const struct rvt_atb_writer *w, struct rvt_atb_writer_stats *st);
 const char *rvt_atb_writer_error(const struct rvt_atb_writer *w);
 
-/* The fewest trace bytes of one source that `frame_bytes` consecutive bytes
- * of the writer's output carry (frames of at least 14 data bytes, a 4-byte
- * frame sync every fsync_period frames, partial frames at both ends): the
- * window a wrapping sink behind the bridge keeps, in the encoder's bytes. */
+/* The fewest trace bytes of one source that a reader starting at the first
+ * frame sync finds in any `frame_bytes` consecutive bytes of the writer's
+ * output (frames of at least 14 data bytes, a 4-byte frame sync every
+ * fsync_period frames, partial frames at both ends): the window a wrapping
+ * sink behind the bridge keeps, in the encoder's bytes. */
 uint64_t rvt_atb_payload_bytes(uint64_t frame_bytes, unsigned fsync_period);
 
 struct rvt_atb_reader_config {

@@ -257,9 +257,8 @@ int rvt_codec_wrap_sync(const struct rvt_codec *c, void *cfg, uint64_t window, c
     } else if (given && all_off && off_opt) {
         ws.kind = RVT_WRAP_SYNC_OFF;
         snprintf(ws.text, sizeof ws.text,
-                 "warning: periodic synchronisation is off (%s%s%s%s): if the %" PRIu64
-                 "-byte buffer wraps, the bytes it keeps hold no synchronisation point and will not be decodable; "
-                 "give %s",
+                 "warning: periodic synchronisation is off (%s%s%s%s): once the buffer wraps, the %" PRIu64
+                 " bytes of trace it keeps hold no synchronisation point and will not be decodable; give %s",
                  regs ? "" : "--", off_opt, regs ? "" : " ", off_val, window, hint);
     } else if (given) {
         ws.kind = RVT_WRAP_SYNC_GIVEN;
@@ -298,8 +297,8 @@ int rvt_codec_wrap_sync(const struct rvt_codec *c, void *cfg, uint64_t window, c
         if (!p.possible) {
             ws.kind = RVT_WRAP_SYNC_TOO_SMALL;
             snprintf(ws.text, sizeof ws.text,
-                     "warning: a %" PRIu64 "-byte buffer is too small to be sure of holding a synchronisation point "
-                     "once it wraps; set %s",
+                     "warning: %" PRIu64 " bytes of trace are too few to be sure of holding a synchronisation "
+                     "point once the buffer wraps; set %s",
                      window, hint);
         } else {
             ws.kind = is_default ? RVT_WRAP_SYNC_DEFAULT : RVT_WRAP_SYNC_CHOSEN;
@@ -309,7 +308,7 @@ int rvt_codec_wrap_sync(const struct rvt_codec *c, void *cfg, uint64_t window, c
             if (!is_default && (rc = set_opt(c, cfg, p.option, p.value, d)) < 0)
                 return rc;
             snprintf(ws.text, sizeof ws.text,
-                     "a wrapping %" PRIu64 "-byte buffer keeps only the newest trace: periodic synchronisation %s "
+                     "a wrapping buffer keeps only the newest %" PRIu64 " bytes of trace: periodic synchronisation %s "
                      "(--%s %s%s%s), at most %" PRIu64 " bytes apart, so the bytes kept hold a synchronisation point%s",
                      window, p.what, p.option, p.value, is_default ? ", the default" : "", p.regs, p.gap,
                      fam == F_DBG && !is_default ? "; decode with the same --dbg-buffer" : "");

@@ -440,14 +440,16 @@ int rvt_atb_demux(const uint8_t *buf, size_t len, int hsyncs, struct rvt_membuf 
 
 uint64_t rvt_atb_payload_bytes(uint64_t frame_bytes, unsigned fsync_period)
 {
-    /* A frame carries 15 bytes, 14 when it restates the ID (after a frame
-     * sync, or a change of source); count 14 for every frame. */
-    const uint64_t edge = 2 * RVT_ATB_FRAME + 4;
+    /* A reader of a cut stream starts after the first frame sync (up to a
+     * whole group of frames lost) and drops the last partial frame; a
+     * frame carries 15 bytes, 14 when it restates the ID (after a frame
+     * sync, or a change of source): count 14 for every frame. */
+    uint64_t group = fsync_period ? (uint64_t)fsync_period * RVT_ATB_FRAME + 4 : 0;
+    uint64_t edge = group + RVT_ATB_FRAME;
     if (frame_bytes <= edge)
         return 0;
     uint64_t b = frame_bytes - edge;
     if (!fsync_period)
         return b / RVT_ATB_FRAME * 14;
-    uint64_t group = (uint64_t)fsync_period * RVT_ATB_FRAME + 4;
     return b / group * fsync_period * 14 + (b % group) / RVT_ATB_FRAME * 14;
 }

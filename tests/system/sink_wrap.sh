@@ -25,7 +25,7 @@ for size in 65536 8192; do
         name="$fmt sram:$size:wrap"
         "$RV" encode --format $fmt --elf "$E" --input "$T/in.ing" --sink sram:$size:wrap -o "$T/r.bin" 2>"$T/enc.err" \
             || { bad "$name: encode: $(cat "$T/enc.err")"; continue; }
-        grep -q "keeps only the newest trace: periodic synchronisation every" "$T/enc.err" && ok \
+        grep -q "keeps only the newest [0-9]* bytes of trace: periodic synchronisation every" "$T/enc.err" && ok \
             || bad "$name: encode does not say which synchronisation period it uses: $(cat "$T/enc.err")"
         wrapped=$(grep -c '^wrap = 1' "$T/r.bin.sink")
         "$RV" decode --format $fmt --elf "$E" "$T/r.bin" -o "$T/d.txt" 2>"$T/dec.err" \
@@ -40,6 +40,16 @@ for size in 65536 8192; do
         tail -n "$n" "$T/all.txt" | cmp -s - "$T/d.txt" && ok || bad "$name: the $n decoded instructions are not the input's last $n"
         echo "$name: wrapped=$wrapped, the last $n of $all instructions decoded exactly"
     done
+done
+
+# Behind an ATB bridge the RAM keeps formatter frames: the period is sized
+# for the trace bytes they carry.
+for fmt in ntrace etrace; do
+    "$RV" encode --format $fmt --elf "$E" --input "$T/in.ing" --atb 5 --sink sram:8192:wrap -o "$T/a.bin" 2>"$T/enc.err" \
+        || bad "$fmt --atb: encode"
+    "$RV" decode --format $fmt --elf "$E" "$T/a.bin" --atb 5 -o "$T/d.txt" 2>"$T/dec.err"
+    n=$(wc -l < "$T/d.txt")
+    [ "$n" -gt 0 ] && tail -n "$n" "$T/all.txt" | cmp -s - "$T/d.txt" && ok || bad "$fmt --atb: $n instructions, not the tail"
 done
 
 # A RAM too small for the debug-trace default: a smaller buffer (decode with it too).
