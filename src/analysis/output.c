@@ -2,6 +2,7 @@
  * counting.  The PC list is the hot one: blocks are expanded with the block
  * cache and formatted by hand into a large buffer. */
 #include "rvtrace/analysis.h"
+#include "datalist.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@ struct rvt_output {
     struct rvt_bcache *bc;
     struct rvt_out_stats st;
     const struct rvt_symbol *cur_sym;
+    struct rvt_datalist *data; /* listing: data notes waiting for their instruction */
+    uint64_t next_index;       /* listing: stream index of the next instruction printed */
     int err;
     size_t len;
     char buf[1 << 16];
@@ -70,6 +73,11 @@ struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
             return NULL;
         }
     }
+    if ((cfg->kind == RVT_OUT_INSN || cfg->kind == RVT_OUT_BLOCKS) && !(o->data = rvt_datalist_new())) {
+        rvt_bcache_free(o->bc);
+        free(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -78,6 +86,7 @@ void rvt_out_free(struct rvt_output *o)
     if (!o)
         return;
     rvt_bcache_free(o->bc);
+    rvt_datalist_free(o->data);
     free(o);
 }
 
@@ -104,6 +113,18 @@ static int pc_line(void *ctx, uint64_t pc, const struct rvt_block *b)
     return 0;
 }
 
+/* The data notes of instruction `index` (and older ones), after its line. */
+static void data_lines(struct rvt_output *o, uint64_t index)
+{
+    if (!o->data)
+        return;
+    out_reserve(o, 4096);
+    if (index == UINT64_MAX)
+        o->len += rvt_datalist_flush(o->data, o->buf + o->len, sizeof o->buf - o->len);
+    else
+        o->len += rvt_datalist_take(o->data, index, o->buf + o->len, sizeof o->buf - o->len);
+}
+
 static int insn_line(void *ctx, uint64_t pc, const struct rvt_block *b)
 {
     (void)b;
@@ -128,6 +149,7 @@ static int insn_line(void *ctx, uint64_t pc, const struct rvt_block *b)
         out_printf(o, "%10" PRIx64 ":\t%04" PRIx32 "          \t%s\n", pc, in.bits & 0xffff, text);
     else
         out_printf(o, "%10" PRIx64 ":\t%08" PRIx32 "      \t%s\n", pc, in.bits, text);
+    data_lines(o, o->next_index++);
     return 0;
 }
 
@@ -157,6 +179,7 @@ static int on_block(void *ctx, const struct rvt_block *b)
             return no_listing(o, b);
         break;
     case RVT_OUT_INSN:
+        o->next_index = b->index;
         if (!o->bc || rvt_block_insns(o->bc, o->cfg.xlen, b, insn_line, o) < 0)
             return no_listing(o, b);
         if (b->end == RVT_END_TRAP)
@@ -209,6 +232,8 @@ static int on_note(void *ctx, const struct rvt_note *n)
 {
     struct rvt_output *o = ctx;
     bool listing = o->cfg.kind == RVT_OUT_INSN || o->cfg.kind == RVT_OUT_BLOCKS;
+    if (n->kind == RVT_NOTE_SYNC || n->kind == RVT_NOTE_GAP || n->kind == RVT_NOTE_ERROR)
+        data_lines(o, UINT64_MAX); /* (notes that waited for an instruction that did not come) */
     switch (n->kind) {
     case RVT_NOTE_SYNC:
         o->st.syncs++;
@@ -242,6 +267,17 @@ static int on_note(void *ctx, const struct rvt_note *n)
         if (listing)
             out_printf(o, "# time %" PRIu64 "\n", n->value);
         break;
+    case RVT_NOTE_DATA:
+        if (o->data) {
+            out_reserve(o, 1024);
+            int w = rvt_datalist_add(o->data, n, o->cfg.kind == RVT_OUT_INSN ? o->next_index : UINT64_MAX,
+                                     o->buf + o->len, sizeof o->buf - o->len);
+            if (w < 0)
+                o->err = -RVT_ERR_NOMEM;
+            else
+                o->len += (size_t)w;
+        }
+        break;
     default:
         break;
     }
@@ -264,6 +300,7 @@ int rvt_out_finish(struct rvt_output *o)
         out_printf(o, "syncs %" PRIu64 "\ntraps %" PRIu64 "\ngaps %" PRIu64 "\nerrors %" PRIu64 "\n", o->st.syncs,
                    o->st.traps, o->st.gaps, o->st.errors);
     }
+    data_lines(o, UINT64_MAX);
     out_flush(o);
     if (!o->err && fflush(o->cfg.f) != 0)
         o->err = -RVT_ERR_IO;

@@ -17,6 +17,7 @@
  *    packet after it (the decoder sees the whole buffer).
  */
 #include "etrace/decoder.h"
+#include "etrace/data_decoder.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -58,6 +59,7 @@ struct et_decoder {
 
     uint64_t packets;
     int frc; /* last flow engine return code (FL) */
+    struct et_dside *ds; /* data trace (data_decoder.c) */
 };
 
 /* Remember a flow engine call's result for flow_fail. */
@@ -79,6 +81,7 @@ void et_dec_free(struct et_decoder *dec)
         return;
     et_bpred_free(&dec->bp);
     et_jtc_free(&dec->jtc);
+    et_dside_free(dec->ds);
     free(dec);
 }
 
@@ -100,6 +103,10 @@ int et_dec_new(struct et_decoder **out, const struct et_params *p, struct rvt_fl
         return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
     }
     dec->ir_on = et_callstack_depth(p) > 0;
+    if ((rc = et_dside_new(&dec->ds, &dec->p, f, d)) < 0) {
+        et_dec_free(dec);
+        return rc;
+    }
     *out = dec;
     return 0;
 }
@@ -899,10 +906,23 @@ static void next_packet(struct et_decoder *dec, struct pkt *out)
             snprintf(dec->note_text, sizeof dec->note_text, "%s", d.msg);
             return;
         }
-        if (fr.is_null || fr.is_data || fr.is_other)
+        if (fr.is_data) {
+            /* decoded where met: its compression state is the stream's */
+            if ((rc = et_dside_frame(dec->ds, &fr)) < 0) {
+                out->status = rc;
+                out->offset = fr.offset;
+                snprintf(dec->note_text, sizeof dec->note_text, "offset 0x%" PRIx64 ": data trace: %s", fr.offset,
+                         rvt_errstr(rc));
+                return;
+            }
+            continue;
+        }
+        if (fr.is_null || fr.is_other)
             continue;
         out->offset = fr.offset;
         rc = et_pkt_unpack_bits(&dec->p, fr.msg, &fr.bits, &out->k, &d);
+        if (rc >= 0)
+            rc = et_dside_inst(dec->ds, &out->k, fr.offset, &d);
         if (rc < 0) {
             out->status = rc;
             snprintf(dec->note_text, sizeof dec->note_text, "offset 0x%" PRIx64 ": %s", fr.offset, d.msg);
@@ -971,6 +991,7 @@ static void resync(struct et_decoder *dec)
 static int note_error(struct et_decoder *dec, uint64_t offset, const char *text)
 {
     rvt_flow_set_offset(dec->f, offset);
+    et_dside_lost_sync(dec->ds);
     dec->synced = false;
     dec->trap_open = false;
     dec->held = false;
@@ -1036,5 +1057,7 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
     }
     if (FL(rvt_flow_finish(dec->f)) < 0)
         return flow_fail(dec);
+    if (et_dside_finish(dec->ds) < 0)
+        return rvt_fail(&dec->diag, RVT_ERR_LIMIT, "output consumer stopped the decode");
     return 0;
 }

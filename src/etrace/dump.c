@@ -3,7 +3,31 @@
 #include "etrace/etrace.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* A te_data packet: its fields, and the access they give. */
+static void dump_data(const struct et_params *p, struct et_ddec *dd, const struct et_frame *fr, FILE *out)
+{
+    struct et_dpkt k;
+    struct rvt_diag fd = {0};
+    if (et_dpkt_unpack(&p->d, &fr->bits, dd->lrid_size, &k, &fd) < 0) {
+        fprintf(out, "0x%08" PRIx64 "  ERROR %s\n", fr->offset, fd.msg);
+        return;
+    }
+    char fields[400], acc[160] = "";
+    et_dpkt_format_fields(&p->d, &k, fields, sizeof fields);
+    struct et_access a;
+    uint32_t lrid;
+    int rc = et_ddec_packet(dd, &k, &a, &lrid, &fd);
+    if (rc == ET_DR_ACCESS || rc == ET_DR_REQUEST || rc == ET_DR_RESPONSE) {
+        int n = snprintf(acc, sizeof acc, " -> ");
+        et_access_format(&a, acc + n, sizeof acc - (size_t)n);
+    } else if (dd->valid) {
+        snprintf(acc, sizeof acc, " (%.150s)", fd.msg);
+    }
+    fprintf(out, "0x%08" PRIx64 "  %-10s len=%-2zu %s%s\n", fr->offset, et_dpkt_name(&k), fr->size, fields, acc);
+}
 
 int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out, struct rvt_diag *d)
 {
@@ -18,6 +42,12 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
     unsigned last_id[NSRC];
     bool have_lasts[NSRC] = {false};
     uint64_t amask = cur.iaddress_width_p >= 64 ? ~0ull : ((1ull << cur.iaddress_width_p) - 1);
+    /* te_data: each packet resolved to its access, per source */
+    struct et_ddec *dd = calloc(NSRC, sizeof *dd);
+    if (!dd)
+        return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
+    for (unsigned i = 0; i < NSRC; i++)
+        et_ddec_init(&dd[i], &cur.d);
     for (;;) {
         struct et_frame fr;
         struct rvt_diag fd = {0};
@@ -50,7 +80,7 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
             nnull = 0;
         }
         if (fr.is_data) {
-            fprintf(out, "0x%08" PRIx64 "  data packet (%zu bytes, skipped)\n", fr.offset, fr.size);
+            dump_data(&cur, &dd[slot], &fr, out);
             continue;
         }
         struct et_packet k;
@@ -76,8 +106,16 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
             lasts[slot] = a;
             have_lasts[slot] = true;
         }
-        if (k.msg == ET_MSG_TE_INST && k.format == ET_F3 && k.subformat == ET_SF_SUPPORT)
+        if (k.msg == ET_MSG_TE_INST && k.format == ET_F3 && k.subformat == ET_SF_SUPPORT) {
             et_apply_ioptions(&cur, k.ioptions);
+            if (k.denable) {
+                struct rvt_diag od = {0};
+                if (et_apply_doptions(&cur.d, k.doptions, cur.doptions_width, &od) < 0)
+                    fprintf(out, "0x%08" PRIx64 "  ERROR %s\n", fr.offset, od.msg);
+            }
+        }
+        if (k.msg == ET_MSG_TE_INST && k.format == ET_F3)
+            et_ddec_reset(&dd[slot]); /* the data compression state restarts at every format 3 packet */
         char extra[64] = "";
         if (p->framing == ET_FRAME_ENCAP) {
             int n = p->src_bits ? snprintf(extra, sizeof extra, " src=%u flow=%u", fr.src_id, fr.flow)
@@ -91,6 +129,6 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
     if (nnull)
         fprintf(out, "0x%08" PRIx64 "  null x%" PRIu64 "\n", null_at, nnull);
     fprintf(out, "# %" PRIu64 " packets, %zu bytes\n", npk, len);
-    (void)d;
+    free(dd);
     return 0;
 }
