@@ -226,10 +226,11 @@ enum rvt_ing_format {
     RVT_ING_FMT_PCINSN,   /* "20010522 4501" per line: hex pc, hex bits */
     RVT_ING_FMT_NATIVE,   /* rvtrace binary ingress (docs/ingress-format.md) */
     RVT_ING_FMT_REFCSV,   /* E-Trace reference flow encoder-port CSV */
+    RVT_ING_FMT_REFDATA,  /* E-Trace reference flow data-port CSV (data accesses only) */
     RVT_ING_FMT__COUNT
 };
 const char *rvt_ing_format_name(enum rvt_ing_format f);
-/* "pclist", "pcinsn", "ingress", "refcsv"; -1 if unknown. */
+/* "pclist", "pcinsn", "ingress", "refcsv", "refdata"; -1 if unknown. */
 int rvt_ing_format_parse(const char *name);
 
 struct rvt_ing_reader_config {

@@ -594,7 +594,8 @@ static int encode_compat(struct et_denc *e, const struct et_access *a, struct et
                         "the reference data model has no packet for a failed store-conditional (dtype 15; its "
                         "atomic subtype 7 is min)");
     bool atomic = rvt_dtype_is_amo(a->dtype);
-    bool aligned = true;
+    /* (without an address the format still says whether the access was aligned) */
+    bool aligned = (a->addr & mask64(sz)) == 0;
     if (!d->no_address) {
         k->address = address_field(e, a, sz, &full_a, &aligned, false);
         e->st.have_addr |= (uint8_t)(1u << sz);
@@ -664,7 +665,8 @@ static int encode_unified(struct et_denc *e, const struct et_access *a, struct e
     }
     const bool atomic = rvt_dtype_is_amo(a->dtype) || sc_fail;
     /* address part */
-    bool full_a = d->full_address || !have_a, aligned = true;
+    /* (without an address the format still says whether the access was aligned) */
+    bool full_a = d->full_address || !have_a, aligned = (a->addr & mask64(sz)) == 0;
     if (!d->no_address) {
         k->address = address_field(e, a, sz, &full_a, &aligned, atomic);
         e->st.have_addr |= (uint8_t)(1u << sz);

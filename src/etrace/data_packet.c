@@ -325,7 +325,9 @@ int et_dpkt_unpack(const struct et_dparams *d, const struct et_bits *b, const ui
         if (k->subtype == 3)
             return rvt_fail(diag, RVT_ERR_FORMAT, "te_data CSR packet with the reserved subtype 3");
     }
-    if ((k->layout == ET_DL_LS_DATA || k->layout == ET_DL_AT_DATA || k->layout == ET_DL_CSR_FULL) && k->diff == 2)
+    /* (the reference model labels CSR packets 10 with full data and differential addresses) */
+    if ((k->layout == ET_DL_LS_DATA || k->layout == ET_DL_AT_DATA || (k->layout == ET_DL_CSR_FULL && !d->model_compat)) &&
+        k->diff == 2)
         return rvt_fail(diag, RVT_ERR_FORMAT, "te_data packet %s with the reserved diff code 10", et_dpkt_name(k));
     if (k->size >= ET_DSIZES || (1u << k->size) > d->data_width_p / 8 + (d->model_compat ? 8u : 0u))
         return rvt_fail(diag, RVT_ERR_FORMAT, "te_data packet %s: size %u (%u bytes) wider than data_width_p %u",

@@ -80,6 +80,7 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
             nnull = 0;
         }
         if (fr.is_data) {
+            npk++;
             dump_data(&cur, &dd[slot], &fr, out);
             continue;
         }

@@ -40,12 +40,13 @@ int drt_expect(const void *cfgp, const struct rvt_ing_rec *recs, size_t n, const
     struct rvt_bcache *bc = rvt_bcache_new(img, 0);
     uint64_t index = 0;
     unsigned classes = et_dclasses(d); /* (what the options and the hart's dtype_width_p allow) */
+    const bool only = d->mode == ET_DATA_ONLY; /* accesses without instructions */
     for (size_t i = 0; i < n; i++) {
         const struct rvt_ing_rec *r = &recs[i];
-        if (!r->iretire)
+        if (!r->iretire && !only)
             continue;
         uint64_t k = 1;
-        if (r->iretire != 1u << r->ilastsize && rvt_ing_count_insns(r, bc, &k) < 0) {
+        if (r->iretire && r->iretire != 1u << r->ilastsize && rvt_ing_count_insns(r, bc, &k) < 0) {
             rvt_bcache_free(bc);
             return -1;
         }
@@ -57,7 +58,7 @@ int drt_expect(const void *cfgp, const struct rvt_ing_rec *recs, size_t n, const
                        : t == RVT_DTYPE_STORE || t == RVT_DTYPE_SC_FAIL ? ET_DCL_STORE
                        : t >= 4 && t <= 6 ? ET_DCL_CSR
                                           : ET_DCL_ATOMIC;
-        uint64_t pc = rvt_ing_last_addr(r);
+        uint64_t pc = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
         if (!(classes & cls))
             continue;
         if (d->n_ranges) {
@@ -67,7 +68,7 @@ int drt_expect(const void *cfgp, const struct rvt_ing_rec *recs, size_t n, const
             if (!in)
                 continue;
         }
-        uint64_t at = index - 1, a = r->mem_addr;
+        uint64_t at = only ? UINT64_MAX : index - 1, a = r->mem_addr;
         unsigned bytes = r->mem_size ? r->mem_size : p->xlen / 8;
         uint64_t v = r->mem_value & mask_bytes(bytes), op = r->mem_operand & mask_bytes(bytes);
         bool addr = !d->no_address, data = !d->no_data;
