@@ -7,7 +7,8 @@
 # symbolic link), build/demo = this build, the built rvtrace first on PATH,
 # HOME inside the folder.  Fences:
 #   ```sh       commands: run; every rvtrace in them must succeed (also
-#               inside a pipeline; a reader such as head closing early is fine)
+#               inside a pipeline; a reader such as head closing early is fine).
+#               Not the README's set-up block (it runs this suite).
 #   ```console  "$ command" lines run; the lines shown after one must appear
 #               in its output in that order ("..." stands for lines left out)
 #   ```c, ```text, ... not run (code, file contents, output samples)
@@ -25,7 +26,7 @@ for q in qemu-riscv64 qemu-system-riscv64 riscv64-unknown-elf-gcc; do
 done
 
 work=$(mktemp -d /tmp/rvt-docs.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+[ -n "${RVT_DOCS_KEEP:-}" ] && echo "docs.sh: keeping $work" || trap 'rm -rf "$work"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
@@ -50,14 +51,16 @@ make_script() { # doc
     }
     /^```/ {
         if (!inb) {
-            inb = 1; lang = substr($0, 4)
-            if (lang == "sh") printf "echo \"### %s:%d\" >&2\n", F, NR
+            inb = 1; lang = substr($0, 4); block = ""; bline = NR
             next
         }
         if (lang == "console") flush_console()
+        # The set-up block (the demo and this test suite) is what runs this
+        # test: running it here would recurse.
+        if (lang == "sh" && block !~ /scripts\/test\.sh/) printf "echo \"### %s:%d\" >&2\n%s", F, bline, block
         inb = 0; next
     }
-    inb && lang == "sh" { print; next }
+    inb && lang == "sh" { block = block $0 "\n"; next }
     inb && lang == "console" {
         if (substr($0, 1, 2) == "$ ") { flush_console(); cmd = substr($0, 3); cline = NR; next }
         if (cmd != "") expect = expect $0 "\n"
