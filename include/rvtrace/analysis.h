@@ -3,6 +3,7 @@
  * ingress it came from. */
 #ifndef RVTRACE_ANALYSIS_H
 #define RVTRACE_ANALYSIS_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/flow.h"
 
@@ -68,4 +69,5 @@ uint64_t rvt_seqcmp_insns(const struct rvt_seqcmp *c); /* decoded instructions c
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

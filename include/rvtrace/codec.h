@@ -9,6 +9,7 @@
  */
 #ifndef RVTRACE_CODEC_H
 #define RVTRACE_CODEC_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
@@ -168,4 +169,5 @@ int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct r
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

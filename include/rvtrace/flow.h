@@ -17,6 +17,7 @@
  */
 #ifndef RVTRACE_FLOW_H
 #define RVTRACE_FLOW_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 #include "rvtrace/image.h"
@@ -318,4 +319,5 @@ const char *rvt_ingflow_error(const struct rvt_ingflow *x);
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

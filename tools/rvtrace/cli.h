@@ -20,6 +20,18 @@ int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 
+struct cli_command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+/* The subcommands, in the order help lists them. */
+const struct cli_command *cli_commands(size_t *n);
+/* Example command lines for the usage text and the manual, NULL-terminated. */
+extern const char *const cli_examples[];
+/* Write the manual page rvtrace(1) (roff) to f; the exit status. */
+int cli_man(FILE *f);
+
 /* Print "rvtrace <cmd>: message" to stderr; returns 1. */
 int cli_fail(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -87,6 +99,9 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
 const char *cli_extra(const struct cli_opts *o, const char *name);
 /* The value of a family option as given, or NULL. */
 const char *cli_extra_pair(const struct cli_opts *o, const char *name);
+/* True if a family option of this name is parsed as the common option of
+ * `allowed` (--ecall, --xlen): help lists it once, with the common ones. */
+bool cli_common_takes(unsigned allowed, const char *name);
 /* Print the common options of `allowed` and the families' options. */
 void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only);
 /* Load --elf/--raw into o->img (NULL when none given); 0 or exit status. */

@@ -253,6 +253,11 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
     return 0;
 }
 
+bool cli_common_takes(unsigned allowed, const char *name)
+{
+    return ((allowed & CLI_ECALL) && strcmp(name, "ecall") == 0) || ((allowed & CLI_XLEN) && strcmp(name, "xlen") == 0);
+}
+
 void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
 {
     fprintf(f, "options:\n");
@@ -269,7 +274,8 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
     if (allowed & CLI_OUTPUT)
         fprintf(f, "  -o FILE               output file ('-' = stdout)\n");
     if (allowed & CLI_OUTKIND)
-        fprintf(f, "  --output K            pcs (one 0x%%X per instruction) | insn (listing) | blocks | count\n");
+        fprintf(f, "  --output K            pcs (one PC per instruction: 0x and 8 hex digits for RV32, 16 for RV64)\n"
+                   "                        | insn (listing) | blocks | count\n");
     if (allowed & CLI_ECALL)
         fprintf(f, "  --ecall M             how ecall behaves: sequential (user-mode emulation, default),\n"
                    "                        uninferable (reported with its target, as the N-Trace reference tool),\n"
@@ -284,6 +290,8 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
             continue;
         fprintf(f, "\n%s options (%s):\n", (*c)->name, (*c)->summary);
         for (const struct rvt_codec_opt *op = (*c)->options; op && op->name; op++) {
+            if (cli_common_takes(allowed, op->name))
+                continue; /* listed once, above */
             char lhs[64];
             snprintf(lhs, sizeof lhs, "--%s%s%s", op->name, op->arg ? " " : "", op->arg ? op->arg : "");
             fprintf(f, "  %-21s %s\n", lhs, op->help);
