@@ -53,6 +53,9 @@ struct rvt_flow {
     uint64_t time;
     uint64_t offset;
     uint64_t insns;
+    bool limited;     /* max_insns reached: the decode is over */
+    uint64_t limit_offset;
+    char limit_text[160];
 };
 
 /* ---- call stack ----------------------------------------------------------- */
@@ -217,6 +220,11 @@ uint64_t rvt_flow_insns(const struct rvt_flow *f)
     return f->insns;
 }
 
+bool rvt_flow_limit_reached(const struct rvt_flow *f)
+{
+    return f->limited;
+}
+
 struct rvt_callstack *rvt_flow_callstack(struct rvt_flow *f)
 {
     return &f->cs;
@@ -261,8 +269,12 @@ static void describe_at(struct rvt_flow *f, uint64_t addr, char *buf, size_t n)
     rvt_isa_disasm(&in, f->xlen, buf, n);
 }
 
+static int limit_error(struct rvt_flow *f);
+
 static int note(struct rvt_flow *f, struct rvt_note *n)
 {
+    if (f->limited)
+        return limit_error(f);
     if (!f->cfg.sink.note)
         return 0;
     n->offset = f->offset;
@@ -275,6 +287,10 @@ static int flush(struct rvt_flow *f, uint8_t end, uint64_t next)
 {
     if (!f->blk_open)
         return 0;
+    if (f->limited) { /* everything up to the limit was emitted when it was reached */
+        f->blk_open = false;
+        return limit_error(f);
+    }
     f->blk_open = false;
     f->blk.end = end;
     f->blk.next = next;
@@ -619,6 +635,8 @@ int rvt_flow_trap(struct rvt_flow *f, bool interrupt, uint32_t cause, uint64_t t
 
 int rvt_flow_gap(struct rvt_flow *f, enum rvt_gap_reason reason, const char *text)
 {
+    if (f->limited)
+        return limit_error(f);
     int rc = flush(f, RVT_END_GAP, 0);
     f->pending = false;
     f->have_pc = false;
@@ -636,6 +654,33 @@ int rvt_flow_gap(struct rvt_flow *f, enum rvt_gap_reason reason, const char *tex
 int rvt_flow_finish(struct rvt_flow *f)
 {
     return flush(f, RVT_END_SEQ, f->have_pc && !f->pending ? f->pc : f->pending ? f->p.next : 0);
+}
+
+/* ---- the instruction limit ------------------------------------------------------- */
+
+static int limit_error(struct rvt_flow *f)
+{
+    return rvt_fail(&f->diag, RVT_ERR_LIMIT, "trace offset 0x%" PRIx64 ": %s", f->limit_offset, f->limit_text);
+}
+
+/* The walk must retire more than max_insns: end the output here, once. */
+static int limit_reached(struct rvt_flow *f)
+{
+    if (f->limited)
+        return limit_error(f);
+    int rc = flush(f, RVT_END_GAP, 0);
+    f->limit_offset = f->offset;
+    snprintf(f->limit_text, sizeof f->limit_text,
+             "the decode stops at its limit of %" PRIu64 " instructions, with more to retire", f->cfg.max_insns);
+    struct rvt_note n = {.kind = RVT_NOTE_GAP, .reason = RVT_GAP_LIMIT, .addr = f->pc, .text = f->limit_text,
+                         .priv = f->priv, .value = f->cfg.max_insns};
+    int rc2 = note(f, &n);
+    f->limited = true;
+    f->pending = false;
+    f->have_pc = false;
+    if (rc < 0 || rc2 < 0)
+        return rc < 0 ? rc : rc2;
+    return limit_error(f);
 }
 
 /* ---- the walk ------------------------------------------------------------------- */
@@ -704,6 +749,8 @@ static void fill_stop(struct rvt_flow *f, struct rvt_stop *st, uint8_t reason)
 static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st)
 {
     memset(st, 0, sizeof *st);
+    if (f->limited)
+        return limit_error(f);
     if (f->diag.code)
         rvt_diag_clear(&f->diag);
     if (f->pending) {
@@ -798,6 +845,13 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
             }
             fill_stop(f, st, reason ? reason : RVT_STOP_TRAPINSN);
             return 0;
+        }
+        if (f->cfg.max_insns && n > f->cfg.max_insns - f->insns) {
+            /* Retire up to the limit (whole instructions), then stop. */
+            uint32_t k = (uint32_t)(f->cfg.max_insns - f->insns);
+            if (k && retire(f, b, k) < 0)
+                return -f->diag.code;
+            return limit_reached(f);
         }
         const bool had_lr = f->lr_valid;
         const uint64_t lr_before = f->lr_addr;
@@ -898,6 +952,8 @@ int rvt_flow_block_insns(struct rvt_flow *f, const struct rvt_block *blk, rvt_in
 
 int rvt_flow_note(struct rvt_flow *f, const struct rvt_note *n)
 {
+    if (f->limited)
+        return limit_error(f);
     if (!f->cfg.sink.note)
         return 0;
     return f->cfg.sink.note(f->cfg.sink.ctx, n) ? ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode") : 0;
@@ -908,6 +964,9 @@ int rvt_flow_emit_block(struct rvt_flow *f, const struct rvt_block *b)
     int rc = flush(f, RVT_END_SEQ, b->start);
     if (rc < 0)
         return rc;
+    /* Without code the block cannot be cut at the limit: it is left out. */
+    if (f->cfg.max_insns && !(b->flags & RVT_BLK_COUNT_UNKNOWN) && b->ninsns > f->cfg.max_insns - f->insns)
+        return limit_reached(f);
     if (f->cfg.sink.block && f->cfg.sink.block(f->cfg.sink.ctx, b))
         return ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
     if (!(b->flags & RVT_BLK_COUNT_UNKNOWN))

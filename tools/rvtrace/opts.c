@@ -7,6 +7,7 @@
 #include <string.h>
 #include <inttypes.h>
 #include <time.h>
+#include <unistd.h>
 
 double cli_now(void)
 {
@@ -555,4 +556,29 @@ int cli_atb_extract(struct cli_opts *o, const char *id, uint8_t **buf, size_t *l
     *buf = t.mb.data;
     *len = t.mb.len;
     return 0;
+}
+
+int cli_max_insns(struct cli_opts *o, uint64_t *max_insns)
+{
+    const char *v = cli_extra(o, CLI_MAX_INSNS_OPT);
+    *max_insns = 0;
+    if (!v)
+        return 0;
+    if (strcmp(v, "unlimited") == 0) {
+        *max_insns = RVT_DECODE_UNLIMITED;
+        return 0;
+    }
+    if (!cli_parse_u64(v, max_insns) || *max_insns == 0 || *max_insns == RVT_DECODE_UNLIMITED) {
+        cli_fail(o->cmd, "--max-instructions: expected a number of instructions (at least 1) or 'unlimited', got '%s'",
+                 v);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+unsigned cli_diag_max(const struct cli_opts *o)
+{
+    if (o->verbose)
+        return 0;
+    return isatty(fileno(stderr)) ? CLI_DIAG_TTY : CLI_DIAG_PIPE;
 }
