@@ -179,7 +179,8 @@ static inline int rvt_fuzz_roundtrip(const struct rvt_codec *c, const struct rvt
                      (unsigned long long)gc.seed, gc.xlen, gc.features, (unsigned long long)gc.insns,
                      merge ? " merged" : "");
     for (size_t k = 0; os->opt[k] && w > 0 && (size_t)w < sizeof rvt_fuzz_rt_what; k += 2)
-        w += snprintf(rvt_fuzz_rt_what + w, sizeof rvt_fuzz_rt_what - (size_t)w, " --%s %s", os->opt[k], os->opt[k + 1]);
+        w += snprintf(rvt_fuzz_rt_what + w, sizeof rvt_fuzz_rt_what - (size_t)w, " --%s %s", os->opt[k],
+                      os->opt[k + 1]);
 
     struct rvt_gen_program *p = NULL;
     struct rvt_diag d = {0};

@@ -61,15 +61,20 @@ struct rvt_codec {
     void (*enc_free)(void *enc);
 
     /* Decoder: bytes -> flow.  dec_run decodes a whole buffer from its first
-     * synchronisation point, reporting errors as RVT_NOTE_ERROR notes and
-     * resynchronising; it returns <0 only for errors it cannot step over
-     * (out of memory, sink abort) or, in strict mode, at the first error. */
+     * synchronisation point, reporting errors as RVT_NOTE_ERROR notes at the
+     * unit's offset and resynchronising; it returns <0 only for errors it
+     * cannot step over (out of memory, sink abort, the flow's instruction
+     * limit) or, in strict mode, at the first error.  The whole contract
+     * (ends inside a unit, empty traces, loss) is in docs/decoding.md. */
     int (*dec_new)(void **dec, const void *cfg, struct rvt_flow *flow, struct rvt_diag *d);
     int (*dec_run)(void *dec, const uint8_t *buf, size_t len);
     const char *(*dec_error)(const void *dec);
     void (*dec_free)(void *dec);
 
-    /* Dump: one line per packet: byte offset, name, every field. */
+    /* Dump: one line per packet: byte offset, name, every field; damaged
+     * units as errors in place.  After listing everything it returns the
+     * first damage (<0, d naming its offset), RVT_ERR_NOSYNC if it found no
+     * unit at all, else 0. */
     int (*dump)(const void *cfg, const uint8_t *buf, size_t len, FILE *out, struct rvt_diag *d);
 
     /* Optional: print discovery/parameter information (`rvtrace info`). */

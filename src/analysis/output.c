@@ -150,12 +150,14 @@ char *rvt_out_describe(const struct rvt_out_stats *st, char *buf, size_t n)
         add_part(buf, n, &k, "%" PRIu64 " decode error%s (the first at trace offset 0x%" PRIx64 ")", c[RVT_GAP_ERROR],
                  c[RVT_GAP_ERROR] == 1 ? "" : "s", at[RVT_GAP_ERROR]);
     if (c[RVT_GAP_LOST])
-        add_part(buf, n, &k, "trace lost %" PRIu64 " time%s by the encoder (overflow; the first at trace offset 0x%" PRIx64 ")",
+        add_part(buf, n, &k,
+                 "trace lost %" PRIu64 " time%s by the encoder (overflow; the first at trace offset 0x%" PRIx64 ")",
                  c[RVT_GAP_LOST], c[RVT_GAP_LOST] == 1 ? "" : "s", at[RVT_GAP_LOST]);
     if (c[RVT_GAP_END])
         add_part(buf, n, &k, "the trace ends unexpectedly (trace offset 0x%" PRIx64 ")", at[RVT_GAP_END]);
     if (c[RVT_GAP_LIMIT])
-        add_part(buf, n, &k, "the decode stopped at the instruction limit (trace offset 0x%" PRIx64 ")", at[RVT_GAP_LIMIT]);
+        add_part(buf, n, &k, "the decode stopped at the instruction limit (trace offset 0x%" PRIx64 ")",
+                 at[RVT_GAP_LIMIT]);
     if (c[RVT_GAP_TRACE_OFF])
         add_part(buf, n, &k, "tracing was off %" PRIu64 " time%s (filters or trace control, not damage)",
                  c[RVT_GAP_TRACE_OFF], c[RVT_GAP_TRACE_OFF] == 1 ? "" : "s");
@@ -310,8 +312,8 @@ static void report_damage(struct rvt_output *o, const struct rvt_note *n)
         return;
     }
     o->diag_printed++;
-    fprintf(o->cfg.diag, "rvtrace: %s at trace offset 0x%" PRIx64 " after %" PRIu64 " instructions", gap_name(n->reason),
-            n->offset, n->index);
+    fprintf(o->cfg.diag, "rvtrace: %s at trace offset 0x%" PRIx64 " after %" PRIu64 " instructions",
+            gap_name(n->kind == RVT_NOTE_ERROR ? RVT_GAP_ERROR : n->reason), n->offset, n->index);
     if (n->text) {
         fputs(": ", o->cfg.diag);
         print_clean(o->cfg.diag, n->text);

@@ -415,6 +415,43 @@ static int rb_note(void *ctx, const struct rvt_note *n)
     return 0;
 }
 
+/* RVT_CAMPAIGN_DEBUG=1: where a re-encode departs from the bytes (and, on a
+ * clean trace, the rebuilt records from the original ones). */
+static void print_rec(const char *tag, size_t k, const struct rvt_ing_rec *a)
+{
+    fprintf(stderr,
+            "  %s %zu: iaddr %" PRIx64 " iretire %u itype %u ilast %u cause %u tval %" PRIx64 " priv %u ctx %" PRIx64
+            " flags %x ctype %u\n",
+            tag, k, a->iaddr, a->iretire, a->itype, a->ilastsize, a->cause, a->tval, a->priv, a->context, a->flags,
+            a->ctype);
+}
+
+static void explain_reencode(const struct rvt_recs *got, const struct rvt_recs *orig, const struct rvt_membuf *mb,
+                             const uint8_t *buf, size_t len)
+{
+    size_t i = 0, fb = 0;
+    while (i < got->n && i < orig->n && memcmp(&got->r[i], &orig->r[i], sizeof got->r[i]) == 0)
+        i++;
+    while (fb < mb->len && fb < len && mb->data[fb] == buf[fb])
+        fb++;
+    fprintf(stderr,
+            "re-encode: %zu records (original %zu), first difference at record %zu; %zu bytes (original %zu), first "
+            "difference at byte 0x%zx\n",
+            got->n, orig->n, i, mb->len, len, fb);
+    char path[700];
+    snprintf(path, sizeof path, "%s/reencoded.bin", rvt_test_tmpdir());
+    write_file(path, mb->data, mb->len);
+    snprintf(path, sizeof path, "%s/damaged.bin", rvt_test_tmpdir());
+    write_file(path, buf, len);
+    fprintf(stderr, "  (both in %s)\n", rvt_test_tmpdir());
+    for (size_t k = i; k < i + 2; k++) {
+        if (k < got->n)
+            print_rec("rebuilt ", k, &got->r[k]);
+        if (k < orig->n)
+            print_rec("original", k, &orig->r[k]);
+    }
+}
+
 /* 1 inherent, 0 not, -1 could not tell (counted as not). */
 static int inherent(const struct rvt_codec *c, const void *cfg, const struct input *in, const uint8_t *buf,
                     size_t len, uint64_t max_insns)
@@ -440,29 +477,8 @@ static int inherent(const struct rvt_codec *c, const void *cfg, const struct inp
         char err[300];
         if (encode(c, cfg, &r.recs, &mb, err, sizeof err) == 0)
             res = mb.len == len && memcmp(mb.data, buf, len) == 0;
-        if (getenv("RVT_CAMPAIGN_DEBUG") && res != 1) {
-            size_t i = 0;
-            while (i < r.recs.n && i < in->recs.n && memcmp(&r.recs.r[i], &in->recs.r[i], sizeof r.recs.r[i]) == 0)
-                i++;
-            size_t fb = 0;
-            while (fb < mb.len && fb < len && mb.data[fb] == buf[fb])
-                fb++;
-            fprintf(stderr, "re-encode: %zu records (original %zu), first difference at record %zu; %zu bytes (original "
-                            "%zu), first difference at byte 0x%zx\n", r.recs.n, in->recs.n, i, mb.len, len, fb);
-            char path[700];
-            snprintf(path, sizeof path, "%s/reencoded.bin", rvt_test_tmpdir());
-            write_file(path, mb.data, mb.len);
-            snprintf(path, sizeof path, "%s/damaged.bin", rvt_test_tmpdir());
-            write_file(path, buf, len);
-            fprintf(stderr, "  (both in %s)\n", rvt_test_tmpdir());
-            for (size_t k = i; k < i + 2; k++) {
-                const struct rvt_ing_rec *a = k < r.recs.n ? &r.recs.r[k] : NULL, *b = k < in->recs.n ? &in->recs.r[k] : NULL;
-                if (a)
-                    fprintf(stderr, "  rebuilt  %zu: iaddr %" PRIx64 " iretire %u itype %u ilast %u cause %u tval %" PRIx64 " priv %u ctx %" PRIx64 " flags %x ctype %u\n", k, a->iaddr, a->iretire, a->itype, a->ilastsize, a->cause, a->tval, a->priv, a->context, a->flags, a->ctype);
-                if (b)
-                    fprintf(stderr, "  original %zu: iaddr %" PRIx64 " iretire %u itype %u ilast %u cause %u tval %" PRIx64 " priv %u ctx %" PRIx64 " flags %x ctype %u\n", k, b->iaddr, b->iretire, b->itype, b->ilastsize, b->cause, b->tval, b->priv, b->context, b->flags, b->ctype);
-            }
-        }
+        if (getenv("RVT_CAMPAIGN_DEBUG") && res != 1)
+            explain_reencode(&r.recs, &in->recs, &mb, buf, len);
         rvt_membuf_free(&mb);
     }
     rvt_ing_builder_free(r.b);
@@ -970,8 +986,8 @@ int main(int argc, char **argv)
     }
     printf("\n\n");
     if (!op.markdown)
-        printf("set | input | bytes | trials | crash | timeout | unaffected | exact | back on track | not back | late | "
-               "silent inherent | SILENT BUG | truncations reported\n");
+        printf("set | input | bytes | trials | crash | timeout | unaffected | exact | back on track | not back | "
+               "late | silent inherent | SILENT BUG | truncations reported\n");
     int bad = run(&op, inputs, nin, sets, nsets);
     for (size_t i = 0; i < nin; i++) {
         rvt_img_free(inputs[i].img);

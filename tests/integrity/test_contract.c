@@ -199,7 +199,8 @@ static void per_family(const char *fam)
     st = cli("decode -v --format %s %s --elf g.elf random --output count", fam, ecall);
     CHECK_MSG(st == RVT_DECODE_DAMAGED || st == RVT_DECODE_NOTHING, "%s: random bytes -v: exit status %d", fam, st);
     st = cli("dump --format %s random", fam);
-    CHECK_MSG(st == RVT_DECODE_DAMAGED || st == RVT_DECODE_NOTHING, "%s: dump of random bytes: exit status %d", fam, st);
+    CHECK_MSG(st == RVT_DECODE_DAMAGED || st == RVT_DECODE_NOTHING, "%s: dump of random bytes: exit status %d", fam,
+              st);
 
     /* The instruction limit: exactly N instructions, a prefix, status 1;
      * the exact count is still whole. */

@@ -12,7 +12,8 @@
 
 static void help(const struct rvt_codec *only)
 {
-    printf("usage: rvtrace decode --format F [--elf PROG] TRACE [--output pcs|insn|blocks|count] [-o FILE] [options]\n\n"
+    printf("usage: rvtrace decode --format F [--elf PROG] TRACE [--output pcs|insn|blocks|count] [-o FILE] "
+           "[options]\n\n"
            "Decode trace bytes back to the executed instructions.  The decode starts at the first\n"
            "synchronisation point; a damaged message is reported (byte offset, what was wrong) and the\n"
            "decoder resynchronises at the next one.  Without --elf only traces that record every target\n"
@@ -59,8 +60,8 @@ static void print_hint(const struct cli_opts *o, const struct rvt_probe_result *
 
 int cmd_decode(int argc, char **argv)
 {
-    static const char *const extra[] = {"wp", "wrap", "sink-start", "hart", "regs", "sram-bytes", "atb", CLI_MAX_INSNS_OPT,
-                                        NULL};
+    static const char *const extra[] = {"wp",         "wrap", "sink-start",      "hart", "regs",
+                                        "sram-bytes", "atb",  CLI_MAX_INSNS_OPT, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "decode", allowed, extra, argc, argv);
@@ -217,8 +218,8 @@ int cli_report_decode(struct cli_opts *o, struct rvt_output *out, const struct r
                     name, len, what[0] || nosync ? " (" : "", nosync ? d->msg : what, what[0] || nosync ? ")" : "",
                     o->codec->sync_hint ? o->codec->sync_hint : "the encoder must emit synchronisation points");
         else
-            fprintf(stderr, "rvtrace %s: %s: %" PRIu64 " synchronisation point%s but no instruction decoded: %s%s\n", cmd,
-                    name, st->syncs, st->syncs == 1 ? "" : "s",
+            fprintf(stderr, "rvtrace %s: %s: %" PRIu64 " synchronisation point%s but no instruction decoded: %s%s\n",
+                    cmd, name, st->syncs, st->syncs == 1 ? "" : "s",
                     rvt_out_first_damage(out)[0] ? rvt_out_first_damage(out) : "the trace holds no retired instruction",
                     /* Messages that parse but disagree with the code: a
                      * sync point, then an error, again and again. */
