@@ -114,6 +114,42 @@ static const char *last_err(void)
     return buf;
 }
 
+/* Contract item 5, library side: an empty trace makes dec_run return 0
+ * having emitted nothing (the CLI does not even call it). */
+static int count_block(void *ctx, const struct rvt_block *b)
+{
+    (void)b;
+    ++*(uint64_t *)ctx;
+    return 0;
+}
+
+static int count_note(void *ctx, const struct rvt_note *n)
+{
+    (void)n;
+    ++*(uint64_t *)ctx;
+    return 0;
+}
+
+static void empty_library(const char *fam)
+{
+    const struct rvt_codec *c = rvt_codec_find(fam);
+    struct rvt_image *img = rvt_img_new();
+    char elf[700];
+    snprintf(elf, sizeof elf, "%s/g.elf", g_dir);
+    REQUIRE(rvt_img_load_elf(img, elf) == 0);
+    void *cfg = rvt_codec_cfg_new(c);
+    struct rvt_diag d = {0};
+    REQUIRE(c->cfg_finish(cfg, rvt_img_xlen(img), img, &d) == 0);
+    uint64_t events = 0;
+    struct rvt_flow_sink s = {count_block, count_note, &events};
+    static const uint8_t none[1];
+    int rc = rvt_decode(c, cfg, img, NULL, none, 0, &s, &d);
+    CHECK_MSG(rc == 0 && events == 0, "%s: dec_run on an empty trace: rc %d, %llu blocks and notes (%s)", fam, rc,
+              (unsigned long long)events, rc < 0 ? d.msg : "");
+    rvt_codec_cfg_free(cfg);
+    rvt_img_free(img);
+}
+
 static void per_family(const char *fam)
 {
     const char *ecall = "--ecall trap"; /* the generated program traps on ecall */
@@ -144,6 +180,7 @@ static void per_family(const char *fam)
         CHECK_MSG(lines("err.txt") == 1, "%s: the empty trace reports more than one line: %s", fam, last_err());
     }
     EXPECT_STATUS(fam, "dump of an empty trace", status(cli("dump --format %s empty", fam)), RVT_DECODE_NOTHING);
+    empty_library(fam);
 
     /* Nothing decodable: the first 3 bytes of the trace (no whole sync). */
     write_bytes("head3", bytes, 3);

@@ -48,7 +48,7 @@ int cmd_dump(int argc, char **argv)
     }
     /* The family lists everything, then returns the first damage (if any)
      * with its offset: RVT_ERR_NOSYNC when it found no unit at all. */
-    int drc = o.codec->dump(o.ccfg, buf, len, f, &d);
+    int drc = len ? o.codec->dump(o.ccfg, buf, len, f, &d) : 0; /* empty: the same for every family */
     if (fflush(f) != 0 || d.code == RVT_ERR_IO) {
         cli_fail("dump", "write failed: %s", d.code == RVT_ERR_IO ? d.msg : strerror(errno));
         rc = CLI_EXIT_USAGE;
