@@ -10,6 +10,12 @@
 
 #define BQ_WORDS 64 /* branch queue capacity: 4096 outcomes */
 
+#if defined(__GNUC__)
+#define RVT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define RVT_UNLIKELY(x) (x)
+#endif
+
 struct pending {
     uint64_t addr;     /* the retired instruction whose successor is undecided */
     uint64_t next;     /* its fall-through */
@@ -53,6 +59,7 @@ struct rvt_flow {
     uint64_t time;
     uint64_t offset;
     uint64_t insns;
+    uint64_t insn_cap; /* max_insns, or UINT64_MAX for none */
     bool limited;     /* max_insns reached: the decode is over */
     uint64_t limit_offset;
     char limit_text[160];
@@ -168,6 +175,7 @@ struct rvt_flow *rvt_flow_new(const struct rvt_flow_config *cfg)
     }
     rvt_cs_init(&f->cs, cfg->callstack_depth, cfg->callstack_overflow);
     f->priv = RVT_PRIV_M;
+    f->insn_cap = cfg->max_insns ? cfg->max_insns : UINT64_MAX;
     return f;
 }
 
@@ -303,8 +311,12 @@ static int flush(struct rvt_flow *f, uint8_t end, uint64_t next)
     return 0;
 }
 
-/* Append n instructions of cache block b (from its first) to the open block. */
-static int retire(struct rvt_flow *f, const struct rvt_block_info *b, uint32_t n)
+/* Append n instructions of cache block b (from its first) to the open block.
+ * Always inlined: it is the walk's inner step. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int retire(struct rvt_flow *f, const struct rvt_block_info *b, uint32_t n)
 {
     uint32_t hw;
     uint64_t last;
@@ -684,6 +696,19 @@ static int limit_reached(struct rvt_flow *f)
     return limit_error(f);
 }
 
+/* The walk would retire past max_insns: retire up to it (whole
+ * instructions of cache block b), then stop.  Out of line: it happens once. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int retire_to_limit(struct rvt_flow *f, const struct rvt_block_info *b)
+{
+    uint32_t k = (uint32_t)(f->insn_cap - f->insns);
+    if (k && retire(f, b, k) < 0)
+        return -f->diag.code;
+    return limit_reached(f);
+}
+
 /* ---- the walk ------------------------------------------------------------------- */
 
 static void set_pending(struct rvt_flow *f, const struct rvt_block_info *b, uint32_t n)
@@ -847,13 +872,8 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
             fill_stop(f, st, reason ? reason : RVT_STOP_TRAPINSN);
             return 0;
         }
-        if (f->cfg.max_insns && n > f->cfg.max_insns - f->insns) {
-            /* Retire up to the limit (whole instructions), then stop. */
-            uint32_t k = (uint32_t)(f->cfg.max_insns - f->insns);
-            if (k && retire(f, b, k) < 0)
-                return -f->diag.code;
-            return limit_reached(f);
-        }
+        if (RVT_UNLIKELY(f->insns + n > f->insn_cap))
+            return retire_to_limit(f, b);
         const bool had_lr = f->lr_valid;
         const uint64_t lr_before = f->lr_addr;
         int rc = retire(f, b, n);
@@ -966,7 +986,7 @@ int rvt_flow_emit_block(struct rvt_flow *f, const struct rvt_block *b)
     if (rc < 0)
         return rc;
     /* Without code the block cannot be cut at the limit: it is left out. */
-    if (f->cfg.max_insns && !(b->flags & RVT_BLK_COUNT_UNKNOWN) && b->ninsns > f->cfg.max_insns - f->insns)
+    if (!(b->flags & RVT_BLK_COUNT_UNKNOWN) && b->ninsns > f->insn_cap - f->insns)
         return limit_reached(f);
     if (f->cfg.sink.block && f->cfg.sink.block(f->cfg.sink.ctx, b))
         return ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
