@@ -239,6 +239,19 @@ static void per_family(const char *fam)
     CHECK_MSG(st == RVT_DECODE_DAMAGED || st == RVT_DECODE_NOTHING, "%s: dump of random bytes: exit status %d", fam,
               st);
 
+    /* A wrapped trace RAM: its overwritten part is not damage; if no sync
+     * point survived, the message says how much was searched and which
+     * option makes sync points. */
+    REQUIRE(cli("encode --format %s %s --elf g.elf --input g.ing --sink sram:1024:wrap -o ram", fam, ecall) == 0);
+    st = cli("decode --format %s %s --elf g.elf ram", fam, ecall);
+    CHECK_MSG(st == 0 || st == RVT_DECODE_NOTHING, "%s: wrapped RAM: exit status %d: %s", fam, st, last_err());
+    if (st == RVT_DECODE_NOTHING) {
+        const struct rvt_codec *c = rvt_codec_find(fam);
+        CHECK_MSG(err_has("no synchronisation point found in the 1024 bytes searched") && c->sync_hint &&
+                      err_has(c->sync_hint),
+                  "%s: wrapped RAM without a sync point: %s", fam, last_err());
+    }
+
     /* The instruction limit: exactly N instructions, a prefix, status 1;
      * the exact count is still whole. */
     uint64_t total = lines("g.pcs");
