@@ -136,6 +136,9 @@ int cli_max_insns(struct cli_opts *o, uint64_t *max_insns);
 /* diag_max for rvt_out_config: every report with -v, else CLI_DIAG_TTY or
  * CLI_DIAG_PIPE as stderr is a terminal or not. */
 unsigned cli_diag_max(const struct cli_opts *o);
+/* s with every byte outside printable ASCII as \xNN, in buf (a decoder's
+ * message must never put raw trace bytes on a terminal).  Returns buf. */
+const char *cli_printable(const char *s, char *buf, size_t n);
 /* After a decode into `out` (drc, d: what rvt_decode returned): print what
  * was damaged and where, a hint when another family or framing fits the
  * bytes, and return the exit status (0, 1 or 3). */

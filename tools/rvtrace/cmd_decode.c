@@ -193,11 +193,14 @@ int cli_report_decode(struct cli_opts *o, struct rvt_output *out, const struct r
         fprintf(stderr, "rvtrace %s: %s: %" PRIu64 " more damage reports not shown (-v prints every one; --output "
                         "blocks lists them in place)\n",
                 cmd, name, rvt_out_diag_suppressed(out));
-    char what[700];
+    char what[700], first[1600];
     rvt_out_describe(st, what, sizeof what);
+    cli_printable(rvt_out_first_damage(out), first, sizeof first);
     bool nosync = drc < 0 && d->code == RVT_ERR_NOSYNC;
+    char msg[sizeof d->msg * 4];
+    cli_printable(d->msg, msg, sizeof msg);
     if (drc < 0 && !nosync)
-        fprintf(stderr, "rvtrace %s: %s: the decode stopped: %s\n", cmd, name, d->msg);
+        fprintf(stderr, "rvtrace %s: %s: the decode stopped: %s\n", cmd, name, msg);
     switch (status) {
     case RVT_DECODE_WHOLE:
         if (what[0])
@@ -216,12 +219,12 @@ int cli_report_decode(struct cli_opts *o, struct rvt_output *out, const struct r
             fprintf(stderr, "rvtrace %s: %s: the trace is empty (0 bytes): nothing to decode\n", cmd, name);
         else if (st->syncs == 0 || nosync)
             fprintf(stderr, "rvtrace %s: %s: no synchronisation point found in the %zu bytes searched%s%s%s; %s\n", cmd,
-                    name, len, what[0] || nosync ? " (" : "", nosync ? d->msg : what, what[0] || nosync ? ")" : "",
+                    name, len, what[0] || nosync ? " (" : "", nosync ? msg : what, what[0] || nosync ? ")" : "",
                     o->codec->sync_hint ? o->codec->sync_hint : "the encoder must emit synchronisation points");
         else
             fprintf(stderr, "rvtrace %s: %s: %" PRIu64 " synchronisation point%s but no instruction decoded: %s%s\n",
                     cmd, name, st->syncs, st->syncs == 1 ? "" : "s",
-                    rvt_out_first_damage(out)[0] ? rvt_out_first_damage(out) : "the trace holds no retired instruction",
+                    first[0] ? first : "the trace holds no retired instruction",
                     /* Messages that parse but disagree with the code: a
                      * sync point, then an error, again and again. */
                     o->elf && st->errors && st->errors <= 2 * st->syncs

@@ -49,6 +49,8 @@ int cmd_dump(int argc, char **argv)
     /* The family lists everything, then returns the first damage (if any)
      * with its offset: RVT_ERR_NOSYNC when it found no unit at all. */
     int drc = len ? o.codec->dump(o.ccfg, buf, len, f, &d) : 0; /* empty: the same for every family */
+    char msg[sizeof d.msg * 4];
+    cli_printable(d.msg, msg, sizeof msg);
     if (fflush(f) != 0 || d.code == RVT_ERR_IO) {
         cli_fail("dump", "write failed: %s", d.code == RVT_ERR_IO ? d.msg : strerror(errno));
         rc = CLI_EXIT_USAGE;
@@ -56,11 +58,11 @@ int cmd_dump(int argc, char **argv)
         cli_fail("dump", "%s: the trace is empty (0 bytes): nothing to list", o.trace);
         rc = RVT_DECODE_NOTHING;
     } else if (drc < 0 && d.code == RVT_ERR_NOSYNC) {
-        cli_fail("dump", "%s: no synchronisation point found in the %zu bytes searched (%s); %s", o.trace, len, d.msg,
+        cli_fail("dump", "%s: no synchronisation point found in the %zu bytes searched (%s); %s", o.trace, len, msg,
                  o.codec->sync_hint ? o.codec->sync_hint : "the encoder must emit synchronisation points");
         rc = RVT_DECODE_NOTHING;
     } else if (drc < 0) {
-        cli_fail("dump", "%s: %s (the listing marks every damaged unit)", o.trace, d.msg);
+        cli_fail("dump", "%s: %s (the listing marks every damaged unit)", o.trace, msg);
         rc = RVT_DECODE_DAMAGED;
     }
 done:

@@ -582,3 +582,17 @@ unsigned cli_diag_max(const struct cli_opts *o)
         return 0;
     return isatty(fileno(stderr)) ? CLI_DIAG_TTY : CLI_DIAG_PIPE;
 }
+
+const char *cli_printable(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; *s && k + 5 < n; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c < 0x7f)
+            buf[k++] = (char)c;
+        else
+            k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+    }
+    buf[k < n ? k : n - 1] = 0;
+    return buf;
+}
