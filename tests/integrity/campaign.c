@@ -10,8 +10,8 @@
  * Inputs: "real" is the bundled capture (tests/data/real: bzip2 -9, RV64GC,
  * 1.47 M instructions; --real-insns keeps a prefix), "gen" a generated
  * program with traps, interrupts, privilege changes and context switches
- * (rvt_gen; ecall traps there).  Option sets come from bench/families.txt
- * ("label|--format F --option value ...").  Every set first round-trips
+ * (rvt_gen; ecall traps there).  Option sets come from
+ * tests/integrity/campaign-sets.txt ("label|--format F --option value ...").  Every set first round-trips
  * cleanly; then each trial damages a copy of the encoded bytes — one bit
  * flipped, one byte's 8 bits flipped, truncated, 1-16 random bytes
  * inserted, or 1-16 bytes deleted, at a random offset — and decodes it in a
@@ -415,8 +415,9 @@ static int rb_note(void *ctx, const struct rvt_note *n)
     return 0;
 }
 
-/* RVT_CAMPAIGN_DEBUG=1: where a re-encode departs from the bytes (and, on a
- * clean trace, the rebuilt records from the original ones). */
+/* RVT_CAMPAIGN_DEBUG=DIR: where a re-encode departs from the bytes (and, on
+ * a clean trace, the rebuilt records from the original ones); both byte
+ * streams are written to DIR. */
 static void print_rec(const char *tag, size_t k, const struct rvt_ing_rec *a)
 {
     fprintf(stderr,
@@ -438,12 +439,13 @@ static void explain_reencode(const struct rvt_recs *got, const struct rvt_recs *
             "re-encode: %zu records (original %zu), first difference at record %zu; %zu bytes (original %zu), first "
             "difference at byte 0x%zx\n",
             got->n, orig->n, i, mb->len, len, fb);
+    const char *dir = getenv("RVT_CAMPAIGN_DEBUG");
     char path[700];
-    snprintf(path, sizeof path, "%s/reencoded.bin", rvt_test_tmpdir());
+    snprintf(path, sizeof path, "%s/reencoded.bin", dir);
     write_file(path, mb->data, mb->len);
-    snprintf(path, sizeof path, "%s/damaged.bin", rvt_test_tmpdir());
+    snprintf(path, sizeof path, "%s/damaged.bin", dir);
     write_file(path, buf, len);
-    fprintf(stderr, "  (both in %s)\n", rvt_test_tmpdir());
+    fprintf(stderr, "  (both in %s)\n", dir);
     for (size_t k = i; k < i + 2; k++) {
         if (k < got->n)
             print_rec("rebuilt ", k, &got->r[k]);
@@ -778,10 +780,10 @@ static int run(const struct opts *op, struct input *inputs, size_t nin, struct o
                     break;
             }
             printf("%s%s | %s | %zu | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64
-                   " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 "/%" PRIu64 "%s\n",
+                   " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 "%s | %" PRIu64 "/%" PRIu64 "%s\n",
                    op->markdown ? "| " : "", s->label, in->name, mb.len, t.n, t.cls[C_CRASH], t.cls[C_TIMEOUT],
                    t.cls[C_UNAFFECTED], t.cls[C_EXACT], t.cls[C_BACK], t.cls[C_NOTBACK], t.late, t.cls[C_INHERENT],
-                   t.cls[C_BUG], t.trunc_reported, t.trunc, op->markdown ? " |" : "");
+                   t.cls[C_BUG], reenc ? "" : " (unchecked)", t.trunc_reported, t.trunc, op->markdown ? " |" : "");
             fflush(stdout);
         next:
             rvt_codec_cfg_free(cfg);
@@ -942,7 +944,7 @@ int main(int argc, char **argv)
     char defsets[600];
     if (!op.sets) {
         const char *src = getenv("RVT_SRC");
-        snprintf(defsets, sizeof defsets, "%s/bench/families.txt", src ? src : ".");
+        snprintf(defsets, sizeof defsets, "%s/tests/integrity/campaign-sets.txt", src ? src : ".");
         op.sets = defsets;
     }
     if (op.out)
