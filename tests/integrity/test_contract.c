@@ -245,11 +245,13 @@ static void per_family(const char *fam)
     REQUIRE(cli("encode --format %s %s --elf g.elf --input g.ing --sink sram:1024:wrap -o ram", fam, ecall) == 0);
     st = cli("decode --format %s %s --elf g.elf ram", fam, ecall);
     CHECK_MSG(st == 0 || st == RVT_DECODE_NOTHING, "%s: wrapped RAM: exit status %d: %s", fam, st, last_err());
-    if (st == RVT_DECODE_NOTHING) {
+    if (st == RVT_DECODE_NOTHING && err_has("no synchronisation point")) {
         const struct rvt_codec *c = rvt_codec_find(fam);
         CHECK_MSG(err_has("no synchronisation point found in the 1024 bytes searched") && c->sync_hint &&
                       err_has(c->sync_hint),
                   "%s: wrapped RAM without a sync point: %s", fam, last_err());
+    } else if (st == RVT_DECODE_NOTHING) { /* (dbg: sync points at another spacing than the decoder's) */
+        CHECK_MSG(err_has("trace offset 0x"), "%s: wrapped RAM: nothing decoded, nothing said: %s", fam, last_err());
     }
 
     /* The instruction limit: exactly N instructions, a prefix, status 1;
