@@ -179,8 +179,8 @@ static inline int rvt_fuzz_roundtrip(const struct rvt_codec *c, const struct rvt
                      (unsigned long long)gc.seed, gc.xlen, gc.features, (unsigned long long)gc.insns,
                      merge ? " merged" : "");
     for (size_t k = 0; os->opt[k] && w > 0 && (size_t)w < sizeof rvt_fuzz_rt_what; k += 2)
-        w += snprintf(rvt_fuzz_rt_what + w, sizeof rvt_fuzz_rt_what - (size_t)w, " --%s %s", os->opt[k],
-                      os->opt[k + 1]);
+        w +=
+            snprintf(rvt_fuzz_rt_what + w, sizeof rvt_fuzz_rt_what - (size_t)w, " --%s %s", os->opt[k], os->opt[k + 1]);
 
     struct rvt_gen_program *p = NULL;
     struct rvt_diag d = {0};
@@ -226,8 +226,12 @@ static inline int rvt_fuzz_roundtrip(const struct rvt_codec *c, const struct rvt
             size_t at = (size_t)((((uint64_t)data[i + 1] << 8) | data[i + 2]) * len >> 16);
             uint8_t v = data[i + 3];
             switch (data[i] % 5) {
-            case 0: b[at] ^= (uint8_t)(1u << (v & 7)); break;
-            case 1: b[at] ^= 0xff; break;
+            case 0:
+                b[at] ^= (uint8_t)(1u << (v & 7));
+                break;
+            case 1:
+                b[at] ^= 0xff;
+                break;
             case 2: { /* insert (v & 15) + 1 bytes of value v */
                 size_t k = (v & 15) + 1u;
                 memmove(b + at + k, b + at, len - at);
@@ -243,7 +247,9 @@ static inline int rvt_fuzz_roundtrip(const struct rvt_codec *c, const struct rvt
                 len -= k;
                 break;
             }
-            default: len = at; break;
+            default:
+                len = at;
+                break;
             }
         }
         struct rvt_fuzz_damaged dd = {.limit = 4 * clean_insns + 10000, .len = len};

@@ -212,8 +212,7 @@ static void *make_cfg(const struct optset *s, const struct input *in, char *err,
             snprintf(err, errlen, "--%s %s: %s", s->opt[k], s->opt[k + 1], d.msg);
             goto fail;
         }
-    if (in->ecall == RVT_FLOW_ECALL_TRAP && codec_has_opt(c, "ecall") &&
-        c->cfg_set(cfg, "ecall", "trap", &d) < 0) {
+    if (in->ecall == RVT_FLOW_ECALL_TRAP && codec_has_opt(c, "ecall") && c->cfg_set(cfg, "ecall", "trap", &d) < 0) {
         snprintf(err, errlen, "--ecall trap: %s", d.msg);
         goto fail;
     }
@@ -252,11 +251,11 @@ static int encode(const struct rvt_codec *c, const void *cfg, const struct rvt_r
 struct decoded {
     struct u64vec tok;
     uint64_t insns;
-    uint64_t reports;          /* damage notes */
-    size_t first_report;       /* tokens before the first damage note */
-    uint64_t first_offset;     /* its trace offset */
+    uint64_t reports;      /* damage notes */
+    size_t first_report;   /* tokens before the first damage note */
+    uint64_t first_offset; /* its trace offset */
     uint8_t first_reason;
-    bool end_reported;         /* RVT_GAP_END seen */
+    bool end_reported; /* RVT_GAP_END seen */
     char first_text[200];
 };
 
@@ -455,8 +454,8 @@ static void explain_reencode(const struct rvt_recs *got, const struct rvt_recs *
 }
 
 /* 1 inherent, 0 not, -1 could not tell (counted as not). */
-static int inherent(const struct rvt_codec *c, const void *cfg, const struct input *in, const uint8_t *buf,
-                    size_t len, uint64_t max_insns)
+static int inherent(const struct rvt_codec *c, const void *cfg, const struct input *in, const uint8_t *buf, size_t len,
+                    uint64_t max_insns)
 {
     struct rebuild r = {.img = in->img, .xlen = rvt_img_xlen(in->img)};
     r.bc = rvt_bcache_new(in->img, 0);
@@ -496,9 +495,9 @@ static const char *const kind_name[K__N] = {"flip1", "flip8", "trunc", "insert",
 
 struct damage {
     enum kind kind;
-    size_t at;     /* byte offset */
-    unsigned bit;  /* flip1 */
-    size_t run;    /* insert/delete length */
+    size_t at;    /* byte offset */
+    unsigned bit; /* flip1 */
+    size_t run;   /* insert/delete length */
     char text[120];
 };
 
@@ -565,15 +564,15 @@ static size_t apply_damage(const uint8_t *b, size_t len, struct rng *g, unsigned
 /* ---- classification ---------------------------------------------------------- */
 
 enum cls { C_CRASH, C_TIMEOUT, C_UNAFFECTED, C_EXACT, C_BACK, C_NOTBACK, C_INHERENT, C_BUG, C__N };
-static const char *const cls_name[C__N] = {"crash",         "timeout",    "unaffected", "exact",
-                                           "back on track", "not back",   "silent inherent", "SILENT BUG"};
+static const char *const cls_name[C__N] = {"crash",         "timeout",  "unaffected",      "exact",
+                                           "back on track", "not back", "silent inherent", "SILENT BUG"};
 
 struct result {
     int cls;
     bool late;           /* wrong instructions before the first report */
     bool trunc_reported; /* K_TRUNC: the cut was reported */
     uint64_t insns, reports, first_offset;
-    size_t prefix;       /* tokens equal to the clean decode's from the start */
+    size_t prefix; /* tokens equal to the clean decode's from the start */
     char first_text[200];
     char err[200];
 };
@@ -893,7 +892,12 @@ static unsigned parse_kinds(const char *s)
 
 int main(int argc, char **argv)
 {
-    struct opts op = {.trials = 100, .seed = 1, .real = true, .gen = true, .gen_insns = 100000, .timeout = 20,
+    struct opts op = {.trials = 100,
+                      .seed = 1,
+                      .real = true,
+                      .gen = true,
+                      .gen_insns = 100000,
+                      .timeout = 20,
                       .kinds = (1u << K__N) - 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -23,7 +23,8 @@ static char g_cli[600];
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static int cli(const char *fmt, ...)
+static int
+cli(const char *fmt, ...)
 {
     char args[2000];
     va_list ap;
@@ -96,14 +97,8 @@ static uint8_t *read_bytes(const char *name, size_t *n)
     return (uint8_t *)slurp(name, n);
 }
 
-static int status(int sh)
-{
-    return sh; /* rvt_test_sh returns the command's exit status */
-}
-
-#define EXPECT_STATUS(fam, what, got, want)                                                                      \
-    CHECK_MSG((got) == (want), "%s: %s: exit status %d, expected %d; stderr: %.600s", fam, what, got, want,     \
-              last_err())
+#define EXPECT_STATUS(fam, what, got, want)                                                                            \
+    CHECK_MSG((got) == (want), "%s: %s: exit status %d, expected %d; stderr: %.600s", fam, what, got, want, last_err())
 
 static const char *last_err(void)
 {
@@ -163,36 +158,34 @@ static void per_family(const char *fam)
     /* Whole: status 0 with every output kind, the instructions on stdout. */
     static const char *const kinds[] = {"pcs", "insn", "blocks", "count"};
     for (int k = 0; k < 4; k++)
-        EXPECT_STATUS(fam, kinds[k], status(cli("decode --format %s %s --elf g.elf %s --output %s", fam, ecall, trace,
-                                                 kinds[k])),
-                      0);
+        EXPECT_STATUS(fam, kinds[k],
+                      cli("decode --format %s %s --elf g.elf %s --output %s", fam, ecall, trace, kinds[k]), 0);
     CHECK(cli("decode --format %s %s --elf g.elf %s", fam, ecall, trace) == 0);
     CHECK_MSG(rvt_test_sh("cmp -s '%s/out.txt' '%s/g.pcs'", g_dir, g_dir) == 0, "%s: decoded PCs differ", fam);
-    EXPECT_STATUS(fam, "dump", status(cli("dump --format %s %s", fam, trace)), 0);
+    EXPECT_STATUS(fam, "dump", cli("dump --format %s %s", fam, trace), 0);
 
     /* Empty: nothing decodable, said so, for decode and dump alike. */
     write_bytes("empty", NULL, 0);
     for (int k = 0; k < 4; k += 3) {
-        EXPECT_STATUS(fam, "empty trace", status(cli("decode --format %s %s --elf g.elf empty --output %s", fam, ecall,
-                                                     kinds[k])),
+        EXPECT_STATUS(fam, "empty trace",
+                      cli("decode --format %s %s --elf g.elf empty --output %s", fam, ecall, kinds[k]),
                       RVT_DECODE_NOTHING);
         CHECK_MSG(err_has("the trace is empty"), "%s: empty trace: %s", fam, last_err());
         CHECK_MSG(lines("err.txt") == 1, "%s: the empty trace reports more than one line: %s", fam, last_err());
     }
-    EXPECT_STATUS(fam, "dump of an empty trace", status(cli("dump --format %s empty", fam)), RVT_DECODE_NOTHING);
+    EXPECT_STATUS(fam, "dump of an empty trace", cli("dump --format %s empty", fam), RVT_DECODE_NOTHING);
     empty_library(fam);
 
     /* Nothing decodable: the first 3 bytes of the trace (no whole sync). */
     write_bytes("head3", bytes, 3);
-    EXPECT_STATUS(fam, "3 bytes", status(cli("decode --format %s %s --elf g.elf head3", fam, ecall)),
-                  RVT_DECODE_NOTHING);
+    EXPECT_STATUS(fam, "3 bytes", cli("decode --format %s %s --elf g.elf head3", fam, ecall), RVT_DECODE_NOTHING);
 
     /* Truncated: the first half.  Status 1 and the end reported. */
     write_bytes("half", bytes, len / 2 + 1);
-    EXPECT_STATUS(fam, "truncated", status(cli("decode --format %s %s --elf g.elf half --output count", fam, ecall)),
+    EXPECT_STATUS(fam, "truncated", cli("decode --format %s %s --elf g.elf half --output count", fam, ecall),
                   RVT_DECODE_DAMAGED);
-    EXPECT_STATUS(fam, "truncated, pcs",
-                  status(cli("decode --format %s %s --elf g.elf half --output pcs", fam, ecall)), RVT_DECODE_DAMAGED);
+    EXPECT_STATUS(fam, "truncated, pcs", cli("decode --format %s %s --elf g.elf half --output pcs", fam, ecall),
+                  RVT_DECODE_DAMAGED);
     CHECK_MSG(rvt_test_sh("cd '%s' && head -n $(wc -l < out.txt) g.pcs | cmp -s - out.txt", g_dir) == 0,
               "%s: the truncated decode is not a prefix of the execution", fam);
 
@@ -206,7 +199,7 @@ static void per_family(const char *fam)
     }
     write_bytes("damaged", dmg, len);
     free(dmg);
-    EXPECT_STATUS(fam, "damaged", status(cli("decode --format %s %s --elf g.elf damaged --output count", fam, ecall)),
+    EXPECT_STATUS(fam, "damaged", cli("decode --format %s %s --elf g.elf damaged --output count", fam, ecall),
                   RVT_DECODE_DAMAGED);
     CHECK_MSG(err_has("trace offset 0x"), "%s: the damage is reported without an offset: %s", fam, last_err());
 
@@ -258,7 +251,7 @@ static void per_family(const char *fam)
      * the exact count is still whole. */
     uint64_t total = lines("g.pcs");
     EXPECT_STATUS(fam, "--max-instructions 1000",
-                  status(cli("decode --format %s %s --elf g.elf %s --max-instructions 1000", fam, ecall, trace)),
+                  cli("decode --format %s %s --elf g.elf %s --max-instructions 1000", fam, ecall, trace),
                   RVT_DECODE_DAMAGED);
     CHECK_MSG(lines("out.txt") == 1000, "%s: --max-instructions 1000 printed %zu", fam, lines("out.txt"));
     CHECK_MSG(rvt_test_sh("cd '%s' && head -n 1000 g.pcs | cmp -s - out.txt", g_dir) == 0,
@@ -266,21 +259,19 @@ static void per_family(const char *fam)
     CHECK_MSG(err_has("instruction limit reached") && err_has("--max-instructions"), "%s: limit message: %s", fam,
               last_err());
     EXPECT_STATUS(fam, "--max-instructions = all",
-                  status(cli("decode --format %s %s --elf g.elf %s --max-instructions %" PRIu64, fam, ecall, trace,
-                             total)),
-                  0);
+                  cli("decode --format %s %s --elf g.elf %s --max-instructions %" PRIu64, fam, ecall, trace, total), 0);
     EXPECT_STATUS(fam, "--max-instructions all - 1",
-                  status(cli("decode --format %s %s --elf g.elf %s --max-instructions %" PRIu64 " --output count", fam,
-                             ecall, trace, total - 1)),
+                  cli("decode --format %s %s --elf g.elf %s --max-instructions %" PRIu64 " --output count", fam, ecall,
+                      trace, total - 1),
                   RVT_DECODE_DAMAGED);
 
     /* Usage errors: 2. */
-    EXPECT_STATUS(fam, "bad option", status(cli("decode --format %s --elf g.elf %s --no-such-option", fam, trace)), 2);
-    EXPECT_STATUS(fam, "missing trace", status(cli("decode --format %s --elf g.elf no-such-file", fam)), 2);
-    EXPECT_STATUS(fam, "unreadable ELF", status(cli("decode --format %s --elf %s %s", fam, trace, trace)), 2);
+    EXPECT_STATUS(fam, "bad option", cli("decode --format %s --elf g.elf %s --no-such-option", fam, trace), 2);
+    EXPECT_STATUS(fam, "missing trace", cli("decode --format %s --elf g.elf no-such-file", fam), 2);
+    EXPECT_STATUS(fam, "unreadable ELF", cli("decode --format %s --elf %s %s", fam, trace, trace), 2);
     EXPECT_STATUS(fam, "--max-instructions 0",
-                  status(cli("decode --format %s --elf g.elf %s --max-instructions 0", fam, trace)), 2);
-    EXPECT_STATUS(fam, "dump, missing trace", status(cli("dump --format %s no-such-file", fam)), 2);
+                  cli("decode --format %s --elf g.elf %s --max-instructions 0", fam, trace), 2);
+    EXPECT_STATUS(fam, "dump, missing trace", cli("dump --format %s no-such-file", fam), 2);
 
     /* A wrong ELF: the first report names an address (a code address has
      * more hex digits than any offset into this trace). */

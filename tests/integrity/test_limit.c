@@ -219,7 +219,9 @@ static void status_and_reports(void)
     CHECK_MSG(strstr(text, "tracing was off 1 time") && strstr(text, "overwritten"), "%s", text);
     /* damage: 5 errors (3 printed), one raw byte in a text */
     for (int i = 0; i < 5; i++) {
-        struct rvt_note e = {.kind = RVT_NOTE_ERROR, .reason = RVT_GAP_ERROR, .offset = 0x10u + (unsigned)i,
+        struct rvt_note e = {.kind = RVT_NOTE_ERROR,
+                             .reason = RVT_GAP_ERROR,
+                             .offset = 0x10u + (unsigned)i,
                              .text = "bad byte \x01\xff here"};
         s.note(s.ctx, &e);
     }

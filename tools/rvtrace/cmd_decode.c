@@ -30,9 +30,9 @@ static void help(const struct rvt_codec *only)
            "  --regs FILE           the register-setting file the trace was made with: configures the decoder\n"
            "                        like encoder 0 (or encoder N with --hart N)\n"
            "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
-           "  --sink-start ADDR     trRamStart of the dump (default 0)\n"
-           CLI_MAX_INSNS_HELP
-           "A TRACE written through --sink has a TRACE.sink description beside it; the decode then\n"
+           "  --sink-start ADDR     trRamStart of the dump (default 0)\n");
+    fputs(CLI_MAX_INSNS_HELP, stdout);
+    printf("A TRACE written through --sink has a TRACE.sink description beside it; the decode then\n"
            "starts at the oldest surviving byte and reports how much was lost to wrapping.\n\n");
     cli_help_common(stdout, CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN, only);
 }
@@ -176,8 +176,8 @@ done:
     return rc;
 }
 
-int cli_report_decode(struct cli_opts *o, struct rvt_output *out, const struct rvt_diag *d, int drc,
-                      const uint8_t *buf, size_t len, double secs)
+int cli_report_decode(struct cli_opts *o, struct rvt_output *out, const struct rvt_diag *d, int drc, const uint8_t *buf,
+                      size_t len, double secs)
 {
     const struct rvt_out_stats *st = rvt_out_stats(out);
     const char *cmd = o->cmd, *name = o->trace;
@@ -185,13 +185,15 @@ int cli_report_decode(struct cli_opts *o, struct rvt_output *out, const struct r
     if (drc < 0 && status == RVT_DECODE_WHOLE)
         status = RVT_DECODE_DAMAGED; /* the decoder gave up (strict mode, or could not go on) */
     if (o->verbose)
-        fprintf(stderr, "%s: %zu bytes -> %" PRIu64 " instructions in %" PRIu64 " blocks, %" PRIu64
-                        " syncs, %" PRIu64 " errors, %" PRIu64 " gaps, %.1f M instructions/s\n",
+        fprintf(stderr,
+                "%s: %zu bytes -> %" PRIu64 " instructions in %" PRIu64 " blocks, %" PRIu64 " syncs, %" PRIu64
+                " errors, %" PRIu64 " gaps, %.1f M instructions/s\n",
                 name, len, st->insns, st->blocks, st->syncs, st->errors, st->gaps,
                 (double)st->insns / (secs > 0 ? secs : 1e-9) / 1e6);
     if (rvt_out_diag_suppressed(out))
-        fprintf(stderr, "rvtrace %s: %s: %" PRIu64 " more damage reports not shown (-v prints every one; --output "
-                        "blocks lists them in place)\n",
+        fprintf(stderr,
+                "rvtrace %s: %s: %" PRIu64 " more damage reports not shown (-v prints every one; --output "
+                "blocks lists them in place)\n",
                 cmd, name, rvt_out_diag_suppressed(out));
     char what[700], first[1600];
     rvt_out_describe(st, what, sizeof what);
@@ -210,8 +212,9 @@ int cli_report_decode(struct cli_opts *o, struct rvt_output *out, const struct r
         fprintf(stderr, "rvtrace %s: %s: %s%sthe output holds the %" PRIu64 " instructions decoded\n", cmd, name, what,
                 what[0] ? "; " : "", st->insns);
         if (st->by_reason[RVT_GAP_LIMIT])
-            fprintf(stderr, "rvtrace %s: %s: raise the limit (%s) with --max-instructions N, or --max-instructions "
-                            "unlimited\n",
+            fprintf(stderr,
+                    "rvtrace %s: %s: raise the limit (%s) with --max-instructions N, or --max-instructions "
+                    "unlimited\n",
                     cmd, name, cli_extra(o, CLI_MAX_INSNS_OPT) ? "given" : "16 Mi + 4096 per trace byte by default");
         break;
     case RVT_DECODE_NOTHING:
