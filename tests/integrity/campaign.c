@@ -38,9 +38,11 @@
  * plus "late": reported, but wrong instructions came before the first
  * report; and, for truncations, whether the cut was reported.
  *
- * --expect-clean: exit status 1 if any crash, timeout or silent bug (the
- * short ctest run); --out DIR writes a reproducer for each bug (damaged
- * trace, the ELF, the rvtrace command). */
+ * --expect-clean: exit status 1 if any crash, timeout, silent bug or
+ * unreported truncation (the short ctest run), and with --expect-back KINDS
+ * also any "not back" after those kinds of damage (a family that must
+ * resynchronise after them); --out DIR writes a reproducer for each bug
+ * (damaged trace, the ELF, the rvtrace command). */
 #include "roundtrip.h"
 #include "testlib.h"
 
@@ -610,6 +612,7 @@ struct opts {
     unsigned kinds;
     const char *out;
     bool markdown, expect_clean, verbose;
+    unsigned expect_back; /* damage kinds after which the output must come back (bit per enum kind) */
     const char *only;
 };
 
@@ -758,7 +761,8 @@ static int run(const struct opts *op, struct input *inputs, size_t nin, struct o
                     t.trunc_reported += r.trunc_reported || r.cls == C_INHERENT;
                 }
                 bool is_bug = r.cls == C_CRASH || r.cls == C_TIMEOUT || r.cls == C_BUG ||
-                              (dm.kind == K_TRUNC && !r.trunc_reported && r.cls != C_INHERENT);
+                              (dm.kind == K_TRUNC && !r.trunc_reported && r.cls != C_INHERENT) ||
+                              (r.cls == C_NOTBACK && (op->expect_back >> dm.kind & 1));
                 if (is_bug || op->verbose)
                     reproducer(op, s, in, trial, &dm, db, dl, &r);
                 bad |= is_bug;
@@ -923,6 +927,8 @@ int main(int argc, char **argv)
             op.timeout = (unsigned)strtoul(v, NULL, 0);
         else if (ARG("--kinds"))
             op.kinds = parse_kinds(v);
+        else if (ARG("--expect-back"))
+            op.expect_back = parse_kinds(v);
         else if (ARG("--out"))
             op.out = v;
         else if (ARG("--only"))
@@ -936,7 +942,8 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: rvt_campaign [--trials N] [--seed S] [--sets FILE] [--family F] [--set TEXT] "
                             "[--inputs real,gen] [--real-insns N] [--gen-insns N] [--timeout SEC] [--kinds LIST] "
-                            "[--out DIR] [--only SET/INPUT/TRIAL] [--markdown] [--expect-clean] [--verbose]\n");
+                            "[--out DIR] [--only SET/INPUT/TRIAL] [--markdown] [--expect-clean] [--expect-back KINDS] "
+                            "[--verbose]\n");
             return 2;
         }
 #undef ARG
