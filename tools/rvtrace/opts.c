@@ -7,6 +7,7 @@
 #include <string.h>
 #include <inttypes.h>
 #include <time.h>
+#include <unistd.h>
 
 double cli_now(void)
 {
@@ -566,4 +567,43 @@ int cli_atb_extract(struct cli_opts *o, const char *id, uint8_t **buf, size_t *l
     *buf = t.mb.data;
     *len = t.mb.len;
     return 0;
+}
+
+int cli_max_insns(struct cli_opts *o, uint64_t *max_insns)
+{
+    const char *v = cli_extra(o, CLI_MAX_INSNS_OPT);
+    *max_insns = 0;
+    if (!v)
+        return 0;
+    if (strcmp(v, "unlimited") == 0) {
+        *max_insns = RVT_DECODE_UNLIMITED;
+        return 0;
+    }
+    if (!cli_parse_u64(v, max_insns) || *max_insns == 0 || *max_insns == RVT_DECODE_UNLIMITED) {
+        cli_fail(o->cmd, "--max-instructions: expected a number of instructions (at least 1) or 'unlimited', got '%s'",
+                 v);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+unsigned cli_diag_max(const struct cli_opts *o)
+{
+    if (o->verbose)
+        return 0;
+    return isatty(fileno(stderr)) ? CLI_DIAG_TTY : CLI_DIAG_PIPE;
+}
+
+const char *cli_printable(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; *s && k + 5 < n; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c < 0x7f)
+            buf[k++] = (char)c;
+        else
+            k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+    }
+    buf[k < n ? k : n - 1] = 0;
+    return buf;
 }
