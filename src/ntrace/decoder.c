@@ -134,7 +134,9 @@ static int drain(struct nt_decoder *x)
      * counter's worth.  (A damaged trace can lead into a loop without any
      * branch.) */
     uint64_t room = x->icnt_acc + x->icnt_max > x->walked ? x->icnt_acc + x->icnt_max - x->walked : 0;
-    struct rvt_walk w = {.flags = x->walk_flags | RVT_WALK_HALFWORDS, .halfwords = room};
+    /* (Limited in instructions, at least one halfword each, so that the
+     * limit never ends inside one; the halfwords are checked after.) */
+    struct rvt_walk w = {.flags = x->walk_flags | RVT_WALK_INSNS, .insns = room};
     struct rvt_stop s;
     if (!room)
         return dec_fail(x, RVT_ERR_MISMATCH, "HIST has more outcomes than the I-CNT counter (%u bits) can cover",
@@ -142,7 +144,7 @@ static int drain(struct nt_decoder *x)
     if ((rc = rvt_flow_walk(x->flow, &w, &s)) < 0)
         return flow_fail(x, rc, "following HIST outcomes");
     x->walked += s.halfwords;
-    if (s.reason == RVT_STOP_COUNT)
+    if (s.reason == RVT_STOP_COUNT || s.halfwords > room)
         return dec_fail(x, RVT_ERR_MISMATCH,
                         "HIST has %u more outcome(s) but the code has no conditional branch within the %" PRIu64
                         " halfwords a %u-bit I-CNT counter allows from 0x%" PRIx64,
