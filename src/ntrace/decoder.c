@@ -692,6 +692,21 @@ static bool fatal(int rc)
     return rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT; /* out of memory, or the consumer stopped us */
 }
 
+/* The trace is cut off inside a range: the branches whose outcomes arrived
+ * did retire, so the code up to the last of them is still decoded. */
+static int drain_at_end(struct nt_decoder *x)
+{
+    if (!x->synced || !x->qn)
+        return 0;
+    int rc = drain(x);
+    if (rc < 0) {
+        if (fatal(rc))
+            return rc;
+        return report_error(x, rc, RVT_GAP_ERROR);
+    }
+    return 0;
+}
+
 int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
 {
     size_t pos = 0, units = 0, end_off = 0;
@@ -707,8 +722,12 @@ int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
         x->offset = start;
         end_off = pos;
         if (rc == -RVT_ERR_TRUNCATED) {
-            /* Reported in every mode, also before the first sync. */
+            /* Reported in every mode, also before the first sync.  The
+             * outcomes received in the cut range are decoded first. */
             truncated = true;
+            int drc = drain_at_end(x);
+            if (drc < 0)
+                return drc;
             x->diag = fd;
             if ((rc = report_error(x, rc, RVT_GAP_END)) < 0)
                 return rc;
@@ -790,6 +809,9 @@ int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
             return rc;
     }
     if (!truncated && !x->ended) {
+        int rc = drain_at_end(x);
+        if (rc < 0)
+            return rc;
         /* N-Trace ends a trace with ProgTraceCorrelation ("When tracing is
          * stopped or disabled, a ProgTraceCorrelation message is
          * generated"): without it the rest of the trace is missing. */
@@ -799,7 +821,7 @@ int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
                  "offset 0x%zx: trace ends without ProgTraceCorrelation: what ran after the last message is not in "
                  "the trace (cut off, or read while tracing)",
                  end_off);
-        int rc = report_error(x, -RVT_ERR_TRUNCATED, RVT_GAP_END);
+        rc = report_error(x, -RVT_ERR_TRUNCATED, RVT_GAP_END);
         if (rc < 0)
             return rc;
         return 0;
