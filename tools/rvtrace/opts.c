@@ -7,6 +7,7 @@
 #include <string.h>
 #include <inttypes.h>
 #include <time.h>
+#include <unistd.h>
 
 double cli_now(void)
 {
@@ -326,6 +327,12 @@ int cli_finish_codec(struct cli_opts *o, unsigned xlen)
     return 0;
 }
 
+static void input_warning(void *ctx, const char *text)
+{
+    const struct cli_opts *o = ctx;
+    fprintf(stderr, "rvtrace %s: %s: warning: %s\n", o->cmd, o->input, text);
+}
+
 int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r)
 {
     if (!o->input)
@@ -335,8 +342,12 @@ int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r)
         .format = (enum rvt_ing_format)o->input_format,
         .image = o->img,
         .xlen = o->xlen,
-        .ecall_mode = o->ecall == RVT_FLOW_ECALL_UNINFERABLE ? RVT_ECALL_UNINFERABLE : RVT_ECALL_SEQUENTIAL,
+        .ecall_mode = o->ecall == RVT_FLOW_ECALL_UNINFERABLE ? RVT_ECALL_UNINFERABLE
+                      : o->ecall == RVT_FLOW_ECALL_TRAP      ? RVT_ECALL_TRAP
+                                                             : RVT_ECALL_SEQUENTIAL,
         .merge_blocks = o->merge_blocks,
+        .warn = input_warning,
+        .warn_ctx = o,
     };
     const char *hart = cli_extra(o, "hart");
     if (hart) {
@@ -566,4 +577,43 @@ int cli_atb_extract(struct cli_opts *o, const char *id, uint8_t **buf, size_t *l
     *buf = t.mb.data;
     *len = t.mb.len;
     return 0;
+}
+
+int cli_max_insns(struct cli_opts *o, uint64_t *max_insns)
+{
+    const char *v = cli_extra(o, CLI_MAX_INSNS_OPT);
+    *max_insns = 0;
+    if (!v)
+        return 0;
+    if (strcmp(v, "unlimited") == 0) {
+        *max_insns = RVT_DECODE_UNLIMITED;
+        return 0;
+    }
+    if (!cli_parse_u64(v, max_insns) || *max_insns == 0 || *max_insns == RVT_DECODE_UNLIMITED) {
+        cli_fail(o->cmd, "--max-instructions: expected a number of instructions (at least 1) or 'unlimited', got '%s'",
+                 v);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+unsigned cli_diag_max(const struct cli_opts *o)
+{
+    if (o->verbose)
+        return 0;
+    return isatty(fileno(stderr)) ? CLI_DIAG_TTY : CLI_DIAG_PIPE;
+}
+
+const char *cli_printable(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; *s && k + 5 < n; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c < 0x7f)
+            buf[k++] = (char)c;
+        else
+            k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+    }
+    buf[k < n ? k : n - 1] = 0;
+    return buf;
 }
