@@ -351,12 +351,14 @@ void et_dprint_discovery(const struct et_dparams *d, FILE *out)
         fprintf(out, "  %-18s = %-4ld [%s_p = %u]\n", a[i].name, (long)a[i].p - 1, a[i].name, a[i].p);
     fprintf(out, "  %-18s = %u (rvtrace: split load protocol)\n", "data_split", d->data_split_p);
     unsigned c = et_dclasses(d);
-    fprintf(out, "doptions (0x%" PRIx32 "): no_address=%u no_data=%u full_address=%u full_data=%u compress=%s "
-                 "traced=%s%s%s%s%s\n",
+    char traced[40] = "";
+    static const char *const names[4] = {"load", "store", "atomic", "csr"};
+    for (unsigned i = 0; i < 4; i++)
+        if (c & (1u << i))
+            snprintf(traced + strlen(traced), sizeof traced - strlen(traced), "%s%s", traced[0] ? "," : "", names[i]);
+    fprintf(out, "doptions (0x%" PRIx32 "): no_address=%u no_data=%u full_address=%u full_data=%u compress=%s traced=%s\n",
             et_doptions(d), d->no_address, d->no_data, d->full_address, d->full_data,
-            d->compress == ET_DC_XOR ? "xor" : d->compress == ET_DC_BEST ? "best" : "diff",
-            c & ET_DCL_LOAD ? "load," : "", c & ET_DCL_STORE ? "store," : "", c & ET_DCL_ATOMIC ? "atomic," : "",
-            c & ET_DCL_CSR ? "csr," : "", c ? "" : "none");
+            d->compress == ET_DC_XOR ? "xor" : d->compress == ET_DC_BEST ? "best" : "diff", c ? traced : "none");
     fprintf(out, "te_data fields: format %u bits, size %u bits, CSR data_len %u bits, mode %s\n", et_d_format_bits(d),
             et_d_size_bits(d), et_d_csr_len_bits(d),
             d->mode == ET_DATA_ON ? "on" : d->mode == ET_DATA_ONLY ? "only (no instruction trace)" : "off");
