@@ -30,6 +30,8 @@ struct rvt_datalist *rvt_datalist_new(void)
 
 static void drop(struct rvt_datalist *l, size_t k)
 {
+    if (!k)
+        return;
     for (size_t i = 0; i < k; i++)
         free(l->v[i].text);
     memmove(l->v, l->v + k, (l->n - k) * sizeof *l->v);

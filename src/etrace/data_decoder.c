@@ -343,6 +343,8 @@ static int release(struct et_dside *s, bool force)
             break;
         rc = emit_block(s, &h->b, true);
     }
+    if (!i)
+        return rc;
     for (size_t j = 0; j < i; j++)
         free(s->h[j].text);
     memmove(s->h, s->h + i, (s->hn - i) * sizeof *s->h);
