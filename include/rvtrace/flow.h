@@ -107,7 +107,8 @@ enum rvt_note_kind {
     RVT_NOTE_CONTEXT,    /* priv/context changed */
     RVT_NOTE_TIME,       /* timestamp */
     RVT_NOTE_TRAP,       /* trap with no instruction retired since the last sync/trap
-                            (cause in `value`, epc in `addr`); other traps end a block */
+                            (cause in `value`, epc in `addr`, `reason` 1 for an
+                            interrupt); other traps end a block */
     RVT_NOTE_DATA        /* a traced data value: kind in `reason` (enum rvt_data_kind) */
 };
 /* RVT_NOTE_DATA: `index` is the instruction it belongs to (when known),

@@ -606,7 +606,8 @@ int rvt_flow_trap(struct rvt_flow *f, bool interrupt, uint32_t cause, uint64_t t
         if (rc < 0)
             return rc;
     } else {
-        struct rvt_note n = {.kind = RVT_NOTE_TRAP, .addr = f->pc, .priv = f->priv, .value = cause};
+        struct rvt_note n = {.kind = RVT_NOTE_TRAP, .addr = f->pc, .priv = f->priv, .value = cause,
+                             .reason = interrupt};
         int rc = note(f, &n);
         if (rc < 0)
             return rc;

@@ -19,6 +19,7 @@ int cmd_capture(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Print "rvtrace <cmd>: message" to stderr; returns 1. */
 int cli_fail(const char *cmd, const char *fmt, ...)
@@ -118,6 +119,14 @@ int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out);
 /* Encoder idx's settings applied to a family configuration (before
  * cfg_finish); <0 with d set. */
 int cli_regs_apply(struct cli_opts *o, struct rvt_tci *t, unsigned idx, void *cfg, struct rvt_diag *d);
+
+/* DWARF source lines from --dwarf FILE, else the --elf file's own (absent:
+ * *out = NULL, unless `required`).  0 or exit status. */
+int cli_load_lines(struct cli_opts *o, bool required, struct rvt_srclines **out);
+/* Progress on stderr: it is a terminal and neither -q nor --quiet was given. */
+bool cli_progress_wanted(const struct cli_opts *o);
+/* The options that go with them, for a command's extra list. */
+#define CLI_ANALYSIS_EXTRAS "dwarf", "source-dir", "quiet!", "q!"
 
 /* Replace *buf with the bytes of ATB trace ID `id` found in its formatter
  * frames (starting at the first frame sync).  0 or exit status. */

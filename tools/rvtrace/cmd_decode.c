@@ -8,7 +8,7 @@
 
 static void help(const struct rvt_codec *only)
 {
-    printf("usage: rvtrace decode --format F [--elf PROG] TRACE [--output pcs|insn|blocks|count] [-o FILE] [options]\n\n"
+    printf("usage: rvtrace decode --format F [--elf PROG] TRACE [--output KIND] [-o FILE] [options]\n\n"
            "Decode trace bytes back to the executed instructions.  The decode starts at the first\n"
            "synchronisation point; a damaged message is reported (byte offset, what was wrong) and the\n"
            "decoder resynchronises at the next one.  The exit status is 1 if anything was reported.\n"
@@ -23,13 +23,17 @@ static void help(const struct rvt_codec *only)
            "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
            "  --sink-start ADDR     trRamStart of the dump (default 0)\n"
            "A TRACE written through --sink has a TRACE.sink description beside it; the decode then\n"
-           "starts at the oldest surviving byte and reports how much was lost to wrapping.\n\n");
+           "starts at the oldest surviving byte and reports how much was lost to wrapping.\n"
+           "  --dwarf FILE          source lines from FILE (default: the ELF's own DWARF, if any)\n"
+           "  --source-dir DIR      where source files are (lcov, callgrind)\n"
+           "  -q, --quiet           no progress line (shown on a terminal only)\n\n");
     cli_help_common(stdout, CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN, only);
 }
 
 int cmd_decode(int argc, char **argv)
 {
-    static const char *const extra[] = {"wp", "wrap", "sink-start", "hart", "regs", "sram-bytes", "atb", NULL};
+    static const char *const extra[] = {"wp",  "wrap", "sink-start", "hart", "regs", "sram-bytes", "atb",
+                                        CLI_ANALYSIS_EXTRAS, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "decode", allowed, extra, argc, argv);
@@ -44,6 +48,8 @@ int cmd_decode(int argc, char **argv)
     FILE *f = NULL;
     struct rvt_output *out = NULL;
     struct rvt_sink_image sim = {0};
+    struct rvt_srclines *lines = NULL;
+    struct rvt_progress *prog = NULL;
     if (!o.trace) {
         rc = cli_fail("decode", "no TRACE file given");
         goto done;
@@ -97,21 +103,34 @@ int cmd_decode(int argc, char **argv)
         rc = cli_fail("decode", "%s: cannot create: %s", o.output, strerror(errno));
         goto done;
     }
+    uint64_t hart_no = 0;
+    if (hart)
+        cli_parse_u64(hart, &hart_no);
+    if ((o.out_kind == RVT_OUT_INSN || rvt_out_kind_is_analysis(o.out_kind)) &&
+        (rc = cli_load_lines(&o, o.out_kind == RVT_OUT_LCOV, &lines)))
+        goto done;
     struct rvt_out_config oc = {.size = sizeof oc,
                                 .kind = o.out_kind < 0 ? RVT_OUT_PCS : (enum rvt_out_kind)o.out_kind,
                                 .f = f,
                                 .image = o.img,
                                 .xlen = rvt_img_xlen(o.img),
-                                .diag = stderr};
+                                .diag = stderr,
+                                .lines = lines,
+                                .source_dir = cli_extra(&o, "source-dir"),
+                                .hart = (unsigned)hart_no};
     out = rvt_out_new(&oc);
     if (!out) {
         rc = cli_fail("decode", "out of memory");
         goto done;
     }
     struct rvt_flow_sink sink = rvt_out_sink(out);
+    if (cli_progress_wanted(&o) && (prog = rvt_progress_new(stderr, "decode", len, &sink)))
+        sink = rvt_progress_sink(prog);
     double t0 = cli_now();
     int drc = rvt_decode_buffer(o.codec, o.ccfg, o.img, o.ecall, buf, len, &sink, &d);
     double t1 = cli_now();
+    if (prog)
+        rvt_progress_done(prog);
     if (rvt_out_finish(out) < 0)
         rc = cli_fail("decode", "%s: write failed: %s", o.output ? o.output : "stdout", strerror(errno));
     if (drc < 0) {
@@ -134,7 +153,9 @@ int cmd_decode(int argc, char **argv)
         rc = 1;
     }
 done:
+    rvt_progress_free(prog);
     rvt_out_free(out);
+    rvt_srclines_free(lines);
     if (f && f != stdout)
         fclose(f);
     free(buf);

@@ -23,6 +23,7 @@ static const struct command g_commands[] = {
     {"gen", cmd_gen, "generate a random program (ELF) and an execution of it"},
     {"convert", cmd_convert, "convert ingress between formats (ingress, pclist, pcinsn, refcsv)"},
     {"info", cmd_info, "a trace family's parameters and discovery information"},
+    {"report", cmd_report, "HTML report, profile, call tree, coverage (lcov), flame graph, callgrind, Perfetto"},
 };
 
 int cli_fail(const char *cmd, const char *fmt, ...)
@@ -64,7 +65,8 @@ static void usage(FILE *f)
                "  rvtrace encode --format ntrace --elf prog.elf --input pcs.txt -o trace.bin\n"
                "  rvtrace decode --format ntrace --elf prog.elf trace.bin --output insn\n"
                "  rvtrace verify --format etrace --elf prog.elf --input run.ing\n"
-               "  rvtrace capture -o run.ing -- ./bzip2 -9 -k file\n");
+               "  rvtrace capture -o run.ing -- ./bzip2 -9 -k file\n"
+               "  rvtrace report --elf prog.elf --input run.ing -o report    # report/report.html and exports\n");
 }
 
 int main(int argc, char **argv)

@@ -173,7 +173,7 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
                 return 2;
             o->out_kind = rvt_out_kind_parse(v);
             if (o->out_kind < 0) {
-                fprintf(stderr, "rvtrace %s: unknown --output '%s' (pcs, insn, blocks, count)\n", cmd, v);
+                fprintf(stderr, "rvtrace %s: unknown --output '%s' (%s)\n", cmd, v, rvt_out_kind_names());
                 return 2;
             }
         } else if ((allowed & CLI_ECALL) && strcmp(name, "ecall") == 0) {
@@ -269,7 +269,9 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
     if (allowed & CLI_OUTPUT)
         fprintf(f, "  -o FILE               output file ('-' = stdout)\n");
     if (allowed & CLI_OUTKIND)
-        fprintf(f, "  --output K            pcs (one 0x%%X per instruction) | insn (listing) | blocks | count\n");
+        fprintf(f, "  --output K            pcs (one 0x%%X per instruction) | insn (listing) | blocks | count\n"
+                   "                        | calltree | profile | coverage | lcov | folded | callgrind | chrome\n"
+                   "                        | jsonl (see docs/analysis.md)\n");
     if (allowed & CLI_ECALL)
         fprintf(f, "  --ecall M             how ecall behaves: sequential (user-mode emulation, default),\n"
                    "                        uninferable (reported with its target, as the N-Trace reference tool),\n"
