@@ -83,7 +83,7 @@ int an_write_lcov(struct rvt_analysis *a, FILE *f, const struct rvt_an_write_opt
     qsort(br, nb, sizeof *br, brref_cmp);
     qsort(fr, nfn, sizeof *fr, fnref_cmp);
     /* Files in name order (the lines array is sorted by name, then line). */
-    size_t li = 0, bi = 0;
+    size_t li = 0;
     char path[4096];
     fprintf(f, "TN:\n");
     while (li < a->nlines) {
@@ -114,9 +114,16 @@ int an_write_lcov(struct rvt_analysis *a, FILE *f, const struct rvt_an_write_opt
             fnh += n > 0;
         }
         fprintf(f, "FNF:%" PRIu64 "\nFNH:%" PRIu64 "\n", fnf, fnh);
-        /* branches of this file: two directions per conditional branch */
-        while (bi < nb && br[bi].file < file)
-            bi++;
+        /* branches of this file (sorted by file id): two directions each */
+        size_t lo = 0, hi = nb;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (br[mid].file < file)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        size_t bi = lo;
         uint64_t brf = 0, brh = 0;
         uint32_t cur_line = 0, nr = 0;
         for (; bi < nb && br[bi].file == file; bi++) {
@@ -355,7 +362,6 @@ int an_write_callgrind(struct rvt_analysis *a, FILE *f, const struct rvt_an_writ
     if (hart >= 0)
         fprintf(f, "thread: %d\n", hart);
     fprintf(f, "positions: instr line\nevents: Ir\n");
-    fprintf(f, "event: Ir : instructions retired (from the trace)\n");
     fprintf(f, "summary: %" PRIu64 "\n\n", total);
     /* Functions in address order: cost lines, then the calls they made. */
     size_t ci = 0, ai = 0;
@@ -365,9 +371,13 @@ int an_write_callgrind(struct rvt_analysis *a, FILE *f, const struct rvt_an_writ
             fn = cv[ci].fn;
         else
             fn = av[ai].caller;
+        /* The function's file is the one of its first instruction (later
+         * ones may be inlined from headers); else of what ran first. */
         uint32_t file1 = 0;
+        const struct an_fn *af = an_fn_get(a, fn);
         uint64_t first = ci < ni && cv[ci].fn == fn ? cv[ci].addr : av[ai].site;
-        cg_line(&c, first, &file1);
+        if (!af->has_sym || !cg_line(&c, af->addr, &file1))
+            cg_line(&c, first, &file1);
         cg_file(&c, "fl", file1);
         c.cur_file = file1;
         cg_fn(&c, "fn", fn);

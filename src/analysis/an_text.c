@@ -65,8 +65,8 @@ const char *an_find_source(const char *recorded, const char *source_dir, char *b
          * path: the tree moved since the build (another machine, a package
          * unpacked elsewhere). */
         for (const char *t = recorded; t && *t;) {
-            while (*t == '/')
-                t++;
+            while (*t == '/' || (t[0] == '.' && t[1] == '/'))
+                t += *t == '/' ? 1 : 2;
             if ((size_t)snprintf(buf, size, "%s/%s", source_dir, t) < size && readable(buf))
                 return buf;
             t = strchr(t, '/');
