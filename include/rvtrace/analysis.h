@@ -320,6 +320,8 @@ struct rvt_progress *rvt_progress_new(FILE *f, const char *what, uint64_t total_
                                       const struct rvt_flow_sink *inner);
 void rvt_progress_free(struct rvt_progress *p);
 struct rvt_flow_sink rvt_progress_sink(struct rvt_progress *p);
+/* Seconds between updates (default 0.5; 0: at every check). */
+void rvt_progress_set_interval(struct rvt_progress *p, double seconds);
 /* Count instructions not seen through the sink (e.g. an ingress reader's). */
 void rvt_progress_add(struct rvt_progress *p, uint64_t insns, uint64_t bytes);
 /* Erase the progress line. */

@@ -14,7 +14,7 @@ struct rvt_progress {
     char what[64];
     uint64_t total_bytes, bytes, insns, blocks;
     struct rvt_flow_sink inner;
-    double next;
+    double next, interval;
     bool shown;
 };
 
@@ -36,7 +36,8 @@ struct rvt_progress *rvt_progress_new(FILE *f, const char *what, uint64_t total_
     p->total_bytes = total_bytes;
     if (inner)
         p->inner = *inner;
-    p->next = now() + 0.5;
+    p->interval = 0.5;
+    p->next = now() + p->interval;
     return p;
 }
 
@@ -50,9 +51,10 @@ static void show(struct rvt_progress *p)
     if (!p->f)
         return;
     if (p->total_bytes)
-        fprintf(p->f, "\r%s: %.1f M instructions, %.0f%% of %.1f MB   ", p->what, (double)p->insns / 1e6,
+        fprintf(p->f, "\r%s: %.1f M instructions, %.0f%% of %.1f %s   ", p->what, (double)p->insns / 1e6,
                 100.0 * (double)(p->bytes < p->total_bytes ? p->bytes : p->total_bytes) / (double)p->total_bytes,
-                (double)p->total_bytes / 1e6);
+                (double)p->total_bytes / (p->total_bytes < 1000000 ? 1e3 : 1e6),
+                p->total_bytes < 1000000 ? "kB" : "MB");
     else
         fprintf(p->f, "\r%s: %.1f M instructions   ", p->what, (double)p->insns / 1e6);
     fflush(p->f);
@@ -68,7 +70,7 @@ static void tick(struct rvt_progress *p)
     double t = now();
     if (t < p->next)
         return;
-    p->next = t + 0.5;
+    p->next = t + p->interval;
     show(p);
 }
 
@@ -92,6 +94,12 @@ struct rvt_flow_sink rvt_progress_sink(struct rvt_progress *p)
 {
     struct rvt_flow_sink s = {on_block, on_note, p};
     return s;
+}
+
+void rvt_progress_set_interval(struct rvt_progress *p, double seconds)
+{
+    p->interval = seconds > 0 ? seconds : 0;
+    p->next = now() + p->interval;
 }
 
 void rvt_progress_add(struct rvt_progress *p, uint64_t insns, uint64_t bytes)

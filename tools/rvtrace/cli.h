@@ -125,6 +125,9 @@ int cli_regs_apply(struct cli_opts *o, struct rvt_tci *t, unsigned idx, void *cf
 int cli_load_lines(struct cli_opts *o, bool required, struct rvt_srclines **out);
 /* Progress on stderr: it is a terminal and neither -q nor --quiet was given. */
 bool cli_progress_wanted(const struct cli_opts *o);
+/* A progress line on stderr if wanted (else NULL), wrapping `inner`. */
+struct rvt_progress *cli_progress(const struct cli_opts *o, const char *what, uint64_t total_bytes,
+                                  const struct rvt_flow_sink *inner);
 /* The options that go with them, for a command's extra list. */
 #define CLI_ANALYSIS_EXTRAS "dwarf", "source-dir", "quiet!", "q!"
 

@@ -124,15 +124,18 @@ int cmd_decode(int argc, char **argv)
         goto done;
     }
     struct rvt_flow_sink sink = rvt_out_sink(out);
-    if (cli_progress_wanted(&o) && (prog = rvt_progress_new(stderr, "decode", len, &sink)))
+    if ((prog = cli_progress(&o, "decode", len, &sink)))
         sink = rvt_progress_sink(prog);
     double t0 = cli_now();
     int drc = rvt_decode_buffer(o.codec, o.ccfg, o.img, o.ecall, buf, len, &sink, &d);
     double t1 = cli_now();
     if (prog)
         rvt_progress_done(prog);
-    if (rvt_out_finish(out) < 0)
+    int frc = rvt_out_finish(out);
+    if (frc == -RVT_ERR_IO)
         rc = cli_fail("decode", "%s: write failed: %s", o.output ? o.output : "stdout", strerror(errno));
+    else if (frc < 0)
+        rc = 1; /* the output said why on stderr */
     if (drc < 0) {
         rc = cli_fail("decode", "%s: %s", o.trace, d.msg);
         goto done;

@@ -54,7 +54,7 @@ static int decode_one(struct cli_opts *o, const void *cfg, const uint8_t *buf, s
 {
     struct rvt_flow_sink sink = rvt_an_sink(an, h);
     struct rvt_progress *p = NULL;
-    if (progress && (p = rvt_progress_new(stderr, "report: decode", len, &sink)))
+    if (progress && (p = cli_progress(o, "report: decode", len, &sink)))
         sink = rvt_progress_sink(p);
     struct rvt_diag d = {0};
     int rc = rvt_decode_buffer(o->codec, cfg, o->img, o->ecall, buf, len, &sink, &d);
@@ -128,7 +128,7 @@ static int from_ingress(struct cli_opts *o, struct rvt_analysis *an, bool progre
     int rc = cli_open_input(o, &in);
     if (rc)
         return rc;
-    struct rvt_progress *p = progress ? rvt_progress_new(stderr, "report: ingress", 0, NULL) : NULL;
+    struct rvt_progress *p = progress ? cli_progress(o, "report: ingress", 0, NULL) : NULL;
     struct rvt_diag d = {0};
     enum rvt_flow_ecall ecall = o->ecall == RVT_FLOW_ECALL_TRAP ? RVT_FLOW_ECALL_TRAP : RVT_FLOW_ECALL_SEQUENTIAL;
     if (rvt_an_ingress(an, in, ecall, p, &d) < 0)
