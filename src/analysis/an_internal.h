@@ -11,10 +11,18 @@
 
 #define AN_NONE UINT32_MAX
 
+/* Rare paths kept out of the per-block function (fewer registers to save). */
+#if defined(__GNUC__)
+#define AN_NOINLINE __attribute__((noinline))
+#else
+#define AN_NOINLINE
+#endif
+
 /* A function: a symbol of the image, or a pseudo function. */
 struct an_fn {
     const char *name;
     uint64_t addr;
+    uint64_t sym_end;   /* addr + the symbol's size (addr when unknown) */
     uint64_t end;       /* coverage range [addr, end) (0: not in the coverage universe) */
     int has_sym;
 };
@@ -33,6 +41,7 @@ struct an_blk {
 struct an_pend {
     uint8_t end; /* enum rvt_block_end, RVT_END_SEQ = none */
     uint8_t cf;
+    bool act;    /* may change the call stack (else nothing to resolve) */
     uint64_t last, fall;
     /* a trap waiting for its handler */
     bool trap;
@@ -86,6 +95,7 @@ struct an_hart {
     struct an_blk *blk;
     size_t nblk, capblk;
     struct an_map blkmap;
+    uint32_t blk_recent[1024]; /* direct-mapped: the last entry (index + 1) per slot, before the map */
     /* call tree */
     struct rvt_an_node *node;
     uint64_t *node_pend; /* instructions since the last timestamp */
@@ -137,6 +147,7 @@ struct rvt_analysis {
     struct rvt_diag diag;
     int err;
     bool finished;
+    bool stop; /* err or finished: blocks are refused */
     struct an_hart *hart[RVT_AN_MAX_HARTS];
     struct an_sinkctx sinkctx[RVT_AN_MAX_HARTS];
     /* functions */

@@ -79,12 +79,15 @@ void an_out_free(struct an_out *o)
     free(o);
 }
 
-int an_out_block(struct an_out *o, const struct rvt_block *b)
+struct rvt_flow_sink an_out_sink(const struct an_out *o)
 {
-    int rc = o->sink.block(o->sink.ctx, b);
-    if (rc && o->an && o->diag)
+    return o->sink;
+}
+
+void an_out_report(const struct an_out *o)
+{
+    if (o->an && o->diag)
         fprintf(o->diag, "rvtrace: %s\n", rvt_an_error(o->an));
-    return rc;
 }
 
 int an_out_note(struct an_out *o, const struct rvt_note *n)

@@ -84,8 +84,15 @@ static uint32_t fn_add(struct rvt_analysis *a, const char *name, uint64_t addr, 
         return AN_NONE;
     a->fn[a->nfn] = (struct an_fn){.name = name, .addr = addr, .has_sym = has_sym};
     a->nfn++;
-    if (map_rehash(&a->fnmap, a->nfn, fn_hash, a) < 0) /* rare: only when a function first appears */
-        return AN_NONE;
+    if (a->nfn * 2 > a->fnmap.cap) {
+        if (map_rehash(&a->fnmap, a->nfn, fn_hash, a) < 0)
+            return AN_NONE;
+    } else {
+        size_t k = fn_hash(a, a->nfn - 1) & (a->fnmap.cap - 1);
+        while (a->fnmap.slot[k])
+            k = (k + 1) & (a->fnmap.cap - 1);
+        a->fnmap.slot[k] = (uint32_t)a->nfn;
+    }
     return (uint32_t)(a->nfn - 1);
 }
 
@@ -99,7 +106,10 @@ static uint32_t fn_of_sym(struct rvt_analysis *a, const struct rvt_symbol *s)
         if (f->has_sym && f->addr == s->addr)
             return a->fnmap.slot[k] - 1;
     }
-    return fn_add(a, s->name, s->addr, 1);
+    uint32_t id = fn_add(a, s->name, s->addr, 1);
+    if (id != AN_NONE)
+        a->fn[id].sym_end = s->addr + s->size;
+    return id;
 }
 
 static int ac_grow(struct rvt_analysis *a)
@@ -195,6 +205,7 @@ static int afail(struct rvt_analysis *a, enum rvt_err code, const char *fmt, ...
     rvt_vfail(&a->diag, code, fmt, ap);
     va_end(ap);
     a->err = -(int)code;
+    a->stop = true;
     return a->err;
 }
 
@@ -702,7 +713,13 @@ static int apply(struct rvt_analysis *a, struct an_hart *h, const struct an_pend
         break;
     }
     /* Jumps (and co-routine swaps, other linking jumps): a jump to another
-     * function's first instruction is a tail call. */
+     * function's first instruction is a tail call.  Most jumps stay inside
+     * the function that ran last (loops): no lookup for those. */
+    if (h->depth) {
+        const struct an_fn *cur = &a->fn[h->stack[h->depth].cur_fn];
+        if (to >= cur->addr && to < cur->sym_end)
+            return 0;
+    }
     bool entry = false;
     uint32_t g = fn_lookup(a, to, &entry);
     if (g == AN_NONE)
@@ -792,11 +809,21 @@ static uint64_t blk_hash(const void *ctx, size_t i)
 
 static struct an_blk *blk_get(struct rvt_analysis *a, struct an_hart *h, uint64_t start, uint32_t n, uint8_t ok)
 {
+    /* Loops run the same few blocks: a direct-mapped slot answers most
+     * lookups without hashing. */
+    uint32_t *recent = &h->blk_recent[(start >> 1 ^ n * 0x9e3779b1u ^ ok) & 1023];
+    if (*recent) {
+        struct an_blk *e = &h->blk[*recent - 1];
+        if (e->start == start && e->ninsns == n && e->okind == ok)
+            return e;
+    }
     size_t k = blk_key(start, n, ok) & (h->blkmap.cap - 1);
     for (uint32_t s; (s = h->blkmap.slot[k]) != 0; k = (k + 1) & (h->blkmap.cap - 1)) {
         struct an_blk *e = &h->blk[s - 1];
-        if (e->start == start && e->ninsns == n && e->okind == ok)
+        if (e->start == start && e->ninsns == n && e->okind == ok) {
+            *recent = s;
             return e;
+        }
     }
     if (GROW(h->blk, h->capblk, h->nblk) < 0) {
         afail(a, RVT_ERR_NOMEM, "out of memory");
@@ -805,6 +832,7 @@ static struct an_blk *blk_get(struct rvt_analysis *a, struct an_hart *h, uint64_
     uint32_t fn = an_fn_of(a, start);
     struct an_blk *e = &h->blk[h->nblk++];
     *e = (struct an_blk){.start = start, .ninsns = n, .fn = fn, .okind = ok};
+    *recent = (uint32_t)h->nblk;
     if (h->nblk * 2 > h->blkmap.cap) {
         if (map_rehash(&h->blkmap, h->nblk, blk_hash, h) < 0) {
             afail(a, RVT_ERR_NOMEM, "out of memory");
@@ -816,10 +844,9 @@ static struct an_blk *blk_get(struct rvt_analysis *a, struct an_hart *h, uint64_
     return e;
 }
 
-static int on_block(void *ctx, const struct rvt_block *b)
+/* Why a block is refused (off the hot path). */
+static AN_NOINLINE int block_refused(struct rvt_analysis *a, const struct rvt_block *b)
 {
-    struct rvt_analysis *a = ((struct an_sinkctx *)ctx)->a;
-    unsigned hid = ((struct an_sinkctx *)ctx)->hart;
     if (a->err)
         return a->err;
     if (a->finished)
@@ -829,15 +856,14 @@ static int on_block(void *ctx, const struct rvt_block *b)
                      "the block at 0x%" PRIx64 " was decoded without the program's code: the analysis needs the ELF "
                      "(--elf) to count instructions",
                      b->start);
-    if (b->ninsns == 0 || b->ninsns > UINT32_MAX)
-        return afail(a, RVT_ERR_INVAL, "block at 0x%" PRIx64 " with %" PRIu64 " instructions", b->start, b->ninsns);
-    struct an_hart *h = hart_get(a, hid);
-    if (!h)
-        return afail(a, RVT_ERR_NOMEM, "out of memory");
-    int rc;
-    const uint64_t start = b->start & a->mask;
+    return afail(a, RVT_ERR_INVAL, "block at 0x%" PRIx64 " with %" PRIu64 " instructions", b->start, b->ninsns);
+}
 
-    /* 1. The previous block's transfer (or a trap) resolves at this start. */
+/* The previous block's transfer (or a trap) resolves at this block's start;
+ * and where the stack is empty (trace start, after a gap) a frame begins. */
+static AN_NOINLINE int resolve_at(struct rvt_analysis *a, struct an_hart *h, uint64_t start)
+{
+    int rc;
     if (h->pend.trap) {
         struct an_pend p = h->pend;
         h->pend = (struct an_pend){0};
@@ -851,7 +877,7 @@ static int on_block(void *ctx, const struct rvt_block *b)
             h->stack[h->depth].saved = p;
             h->stack[h->depth].saved.trap = false;
         }
-    } else if (h->pend.end != RVT_END_SEQ || h->pend.cf != RVT_CF_NONE) {
+    } else if (h->pend.act) {
         struct an_pend p = h->pend;
         h->pend = (struct an_pend){0};
         if ((rc = apply(a, h, &p, start)))
@@ -859,12 +885,67 @@ static int on_block(void *ctx, const struct rvt_block *b)
     }
     if (h->depth == 0 && !h->overflow && (rc = push(a, h, RVT_AN_RESUMED, an_fn_of(a, start), false, 0, 0)))
         return rc;
+    return 0;
+}
 
-    /* 2. Time, counts. */
+/* A block ending in a trap: the event, and the trap to enter. */
+static AN_NOINLINE int trap_block(struct rvt_analysis *a, struct an_hart *h, const struct rvt_block *b,
+                                                struct an_pend *p)
+{
+    bool intr = (b->flags & RVT_BLK_INTERRUPT) != 0;
+    if (intr)
+        h->sum.interrupts++;
+    h->sum.traps++;
+    struct rvt_an_event ev = {.index = h->sum.insns,
+                              .time = h->cur_time,
+                              .addr = p->last,
+                              .handler = 0, /* set when the handler's first block arrives */
+                              .cause = b->cause,
+                              .tval = b->tval,
+                              .offset = b->trace_offset,
+                              .kind = intr ? RVT_AN_EV_INTERRUPT : RVT_AN_EV_EXCEPTION,
+                              .priv = b->priv};
+    int rc = event_add(a, h, &ev);
+    if (rc)
+        return rc;
+    h->pend_ev = h->sum.events_dropped || !h->nev ? SIZE_MAX : h->nev - 1;
+    /* The interrupted transfer is the last instruction's own. */
+    p->end = RVT_END_SEQ;
+    return trap_enter(a, h, p, b->next & a->mask);
+}
+
+static AN_NOINLINE int time_block(struct an_hart *h, const struct rvt_block *b, uint32_t node)
+{
     if (b->flags & RVT_BLK_HAS_TIME)
         time_advance(h, b->time);
+    if (h->sum.has_time) {
+        if (h->node_pend[node] == 0) {
+            if (GROW(h->touched, h->captouched, h->ntouched) < 0)
+                return -RVT_ERR_NOMEM;
+            h->touched[h->ntouched++] = node;
+        }
+        h->node_pend[node] += b->ninsns;
+    }
+    return 0;
+}
+
+/* Per block: resolve what the last one started, count this one in the
+ * table of distinct blocks and in the running frame, keep how it ended. */
+static int on_block(void *ctx, const struct rvt_block *b)
+{
+    struct rvt_analysis *a = ((struct an_sinkctx *)ctx)->a;
+    if (a->stop || (b->flags & (RVT_BLK_COUNT_UNKNOWN | RVT_BLK_LAST_UNKNOWN)) || b->ninsns - 1 >= UINT32_MAX)
+        return block_refused(a, b);
+    struct an_hart *h = a->hart[((struct an_sinkctx *)ctx)->hart];
+    if (!h && !(h = hart_get(a, ((struct an_sinkctx *)ctx)->hart)))
+        return afail(a, RVT_ERR_NOMEM, "out of memory");
+    int rc;
+    const uint64_t start = b->start & a->mask;
+    if ((h->pend.trap || h->pend.act || h->depth == 0) && (rc = resolve_at(a, h, start)))
+        return rc;
+
     uint8_t ok = OK_NONE;
-    uint64_t fall = (b->last + b->last_len) & a->mask;
+    const uint64_t fall = (b->last + b->last_len) & a->mask;
     if (b->cf == RVT_CF_BRANCH) {
         if (b->end == RVT_END_BRANCH)
             ok = OK_TAKEN;
@@ -880,51 +961,23 @@ static int on_block(void *ctx, const struct rvt_block *b)
     struct an_frame *top = &h->stack[h->depth];
     top->cur_fn = e->fn;
     h->last_addr = b->last & a->mask;
-    uint32_t node = top->node;
+    const uint32_t node = top->node;
+    if (((b->flags & RVT_BLK_HAS_TIME) || h->sum.has_time) && time_block(h, b, node) < 0)
+        return afail(a, RVT_ERR_NOMEM, "out of memory");
     h->node[node].self += b->ninsns;
-    if (h->sum.has_time) {
-        if (h->node_pend[node] == 0) {
-            if (GROW(h->touched, h->captouched, h->ntouched) < 0)
-                return afail(a, RVT_ERR_NOMEM, "out of memory");
-            h->touched[h->ntouched++] = node;
-        }
-        h->node_pend[node] += b->ninsns;
-    }
     h->sum.insns += b->ninsns;
     h->sum.blocks++;
 
-    /* 3. How it ended. */
-    struct an_pend p = {.end = b->end, .cf = b->cf, .last = b->last & a->mask, .fall = fall};
-    switch (b->end) {
-    case RVT_END_TRAP: {
-        bool intr = (b->flags & RVT_BLK_INTERRUPT) != 0;
-        if (intr)
-            h->sum.interrupts++;
-        h->sum.traps++;
-        struct rvt_an_event ev = {.index = h->sum.insns,
-                                  .time = h->cur_time,
-                                  .addr = p.last,
-                                  .handler = 0, /* set when the handler's first block arrives */
-                                  .cause = b->cause,
-                                  .tval = b->tval,
-                                  .offset = b->trace_offset,
-                                  .kind = intr ? RVT_AN_EV_INTERRUPT : RVT_AN_EV_EXCEPTION,
-                                  .priv = b->priv};
-        if ((rc = event_add(a, h, &ev)))
-            return rc;
-        h->pend_ev = h->sum.events_dropped || !h->nev ? SIZE_MAX : h->nev - 1;
-        /* The interrupted transfer is the last instruction's own. */
-        p.end = RVT_END_SEQ;
-        return trap_enter(a, h, &p, b->next & a->mask);
-    }
-    case RVT_END_GAP:
-        /* The note that follows says why; the stack is cut there. */
-        h->pend = (struct an_pend){0};
-        return 0;
-    default:
-        h->pend = p;
-        return 0;
-    }
+    /* Branches, ecalls and sequential cuts leave the stack alone; a cut
+     * after a jump's class may not (apply() looks at where it went). */
+    const bool act = !(b->end == RVT_END_BRANCH || b->end == RVT_END_ECALL || b->end == RVT_END_GAP ||
+                       (b->end == RVT_END_SEQ && (b->cf == RVT_CF_NONE || b->cf == RVT_CF_BRANCH)));
+    struct an_pend p = {.end = b->end, .cf = b->cf, .act = act, .last = b->last & a->mask, .fall = fall};
+    if (b->end == RVT_END_TRAP)
+        return trap_block(a, h, b, &p);
+    /* A gap block: the note that follows says why; the stack is cut there. */
+    h->pend = b->end == RVT_END_GAP ? (struct an_pend){0} : p;
+    return 0;
 }
 
 static int on_note(void *ctx, const struct rvt_note *n)
@@ -1259,6 +1312,12 @@ static int static_code(struct rvt_analysis *a, struct sinsn **out, size_t *nout)
     for (size_t u = 0; u < a->nuniverse; u++) {
         const struct an_fn *f = &a->fn[a->universe[u]];
         uint64_t pc = f->addr > covered_to ? f->addr : covered_to;
+        /* The owner holds until its symbol ends or the next function of
+         * the universe begins (symbol lookups for every instruction would
+         * cost more than the rest of the analysis). */
+        uint32_t owner = AN_NONE;
+        uint64_t owner_end = 0;
+        const uint64_t next = u + 1 < a->nuniverse ? a->fn[a->universe[u + 1]].addr : UINT64_MAX;
         while (pc < f->end) {
             struct rvt_insn in;
             if (rvt_img_insn(img, pc, &in) < 0)
@@ -1267,7 +1326,13 @@ static int static_code(struct rvt_analysis *a, struct sinsn **out, size_t *nout)
                 pc += 2; /* padding or data */
                 continue;
             }
-            uint32_t owner = fn_of_sym(a, rvt_img_symbol_at(img, pc));
+            if (pc >= owner_end) {
+                const struct rvt_symbol *sy = rvt_img_symbol_at(img, pc);
+                owner = fn_of_sym(a, sy);
+                owner_end = sy && sy->size && sy->addr <= pc ? sy->addr + sy->size : pc + 1;
+                if (owner_end > next)
+                    owner_end = next;
+            }
             if (owner == AN_NONE || GROW(v, cap, n) < 0) {
                 free(v);
                 return afail(a, RVT_ERR_NOMEM, "out of memory");
@@ -1556,6 +1621,7 @@ int rvt_an_finish(struct rvt_analysis *a)
             h->ev[e].text = h->ev_toff[e] == SIZE_MAX ? NULL : h->evtext + h->ev_toff[e];
     }
     a->finished = true; /* no more blocks, even after an error */
+    a->stop = true;
     if (rc)
         return rc;
     struct sinsn *st = NULL;

@@ -14,6 +14,7 @@ struct rvt_output {
     struct rvt_out_stats st;
     const struct rvt_symbol *cur_sym;
     struct an_out *an; /* analysis kinds and JSON Lines */
+    struct rvt_flow_sink an_sink;
     const char *cur_file;
     uint32_t cur_line;
     int err;
@@ -65,10 +66,13 @@ struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
             return NULL;
         }
     }
-    if (cfg->kind >= RVT_OUT_CALLTREE && !(o->an = an_out_new(&o->cfg))) {
-        rvt_bcache_free(o->bc);
-        free(o);
-        return NULL;
+    if (cfg->kind >= RVT_OUT_CALLTREE) {
+        if (!(o->an = an_out_new(&o->cfg))) {
+            rvt_bcache_free(o->bc);
+            free(o);
+            return NULL;
+        }
+        o->an_sink = an_out_sink(o->an);
     }
     return o;
 }
@@ -192,8 +196,8 @@ static int on_block(void *ctx, const struct rvt_block *b)
     case RVT_OUT_COUNT:
         break;
     default:
-        if (!o->err)
-            o->err = an_out_block(o->an, b);
+        if (!o->err && (o->err = o->an_sink.block(o->an_sink.ctx, b)) != 0)
+            an_out_report(o->an);
         break;
     }
     return o->err ? o->err : 0;
