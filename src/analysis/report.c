@@ -191,11 +191,17 @@ static void timeline(FILE *f, struct rvt_analysis *a, unsigned hart)
     if (hi <= lo)
         return;
     const double W = FLAME_W, scale = W / (double)(hi - lo);
-    const unsigned top = 14, evh = 12, height = top + TL_ROWS * 12 + evh + 18;
+    /* as many rows as the deepest frame drawn (at least 6, at most TL_ROWS) */
+    unsigned nrows = 6;
+    for (size_t i = 0; i < ns; i++)
+        if (sp[i].depth > nrows && sp[i].depth <= TL_ROWS &&
+            (double)((timed ? sp[i].tend - sp[i].tstart : sp[i].end - sp[i].start)) * scale >= 0.5)
+            nrows = sp[i].depth;
+    const unsigned top = 14, evh = 12, height = top + nrows * 12 + evh + 18;
     fprintf(f, "<svg class=\"timeline\" id=\"timeline-%u\" width=\"%.0f\" height=\"%u\" "
                "xmlns=\"http://www.w3.org/2000/svg\">\n",
             hart, W, height);
-    fprintf(f, "<rect x=\"0\" y=\"%u\" width=\"%.0f\" height=\"%u\" fill=\"#f4f6f8\"/>\n", top, W, TL_ROWS * 12);
+    fprintf(f, "<rect x=\"0\" y=\"%u\" width=\"%.0f\" height=\"%u\" fill=\"#f4f6f8\"/>\n", top, W, nrows * 12);
     /* gaps first, as bands behind everything */
     for (size_t i = 0; i < ne; i++) {
         if (ev[i].kind != RVT_AN_EV_GAP && ev[i].kind != RVT_AN_EV_ERROR)
@@ -203,13 +209,13 @@ static void timeline(FILE *f, struct rvt_analysis *a, unsigned hart)
         double x = (double)((timed ? ev[i].time : ev[i].index) - lo) * scale;
         fprintf(f, "<rect x=\"%.2f\" y=\"%u\" width=\"2\" height=\"%u\" fill=\"#9aa3ad\"><title>%s at instruction "
                    "%" PRIu64 ", trace offset 0x%" PRIx64 "</title></rect>\n",
-                x, top, TL_ROWS * 12, ev[i].kind == RVT_AN_EV_ERROR ? "decode error" : "gap", ev[i].index,
+                x, top, nrows * 12, ev[i].kind == RVT_AN_EV_ERROR ? "decode error" : "gap", ev[i].index,
                 ev[i].offset);
     }
     char b1[32], b2[32];
     for (size_t i = 0; i < ns; i++) {
         const struct rvt_an_span *x = &sp[i];
-        if (x->depth > TL_ROWS)
+        if (x->depth > nrows)
             continue;
         uint64_t t0 = timed ? x->tstart : x->start, t1 = timed ? x->tend : x->end;
         double w = (double)(t1 - t0) * scale;
@@ -240,7 +246,7 @@ static void timeline(FILE *f, struct rvt_analysis *a, unsigned hart)
         fprintf(f, "</g>\n");
     }
     /* traps: ticks under the rows */
-    const unsigned ey = top + TL_ROWS * 12 + 2;
+    const unsigned ey = top + nrows * 12 + 2;
     for (size_t i = 0; i < ne; i++) {
         if (ev[i].kind != RVT_AN_EV_EXCEPTION && ev[i].kind != RVT_AN_EV_INTERRUPT)
             continue;
@@ -257,14 +263,14 @@ static void timeline(FILE *f, struct rvt_analysis *a, unsigned hart)
             continue;
         double x = (double)(t - lo) * scale;
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%u\" y2=\"%u\" stroke=\"#8c959f\"/>", x, x, top - 4, top);
-        fprintf(f, "<text x=\"%.1f\" y=\"10\"%s>%s</text>\n", x + 2, x > W - 80 ? " text-anchor=\"end\"" : "",
-                num(t, b1));
+        if (x < W - 70) /* a label needs room before the edge */
+            fprintf(f, "<text x=\"%.1f\" y=\"10\">%s</text>\n", x + 2, num(t, b1));
         if (step > UINT64_MAX - t)
             break;
     }
-    fprintf(f, "<text x=\"0\" y=\"%u\" fill=\"#57606a\">%s; rows: call depth 1-%d; ticks below: "
+    fprintf(f, "<text x=\"0\" y=\"%u\" fill=\"#57606a\">%s; rows: call depth 1-%u; ticks below: "
                "exceptions (red), interrupts (purple)</text>\n",
-            height - 3, timed ? "trace time" : "instructions retired", TL_ROWS);
+            height - 3, timed ? "trace time" : "instructions retired", nrows);
     fprintf(f, "</svg>\n");
 }
 
