@@ -914,10 +914,13 @@ static AN_NOINLINE int trap_block(struct rvt_analysis *a, struct an_hart *h, con
     return trap_enter(a, h, p, b->next & a->mask);
 }
 
+/* A block's time counts as known once its instructions ran: decoders
+ * stamp the blocks a message describes with that message's time, which is
+ * when its last instruction retired (an ingress record's time differs from
+ * that by at most the record).  So the time up to it is shared by the frames
+ * that ran since the last timestamp, this block included. */
 static AN_NOINLINE int time_block(struct an_hart *h, const struct rvt_block *b, uint32_t node)
 {
-    if (b->flags & RVT_BLK_HAS_TIME)
-        time_advance(h, b->time);
     if (h->sum.has_time) {
         if (h->node_pend[node] == 0) {
             if (GROW(h->touched, h->captouched, h->ntouched) < 0)
@@ -926,6 +929,8 @@ static AN_NOINLINE int time_block(struct an_hart *h, const struct rvt_block *b, 
         }
         h->node_pend[node] += b->ninsns;
     }
+    if (b->flags & RVT_BLK_HAS_TIME)
+        time_advance(h, b->time);
     return 0;
 }
 
