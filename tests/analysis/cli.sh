@@ -92,6 +92,23 @@ RVT_PROGRESS_INTERVAL=0 script -qec "$RV decode -q --format etrace --elf $T/bzip
 RVT_PROGRESS_INTERVAL=0 script -qec "$RV report --elf $T/bzip2 --input $T/b.ing -o $T/rr" /dev/null >"$T/tty" 2>&1
 grep -q "report: ingress: [0-9.]* M instructions" "$T/tty" && ok || bad "no progress in report --input on a terminal"
 
+# two harts: a funnelled E-Trace decoded per source id equals the ingress's per-hart views
+xz -dc "$D/sysmode/smp64.xz" >"$T/smp64"
+xz -dc "$D/sysmode/smp64-2.ing.xz" >"$T/smp.ing"
+"$RV" encode --format etrace --ecall trap --elf "$T/smp64" --input "$T/smp.ing" --funnel --src-bits 1 -o "$T/f.te" ||
+    bad "funnel encode"
+"$RV" report -q --format etrace --src-bits 1 --ecall trap --elf "$T/smp64" "$T/f.te" -o "$T/sf" >"$T/sf.out" &&
+    grep -q "2 harts" "$T/sf.out" && ok || bad "report of a funnelled trace: $(cat "$T/sf.out")"
+"$RV" report -q --ecall trap --elf "$T/smp64" --input "$T/smp.ing" -o "$T/si" >/dev/null || bad "report of smp64"
+for f in calltree.txt profile.txt coverage.txt stacks.folded callgrind.out; do
+    cmp -s "$T/si/$f" "$T/sf/$f" && ok || bad "two harts: $f from the funnel differs: $(diff "$T/si/$f" "$T/sf/$f" | head -3)"
+done
+"$RV" decode --format etrace --src-bits 1 --hart 1 --ecall trap --elf "$T/smp64" "$T/f.te" --output calltree -o "$T/h1" &&
+    ok || bad "decode --hart 1 --output calltree"
+[ "$(head -1 "$T/h1")" = "# call tree of hart 1" ] && ok || bad "decode --hart 1 labels its tree '$(head -1 "$T/h1")'"
+diff <(sed -n '/^# call tree of hart 1$/,$p' "$T/si/calltree.txt") "$T/h1" >/dev/null && ok ||
+    bad "decode --hart 1 --output calltree differs from the ingress's hart 1"
+
 # errors
 expect 1 "bzip2: no DWARF debug information" "$RV" decode --format etrace --elf "$T/bzip2" "$T/b.te" --output lcov -o "$T/x"
 expect 1 "nonexistent.debug: cannot open" "$RV" decode --format etrace --elf "$T/bzip2" --dwarf "$T/nonexistent.debug" "$T/b.te" --output profile -o "$T/x"
