@@ -460,7 +460,8 @@ int an_write_chrome(struct rvt_analysis *a, FILE *f, int hart)
         struct rvt_an_span *ord = malloc((ns ? ns : 1) * sizeof *ord);
         if (!ord)
             return -RVT_ERR_NOMEM;
-        memcpy(ord, sp, ns * sizeof *ord);
+        if (ns)
+            memcpy(ord, sp, ns * sizeof *ord);
         qsort(ord, ns, sizeof *ord, span_order);
         for (size_t i = 0; i < ns; i++) {
             const struct rvt_an_span *s = &ord[i];

@@ -1649,7 +1649,8 @@ int rvt_an_finish(struct rvt_analysis *a)
     a->nst = nst;
     if (rc)
         return rc;
-    qsort(a->lines, a->nlines, sizeof *a->lines, line_cmp);
+    if (a->nlines)
+        qsort(a->lines, a->nlines, sizeof *a->lines, line_cmp);
     self_counts(a, a->insn, a->ninsn, a->fstat);
     for (unsigned i = 0; i < RVT_AN_MAX_HARTS; i++) {
         struct an_hart *h = a->hart[i];
