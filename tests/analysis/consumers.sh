@@ -20,6 +20,8 @@ pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+"$RV" --version | grep -q "source lines from DWARF: yes" ||
+    { echo "SKIP: this rvtrace was built without elfutils libdw (-DRVT_WITH_LIBDW=OFF): no source lines, no lcov"; exit 77; }
 for tool in genhtml lcov callgrind_annotate chromium python3 riscv64-unknown-elf-addr2line xz; do
     command -v $tool >/dev/null || { echo "FAIL: $tool not installed (scripts/deps.sh installs it)" >&2; exit 1; }
 done

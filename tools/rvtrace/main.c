@@ -77,6 +77,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
         printf("rvtrace %s\n", RVT_VERSION_STRING);
+        printf("source lines from DWARF: %s\n", rvt_srclines_supported() ? "yes (elfutils libdw)"
+                                                                          : "no (built without elfutils libdw)");
         return 0;
     }
     for (size_t i = 0; i < sizeof g_commands / sizeof g_commands[0]; i++)
