@@ -99,6 +99,41 @@ struct rvt_te_settings;
  * error naming the register field. */
 int rvt_codec_apply_te(const struct rvt_codec *c, void *cfg, const struct rvt_te_settings *s, struct rvt_diag *d);
 
+/* ---- periodic synchronisation for a wrapping sink ------------------------ */
+
+/* A sink that keeps only the newest bytes (a trace RAM in wrap mode) can be
+ * decoded only from a synchronisation point inside what it keeps. */
+enum rvt_wrap_sync_kind {
+    RVT_WRAP_SYNC_CHOSEN = 0,  /* no sync option was given: one was set (option = value) */
+    RVT_WRAP_SYNC_DEFAULT,     /* no sync option was given; the family's default suffices */
+    RVT_WRAP_SYNC_GIVEN,       /* the caller's setting is kept */
+    RVT_WRAP_SYNC_OFF,         /* the caller turned periodic sync off: a wrapped buffer is not decodable */
+    RVT_WRAP_SYNC_TOO_SMALL    /* no period guarantees a sync point in so few bytes */
+};
+struct rvt_wrap_sync {
+    size_t size;               /* bytes filled (sizeof) */
+    enum rvt_wrap_sync_kind kind;
+    const char *option;        /* CHOSEN/DEFAULT: the family option holding the period ("sync-msgs") */
+    char value[32];            /* ... and its value */
+    uint64_t max_gap;          /* CHOSEN/DEFAULT: most bytes from one sync point's start to the next one's end */
+    char text[512];            /* one line for the user (CHOSEN, DEFAULT, OFF and TOO_SMALL are worth printing) */
+};
+/* Make family c's periodic synchronisation (in its own unit: N-Trace
+ * messages, E-Trace packets, CDL nybbles, debug-trace buffer eighths) often
+ * enough that any `window` consecutive bytes of the stream hold a whole
+ * sync point, unless the caller set it: names/vals (n entries) are the
+ * options given (a sync option among them is kept, "off" reported), regs
+ * the Trace Control Interface settings the configuration came from (NULL:
+ * none; trTeInstSyncMode decides).  Call before cfg_finish.  With several
+ * encoders into one funnel the guarantee holds for each encoder's own
+ * bytes, not for a source drowned by the others. */
+int rvt_codec_wrap_sync(const struct rvt_codec *c, void *cfg, uint64_t window, const char *const *names,
+                        const char *const *vals, unsigned n, const struct rvt_te_settings *regs,
+                        struct rvt_wrap_sync *out, size_t out_size, struct rvt_diag *d);
+/* The options that turn on family c's periodic synchronisation, as words
+ * for a message about a trace without any sync point; NULL if unknown. */
+const char *rvt_codec_sync_hint(const struct rvt_codec *c);
+
 /* ---- pipelines: the whole encode or decode of a stream ------------------ */
 
 /* Read every record from `in`, encode with family c into `out`.  Fills st

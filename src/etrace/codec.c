@@ -151,7 +151,7 @@ static const struct rvt_codec_opt options[] = {
     {"encap-type-bits", "N", "encap: payload type field width"},
     {"flow", "N", "encap: header flow value (0..3)"},
     {"encap-sync", "resync|off|N", "encap: synchronisation sequence before resyncs (default), never, or every N bytes"},
-    {"filter-range", "LO-HI", "trace only blocks touching this address range (repeatable, up to 8)"},
+    {"filter-range", "LO..HI", "trace only blocks touching [LO, HI) (LO..=HI: [LO, HI]) (repeatable, up to 8)"},
     {"filter-priv", "LIST", "trace only these privileges (u,s,m,d,vu,vs or codes)"},
     {"filter-cause", "LIST", "trace only handlers of these causes (8,9,i7: i = interrupt)"},
     {"tvec-m", "ADDR", "mtvec value (mode in bits 1:0) for implicit-except"},

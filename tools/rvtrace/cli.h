@@ -116,6 +116,9 @@ double cli_now(void);
  * the family's format, a funnel, an SRAM sink of --sram-bytes) as after
  * reset, with the file applied.  0 or exit status. */
 int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out);
+/* The same system (no encoders for a family that is not a TCI encoder), as
+ * after reset, without a file.  0 or exit status. */
+int cli_regs_system(struct cli_opts *o, struct rvt_tci **out);
 /* Encoder idx's settings applied to a family configuration (before
  * cfg_finish); <0 with d set. */
 int cli_regs_apply(struct cli_opts *o, struct rvt_tci *t, unsigned idx, void *cfg, struct rvt_diag *d);

@@ -383,17 +383,10 @@ int cli_load_trace(struct cli_opts *o, const char *path, struct rvt_sink_image *
     struct rvt_diag d = {0};
     if (rvt_sink_image_load(path, ov.known ? &ov : NULL, img, &d) < 0)
         return cli_fail(o->cmd, "%s", d.msg);
-    if (img->wrapped) {
-        if (img->lost_known)
-            fprintf(stderr, "rvtrace %s: %s: the trace RAM wrapped: %" PRIu64 " older bytes were overwritten; decoding "
-                            "from the oldest surviving synchronisation point in the %zu bytes kept\n",
-                    o->cmd, path, img->lost, img->len);
-        else
-            fprintf(stderr, "rvtrace %s: %s: the trace RAM wrapped (how much was overwritten is not known); decoding "
-                            "from the oldest surviving synchronisation point in the %zu bytes kept\n",
-                    o->cmd, path, img->len);
-    } else if (o->verbose && img->described) {
-        fprintf(stderr, "rvtrace %s: %s: trace RAM image, %zu bytes of trace, not wrapped\n", o->cmd, path, img->len);
+    if (img->wrapped || img->stopped || (o->verbose && img->described)) {
+        char what[512];
+        rvt_sink_info_describe(&img->info, 1, what, sizeof what);
+        fprintf(stderr, "rvtrace %s: %s: %s\n", o->cmd, path, what);
     }
     return 0;
 }
@@ -482,6 +475,19 @@ int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out)
     if (strcmp(o->codec->name, "ntrace") != 0 && strcmp(o->codec->name, "etrace") != 0)
         return cli_fail(o->cmd, "--regs: the %s family is not a Trace Control Interface encoder (N-Trace or E-Trace)",
                         o->codec->name);
+    int rc = cli_regs_system(o, out);
+    if (rc)
+        return rc;
+    struct rvt_diag d = {0};
+    struct rvt_tci_file_options fo = {.size = sizeof fo, .note = note_reg};
+    if (rvt_tci_apply_file(*out, path, &fo, &d) < 0)
+        return cli_fail(o->cmd, "%s", d.msg);
+    return 0;
+}
+
+int cli_regs_system(struct cli_opts *o, struct rvt_tci **out)
+{
+    const bool tci_family = strcmp(o->codec->name, "ntrace") == 0 || strcmp(o->codec->name, "etrace") == 0;
     uint64_t sram = 1u << 20;
     const char *sb = cli_extra(o, "sram-bytes");
     if (sb && (!cli_parse_u64(sb, &sram) || sram < 64 || sram % 4))
@@ -493,7 +499,7 @@ int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out)
                                     .pad_byte = o->codec->idle_byte,
                                     .power_on_reset = 1};
     struct rvt_tci_config tc = {.size = sizeof tc,
-                                .n_encoders = 16,
+                                .n_encoders = tci_family ? 16 : 0,
                                 .te_format = strcmp(o->codec->name, "ntrace") == 0 ? 1 : 0,
                                 .n_funnels = 1,
                                 .funnel_inputs = 16,
@@ -502,9 +508,6 @@ int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out)
     struct rvt_diag d = {0};
     if (rvt_tci_new(&tc, out, &d) < 0)
         return cli_fail(o->cmd, "--regs: %s", d.msg);
-    struct rvt_tci_file_options fo = {.size = sizeof fo, .note = note_reg};
-    if (rvt_tci_apply_file(*out, path, &fo, &d) < 0)
-        return cli_fail(o->cmd, "%s", d.msg);
     return 0;
 }
 
