@@ -188,6 +188,8 @@ struct rvt_an_summary {
     uint64_t spans_dropped;  /* timeline spans shorter than span_min not kept */
     uint64_t span_min;       /* ... in instructions */
     uint64_t events_dropped; /* traps/gaps counted but not listed */
+    uint64_t bblocks_total, bblocks_hit; /* static basic blocks (leaders: function starts, branch and
+                                            jump targets, the instruction after any control transfer) */
 };
 int rvt_an_summary(const struct rvt_analysis *a, int hart, struct rvt_an_summary *s, size_t size);
 /* Harts that sent blocks, ascending; returns how many (fills up to max). */
@@ -204,6 +206,7 @@ struct rvt_an_func {
     uint64_t insns_total, insns_hit; /* coverage of its static instructions */
     uint64_t branches_total, branches_both, branches_one;
     uint32_t id;          /* function id (stable for one analysis) */
+    uint64_t bblocks_total, bblocks_hit; /* its static basic blocks, executed */
 };
 /* Functions by self count, descending (then address).  n receives the count. */
 const struct rvt_an_func *rvt_an_funcs(const struct rvt_analysis *a, int hart, size_t *n);

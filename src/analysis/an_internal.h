@@ -69,6 +69,7 @@ struct sinsn {
     uint64_t addr;
     uint32_t owner;
     bool br;
+    bool leader; /* first instruction of a static basic block */
 };
 
 struct an_map { /* open addressing: slot = entry index + 1, 0 = empty */
@@ -86,6 +87,7 @@ struct an_sinkctx {
 struct an_fstat {
     uint64_t self, total, calls, self_time, total_time;
     uint64_t insns_total, insns_hit, branches_total, branches_both, branches_one;
+    uint64_t bblocks_total, bblocks_hit;
 };
 
 struct an_hart {

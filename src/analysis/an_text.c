@@ -390,6 +390,8 @@ int an_write_coverage(struct rvt_analysis *a, FILE *f, int hart)
             pct(s.funcs_hit, s.funcs_total));
     fprintf(f, "instructions  %8" PRIu64 " of %8" PRIu64 " executed (%.2f%%)\n", s.insns_hit, s.insns_total,
             pct(s.insns_hit, s.insns_total));
+    fprintf(f, "basic blocks  %8" PRIu64 " of %8" PRIu64 " executed (%.2f%%)\n", s.bblocks_hit, s.bblocks_total,
+            pct(s.bblocks_hit, s.bblocks_total));
     if (a->cfg.lines)
         fprintf(f, "lines         %8" PRIu64 " of %8" PRIu64 " executed (%.2f%%)\n", s.lines_hit, s.lines_total,
                 pct(s.lines_hit, s.lines_total));
@@ -402,9 +404,10 @@ int an_write_coverage(struct rvt_analysis *a, FILE *f, int hart)
     fprintf(f, "branch directions %6" PRIu64 " of %8" PRIu64 " taken (%.2f%%)\n",
             2 * s.branches_both + s.branches_taken_only + s.branches_not_taken_only, 2 * s.branches_total,
             pct(2 * s.branches_both + s.branches_taken_only + s.branches_not_taken_only, 2 * s.branches_total));
-    fprintf(f, "\n# per function, by address%s: instructions hit/total, branches both ways/one way/total\n",
+    fprintf(f, "\n# per function, by address%s: instructions hit/total, basic blocks hit/total, branches both "
+               "ways/one way/total\n",
             hart >= 0 ? " (this hart)" : "");
-    fprintf(f, "#  hit/total       %%   both/one/total  address             function\n");
+    fprintf(f, "#  hit/total       %%   blocks   both/one/total  address             function\n");
     const struct an_fstat *fs = a->fstat;
     const struct an_hart *h = hart >= 0 ? an_hart_get(a, (unsigned)hart) : NULL;
     if (h)
@@ -415,11 +418,12 @@ int an_write_coverage(struct rvt_analysis *a, FILE *f, int hart)
         const struct an_fstat *x = &fs[id];
         if (!x->insns_total)
             continue;
-        char hit[48], br[48];
+        char hit[48], br[48], bb[48];
         snprintf(hit, sizeof hit, "%" PRIu64 "/%" PRIu64, x->insns_hit, x->insns_total);
+        snprintf(bb, sizeof bb, "%" PRIu64 "/%" PRIu64, x->bblocks_hit, x->bblocks_total);
         snprintf(br, sizeof br, "%" PRIu64 "/%" PRIu64 "/%" PRIu64, x->branches_both, x->branches_one,
                  x->branches_total);
-        fprintf(f, "%13s %6.2f%% %15s  0x%0*" PRIx64 "  %s%s\n", hit, pct(x->insns_hit, x->insns_total), br,
+        fprintf(f, "%13s %6.2f%% %8s %15s  0x%0*" PRIx64 "  %s%s\n", hit, pct(x->insns_hit, x->insns_total), bb, br,
                 (int)(a->xlen / 4), fn->addr, fn->name, x->insns_hit ? "" : "  (never executed)");
     }
     return io_status(f);

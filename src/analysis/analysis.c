@@ -1313,6 +1313,10 @@ static int static_code(struct rvt_analysis *a, struct sinsn **out, size_t *nout)
     const struct rvt_image *img = a->cfg.image;
     struct sinsn *v = NULL;
     size_t n = 0, cap = 0;
+    uint64_t *tg = NULL; /* static branch and jump targets */
+    size_t ntg = 0, captg = 0;
+    unsigned prev_len = 0;
+    uint8_t prev_cf = RVT_CF_NONE;
     uint64_t covered_to = 0;
     for (size_t u = 0; u < a->nuniverse; u++) {
         const struct an_fn *f = &a->fn[a->universe[u]];
@@ -1340,14 +1344,43 @@ static int static_code(struct rvt_analysis *a, struct sinsn **out, size_t *nout)
             }
             if (owner == AN_NONE || GROW(v, cap, n) < 0) {
                 free(v);
+                free(tg);
                 return afail(a, RVT_ERR_NOMEM, "out of memory");
             }
-            v[n++] = (struct sinsn){.addr = pc, .owner = owner, .br = in.cf == RVT_CF_BRANCH};
+            /* A basic block starts at a function's entry and after any
+             * control transfer; targets are marked below. */
+            bool lead = pc == f->addr || n == 0 || v[n - 1].addr + prev_len != pc || prev_cf != RVT_CF_NONE;
+            v[n++] = (struct sinsn){.addr = pc, .owner = owner, .br = in.cf == RVT_CF_BRANCH, .leader = lead};
+            if (in.cf == RVT_CF_BRANCH || in.cf == RVT_CF_JUMP_INF || in.cf == RVT_CF_CALL_INF ||
+                in.cf == RVT_CF_OTHER_INF) {
+                if (GROW(tg, captg, ntg) < 0) {
+                    free(v);
+                    free(tg);
+                    return afail(a, RVT_ERR_NOMEM, "out of memory");
+                }
+                tg[ntg++] = in.target & a->mask;
+            }
+            prev_len = in.len;
+            prev_cf = in.cf;
             pc += in.len;
         }
         if (pc > covered_to)
             covered_to = pc;
     }
+    /* Static targets begin blocks too. */
+    for (size_t i = 0; i < ntg; i++) {
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (v[mid].addr < tg[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < n && v[lo].addr == tg[i])
+            v[lo].leader = true;
+    }
+    free(tg);
     *out = v;
     *nout = n;
     return 0;
@@ -1359,13 +1392,15 @@ static int fstat_alloc(struct rvt_analysis *a, struct an_fstat **out)
     return *out ? 0 : afail(a, RVT_ERR_NOMEM, "out of memory");
 }
 
-static void cov_insn(struct an_fstat *fs, const struct rvt_an_insn *x, bool br)
+static void cov_insn(struct an_fstat *fs, const struct rvt_an_insn *x, bool br, bool leader)
 {
     fs->insns_total++;
     fs->branches_total += br;
+    fs->bblocks_total += leader;
     if (!x)
         return;
     fs->insns_hit++;
+    fs->bblocks_hit += leader;
     if (br) {
         bool both = x->taken && x->not_taken;
         fs->branches_both += both;
@@ -1392,11 +1427,13 @@ static int coverage(struct rvt_analysis *a, const struct sinsn *st, size_t nst)
         const uint64_t pc = st[i].addr;
         const bool br = st[i].br;
         const struct rvt_an_insn *x = find_insn(a->insn, a->ninsn, pc);
-        cov_insn(&a->fstat[st[i].owner], x, br);
+        cov_insn(&a->fstat[st[i].owner], x, br, st[i].leader);
         a->cov.insns_total++;
         a->cov.branches_total += br;
+        a->cov.bblocks_total += st[i].leader;
         if (x) {
             a->cov.insns_hit++;
+            a->cov.bblocks_hit += st[i].leader;
             if (br) {
                 a->cov.branches_both += x->taken && x->not_taken;
                 a->cov.branches_taken_only += x->taken && !x->not_taken;
@@ -1406,7 +1443,7 @@ static int coverage(struct rvt_analysis *a, const struct sinsn *st, size_t nst)
         for (unsigned hi = 0; hi < RVT_AN_MAX_HARTS; hi++) {
             struct an_hart *h = a->hart[hi];
             if (h)
-                cov_insn(&h->fstat[st[i].owner], find_insn(h->insn, h->ninsn, pc), br);
+                cov_insn(&h->fstat[st[i].owner], find_insn(h->insn, h->ninsn, pc), br, st[i].leader);
         }
         struct rvt_srcline loc;
         if (!sl || !rvt_srclines_find(sl, pc, &loc) || !loc.line)
@@ -1601,7 +1638,9 @@ static int func_list(struct rvt_analysis *a, const struct an_fstat *fs, struct r
                                       .branches_total = fs[i].branches_total,
                                       .branches_both = fs[i].branches_both,
                                       .branches_one = fs[i].branches_one,
-                                      .id = (uint32_t)i};
+                                      .id = (uint32_t)i,
+                                      .bblocks_total = fs[i].bblocks_total,
+                                      .bblocks_hit = fs[i].bblocks_hit};
     }
     qsort(v, n, sizeof *v, func_cmp);
     *out = v;
@@ -1741,6 +1780,8 @@ static void cov_into(const struct rvt_analysis *a, struct rvt_an_summary *s)
     s->branches_both = a->cov.branches_both;
     s->branches_taken_only = a->cov.branches_taken_only;
     s->branches_not_taken_only = a->cov.branches_not_taken_only;
+    s->bblocks_total = a->cov.bblocks_total;
+    s->bblocks_hit = a->cov.bblocks_hit;
 }
 
 int rvt_an_summary(const struct rvt_analysis *a, int hart, struct rvt_an_summary *s, size_t size)

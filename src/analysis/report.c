@@ -750,6 +750,8 @@ int an_write_html(struct rvt_analysis *a, FILE *f, const struct rvt_an_write_opt
             s.funcs_hit, s.funcs_total, pct(s.funcs_hit, s.funcs_total));
     fprintf(f, "<tr><td class=\"l\">instructions</td><td>%" PRIu64 " of %" PRIu64 "</td><td>%.2f%%</td></tr>\n",
             s.insns_hit, s.insns_total, pct(s.insns_hit, s.insns_total));
+    fprintf(f, "<tr><td class=\"l\">basic blocks</td><td>%" PRIu64 " of %" PRIu64 "</td><td>%.2f%%</td></tr>\n",
+            s.bblocks_hit, s.bblocks_total, pct(s.bblocks_hit, s.bblocks_total));
     if (a->cfg.lines)
         fprintf(f, "<tr><td class=\"l\">source lines</td><td>%" PRIu64 " of %" PRIu64 "</td><td>%.2f%%</td></tr>\n",
                 s.lines_hit, s.lines_total, pct(s.lines_hit, s.lines_total));

@@ -409,6 +409,10 @@ static void test_branches(void)
     CHECK(ff->insns_hit >= k + 2);
     CHECK(ff->insns_total > ff->insns_hit);
     CHECK_EQ(ff->branches_both, 1);
+    /* basic blocks: fib's entry, the branch's target and the one after it ran */
+    CHECK(ff->bblocks_hit >= 3);
+    CHECK(ff->bblocks_total > ff->bblocks_hit);
+    CHECK_EQ(s.bblocks_total >= ff->bblocks_total, 1);
     rvt_an_free(f.a);
 }
 
