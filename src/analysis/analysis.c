@@ -973,15 +973,20 @@ static int on_block(void *ctx, const struct rvt_block *b)
     h->sum.insns += b->ninsns;
     h->sum.blocks++;
 
-    /* Branches, ecalls and sequential cuts leave the stack alone; a cut
-     * after a jump's class may not (apply() looks at where it went). */
-    const bool act = !(b->end == RVT_END_BRANCH || b->end == RVT_END_ECALL || b->end == RVT_END_GAP ||
-                       (b->end == RVT_END_SEQ && (b->cf == RVT_CF_NONE || b->cf == RVT_CF_BRANCH)));
-    struct an_pend p = {.end = b->end, .cf = b->cf, .act = act, .last = b->last & a->mask, .fall = fall};
-    if (b->end == RVT_END_TRAP)
+    if (b->end == RVT_END_TRAP) {
+        struct an_pend p = {.end = b->end, .cf = b->cf, .last = b->last & a->mask, .fall = fall};
         return trap_block(a, h, b, &p);
-    /* A gap block: the note that follows says why; the stack is cut there. */
-    h->pend = b->end == RVT_END_GAP ? (struct an_pend){0} : p;
+    }
+    /* Branches, ecalls and sequential cuts leave the stack alone; a cut
+     * after a jump's class may not (apply() looks at where it went).  A
+     * gap block: the note that follows says why; the stack is cut there. */
+    struct an_pend *p = &h->pend; /* no trap is pending here: resolve_at consumed it */
+    p->end = b->end;
+    p->cf = b->cf;
+    p->act = b->end != RVT_END_BRANCH && b->end != RVT_END_ECALL && b->end != RVT_END_GAP &&
+             (b->end != RVT_END_SEQ || (b->cf != RVT_CF_NONE && b->cf != RVT_CF_BRANCH));
+    p->last = b->last & a->mask;
+    p->fall = fall;
     return 0;
 }
 
@@ -1423,10 +1428,19 @@ static int coverage(struct rvt_analysis *a, const struct sinsn *st, size_t nst)
     struct rvt_an_line *lines = NULL;
     if (map_rehash(&lmap, 0, NULL, NULL) < 0)
         return afail(a, RVT_ERR_NOMEM, "out of memory");
+    /* The static and the executed instructions are both in address order:
+     * one pass over each (per hart too). */
+    struct an_hart *used[RVT_AN_MAX_HARTS];
+    size_t pos[RVT_AN_MAX_HARTS] = {0}, nused = 0, ai = 0;
+    for (unsigned hi = 0; hi < RVT_AN_MAX_HARTS; hi++)
+        if (a->hart[hi])
+            used[nused++] = a->hart[hi];
     for (size_t i = 0; i < nst; i++) {
         const uint64_t pc = st[i].addr;
         const bool br = st[i].br;
-        const struct rvt_an_insn *x = find_insn(a->insn, a->ninsn, pc);
+        while (ai < a->ninsn && a->insn[ai].addr < pc)
+            ai++;
+        const struct rvt_an_insn *x = ai < a->ninsn && a->insn[ai].addr == pc ? &a->insn[ai] : NULL;
         cov_insn(&a->fstat[st[i].owner], x, br, st[i].leader);
         a->cov.insns_total++;
         a->cov.branches_total += br;
@@ -1440,10 +1454,14 @@ static int coverage(struct rvt_analysis *a, const struct sinsn *st, size_t nst)
                 a->cov.branches_not_taken_only += x->not_taken && !x->taken;
             }
         }
-        for (unsigned hi = 0; hi < RVT_AN_MAX_HARTS; hi++) {
-            struct an_hart *h = a->hart[hi];
-            if (h)
-                cov_insn(&h->fstat[st[i].owner], find_insn(h->insn, h->ninsn, pc), br, st[i].leader);
+        for (size_t u = 0; u < nused; u++) {
+            struct an_hart *h = used[u];
+            size_t k = pos[u];
+            while (k < h->ninsn && h->insn[k].addr < pc)
+                k++;
+            pos[u] = k;
+            cov_insn(&h->fstat[st[i].owner], k < h->ninsn && h->insn[k].addr == pc ? &h->insn[k] : NULL, br,
+                     st[i].leader);
         }
         struct rvt_srcline loc;
         if (!sl || !rvt_srclines_find(sl, pc, &loc) || !loc.line)

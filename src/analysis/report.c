@@ -95,11 +95,9 @@ static void flame(FILE *f, const struct rvt_an_node *nd, size_t n, unsigned hart
             maxd = nd[i].depth;
     double *x0 = calloc(n, sizeof *x0);
     uint32_t *stk = malloc(n * sizeof *stk);
-    bool *drawn = calloc(n, sizeof *drawn);
-    if (!x0 || !stk || !drawn) {
+    if (!x0 || !stk) {
         free(x0);
         free(stk);
-        free(drawn);
         return;
     }
     unsigned height = (maxd + 1) * ROW_H + 4;
@@ -108,7 +106,6 @@ static void flame(FILE *f, const struct rvt_an_node *nd, size_t n, unsigned hart
             hart, FLAME_W, height, FLAME_W, height);
     size_t sp = 0;
     stk[sp++] = 0;
-    drawn[0] = true;
     char col[40], b1[32];
     while (sp) {
         uint32_t v = stk[--sp];
@@ -159,7 +156,6 @@ static void flame(FILE *f, const struct rvt_an_node *nd, size_t n, unsigned hart
     fprintf(f, "</svg>\n");
     free(x0);
     free(stk);
-    free(drawn);
 }
 
 /* ---- timeline ------------------------------------------------------------------------- */
@@ -342,6 +338,7 @@ static void tree(FILE *f, const struct rvt_an_node *nd, size_t n, unsigned hart)
 
 static const struct rvt_an_line *find_line(const struct rvt_an_line *lv, size_t lo, size_t hi, uint32_t line)
 {
+    const size_t end = hi;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (lv[mid].line < line)
@@ -349,7 +346,7 @@ static const struct rvt_an_line *find_line(const struct rvt_an_line *lv, size_t 
         else
             hi = mid;
     }
-    return lv[lo].line == line ? &lv[lo] : NULL;
+    return lo < end && lv[lo].line == line ? &lv[lo] : NULL;
 }
 
 struct fileref {
