@@ -35,6 +35,7 @@
  */
 #ifndef RVTRACE_FILTER_H
 #define RVTRACE_FILTER_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 #include "rvtrace/image.h"
@@ -263,4 +264,5 @@ int rvt_filter_reader(struct rvt_ing_reader **out, struct rvt_ing_reader *in, st
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

@@ -14,6 +14,7 @@
  */
 #ifndef RVTRACE_INGRESS_H
 #define RVTRACE_INGRESS_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 #include "rvtrace/image.h"
@@ -235,4 +236,5 @@ int rvt_ing_count_insns(const struct rvt_ing_rec *r, struct rvt_bcache *bc, uint
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

@@ -9,6 +9,7 @@
  */
 #ifndef RVTRACE_SINK_H
 #define RVTRACE_SINK_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 
@@ -610,4 +611,5 @@ int rvt_tci_apply_file(struct rvt_tci *t, const char *path, const struct rvt_tci
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

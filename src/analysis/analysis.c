@@ -1017,6 +1017,7 @@ static int on_note(void *ctx, const struct rvt_note *n)
                                   .time = h->cur_time,
                                   .addr = h->last_addr,
                                   .cause = n->value,
+                                  .tval = n->tval,
                                   .offset = n->offset,
                                   .kind = n->reason == 1 ? RVT_AN_EV_INTERRUPT : RVT_AN_EV_EXCEPTION,
                                   .priv = n->priv};

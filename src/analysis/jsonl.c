@@ -78,7 +78,7 @@ static const char *note_name(unsigned k)
 
 static const char *gap_reason(unsigned r)
 {
-    static const char *const names[] = {"?", "trace off", "lost", "error", "wrap", "end"};
+    static const char *const names[] = {"?", "trace off", "lost", "error", "wrap", "end", "limit"};
     return r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
 

@@ -197,6 +197,9 @@ static const struct rvt_codec_opt options[] = {
 };
 
 
+/* Layouts a file in another framing or protocol version would need. */
+static const char *const g_probe_options[] = {"framing=refraw", "framing=encap", "etrace-version=0.026", NULL};
+
 const struct rvt_codec rvt_codec_etrace = {
     .name = "etrace",
     .summary = "RISC-V E-Trace 2.0 te_inst (and the 0.026 draft), e-trace-encap or reference raw framing",
@@ -219,4 +222,7 @@ const struct rvt_codec rvt_codec_etrace = {
     .dump = dump,
     .info = info,
     .idle_byte = 0x00, /* encapsulation: a zero header byte is a null (idle) packet */
+    .sync_hint = "E-Trace sync packets (format 3) recur only with periodic resynchronisation: encode with "
+                 "--resync-max N (every 2^(N+4) packets), not off",
+    .probe_options = g_probe_options,
 };

@@ -332,4 +332,6 @@ const struct rvt_codec rvt_codec_ntrace = {
     .dump = dump,
     .info = info,
     .idle_byte = 0xff, /* MSEO: a byte of all ones is idle between messages */
+    .sync_hint = "N-Trace sync messages that survive in a RAM come from periodic synchronisation: encode with "
+                 "--sync-period N (every N instruction halfwords) or --sync-msgs N (every N messages)",
 };

@@ -151,8 +151,10 @@ static int n_note(void *ctx, const struct rvt_note *note)
     c.offset = 0;
     if (c.kind == RVT_NOTE_TIME && n->o.mask_time)
         return 0;
-    if (c.kind == RVT_NOTE_TRAP && n->o.mask_cause)
+    if (c.kind == RVT_NOTE_TRAP && n->o.mask_cause) {
         c.value = 0;
+        c.tval = 0;
+    }
     if (c.kind == RVT_NOTE_TRAP && n->o.mask_intr)
         c.reason = 0;
     if (n->held) {

@@ -22,15 +22,15 @@ static void help(const struct rvt_codec *only)
            "  stacks.folded   folded stacks: flamegraph.pl stacks.folded > flame.svg\n"
            "  callgrind.out   callgrind_annotate callgrind.out, or KCachegrind\n"
            "  trace.json      Chrome/Perfetto trace events: ui.perfetto.dev or chrome://tracing\n\n"
-           "  --input IN            an ingress stream (rvtrace capture, gen) instead of a trace\n"
-           "  --hart N              only hart N (a funnelled trace: source id N; an ingress: its records)\n"
-           "                        without it a funnelled trace (--src-bits B) is decoded for every id\n"
+           "A funnelled trace (--src-bits B) is decoded once per source id, one hart each; --hart N\n"
+           "takes one (source id N of a trace, the records of hart N of an ingress stream).\n\n"
            "  --dwarf FILE          source lines from FILE (default: the ELF's own DWARF, if any)\n"
            "  --source-dir DIR      where the source files are (report, lcov, callgrind)\n"
            "  --title TEXT          the report's title\n"
-           "  --wp, --wrap, --sink-start, --atb   as for decode\n"
+           "  --wp, --wrap, --sink-start, --atb, --max-instructions   as for decode\n"
            "  -q, --quiet           no progress line (shown on a terminal only)\n"
-           "The exit status is 1 if the decode reported errors (the report then says where).\n\n");
+           "exit status (as decode's): 0 all of it analysed; 1 the decode reported damage (the report\n"
+           "says where); 2 usage or I/O error; 3 no instruction.\n\n");
     cli_help_common(stdout, CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_TRACE | CLI_ECALL | CLI_XLEN, only);
 }
 
@@ -57,7 +57,13 @@ static int decode_one(struct cli_opts *o, const void *cfg, const uint8_t *buf, s
     if (progress && (p = cli_progress(o, "report: decode", len, &sink)))
         sink = rvt_progress_sink(p);
     struct rvt_diag d = {0};
-    int rc = rvt_decode_buffer(o->codec, cfg, o->img, o->ecall, buf, len, &sink, &d);
+    uint64_t max_insns = 0;
+    if (cli_max_insns(o, &max_insns)) {
+        rvt_progress_free(p);
+        return CLI_EXIT_USAGE;
+    }
+    struct rvt_decode_options dopt = {.size = sizeof dopt, .ecall = o->ecall, .max_insns = max_insns};
+    int rc = rvt_decode(o->codec, cfg, o->img, &dopt, buf, len, &sink, &d);
     if (p) {
         rvt_progress_done(p);
         rvt_progress_free(p);
@@ -192,7 +198,8 @@ static int write_all(struct cli_opts *o, struct rvt_analysis *an, const char *di
 
 int cmd_report(int argc, char **argv)
 {
-    static const char *const extra[] = {"hart", "title", "wp", "wrap", "sink-start", "atb", CLI_ANALYSIS_EXTRAS, NULL};
+    static const char *const extra[] = {"hart", "title", "wp",  "wrap", "sink-start", "atb", CLI_MAX_INSNS_OPT,
+                                        CLI_ANALYSIS_EXTRAS, NULL};
     const bool trace = has_format(argc, argv);
     const unsigned allowed = CLI_ELF | CLI_OUTPUT | CLI_ECALL | CLI_XLEN | (trace ? CLI_FORMAT | CLI_TRACE : CLI_INPUT);
     struct cli_opts o;
@@ -207,15 +214,19 @@ int cmd_report(int argc, char **argv)
     struct rvt_analysis *an = NULL;
     const char *dir = o.output ? o.output : "report";
     if (!o.elf && !o.nraw) {
-        rc = cli_fail("report", "--elf PROG is required (function names, code for the coverage)");
+        cli_fail("report", "--elf PROG is required (function names, code for the coverage)");
+        rc = CLI_EXIT_USAGE;
         goto out;
     }
     if (trace ? !o.trace : !o.input) {
-        rc = cli_fail("report", trace ? "no TRACE file given" : "give --format F TRACE, or --input IN");
+        cli_fail("report", trace ? "no TRACE file given" : "give --format F TRACE, or --input IN");
+        rc = CLI_EXIT_USAGE;
         goto out;
     }
-    if ((rc = cli_load_image(&o)) || (rc = cli_load_lines(&o, false, &lines)))
+    if (cli_load_image(&o) || cli_load_lines(&o, false, &lines)) {
+        rc = CLI_EXIT_USAGE;
         goto out;
+    }
     struct rvt_an_config ac = {.size = sizeof ac, .image = o.img, .lines = lines};
     an = rvt_an_new(&ac);
     if (!an) {
@@ -223,14 +234,17 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     const bool progress = cli_progress_wanted(&o);
-    if ((rc = trace ? from_trace(&o, an, progress) : from_ingress(&o, an, progress)))
+    if ((rc = trace ? from_trace(&o, an, progress) : from_ingress(&o, an, progress))) {
+        rc = rc == 1 ? CLI_EXIT_USAGE : rc; /* unreadable input, bad options */
         goto out;
+    }
     if (rvt_an_finish(an) < 0) {
         rc = cli_fail("report", "%s", rvt_an_error(an));
         goto out;
     }
     if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-        rc = cli_fail("report", "%s: cannot create the directory: %s", dir, strerror(errno));
+        cli_fail("report", "%s: cannot create the directory: %s", dir, strerror(errno));
+        rc = CLI_EXIT_USAGE;
         goto out;
     }
     /* The header says what was analysed and how. */
@@ -252,8 +266,10 @@ int cmd_report(int argc, char **argv)
                                    .title = title,
                                    .source_dir = cli_extra(&o, "source-dir"),
                                    .notes = notes};
-    if ((rc = write_all(&o, an, dir, &wo, lines != NULL)))
+    if (write_all(&o, an, dir, &wo, lines != NULL)) {
+        rc = CLI_EXIT_USAGE;
         goto out;
+    }
     struct rvt_an_summary s;
     rvt_an_summary(an, -1, &s, sizeof s);
     unsigned harts[RVT_AN_MAX_HARTS];
@@ -265,13 +281,14 @@ int cmd_report(int argc, char **argv)
            lines ? " coverage.lcov" : "");
     if (!lines)
         printf("  (no DWARF line tables: no per-line views and no coverage.lcov; --dwarf FILE gives them)\n");
-    if (s.errors) {
-        fprintf(stderr, "rvtrace report: %s: %" PRIu64 " decode error(s); the report shows where\n", in, s.errors);
+    if (s.errors || s.gaps) {
+        fprintf(stderr, "rvtrace report: %s: %" PRIu64 " decode error(s), %" PRIu64 " gap(s); the report shows where\n",
+                in, s.errors, s.gaps);
         rc = 1;
     }
     if (s.insns == 0) {
         fprintf(stderr, "rvtrace report: %s: no instructions (no synchronisation point found?)\n", in);
-        rc = 1;
+        rc = 3;
     }
 out:
     rvt_an_free(an);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <inttypes.h>
 #include <time.h>
+#include <unistd.h>
 
 double cli_now(void)
 {
@@ -253,6 +254,11 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
     return 0;
 }
 
+bool cli_common_takes(unsigned allowed, const char *name)
+{
+    return ((allowed & CLI_ECALL) && strcmp(name, "ecall") == 0) || ((allowed & CLI_XLEN) && strcmp(name, "xlen") == 0);
+}
+
 void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
 {
     fprintf(f, "options:\n");
@@ -269,9 +275,9 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
     if (allowed & CLI_OUTPUT)
         fprintf(f, "  -o FILE               output file ('-' = stdout)\n");
     if (allowed & CLI_OUTKIND)
-        fprintf(f, "  --output K            pcs (one 0x%%X per instruction) | insn (listing) | blocks | count\n"
-                   "                        | calltree | profile | coverage | lcov | folded | callgrind | chrome\n"
-                   "                        | jsonl (see docs/analysis.md)\n");
+        fprintf(f, "  --output K            pcs (one PC per instruction: 0x and 8 hex digits for RV32, 16 for RV64)\n"
+                   "                        | insn (listing) | blocks | count | calltree | profile | coverage\n"
+                   "                        | lcov | folded | callgrind | chrome | jsonl (docs/analysis.md)\n");
     if (allowed & CLI_ECALL)
         fprintf(f, "  --ecall M             how ecall behaves: sequential (user-mode emulation, default),\n"
                    "                        uninferable (reported with its target, as the N-Trace reference tool),\n"
@@ -286,6 +292,8 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
             continue;
         fprintf(f, "\n%s options (%s):\n", (*c)->name, (*c)->summary);
         for (const struct rvt_codec_opt *op = (*c)->options; op && op->name; op++) {
+            if (cli_common_takes(allowed, op->name))
+                continue; /* listed once, above */
             char lhs[64];
             snprintf(lhs, sizeof lhs, "--%s%s%s", op->name, op->arg ? " " : "", op->arg ? op->arg : "");
             fprintf(f, "  %-21s %s\n", lhs, op->help);
@@ -560,4 +568,43 @@ int cli_atb_extract(struct cli_opts *o, const char *id, uint8_t **buf, size_t *l
     *buf = t.mb.data;
     *len = t.mb.len;
     return 0;
+}
+
+int cli_max_insns(struct cli_opts *o, uint64_t *max_insns)
+{
+    const char *v = cli_extra(o, CLI_MAX_INSNS_OPT);
+    *max_insns = 0;
+    if (!v)
+        return 0;
+    if (strcmp(v, "unlimited") == 0) {
+        *max_insns = RVT_DECODE_UNLIMITED;
+        return 0;
+    }
+    if (!cli_parse_u64(v, max_insns) || *max_insns == 0 || *max_insns == RVT_DECODE_UNLIMITED) {
+        cli_fail(o->cmd, "--max-instructions: expected a number of instructions (at least 1) or 'unlimited', got '%s'",
+                 v);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+unsigned cli_diag_max(const struct cli_opts *o)
+{
+    if (o->verbose)
+        return 0;
+    return isatty(fileno(stderr)) ? CLI_DIAG_TTY : CLI_DIAG_PIPE;
+}
+
+const char *cli_printable(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; *s && k + 5 < n; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c < 0x7f)
+            buf[k++] = (char)c;
+        else
+            k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+    }
+    buf[k < n ? k : n - 1] = 0;
+    return buf;
 }
