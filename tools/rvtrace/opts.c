@@ -328,6 +328,12 @@ int cli_finish_codec(struct cli_opts *o, unsigned xlen)
     return 0;
 }
 
+static void input_warning(void *ctx, const char *text)
+{
+    const struct cli_opts *o = ctx;
+    fprintf(stderr, "rvtrace %s: %s: warning: %s\n", o->cmd, o->input, text);
+}
+
 int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r)
 {
     if (!o->input)
@@ -337,8 +343,12 @@ int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r)
         .format = (enum rvt_ing_format)o->input_format,
         .image = o->img,
         .xlen = o->xlen,
-        .ecall_mode = o->ecall == RVT_FLOW_ECALL_UNINFERABLE ? RVT_ECALL_UNINFERABLE : RVT_ECALL_SEQUENTIAL,
+        .ecall_mode = o->ecall == RVT_FLOW_ECALL_UNINFERABLE ? RVT_ECALL_UNINFERABLE
+                      : o->ecall == RVT_FLOW_ECALL_TRAP      ? RVT_ECALL_TRAP
+                                                             : RVT_ECALL_SEQUENTIAL,
         .merge_blocks = o->merge_blocks,
+        .warn = input_warning,
+        .warn_ctx = o,
     };
     const char *hart = cli_extra(o, "hart");
     if (hart) {
