@@ -52,6 +52,7 @@ static int cfg_finish(void *cfg, unsigned xlen, const struct rvt_image *img, str
         p->type_bits = 2; /* te_support is its own packet type in the draft */
     if (p->version == ET_V0_026 && p->d.mode != ET_DATA_OFF)
         return rvt_fail(d, RVT_ERR_UNSUPPORTED, "etrace: the 0.026 draft has no data trace");
+    p->d.image = img;
     int rc = et_dparams_finish(&p->d, p->xlen, p->doptions_width, &p->type_bits, p->framing == ET_FRAME_ENCAP, d);
     if (rc < 0)
         return rc;

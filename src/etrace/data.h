@@ -84,6 +84,8 @@ struct et_dparams {
     bool model_compat;         /* the reference data model's labelling (never the default) */
     unsigned split_lag;        /* split: responses follow this many later data packets */
     unsigned xlen;             /* copied from the instruction parameters */
+    const struct rvt_image *image; /* the program, when known: the encoder checks that every traced data
+                                      instruction's record carries its access */
 };
 
 void et_dparams_default(struct et_dparams *d);

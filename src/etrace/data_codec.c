@@ -769,6 +769,11 @@ int et_denc_access(struct et_denc *e, const struct et_access *a, struct et_dpkt 
     if (d->daddress_width_p < 64 && !rvt_dtype_is_csr(a->dtype) && (a->addr >> d->daddress_width_p))
         return rvt_fail(diag, RVT_ERR_OVERFLOW, "%s address 0x%" PRIx64 " wider than daddress_width_p = %u",
                         rvt_dtype_name(a->dtype), a->addr, d->daddress_width_p);
+    if (a->dtype == RVT_DTYPE_SC_FAIL && d->dtype_width_p < 4)
+        return rvt_fail(diag, RVT_ERR_UNSUPPORTED,
+                        "a failed store-conditional at 0x%" PRIx64 " (dtype 15) cannot be reported with dtype_width_p %u: "
+                        "set dtype_width_p 4, or leave stores out (--data-types)",
+                        a->addr, d->dtype_width_p);
     bool split_kind = a->dtype == RVT_DTYPE_LOAD || rvt_dtype_is_amo(a->dtype) || a->dtype == RVT_DTYPE_SC_FAIL;
     int rc;
     if (d->data_split_p && split_kind) {

@@ -1126,6 +1126,26 @@ static int push_ent(struct et_encoder *e, const struct ent *x)
     return 0;
 }
 
+/* With the program known: a traced data instruction whose record has no
+ * access would leave the decoder waiting for a packet that never comes. */
+static int data_check(struct et_encoder *e, const struct rvt_ing_rec *r, const struct ent *x)
+{
+    if (!e->p.d.image || x->has_da || !x->qualified)
+        return 0;
+    struct rvt_insn in;
+    if (rvt_img_insn(e->p.d.image, x->addr, &in) < 0)
+        return 0;
+    unsigned cls = et_dclass_of_isa(rvt_isa_data_access(&in));
+    if (!cls || !et_dtraced(&e->p.d, cls, x->addr))
+        return 0;
+    char text[96];
+    rvt_isa_disasm(&in, e->p.xlen, text, sizeof text);
+    return rvt_fail(&e->diag, RVT_ERR_INVAL,
+                    "the data access of '%s' at 0x%" PRIx64 " is not in the ingress record (record flags 0x%x): data "
+                    "trace needs accesses in the input (rvtrace gen --data, rvtrace capture --mem)",
+                    text, x->addr, r->flags);
+}
+
 /* Data trace without instruction trace: every record's access, in order. */
 static int data_only_put(struct et_encoder *e, const struct rvt_ing_rec *r)
 {
@@ -1233,7 +1253,7 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
     x.notify = (r->flags & RVT_ING_NOTIFY) != 0 && x.retired;
     if (e->p.d.mode == ET_DATA_ON && x.retired) {
         int rc = et_access_from_rec(&e->p.d, r, &x.da, &x.has_da, &e->diag);
-        if (rc < 0)
+        if (rc < 0 || (rc = data_check(e, r, &x)) < 0)
             return rc;
     }
     return push_ent(e, &x);
