@@ -48,6 +48,30 @@ struct dins {
     uint8_t size; /* bytes (0: unknown) */
 };
 
+/* Which instructions make a data access: a direct-mapped cache of the
+ * classifier's answer by address (decoding every instruction of every block
+ * costs more than the rest of the decode). */
+#define CLS_SLOTS 4096
+struct cls_slot {
+    uint64_t pc;
+    uint8_t valid, cls, size;
+};
+
+/* The data instructions of recently seen blocks (a loop's blocks recur):
+ * by start and last address, up to BLK_MAX of them as (position in the
+ * block, pc, class, size). */
+#define BLK_SLOTS 1024
+#define BLK_MAX 12
+struct blk_slot {
+    uint64_t start, last, ninsns;
+    uint8_t valid, n;
+    struct {
+        uint32_t pos;
+        uint8_t cls, size;
+        uint64_t pc;
+    } d[BLK_MAX];
+};
+
 /* At most this many blocks and notes wait for their data before the oldest
  * is released without it (only a damaged trace gets there). */
 #define HELD_MAX 65536
@@ -73,6 +97,8 @@ struct et_dside {
     size_t dn, dcap;
     uint64_t bad_count, bad_offset; /* packets not decoded (no base) since the last boundary */
     uint64_t stats_accesses, stats_lost, stats_orphans;
+    struct cls_slot cls[CLS_SLOTS];
+    struct blk_slot blk[BLK_SLOTS];
     int err;
     char text[300];
 };
@@ -99,7 +125,8 @@ static struct dq *qpush(struct et_dside *s)
         s->qhead = 0;
     }
     struct dq *e = &s->q[(s->qhead + s->qn) % s->qcap];
-    memset(e, 0, sizeof *e);
+    e->why[0] = 0;
+    e->lrid = 0;
     s->qn++;
     return e;
 }
@@ -194,10 +221,19 @@ static int collect_insn(void *ctx, uint64_t pc, const struct rvt_block *b)
     struct collect_ctx *c = ctx;
     struct et_dside *s = c->s;
     uint64_t index = b->index + c->n++;
-    struct rvt_insn in;
-    if (rvt_img_insn(rvt_bcache_image(s->bc), pc, &in) < 0)
-        return 0;
-    unsigned cls = et_dclass_of_isa(rvt_isa_data_access(&in));
+    struct cls_slot *slot = &s->cls[(pc >> 1) % CLS_SLOTS];
+    if (!slot->valid || slot->pc != pc) {
+        struct rvt_insn in;
+        slot->pc = pc;
+        slot->valid = 1;
+        slot->cls = 0;
+        slot->size = 0;
+        if (rvt_img_insn(rvt_bcache_image(s->bc), pc, &in) == 0) {
+            slot->cls = (uint8_t)et_dclass_of_isa(rvt_isa_data_access(&in));
+            slot->size = in.mem_size;
+        }
+    }
+    unsigned cls = slot->cls;
     if (!cls || !et_dtraced(&s->p->d, cls, pc))
         return 0;
     if (s->dn == s->dcap) {
@@ -208,7 +244,7 @@ static int collect_insn(void *ctx, uint64_t pc, const struct rvt_block *b)
         s->di = v;
         s->dcap = cap;
     }
-    s->di[s->dn++] = (struct dins){.pc = pc, .index = index, .cls = cls, .size = in.mem_size};
+    s->di[s->dn++] = (struct dins){.pc = pc, .index = index, .cls = cls, .size = slot->size};
     return 0;
 }
 
@@ -218,8 +254,37 @@ static int collect(struct et_dside *s, const struct rvt_block *b)
     s->dn = 0;
     if (b->flags & (RVT_BLK_COUNT_UNKNOWN | RVT_BLK_LAST_UNKNOWN))
         return 0;
+    struct blk_slot *k = &s->blk[((b->start >> 1) ^ (b->last >> 3)) % BLK_SLOTS];
+    if (k->valid && k->start == b->start && k->last == b->last && k->ninsns == b->ninsns) {
+        if (s->dcap < BLK_MAX) {
+            struct dins *v = realloc(s->di, BLK_MAX * sizeof *v);
+            if (!v)
+                return -RVT_ERR_NOMEM;
+            s->di = v;
+            s->dcap = BLK_MAX;
+        }
+        for (unsigned i = 0; i < k->n; i++) /* (the filters were applied when it was cached) */
+            s->di[i] = (struct dins){.pc = k->d[i].pc, .index = b->index + k->d[i].pos, .cls = k->d[i].cls,
+                                     .size = k->d[i].size};
+        s->dn = k->n;
+        return 0;
+    }
     struct collect_ctx c = {s, 0};
-    return rvt_block_insns(s->bc, s->xlen, b, collect_insn, &c);
+    int rc = rvt_block_insns(s->bc, s->xlen, b, collect_insn, &c);
+    if (rc < 0 || s->dn > BLK_MAX)
+        return rc;
+    k->valid = 1;
+    k->start = b->start;
+    k->last = b->last;
+    k->ninsns = b->ninsns;
+    k->n = (uint8_t)s->dn;
+    for (size_t i = 0; i < s->dn; i++) {
+        k->d[i].pos = (uint32_t)(s->di[i].index - b->index);
+        k->d[i].pc = s->di[i].pc;
+        k->d[i].cls = (uint8_t)s->di[i].cls;
+        k->d[i].size = s->di[i].size;
+    }
+    return 0;
 }
 
 /* Are the accesses of the collected instructions all decoded? */
@@ -497,9 +562,13 @@ int et_dside_inst(struct et_dside *s, const struct et_packet *k, uint64_t offset
     if (k->subformat != ET_SF_SUPPORT || !s->p->denable_p)
         return 0;
     if (k->denable) {
+        unsigned classes = et_dclasses(&s->p->d);
         int rc = et_apply_doptions(&s->p->d, k->doptions, s->p->doptions_width, d);
         if (rc < 0)
             return rc;
+        if (et_dclasses(&s->p->d) != classes)
+            for (unsigned i = 0; i < BLK_SLOTS; i++)
+                s->blk[i].valid = 0; /* (they hold what the old classes traced) */
         s->active = true;
         s->only = !k->ienable;
         install(s);

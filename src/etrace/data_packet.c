@@ -121,10 +121,20 @@ static void io_field(struct io *io, uint64_t *v, unsigned w)
     }
     const struct et_bits *b = io->rb;
     uint64_t x = 0;
-    for (unsigned i = 0; i < w; i++) {
+    for (unsigned i = 0; i < w;) {
         unsigned p = io->pos + i;
-        unsigned bit = p < b->n ? (unsigned)(b->w[p / 64] >> (p % 64)) & 1u : io->sign;
-        x |= (uint64_t)bit << i;
+        if (p >= b->n) { /* past the received bits: copies of the last one */
+            if (io->sign)
+                x |= mask64(w) & ~mask64(i);
+            break;
+        }
+        unsigned o = p % 64, take = 64 - o;
+        if (take > w - i)
+            take = w - i;
+        if (take > b->n - p)
+            take = b->n - p;
+        x |= ((b->w[p / 64] >> o) & mask64(take)) << i;
+        i += take;
     }
     io->pos += w;
     *v = x;
