@@ -45,6 +45,8 @@ int drt_expect(const void *cfgp, const struct rvt_ing_rec *recs, size_t n, const
         const struct rvt_ing_rec *r = &recs[i];
         if (!r->iretire && !only)
             continue;
+        if (p->priv_mask && r->priv < 32 && !((p->priv_mask >> r->priv) & 1u))
+            continue; /* not traced (the privilege filter): not decoded either */
         uint64_t k = 1;
         if (r->iretire && r->iretire != 1u << r->ilastsize && rvt_ing_count_insns(r, bc, &k) < 0) {
             rvt_bcache_free(bc);
