@@ -212,6 +212,7 @@ static const struct rvt_codec_opt options[] = {
     {"data-trim", NULL, "data trace: leave out upper bytes sign extension restores (data_len, op_len)"},
     {"data-types", "LIST", "data trace: trace these accesses: load,store,atomic,csr (default all)"},
     {"data-filter-range", "LO..HI", "data trace: only accesses of instructions in [LO, HI) (repeatable)"},
+    {"data-filter-address", "LO..HI", "data trace: only accesses to [LO, HI) (repeatable; the decoder cannot tie them)"},
     {"data-model-compat", NULL, "data trace: the reference data model's labels (never the default; docs/etrace.md)"},
     {"data-split-lag", "N", "data trace, data_split_p=1: responses follow N later data packets"},
     {"daddress_width_p", "N", "data trace: address width (default xlen)"},

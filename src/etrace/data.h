@@ -81,6 +81,9 @@ struct et_dparams {
     unsigned classes;          /* enum et_dclass traced (default all) */
     unsigned n_ranges;         /* instruction-address filter for data (0 = none) */
     uint64_t range_lo[ET_DMAX_RANGES], range_hi[ET_DMAX_RANGES]; /* inclusive */
+    unsigned n_dranges;        /* data-address filter (0 = none): the decoder cannot tell which instruction
+                                  an access belongs to, so it reports them untied */
+    uint64_t drange_lo[ET_DMAX_RANGES], drange_hi[ET_DMAX_RANGES];
     bool model_compat;         /* the reference data model's labelling (never the default) */
     unsigned split_lag;        /* split: responses follow this many later data packets */
     unsigned xlen;             /* copied from the instruction parameters */
@@ -121,6 +124,9 @@ unsigned et_dclass_of_dtype(unsigned dtype);
 unsigned et_dclass_of_isa(int isa_access);
 /* Is the data access of the instruction at iaddr traced (class, range)? */
 bool et_dtraced(const struct et_dparams *d, unsigned cls, uint64_t iaddr);
+/* ...and does its data address pass the data-address filter (CSR
+ * accesses have none: they pass)? */
+bool et_dtraced_addr(const struct et_dparams *d, const struct et_access *a);
 
 /* ---- packets (data_packet.c) --------------------------------------------- */
 

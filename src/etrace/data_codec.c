@@ -223,6 +223,16 @@ int et_dparam_set(struct et_dparams *d, const char *key, const char *val, struct
                             val ? val : "");
         return 0;
     }
+    if (!strcmp(key, "data-filter-address")) {
+        if (d->n_dranges >= ET_DMAX_RANGES)
+            return rvt_fail(diag, RVT_ERR_LIMIT, "etrace: at most %d data address filter ranges", ET_DMAX_RANGES);
+        if (parse_range(val, &d->drange_lo[d->n_dranges], &d->drange_hi[d->n_dranges]))
+            return rvt_fail(diag, RVT_ERR_INVAL,
+                            "etrace: data-filter-address expects LO..HI (HI excluded) or LO..=HI, got \"%s\"",
+                            val ? val : "");
+        d->n_dranges++;
+        return 0;
+    }
     if (!strcmp(key, "data-filter-range")) {
         if (d->n_ranges >= ET_DMAX_RANGES)
             return rvt_fail(diag, RVT_ERR_LIMIT, "etrace: at most %d data filter ranges", ET_DMAX_RANGES);
@@ -396,6 +406,16 @@ bool et_dtraced(const struct et_dparams *d, unsigned cls, uint64_t iaddr)
         return true;
     for (unsigned i = 0; i < d->n_ranges; i++)
         if (iaddr >= d->range_lo[i] && iaddr <= d->range_hi[i])
+            return true;
+    return false;
+}
+
+bool et_dtraced_addr(const struct et_dparams *d, const struct et_access *a)
+{
+    if (!d->n_dranges || rvt_dtype_is_csr(a->dtype))
+        return true;
+    for (unsigned i = 0; i < d->n_dranges; i++)
+        if (a->addr >= d->drange_lo[i] && a->addr <= d->drange_hi[i])
             return true;
     return false;
 }

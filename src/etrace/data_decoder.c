@@ -530,7 +530,7 @@ int et_dside_new(struct et_dside **out, struct et_params *p, struct rvt_flow *f,
     et_ddec_init(&s->dd, &p->d);
     if (p->d.mode != ET_DATA_OFF) {
         s->active = true;
-        s->only = p->d.mode == ET_DATA_ONLY;
+        s->only = p->d.mode == ET_DATA_ONLY || p->d.n_dranges;
         install(s);
     }
     *out = s;
@@ -570,7 +570,7 @@ int et_dside_inst(struct et_dside *s, const struct et_packet *k, uint64_t offset
             for (unsigned i = 0; i < BLK_SLOTS; i++)
                 s->blk[i].valid = 0; /* (they hold what the old classes traced) */
         s->active = true;
-        s->only = !k->ienable;
+        s->only = !k->ienable || s->p->d.n_dranges;
         install(s);
     }
     return 0;
@@ -582,7 +582,7 @@ int et_dside_frame(struct et_dside *s, const struct et_frame *fr)
         /* data packets in a trace said to have none: the option was not given
          * and no support packet was seen */
         s->active = true;
-        s->only = s->p->d.mode == ET_DATA_ONLY;
+        s->only = s->p->d.mode == ET_DATA_ONLY || s->p->d.n_dranges;
         install(s);
     }
     struct et_dpkt k;

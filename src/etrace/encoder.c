@@ -278,7 +278,7 @@ static int emit_data(struct et_encoder *e, struct ent *c)
     if (!c->has_da || c->da_sent || !c->qualified || !c->retired)
         return 0;
     c->da_sent = true;
-    if (!et_dtraced(&e->p.d, et_dclass_of_dtype(c->da.dtype), c->addr))
+    if (!et_dtraced(&e->p.d, et_dclass_of_dtype(c->da.dtype), c->addr) || !et_dtraced_addr(&e->p.d, &c->da))
         return 0;
     return send_access(e, &c->da);
 }
@@ -1164,7 +1164,8 @@ static int data_only_put(struct et_encoder *e, const struct rvt_ing_rec *r)
     if ((rc = et_access_from_rec(&e->p.d, r, &a, &has, &e->diag)) < 0 || !has)
         return rc;
     uint64_t iaddr = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
-    if ((r->flags & RVT_ING_UNQUALIFIED) || !et_dtraced(&e->p.d, et_dclass_of_dtype(a.dtype), iaddr))
+    if ((r->flags & RVT_ING_UNQUALIFIED) || !et_dtraced(&e->p.d, et_dclass_of_dtype(a.dtype), iaddr) ||
+        !et_dtraced_addr(&e->p.d, &a))
         return 0;
     return send_access(e, &a);
 }

@@ -70,7 +70,14 @@ int drt_expect(const void *cfgp, const struct rvt_ing_rec *recs, size_t n, const
             if (!in)
                 continue;
         }
-        uint64_t at = only ? UINT64_MAX : index - 1, a = r->mem_addr;
+        uint64_t at = only || d->n_dranges ? UINT64_MAX : index - 1, a = r->mem_addr;
+        if (d->n_dranges && cls != ET_DCL_CSR) {
+            bool in = false; /* (the data-address filter: accesses the decoder cannot tie) */
+            for (unsigned j = 0; j < d->n_dranges; j++)
+                in |= a >= d->drange_lo[j] && a <= d->drange_hi[j];
+            if (!in)
+                continue;
+        }
         unsigned bytes = r->mem_size ? r->mem_size : p->xlen / 8;
         uint64_t v = r->mem_value & mask_bytes(bytes), op = r->mem_operand & mask_bytes(bytes);
         bool addr = !d->no_address, data = !d->no_data;

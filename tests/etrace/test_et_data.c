@@ -80,6 +80,7 @@ static const struct optset sets[] = {
      {DATA, "implicit-return", "fixed", "return_stack_size_p", "2", "branch-prediction", "1", "jump-target-cache",
       "1", "sijump", "1", "resync-max", "0", NULL},
      true, 0},
+    {"daddr-filter", {DATA, "data-filter-address", "@", NULL}, false, 0}, /* @: the stack's page */
     {"inst-filter", {DATA, "filter-priv", "u,s", "data-types", "load,store,atomic", NULL}, false, 0},
     {"with-context", {DATA, "nocontext_p", "0", "context_width_p", "16", "notime_p", "0", "time_width_p", "48",
                       "encap-type-bits", "2", NULL},
@@ -108,7 +109,19 @@ static void one(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
     CHECK_MSG(r2 == 0, "gen run pcs: %s", d.msg);
     struct rvt_image *img = rvt_gen_image(prog);
     char err[700];
-    void *cfg = r1 == 0 && r2 == 0 ? rt_config(os->opts, xlen, img, err, sizeof err) : NULL;
+    /* "@": a range around the first store (the stack), known only now */
+    const char *opts[40];
+    char range[64] = "";
+    for (size_t k = 0; k < rc.n && !range[0]; k++)
+        if (rc.r[k].flags & RVT_ING_MEM_STORE)
+            snprintf(range, sizeof range, "0x%llx..0x%llx", (unsigned long long)(rc.r[k].mem_addr & ~0xfffull),
+                     (unsigned long long)((rc.r[k].mem_addr & ~0xfffull) + 0x1000));
+    for (size_t k = 0; k < 40; k++) {
+        opts[k] = os->opts[k] && !strcmp(os->opts[k], "@") ? range : os->opts[k];
+        if (!os->opts[k])
+            break;
+    }
+    void *cfg = r1 == 0 && r2 == 0 ? rt_config(opts, xlen, img, err, sizeof err) : NULL;
     CHECK_MSG(cfg || r1 || r2, "%s: %s", os->name, err);
     if (cfg) {
         struct rt_result enc = {0};
