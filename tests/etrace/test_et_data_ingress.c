@@ -221,11 +221,12 @@ static void refdata(void)
     uint8_t *back = NULL;
     size_t len = 0;
     REQUIRE(rvt_read_file(path, &back, &len, &d) == 0);
-    CHECK_STR((char *)back, "DRETIRE,DTYPE,DADDR,DSIZE,DATA\n"
-                            "1,0,1000,2,deadbeef\n"
-                            "1,9,1008,3,500000007\n"
-                            "1,5,300,4,20000000000a00002000\n"
-                            "1,1,100f,0,ff\n");
+    static const char want[] = "DRETIRE,DTYPE,DADDR,DSIZE,DATA\n"
+                               "1,0,1000,2,deadbeef\n"
+                               "1,9,1008,3,500000007\n"
+                               "1,5,300,4,20000000000a00002000\n"
+                               "1,1,100f,0,ff\n";
+    CHECK_MSG(len == strlen(want) && memcmp(back, want, len) == 0, "refdata written: %.*s", (int)len, (char *)back);
     free(back);
 
     /* errors name the line */
