@@ -144,6 +144,8 @@ static const struct rvt_codec_opt options[] = {
     {"sijump", NULL, "sequentially inferable jumps are not reported (also --si-jump)"},
     {"si-jump", NULL, "same as --sijump"},
     {"model-compat", NULL, "irdepth filled with ones when unused, as the reference Python model"},
+    {"disambiguate", "on|off", "extension (default on): notify where the spec's packets would have two readings "
+                               "(code re-entered with no branch or address in between; 2.0 irdepth, issue 254)"},
     {"strict", NULL, "decoder: stop at the first error instead of resynchronising"},
     {"src-bits", "N", "encap: srcID width in bits (0..16)"},
     {"src-id", "N", "encap: srcID value (decode, dump: only this source's packets, e.g. one hart of a funnel)"},

@@ -524,7 +524,7 @@ static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, u
     return 0;
 }
 
-static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
+static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t offset, bool unretired)
 {
     struct rvt_flow *f = dec->f;
     dec->held = false;
@@ -565,6 +565,16 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
         return flow_fail(dec);
     if (FL(rvt_flow_set_context(f, k->privilege, k->context)) < 0)
         return flow_fail(dec);
+    if (unretired) {
+        /* the next trap is taken at the handler address */
+        reset_sync_state(dec);
+        dec->last_addr = handler;
+        dec->synced = true;
+        dec->trap_open = false;
+        dec->priv = k->privilege;
+        dec->have_single = false;
+        return 0;
+    }
     (void)offset;
     return retire_sync_insn(dec, k, handler);
 }
@@ -846,11 +856,17 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
         if (et_time_bits(&dec->p))
             rvt_flow_set_time(f, k->time);
         if (k->subformat == ET_SF_TRAP && dec->p.version == ET_V2_0)
-            return do_trap(dec, k, offset);
-        if (k->subformat == ET_SF_TRAP) { /* 0.026: always the handler */
+            return do_trap(dec, k, offset, false);
+        if (k->subformat == ET_SF_TRAP) {
+            /* 0.026: always the handler; another trap packet right after
+             * says the handler's first instruction did not retire (a second
+             * trap was taken there; the encoder repeats the handler address
+             * when it retired and then trapped) */
             struct et_packet t = *k;
             t.thaddr = 1;
-            return do_trap(dec, &t, offset);
+            bool unretired = next && next->msg == ET_MSG_TE_INST && next->format == ET_F3 &&
+                             next->subformat == ET_SF_TRAP;
+            return do_trap(dec, &t, offset, unretired);
         }
         {
             uint64_t a = full_addr(dec, k->address);

@@ -91,6 +91,7 @@ struct et_params {
     bool branch_prediction;
     bool jump_target_cache;
     bool model_compat;       /* reproduce the reference model's choices where the spec allows */
+    bool disambiguate;       /* extension: notifications where the spec's packets have two readings */
     uint64_t tvec[8];        /* implicit-except: trap vector (CSR value, mode in bits 1:0) per privilege */
     bool have_tvec[8];
     /* encapsulation */

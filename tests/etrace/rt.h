@@ -19,6 +19,8 @@ struct rt_result {
     unsigned gaps;
     unsigned syncs;
     char first_error[600];
+    uint32_t trap_cause[64]; /* the first traps decoded, in order (ending a block or alone) */
+    unsigned ntraps;
     struct rvt_bcache *bc;
     unsigned xlen;
 };
