@@ -321,12 +321,17 @@ int et_param_set(struct et_params *p, const char *key, const char *val, struct r
     }
     if (!strcmp(key, "resync-max")) {
         if (val && (!strcasecmp(val, "off") || !strcasecmp(val, "none") || !strcmp(val, "-1"))) {
-            p->resync_max = -1;
+            p->resync_max = ET_RESYNC_OFF;
+            return 0;
+        }
+        if (val && !strcasecmp(val, "any")) {
+            p->resync_max = ET_RESYNC_ANY;
             return 0;
         }
         if (parse_u64(val, &v) || v > 40)
             return rvt_fail(d, RVT_ERR_INVAL,
-                            "etrace: resync-max expects 0..40 (period 2^(n+4) packets) or off, got \"%s\"",
+                            "etrace: resync-max expects 0..40 (period 2^(n+4) packets), off, or any (decoder: "
+                            "a resync not counted in packets), got \"%s\"",
                             val ? val : "");
         p->resync_max = (int)v;
         return 0;
@@ -355,6 +360,7 @@ int et_param_set(struct et_params *p, const char *key, const char *val, struct r
         {"jump-target-cache", &p->jump_target_cache},
         {"model-compat", &p->model_compat},
         {"disambiguate", &p->disambiguate},
+        {"partial-compression", &p->partial_compression},
         {"strict", &p->strict},
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {

@@ -123,6 +123,7 @@ struct et_encoder {
     struct et_bpred bp;
     struct et_jtc jtc;
 
+    uint64_t addr_bad; /* address bits the address field cannot carry (above the width, below the lsb) */
     /* the context of the last record (0.026: a notification keeps it) */
     uint64_t last_ctx;
     bool have_ctx;
@@ -1116,16 +1117,15 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
      * and its alignment, iaddress_lsb_p bits are not sent.  A stream that
      * cannot represent them would decode with errors far from the cause. */
     uint64_t last = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
-    for (unsigned i = 0; i < 2; i++) {
-        uint64_t a = i ? last : r->iaddr;
+    if (((r->iaddr | last) & e->addr_bad) != 0) {
+        uint64_t a = (r->iaddr & e->addr_bad) ? r->iaddr : last;
         if (e->p.iaddress_width_p < 64 && (a >> e->p.iaddress_width_p))
             return rvt_fail(&e->diag, RVT_ERR_OVERFLOW, "address 0x%" PRIx64 " wider than iaddress_width_p = %u",
                             a, e->p.iaddress_width_p);
-        if (a & mask64(e->p.iaddress_lsb_p))
-            return rvt_fail(&e->diag, RVT_ERR_INVAL,
-                            "instruction address 0x%" PRIx64 " is not a multiple of %u: iaddress_lsb_p = %u cannot "
-                            "represent it (code with compressed instructions needs iaddress_lsb_p <= 1)",
-                            a, 1u << e->p.iaddress_lsb_p, e->p.iaddress_lsb_p);
+        return rvt_fail(&e->diag, RVT_ERR_INVAL,
+                        "instruction address 0x%" PRIx64 " is not a multiple of %u: iaddress_lsb_p = %u cannot "
+                        "represent it (code with compressed instructions needs iaddress_lsb_p <= 1)",
+                        a, 1u << e->p.iaddress_lsb_p, e->p.iaddress_lsb_p);
     }
     bool q = qualify(e, r);
     struct ent x;
@@ -1157,7 +1157,7 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
     x.priv = r->priv;
     x.qualified = q;
     x.rec_lo = r->iaddr;
-    x.rec_hi = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
+    x.rec_hi = last;
     uint8_t itype = map_itype(&e->p, r->itype);
     if (r->iretire > (1u << r->ilastsize)) {
         /* first instruction of a multi-instruction block */
@@ -1231,12 +1231,15 @@ int et_enc_new(struct et_encoder **out, const struct et_params *p, const struct 
     int rc = et_params_check(p, d);
     if (rc < 0)
         return rc;
+    if (p->resync_max == ET_RESYNC_ANY)
+        return rvt_fail(d, RVT_ERR_INVAL, "etrace: resync-max any is for decoding; the encoder needs a period or off");
     struct et_encoder *e = calloc(1, sizeof *e);
     if (!e)
         return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
     e->p = *p;
     et_framer_init(&e->fr, &e->p, sink);
     e->resync_max = p->resync_max < 0 ? 0 : (uint64_t)1 << (p->resync_max + 4);
+    e->addr_bad = ~mask64(p->iaddress_width_p) | mask64(p->iaddress_lsb_p);
     map_reset(e);
     unsigned shift = p->iaddress_lsb_p >= 2 ? 2 : 1;
     if ((p->branch_prediction && et_bpred_init(&e->bp, p->bpred_size_p, shift) < 0) ||

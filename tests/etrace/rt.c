@@ -90,12 +90,15 @@ static int on_note(void *ctx, const struct rvt_note *n)
 {
     struct rt_result *r = ctx;
     if (n->kind == RVT_NOTE_ERROR) {
-        if (!r->errors)
+        if (!r->errors) {
             snprintf(r->first_error, sizeof r->first_error, "offset 0x%llx: %s", (unsigned long long)n->offset,
                      n->text ? n->text : "?");
+            r->first_error_offset = n->offset;
+        }
         r->errors++;
     } else if (n->kind == RVT_NOTE_GAP) {
         r->gaps++;
+        r->ends += n->reason == RVT_GAP_END;
     } else if (n->kind == RVT_NOTE_SYNC) {
         r->syncs++;
     } else if (n->kind == RVT_NOTE_TRAP && r->ntraps < 64) {
