@@ -137,7 +137,7 @@ static bool part_of(const uint64_t *got, size_t ng, const uint64_t *want, size_t
 {
     if (ng > nw)
         return false;
-    return !memcmp(got, want + (suffix ? nw - ng : 0), ng * sizeof *got);
+    return ng == 0 || !memcmp(got, want + (suffix ? nw - ng : 0), ng * sizeof *got);
 }
 
 /* ---- the leading synchronisation sequence ----------------------------------------------- */
