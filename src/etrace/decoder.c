@@ -63,6 +63,7 @@ struct et_decoder {
     bool data_on;         /* the last support packet enabled data trace (its packets are skipped) */
     bool counting;        /* since_sync counts the packets after the last sync packet */
     uint64_t since_sync;
+    uint64_t period;      /* the resync period in packets, from the first resync (0: not seen) */
     uint64_t ctx;         /* context the trace last reported */
     const char *expect_why;
     int frc;   /* last flow engine return code (FL) */
@@ -882,24 +883,28 @@ static int check_fields(struct et_decoder *dec, const struct et_packet *k, uint6
 static int note_error(struct et_decoder *dec, uint64_t offset, const char *text);
 
 /* Periodic resynchronisation (exampleAlgorithm.adoc): the encoder counts
- * the packets it sends; once the count exceeds the resync period, the next
+ * the packets it sends; once the count passes the resync period, the next
  * instruction gets a format 3 start packet, which resets the count (as do
- * trap packets).  So with a known period the position of a resync start is
- * fixed: one that comes too early, or none when one is due, means packets
- * were lost or added (deleted or inserted bytes that still parse).  A start
- * is a resync when nothing else explains it: not the first after the
- * decoder lost sync (start of trace, support packet, trap without handler,
- * error) and with the same privilege and context.  The 0.026 draft also
- * sends a start at a trace-notify trigger: there only the missing resync
- * is checked.  --resync-max any turns this off for encoders whose resync
- * is not a packet count. */
+ * trap packets).  So the position of a resync start is fixed by the period:
+ * one that comes early, or none when one is due, means packets were lost or
+ * added (deleted or inserted bytes that still parse).  A start is a resync
+ * when nothing else explains it: not the first after the decoder lost sync
+ * (start of trace, support packet, trap without handler, error) and with the
+ * same privilege and context.  The period is not in the trace (and
+ * `rvtrace encode` into a wrapping RAM picks one), so the decoder takes it
+ * from the first resync: a power of two of at least 16 packets
+ * (2^(resync-max+4)), plus the few packets the encoder may send at the
+ * instruction whose packet passed it; every later resync must match.  The
+ * 0.026 draft also sends a start at a trace-notify trigger: there only the
+ * missing resync is checked.  --resync-max any turns this off, for
+ * encoders whose resync is not a packet count. */
 #define ET_RESYNC_SLACK 8 /* packets the encoder may send at the instruction whose packet passed the period */
 static int check_resync(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
 {
-    int max = dec->p.resync_max;
-    if (max == ET_RESYNC_ANY)
+    if (dec->p.resync_max == ET_RESYNC_ANY)
         return 0;
-    uint64_t period = max >= 0 ? 1ull << (max + 4) : 0;
+    static const char hint[] = "packets lost or added? (--resync-max any if the encoder's resync is not a packet count)";
+    uint64_t period = dec->period;
     bool sync = k->msg == ET_MSG_TE_INST && k->format == ET_F3 &&
                 (k->subformat == ET_SF_START || k->subformat == ET_SF_TRAP);
     if (!sync) {
@@ -909,10 +914,9 @@ static int check_resync(struct et_decoder *dec, const struct et_packet *k, uint6
         if (period && dec->since_sync > period + 1 + ET_RESYNC_SLACK) {
             dec->counting = false;
             return dfail(dec, offset,
-                         "%" PRIu64 " packets since the last sync packet without a resync, where resync-max %d "
-                         "resyncs after %" PRIu64 " (packets added, or decode with the encoder's --resync-max; "
-                         "--resync-max any when its resync is not a packet count)",
-                         dec->since_sync, max, period);
+                         "%" PRIu64 " packets since the last sync packet and no resync, where the trace resyncs after "
+                         "%" PRIu64 ": %s",
+                         dec->since_sync, period, hint);
         }
         return 0;
     }
@@ -920,15 +924,27 @@ static int check_resync(struct et_decoder *dec, const struct et_packet *k, uint6
     bool counted = dec->counting;
     dec->counting = true;
     dec->since_sync = 0;
-    if (k->subformat != ET_SF_START || !counted || !dec->synced || dec->p.version != ET_V2_0 ||
+    if (k->subformat != ET_SF_START || !counted || !dec->synced ||
         k->privilege != dec->priv || (et_ctx_bits(&dec->p) && k->context != dec->ctx))
         return 0;
-    if (!period || n < period + 1)
+    if (dec->p.version != ET_V2_0)
+        return 0;
+    if (!period) {
+        /* the first resync gives the period */
+        uint64_t p2 = n > 1 ? 1ull << (63 - __builtin_clzll(n - 1)) : 0;
+        if (p2 < 16 || n - 1 - p2 > ET_RESYNC_SLACK)
+            return dfail(dec, offset,
+                         "resync after %" PRIu64 " packets: a resync period of packets is a power of two of at "
+                         "least 16 (2^(resync-max+4)): %s",
+                         n, hint);
+        dec->period = p2;
+        return 0;
+    }
+    if (n < period + 1)
         return dfail(dec, offset,
-                     "sync packet after %" PRIu64 " packets with nothing to explain it (no privilege or context "
-                     "change), where resync-max %d resyncs after %" PRIu64 " (packets lost, or decode with the "
-                     "encoder's --resync-max; --resync-max any when its resync is not a packet count)",
-                     n, max, period);
+                     "sync packet after %" PRIu64 " packets with nothing to explain it (no trap, privilege or "
+                     "context change), where the trace resyncs after %" PRIu64 ": %s",
+                     n, period, hint);
     return 0;
 }
 
