@@ -546,7 +546,14 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
             /* after an uninferable jump the address is the EPC: its target */
             if (rvt_flow_pending(f) && rvt_cf_uninferable(dec->single_cf) && k->has_address &&
                 dec->have_single) {
-                if (FL(rvt_flow_jump(f, full_addr(dec, k->address))) < 0)
+                struct rvt_insn in;
+                uint64_t epc = full_addr(dec, k->address);
+                if (!insn_at(dec, epc, &in))
+                    return dfail(dec, offset,
+                                 "trap packet (thaddr 0) after an uninferable jump: its EPC 0x%" PRIx64
+                                 ", the jump's target, is not an instruction of the program",
+                                 epc);
+                if (FL(rvt_flow_jump(f, epc)) < 0)
                     return flow_fail(dec);
             }
             if (FL(rvt_flow_trap(f, k->interrupt, k->ecause, k->tval, false, 0)) < 0)
