@@ -910,7 +910,8 @@ static int check_resync(struct et_decoder *dec, const struct et_packet *k, uint6
 {
     if (dec->p.resync_max == ET_RESYNC_ANY)
         return 0;
-    static const char hint[] = "packets lost or added? (--resync-max any if the encoder's resync is not a packet count)";
+    static const char hint[] =
+        "packets lost or added? (--resync-max any if the encoder's resync is not a packet count)";
     uint64_t period = dec->period;
     bool sync = k->msg == ET_MSG_TE_INST && k->format == ET_F3 &&
                 (k->subformat == ET_SF_START || k->subformat == ET_SF_TRAP);

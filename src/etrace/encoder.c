@@ -883,8 +883,8 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         if (!c->reported && !is_branch)
             win_add(e, c->rec_lo, c->rec_hi);
         /* (an uninferable jump reports its target anyway) */
-        if (!c->reported && !v026 && e->p.disambiguate && n && n->retired && n->qualified && !will_updiscon(e, c, n) &&
-            win_hits(e, n->rec_lo, n->rec_hi)) {
+        if (!c->reported && !v026 && e->p.disambiguate && n && n->retired && n->qualified &&
+            !will_updiscon(e, c, n) && win_hits(e, n->rec_lo, n->rec_hi)) {
             if ((rc = send_address(e, c->addr, AK_NOTIFY, false, c->time)) < 0)
                 return rc;
             c->reported = true;

@@ -571,7 +571,8 @@ int main(void)
     truncation("refraw", raw, raw_strict);
     invalid_packets();
     invalid_bytes();
-    const char *const enc1[] = {"resync-max", "1", NULL}, *const raw1[] = {"framing", "refraw", "resync-max", "1", NULL};
+    const char *const enc1[] = {"resync-max", "1", NULL};
+    const char *const raw1[] = {"framing", "refraw", "resync-max", "1", NULL};
     insert_delete("encap", enc1, false);
     insert_delete("refraw", raw1, false);
     insert_delete("encap, traps", enc1, true);
