@@ -597,16 +597,13 @@ int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, 
     unsigned end = k->field_bits;
     if (end == 0 || b->n < 8 || end > ET_MAX_BITS)
         return 0;
-    /* the packet at full length: the received bits, sign-extended */
-    struct et_bits full;
-    memset(&full, 0, sizeof full);
-    unsigned have = b->n < end ? b->n : end;
-    unsigned sign = bit_at(b, have - 1);
-    for (unsigned i = 0; i < end; i++)
-        if (i < have ? bit_at(b, i) : sign)
-            full.w[i / 64] |= 1ull << (i % 64);
-    full.n = end;
-    unsigned need = (et_bits_compressed_len(&full) + 7) / 8;
+    /* The packet at full length is the received bits sign-extended to
+     * `end` (or cut there): its compressed length is that of its first
+     * min(received, end) bits. */
+    struct et_bits head = *b;
+    if (head.n > end)
+        head.n = end;
+    unsigned need = (et_bits_compressed_len(&head) + 7) / 8;
     if (b->n / 8 > need)
         return rvt_fail(d, RVT_ERR_FORMAT,
                         "etrace: %s packet of %u payload bytes, but its sign-compressed form has %u (an encoder "
