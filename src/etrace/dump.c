@@ -6,13 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Remember the first damage (returned at the end) and list it in place. */
+static void damage(FILE *out, uint64_t offset, const char *msg, struct rvt_diag *d, enum rvt_err code)
+{
+    fprintf(out, "0x%08" PRIx64 "  ERROR %s\n", offset, msg);
+    if (!d->code)
+        rvt_fail(d, code, "%s", msg);
+}
+
 /* A te_data packet: its fields, and the access they give. */
-static void dump_data(const struct et_params *p, struct et_ddec *dd, const struct et_frame *fr, FILE *out)
+static void dump_data(const struct et_params *p, struct et_ddec *dd, const struct et_frame *fr, FILE *out,
+                      struct rvt_diag *d)
 {
     struct et_dpkt k;
     struct rvt_diag fd = {0};
     if (et_dpkt_unpack(&p->d, &fr->bits, dd->lrid_size, &k, &fd) < 0) {
-        fprintf(out, "0x%08" PRIx64 "  ERROR %s\n", fr->offset, fd.msg);
+        damage(out, fr->offset, fd.msg, d, RVT_ERR_FORMAT);
         return;
     }
     char fields[400], acc[160] = "";
@@ -29,13 +38,18 @@ static void dump_data(const struct et_params *p, struct et_ddec *dd, const struc
     fprintf(out, "0x%08" PRIx64 "  %-10s len=%-2zu %s%s\n", fr->offset, et_dpkt_name(&k), fr->size, fields, acc);
 }
 
+/* Returns 0 when every unit is well formed; otherwise, after listing
+ * everything, the first damage (RVT_ERR_TRUNCATED for a trace that ends
+ * inside a packet), or RVT_ERR_NOSYNC when no packet was found at all. */
 int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out, struct rvt_diag *d)
 {
+    rvt_diag_clear(d);
     struct et_deframer df;
     et_deframer_init(&df, p, buf, len);
     df.only_src = p->src_id_set; /* one hart of a funnelled trace */
     struct et_params cur = *p; /* the support packet may switch modes (full address ...) */
     uint64_t npk = 0, nnull = 0, null_at = 0;
+    bool last_align = true, any = false, data_on = p->d.mode != ET_DATA_OFF;
     /* the differential address base, per source (a funnel merges harts) */
     enum { NSRC = 64 };
     uint64_t lasts[NSRC] = {0};
@@ -55,7 +69,7 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
         if (rc == 0)
             break;
         if (rc < 0) {
-            fprintf(out, "0x%08" PRIx64 "  ERROR %s\n", (uint64_t)fr.offset, fd.msg);
+            damage(out, fr.offset, fd.msg, d, (enum rvt_err)-rc);
             if (!et_deframer_resync(&df))
                 break;
             fprintf(out, "0x%08zx  (resynchronised)\n", df.pos);
@@ -65,6 +79,7 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
             if (!nnull)
                 null_at = fr.offset;
             nnull++;
+            last_align = fr.is_align;
             continue;
         }
         if (fr.is_other)
@@ -77,20 +92,34 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
         bool have_last = have_lasts[slot];
         if (nnull) {
             fprintf(out, "0x%08" PRIx64 "  null x%" PRIu64 "\n", null_at, nnull);
+            if (!last_align && any) {
+                char m[160];
+                snprintf(m, sizeof m, "the null packets before offset 0x%" PRIx64 " do not end with a "
+                         "null.alignment (0x80)", fr.offset);
+                damage(out, fr.offset - 1, m, d, RVT_ERR_FORMAT);
+            }
             nnull = 0;
         }
+        any = true;
         if (fr.is_data) {
             npk++;
-            dump_data(&cur, &dd[slot], &fr, out);
+            if (!data_on)
+                damage(out, fr.offset, "a data trace packet, but no support packet enabled data trace (denable)", d,
+                       RVT_ERR_FORMAT);
+            else
+                dump_data(&cur, &dd[slot], &fr, out, d);
             continue;
         }
         struct et_packet k;
         char fields[700];
         if (et_pkt_unpack_bits(&cur, fr.msg, &fr.bits, &k, &fd) < 0) {
-            fprintf(out, "0x%08" PRIx64 "  ERROR %s\n", fr.offset, fd.msg);
+            damage(out, fr.offset, fd.msg, d, RVT_ERR_FORMAT);
             continue;
         }
         npk++;
+        if (fr.sign_padded && (et_pkt_check_padding(&fr.bits, &k, &fd) < 0 ||
+                               (!cur.partial_compression && et_pkt_check_compressed(&fr.bits, &k, &fd) < 0)))
+            damage(out, fr.offset, fd.msg, d, RVT_ERR_FORMAT);
         et_pkt_format_fields(&cur, &k, fields, sizeof fields);
         char absbuf[48] = "";
         bool v026 = cur.version == ET_V0_026;
@@ -109,10 +138,11 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
         }
         if (k.msg == ET_MSG_TE_INST && k.format == ET_F3 && k.subformat == ET_SF_SUPPORT) {
             et_apply_ioptions(&cur, k.ioptions);
+            data_on = (cur.denable_p && k.denable) || p->d.mode != ET_DATA_OFF;
             if (k.denable) {
                 struct rvt_diag od = {0};
                 if (et_apply_doptions(&cur.d, k.doptions, cur.doptions_width, &od) < 0)
-                    fprintf(out, "0x%08" PRIx64 "  ERROR %s\n", fr.offset, od.msg);
+                    damage(out, fr.offset, od.msg, d, RVT_ERR_FORMAT);
             }
         }
         if (k.msg == ET_MSG_TE_INST && k.format == ET_F3)
@@ -130,6 +160,8 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
     if (nnull)
         fprintf(out, "0x%08" PRIx64 "  null x%" PRIu64 "\n", null_at, nnull);
     fprintf(out, "# %" PRIu64 " packets, %zu bytes\n", npk, len);
+    if (!npk && len && !d->code)
+        rvt_fail(d, RVT_ERR_NOSYNC, "no E-Trace packet in the %zu bytes", len);
     free(dd);
-    return 0;
+    return d->code ? -(int)d->code : 0;
 }
