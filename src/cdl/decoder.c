@@ -602,7 +602,7 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
     while (pos < nlen) {
         struct cdl_field f;
         dec->field_pos = pos;
-        int n = cdl_field_decode(nyb + pos, nlen - pos, dec->cfg.xlen, &f, &dec->diag);
+        int n = cdl_field_decode(nyb + pos, nlen - pos, cdl_cfg_fmt(&dec->cfg), &f, &dec->diag);
         if (n == 0) {
             /* Cut by the end of the recording (reported below). */
             for (size_t i = pos; i < nlen && cut_at == SIZE_MAX; i++)

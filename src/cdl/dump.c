@@ -107,7 +107,7 @@ int cdl_dump(const struct cdl_cfg *c, const uint8_t *buf, size_t len, FILE *out,
             continue;
         }
         struct cdl_field f;
-        int k = cdl_field_decode(nyb + pos, n - pos, c->xlen, &f, d);
+        int k = cdl_field_decode(nyb + pos, n - pos, cdl_cfg_fmt(c), &f, d);
         print_off(out, base, total, pos);
         if (k == 0) {
             fprintf(out, "truncated field (%zu nybbles left)\n", n - pos);

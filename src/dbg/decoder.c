@@ -821,12 +821,10 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
         return data_note(dec, RVT_DATA_STORE_ADDR, dec->sa);
     case DBG_LOAD_DATA:
     case DBG_STORE_DATA: {
-        uint64_t v = dbg_fill_signed(p->bits, p->nval, dec->cfg.xlen);
-        /* More nybbles than XLEN holds must be the sign extension. */
-        if (4u * p->nval > dec->cfg.xlen &&
-            (dbg_fill_signed(p->bits, p->nval, 64) != dbg_fill_signed(v, dec->cfg.xlen / 4, 64)))
-            return trace_error(dec, "%s value 0x%" PRIx64 " does not fit XLEN=%u", dbg_hdr_name(hdr), p->bits,
-                               dec->cfg.xlen);
+        /* Sign extension fills the missing bits, to XLEN; on RV32 a value
+         * of more than 8 nybbles is 64 bits wide (an FLD/FSD's data). */
+        unsigned width = dec->cfg.xlen == 32 && p->nval > 8 ? 64 : dec->cfg.xlen;
+        uint64_t v = dbg_fill_signed(p->bits, p->nval, width);
         return data_note(dec, hdr == DBG_LOAD_DATA ? RVT_DATA_LOAD_VALUE : RVT_DATA_STORE_VALUE, v);
     }
     default: /* custom data: skipped (the dump shows it) */

@@ -209,10 +209,19 @@ static void g_addr(const struct dbg_enc *e, struct group *g, unsigned hdr, uint6
     *full = false;
 }
 
-static void g_data(const struct dbg_enc *e, struct group *g, unsigned hdr, uint64_t v)
+/* Load/Store Data: "missing bits must be filled in by sign extending the
+ * value", so the fewest nybbles whose sign extension gives the `bytes`-wide
+ * value.  The decoder extends to XLEN, except that on RV32 more than 8
+ * nybbles are a 64-bit value (FLD/FSD): an 8-byte value goes out with at
+ * least 9 nybbles there, so that all its bits arrive (docs/dbg.md). */
+static void g_data(const struct dbg_enc *e, struct group *g, unsigned hdr, uint64_t v, unsigned bytes)
 {
-    v &= dbg_mask(e->xlen);
-    g_value(g, hdr, v, dbg_nyb_signed(v, e->xlen));
+    unsigned width = bytes && bytes <= 8 ? 8 * bytes : e->xlen; /* (size unknown: XLEN) */
+    v &= dbg_mask(width);
+    unsigned n = dbg_nyb_signed(v, width);
+    if (e->xlen == 32 && width == 64 && n < 9)
+        n = 9;
+    g_value(g, hdr, v, n);
 }
 
 static void g_ts(struct group *g, struct vstate *vs, uint64_t t)
@@ -297,21 +306,21 @@ static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, c
             /* CSR instructions: reads emit Load Data, writes Store Data
              * (the write value comes in the record's memory value). */
             if ((p->flags & RVT_ING_HAS_RD) && dbg_emits(c, DBG_TRACE_EMITLOADDATA))
-                g_data(e, g, DBG_LOAD_DATA, p->rd_value);
+                g_data(e, g, DBG_LOAD_DATA, p->rd_value, e->xlen / 8);
             if ((p->flags & RVT_ING_MEM_STORE) && (p->flags & RVT_ING_HAS_MEMVAL) &&
                 dbg_emits(c, DBG_TRACE_EMITSTOREDATA))
-                g_data(e, g, DBG_STORE_DATA, p->mem_value);
+                g_data(e, g, DBG_STORE_DATA, p->mem_value, e->xlen / 8);
         } else if (p->flags & RVT_ING_HAS_MEM) {
             if (p->flags & RVT_ING_MEM_STORE) {
                 if (dbg_emits(c, DBG_TRACE_EMITSTOREADDR))
                     g_addr(e, g, DBG_STORE_ADDR, &vs->sa, &vs->full_sa, p->mem_addr);
                 if ((p->flags & RVT_ING_HAS_MEMVAL) && dbg_emits(c, DBG_TRACE_EMITSTOREDATA))
-                    g_data(e, g, DBG_STORE_DATA, p->mem_value);
+                    g_data(e, g, DBG_STORE_DATA, p->mem_value, p->mem_size);
             } else {
                 if (dbg_emits(c, DBG_TRACE_EMITLOADADDR))
                     g_addr(e, g, DBG_LOAD_ADDR, &vs->la, &vs->full_la, p->mem_addr);
                 if ((p->flags & RVT_ING_HAS_MEMVAL) && dbg_emits(c, DBG_TRACE_EMITLOADDATA))
-                    g_data(e, g, DBG_LOAD_DATA, p->mem_value);
+                    g_data(e, g, DBG_LOAD_DATA, p->mem_value, p->mem_size);
             }
         }
     }

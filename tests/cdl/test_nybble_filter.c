@@ -161,7 +161,7 @@ static uint64_t count_reports(const struct rvt_codec *c, const void *cfg, const 
         int k;
         if (c == &rvt_codec_cdl) {
             struct cdl_field f;
-            k = cdl_field_decode(nyb + pos, n - pos, ((const struct cdl_cfg *)cfg)->xlen, &f, &d);
+            k = cdl_field_decode(nyb + pos, n - pos, cdl_cfg_fmt(cfg), &f, &d);
             count += k > 0 && f.kind == CDL_F_DATA && f.reason == CDL_DATA_PC && f.value == addr;
         } else {
             struct dbg_packet p;

@@ -79,9 +79,11 @@ static void family_tests(unsigned xlen)
         struct rvt_image *img = rvt_gen_image(g);
         struct rvt_recs recs = {0};
         REQUIRE(img && rvt_recs_gen(&recs, g, &gc, xlen == 64, &d) == 0);
-        static const char *const cdl1[] = {"ecall", "trap", NULL};
-        static const char *const cdl2[] = {"ecall", "trap", "cdl-pc", "uninferable", "cdl-sync-interval", "256",
-                                           NULL};
+        /* (The generated programs jump to the top of the address space and
+         * write 64-bit f registers: cdl needs the wide data extension.) */
+        static const char *const cdl1[] = {"ecall", "trap", "cdl-data", "wide", "cdl-pack", "all", NULL};
+        static const char *const cdl2[] = {"ecall", "trap", "cdl-data", "wide", "cdl-pc", "uninferable",
+                                           "cdl-sync-interval", "256", NULL};
         static const char *const dbg1[] = {"ecall", "trap", NULL};
         static const char *const dbg2[] = {"ecall", "trap", "dbg-emit", "pc,priv", "dbg-buffer", "2048", NULL};
         run("cdl", cdl1, img, &recs, xlen);

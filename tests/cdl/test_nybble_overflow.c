@@ -47,6 +47,10 @@ static bool config(const struct fam *f, const struct nrt_prog *p, void **cfg, co
         all[n++] = "ecall";
         all[n++] = p->ecall;
     }
+    if (f->codec == &rvt_codec_cdl) { /* 64-bit values (as nrt_cfg does; the oracle gets `all` too) */
+        all[n++] = "cdl-data";
+        all[n++] = "wide";
+    }
     for (size_t i = 0; f->opts[i]; i++)
         all[n++] = f->opts[i];
     all[n] = NULL;
