@@ -78,6 +78,11 @@ struct rvt_codec {
     /* The byte a sink pads with between/after packets (the format's idle or
      * null encoding: 0xFF for N-Trace MSEO, 0x00 for E-Trace encapsulation). */
     uint8_t idle_byte;
+
+    /* Optional: what the decoder of a finished configuration reports besides
+     * the instructions (enum rvt_traced), for `verify` and the round-trip
+     * tests to compare.  NULL: instructions only. */
+    unsigned (*traced)(const void *cfg);
 };
 
 /* All families, NULL-terminated. */

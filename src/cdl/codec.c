@@ -354,6 +354,21 @@ static int info(const void *cfgp, FILE *out, struct rvt_diag *d)
     return 0;
 }
 
+/* The flow's register writes and tracepoints name their instruction; the
+ * seed has no privilege, time or memory data. */
+static unsigned traced(const void *cfgp)
+{
+    const struct cdl_cfg *c = cfgp;
+    unsigned t = 0;
+    if (c->pack & CDL_PACK_RFW)
+        t |= RVT_TRACED_REG_WRITE;
+    if (c->pack & CDL_PACK_TRACEPOINTS)
+        t |= RVT_TRACED_TRACEPOINT;
+    if (c->pack & CDL_PACK_FLOW)
+        t |= RVT_TRACED_DATA_INDEX;
+    return t;
+}
+
 const struct rvt_codec rvt_codec_cdl = {
     .name = "cdl",
     .summary = "CDL RISC-V compressed trace: nybble stream of sequential counts, non-sequential reasons, "
@@ -376,4 +391,5 @@ const struct rvt_codec rvt_codec_cdl = {
     .dec_free = dec_free,
     .dump = dump,
     .info = info,
+    .traced = traced,
 };

@@ -428,6 +428,28 @@ static int info(const void *cfgp, FILE *out, struct rvt_diag *d)
     return 0;
 }
 
+/* The emit bits say what the packets carry: Privilege Level (U/S/M),
+ * timestamps, load/store addresses and data (CSR values as data), and
+ * always Change Hart. */
+static unsigned traced(const void *cfgp)
+{
+    const struct dbg_cfg *c = cfgp;
+    unsigned t = RVT_TRACED_HART;
+    if (dbg_emits(c, DBG_TRACE_EMITPRIV))
+        t |= RVT_TRACED_PRIV | RVT_TRACED_PRIV_UMS;
+    if (dbg_emits(c, DBG_TRACE_EMITTIMESTAMP))
+        t |= RVT_TRACED_TIME;
+    if (dbg_emits(c, DBG_TRACE_EMITLOADADDR))
+        t |= RVT_TRACED_LOAD_ADDR;
+    if (dbg_emits(c, DBG_TRACE_EMITSTOREADDR))
+        t |= RVT_TRACED_STORE_ADDR;
+    if (dbg_emits(c, DBG_TRACE_EMITLOADDATA))
+        t |= RVT_TRACED_LOAD_VALUE | RVT_TRACED_CSR_VALUES;
+    if (dbg_emits(c, DBG_TRACE_EMITSTOREDATA))
+        t |= RVT_TRACED_STORE_VALUE | RVT_TRACED_CSR_VALUES;
+    return t;
+}
+
 const struct rvt_codec rvt_codec_dbg = {
     .name = "dbg",
     .summary = "debug specification trace module: 4-bit packets with value sequences, 8 sync points per buffer, "
@@ -450,4 +472,5 @@ const struct rvt_codec rvt_codec_dbg = {
     .dec_free = dec_free,
     .dump = dump,
     .info = info,
+    .traced = traced,
 };
