@@ -46,6 +46,10 @@ static const struct rvt_codec_opt g_opts[] = {
                          "the FIFO is full (0; needs --dbg-fifo)"},
     {"dbg-fifo", "NYBBLES", "FIFO model for --dbg-stall 0: capacity in nybbles"},
     {"dbg-drain", "NYBBLES", "FIFO model: nybbles drained per retired instruction (default 2)"},
+    {"dbg-trap-pc", "seed|epc",
+     "the first PC of a trap: seed (default: an interrupt names the last instruction executed, ecall/ebreak "
+     "themselves, as seed 004's event table says) or epc (every trap names the instruction that did not "
+     "complete; rvtrace's older form, ambiguous without emitpriv); encoder and decoder must agree"},
     {"dbg-custom", "value|none|reject",
      "what follows a custom header (1110, 1111): a value sequence (default), nothing, or reject it as an error"},
     {"dbg-code", "auto|elf|none", "decode by walking the ELF, or from PC pairs only (needs emit pc without "
@@ -115,6 +119,13 @@ static int dbg_cfg_set(void *cfgp, const char *key, const char *val, struct rvt_
         if (parse_u64(val, &v) || (v != 32 && v != 64))
             return rvt_fail(d, RVT_ERR_INVAL, "--xlen: expected 32 or 64, got '%s'", val);
         c->xlen = (unsigned)v;
+    } else if (strcmp(key, "dbg-trap-pc") == 0) {
+        if (strcmp(val, "seed") == 0)
+            c->trap_pc = DBG_TRAP_PC_SEED;
+        else if (strcmp(val, "epc") == 0)
+            c->trap_pc = DBG_TRAP_PC_EPC;
+        else
+            return rvt_fail(d, RVT_ERR_INVAL, "--dbg-trap-pc: expected seed or epc, got '%s'", val);
     } else if (strcmp(key, "dbg-rvc") == 0) {
         if (strcmp(val, "on") == 0 || strcmp(val, "1") == 0)
             c->rvc = true;
@@ -420,6 +431,9 @@ static int info(const void *cfgp, FILE *out, struct rvt_diag *d)
             dbg_emits(c, DBG_TRACE_EMITLOADDATA) ? " loaddata" : "",
             dbg_emits(c, DBG_TRACE_EMITSTOREDATA) ? " storedata" : "",
             dbg_emits(c, DBG_TRACE_EMITTIMESTAMP) ? " timestamp" : "");
+    fprintf(out, "trap pc: %s\n", c->trap_pc == DBG_TRAP_PC_SEED ? "seed (interrupts: the last instruction executed)"
+                                                                 : "epc (every trap: the instruction that did not "
+                                                                   "complete)");
     fprintf(out, "destination: %s, fullaction: %s, stall: %u\n", dest[dbg_regs_dest(&c->regs)],
             full[dbg_regs_fullaction(&c->regs)], (c->regs.trace & DBG_TRACE_STALL) ? 1 : 0);
     fprintf(out, "buffer: %" PRIu64 " bytes, sync points every %" PRIu64 " bytes\n", dbg_cfg_buffer(c),

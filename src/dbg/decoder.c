@@ -72,6 +72,14 @@ struct dbg_dec {
     enum state st;
     uint64_t src;
     uint8_t src_priv;
+    bool src_retired; /* the source PC is the instruction the walk retired last (a trap after it) */
+    /* The last instruction the walk retired, and the instruction count
+     * then (a trap's "last instruction executed" may name it). */
+    bool have_last;
+    uint64_t last_addr, last_count;
+    /* Without code: the last pair, for a trap naming its source again. */
+    uint64_t nc_last_src, nc_last_dst;
+    bool nc_have_last;
 
     /* Without code: the block in progress. */
     uint64_t blk_start, nc_index;
@@ -187,6 +195,7 @@ static int gap(struct dbg_dec *dec, uint8_t reason, const char *text)
 {
     dec->synced = false;
     dec->st = ST_IDLE;
+    dec->have_last = dec->nc_have_last = dec->src_retired = false;
     if (dec->nocode) {
         dec->have_held = false;
         return note(dec, reason == RVT_GAP_ERROR ? RVT_NOTE_ERROR : RVT_NOTE_GAP, reason, 0, 0, cur_index(dec),
@@ -262,7 +271,41 @@ static int walk(struct dbg_dec *dec, const struct rvt_walk *w, struct rvt_stop *
     int rc = rvt_flow_walk(dec->flow, w, st);
     if (rc < 0)
         return flow_failed(dec, what, rc);
+    if (st->insns) {
+        dec->have_last = true;
+        dec->last_addr = st->last;
+        dec->last_count = rvt_flow_insns(dec->flow);
+    }
     return 1;
+}
+
+/* Is pc the instruction the walk retired last, with nothing retired since?
+ * Then a trap naming it as the last instruction executed comes now. */
+static bool retired_last(const struct dbg_dec *dec, uint64_t pc)
+{
+    return dec->cfg.trap_pc == DBG_TRAP_PC_SEED && dec->have_last && dec->last_addr == pc &&
+           rvt_flow_insns(dec->flow) == dec->last_count;
+}
+
+/* Is the instruction at pc an ecall or ebreak? */
+static bool is_ecall_at(const struct dbg_dec *dec, uint64_t pc)
+{
+    struct rvt_insn in;
+    return dec->image && rvt_img_insn(dec->image, pc, &in) == 0 && (in.cf == RVT_CF_ECALL || in.cf == RVT_CF_EBREAK);
+}
+
+/* Does a trap's source PC name the last instruction executed (it retired,
+ * the trap follows it), rather than the instruction that did not complete?
+ * The seed's events (see names_last in encoder.c): interrupts do, ecall
+ * and ebreak do not; other exceptions do exactly when there is no
+ * Privilege Level packet to tell them from interrupts. */
+static bool src_is_last(const struct dbg_dec *dec, bool have_priv, uint8_t priv)
+{
+    if (dec->cfg.trap_pc == DBG_TRAP_PC_EPC)
+        return false;
+    if (have_priv)
+        return (priv & 8) != 0;
+    return !is_ecall_at(dec, dec->src);
 }
 
 /* Retire exactly the instruction at the current pc. */
@@ -275,6 +318,50 @@ static int retire_one(struct dbg_dec *dec, struct rvt_stop *st, const char *what
     if (st->insns != 1)
         return trace_error(dec, "%s: the instruction at 0x%" PRIx64 " does not retire", what, st->pc);
     return 1;
+}
+
+/* The source PC read as the instruction just retired turned out to be
+ * ahead (it runs again): walk up to it (not retiring it). */
+static int walk_to_src(struct dbg_dec *dec)
+{
+    dec->src_retired = false;
+    struct rvt_walk w = {.flags = RVT_WALK_ADDR | RVT_WALK_INSNS |
+                                  (dec->ebr ? RVT_WALK_STOP_BRANCH : RVT_WALK_NT_DEFAULT | RVT_WALK_STOP_JUMP),
+                         .addr = dec->src,
+                         .insns = WALK_LIMIT};
+    struct rvt_stop st;
+    int rc = walk(dec, &w, &st, "PC");
+    if (rc <= 0)
+        return rc;
+    if (!(st.reason == RVT_STOP_ADDR || (st.reason == RVT_STOP_TRAPINSN && st.pc == dec->src)))
+        return trace_error(dec, "PC 0x%" PRIx64 ": the code leaves the straight path at 0x%" PRIx64 " (%s) before "
+                                "reaching it",
+                           dec->src, st.last, rvt_cf_name(st.cf));
+    return 1;
+}
+
+/* Does the walk from where it is reach `to` along the straight path a pair
+ * source is looked for on (untaken branches, no jumps), within a few
+ * cache blocks?  (Only looked at, not walked.) */
+static bool reaches(struct dbg_dec *dec, uint64_t to)
+{
+    if (!rvt_flow_have_pc(dec->flow) || rvt_flow_pending(dec->flow))
+        return false;
+    struct rvt_bcache *bc = rvt_flow_bcache(dec->flow);
+    uint64_t at = rvt_flow_pc(dec->flow);
+    for (unsigned i = 0; i < 64; i++) {
+        const struct rvt_block_info *b = rvt_bcache_get(bc, at);
+        if (!b->ninsns)
+            return false;
+        for (uint32_t k = 0; k < b->ninsns; k++)
+            if (b->start + 2ull * rvt_block_hw_offset(b, k) == to)
+                return true;
+        bool straight = !(b->flags & RVT_BI_CF_END) || (b->cf == RVT_CF_BRANCH && !dec->ebr);
+        if (!straight)
+            return false;
+        at = b->next;
+    }
+    return false;
 }
 
 static int insn_class(struct dbg_dec *dec, uint64_t addr, unsigned *cf, uint64_t *target)
@@ -292,6 +379,7 @@ static int insn_class(struct dbg_dec *dec, uint64_t addr, unsigned *cf, uint64_t
 static int src_was_jump_target(struct dbg_dec *dec)
 {
     dec->st = ST_IDLE;
+    dec->src_retired = false;
     struct rvt_walk w = {.flags = RVT_WALK_STOP_BRANCH | RVT_WALK_INSNS, .insns = WALK_LIMIT};
     struct rvt_stop st;
     int rc = walk(dec, &w, &st, "PC");
@@ -314,7 +402,19 @@ static int src_was_jump_target(struct dbg_dec *dec)
 static int do_trap(struct dbg_dec *dec, bool have_priv, uint8_t priv, uint64_t handler)
 {
     bool interrupt = have_priv && (priv & 8);
-    int rc = rvt_flow_trap(dec->flow, interrupt, 0, 0, true, handler);
+    int rc;
+    if (src_is_last(dec, have_priv, priv)) {
+        /* The trap follows the source instruction: retire it first (unless
+         * the walk did already). */
+        struct rvt_stop st;
+        if (!dec->src_retired && (rc = retire_one(dec, &st, interrupt ? "interrupted instruction" : "trap source")) <= 0)
+            return rc;
+    } else if (dec->src_retired && !(rvt_flow_have_pc(dec->flow) && rvt_flow_pc(dec->flow) == dec->src) &&
+               (rc = walk_to_src(dec)) <= 0) {
+        return rc; /* (an exception at the instruction, when it runs again) */
+    }
+    dec->src_retired = false;
+    rc = rvt_flow_trap(dec->flow, interrupt, 0, 0, true, handler);
     if (rc < 0)
         return flow_failed(dec, interrupt ? "interrupt" : "trap", rc);
     if (have_priv) {
@@ -333,12 +433,25 @@ static int ebr_pc(struct dbg_dec *dec, uint64_t pc)
     if (dec->st == ST_SRC_PRIV)
         return do_trap(dec, true, dec->src_priv, pc);
     if (dec->st == ST_SRC) {
-        if (!dec->epriv) /* trap source, then its handler */
+        /* Without Privilege Level packets two PCs are a trap source and its
+         * handler (the first could also be the target of an indirect jump
+         * that leads to the second: docs/dbg.md, emitbranch needs emitpriv
+         * for exact traps). */
+        if (!dec->epriv)
             return do_trap(dec, false, 0, pc);
         if ((rc = src_was_jump_target(dec)) <= 0)
             return rc;
     }
     dec->st = ST_IDLE;
+    dec->src_retired = false;
+    if (retired_last(dec, pc)) {
+        /* The last instruction executed, just retired: a trap after it (if
+         * a jump target after all, src_was_jump_target walks on). */
+        dec->st = ST_SRC;
+        dec->src = pc;
+        dec->src_retired = true;
+        return 1;
+    }
     /* Walk on: either the code reaches `pc` first (a trap source) or an
      * uninferable jump whose target it is. */
     struct rvt_walk w = {.flags = RVT_WALK_ADDR | RVT_WALK_STOP_BRANCH | RVT_WALK_INSNS,
@@ -393,6 +506,15 @@ static int pair_pc(struct dbg_dec *dec, uint64_t pc)
 {
     int rc;
     if (dec->st != ST_SRC && dec->st != ST_SRC_PRIV) {
+        dec->src_retired = false;
+        if (retired_last(dec, pc)) {
+            /* The instruction just retired (by its own pair): the source of
+             * a trap after it. */
+            dec->st = ST_SRC;
+            dec->src = pc;
+            dec->src_retired = true;
+            return 1;
+        }
         /* Source: walk the straight path (untaken branches) up to it. */
         dec->st = ST_IDLE;
         struct rvt_walk w = {.flags = RVT_WALK_ADDR | RVT_WALK_NT_DEFAULT | RVT_WALK_STOP_JUMP | RVT_WALK_INSNS,
@@ -419,6 +541,23 @@ static int pair_pc(struct dbg_dec *dec, uint64_t pc)
     uint64_t target = 0;
     if ((rc = insn_class(dec, dec->src, &cf, &target)) <= 0)
         return rc;
+    if (dec->src_retired) {
+        /* The source is the instruction the last pair retired: either a
+         * trap after it, or it runs again (a loop, or a recursive return
+         * into the code just before it).  Without a Privilege Level packet
+         * it runs again when the code gets back to it along the straight
+         * path and it can go to the destination (docs/dbg.md: the
+         * remaining ambiguity). */
+        bool fits = rvt_cf_uninferable(cf) || ((cf == RVT_CF_BRANCH || rvt_cf_inferable_jump(cf)) && target == pc);
+        bool again = dec->epriv || (fits && reaches(dec, dec->src));
+        if (!again) {
+            rc = do_trap(dec, false, 0, pc);
+            dec->st = ST_PAIR_DONE;
+            return rc;
+        }
+        if ((rc = walk_to_src(dec)) <= 0)
+            return rc;
+    }
     struct rvt_stop st;
     if (cf == RVT_CF_ECALL || cf == RVT_CF_EBREAK) {
         if (dec->cfg.ecall == RVT_FLOW_ECALL_UNINFERABLE && cf == RVT_CF_ECALL) {
@@ -474,8 +613,24 @@ static int nc_pair(struct dbg_dec *dec, uint64_t dst)
 {
     bool have_priv = dec->st == ST_SRC_PRIV;
     bool trap = have_priv;
-    bool retired = !have_priv; /* a trap's source PC is its epc: not executed */
+    /* A jump's source retired; a trap's did if it is the last instruction
+     * executed, not if it is the instruction that did not complete. */
+    bool retired = !trap || src_is_last(dec, true, dec->src_priv);
     uint64_t last = dec->src;
+    /* A trap naming the source of the previous pair again: no instruction
+     * in between. */
+    bool behind = trap && retired && dec->nc_have_last && last == dec->nc_last_src && dec->blk_start == dec->nc_last_dst;
+    dec->nc_have_last = true;
+    dec->nc_last_src = last;
+    dec->nc_last_dst = dst;
+    if (behind) {
+        if (have_priv)
+            dec->prv = (dec->src_priv >> 1) & 3;
+        dec->blk_start = dst;
+        dec->st = ST_PAIR_DONE;
+        int rc = note(dec, RVT_NOTE_TRAP, 0, last, 0, cur_index(dec), NULL);
+        return rc < 0 ? rc : 1;
+    }
     struct rvt_block b;
     memset(&b, 0, sizeof b);
     b.start = dec->blk_start;
@@ -572,12 +727,33 @@ static int end_of_trace(struct dbg_dec *dec, bool lost)
         dec->held.end = RVT_END_SEQ;
         return nc_flush_held(dec);
     }
+    struct rvt_stop st;
+    bool retired = dec->src_retired;
+    dec->src_retired = false;
     if (trap) {
+        /* The trap follows its source (the last instruction executed) or
+         * is at it (the instruction that did not complete). */
+        if (src_is_last(dec, true, dec->src_priv) && !retired &&
+            (rc = retire_one(dec, &st, "interrupted instruction")) <= 0)
+            return rc;
         if ((rc = rvt_flow_trap(dec->flow, (dec->src_priv & 8) != 0, 0, 0, false, 0)) < 0)
             return flow_failed(dec, "trap", rc);
         return 1;
     }
-    struct rvt_stop st;
+    /* A lone PC before Trace Disabled names the last instruction executed
+     * when the packets so far do not reach it: it is ahead, even if it is
+     * also the instruction the walk retired last (a loop). */
+    if (retired) {
+        dec->src_retired = true;
+        if ((rc = walk_to_src(dec)) <= 0)
+            return rc;
+    }
+    if (is_ecall_at(dec, dec->src) && dec->cfg.ecall == RVT_FLOW_ECALL_TRAP) {
+        /* An ecall/ebreak does not retire: a trap whose handler is not known. */
+        if ((rc = rvt_flow_trap(dec->flow, false, 0, 0, false, 0)) < 0)
+            return flow_failed(dec, "trap", rc);
+        return 1;
+    }
     return retire_one(dec, &st, "last instruction");
 }
 
@@ -619,6 +795,7 @@ static int sync_pc(struct dbg_dec *dec, uint64_t pc)
         if (!dec->synced) {
             dec->blk_start = pc;
             dec->synced = true;
+            dec->nc_have_last = false;
             rc = note(dec, RVT_NOTE_SYNC, 0, pc, 0, cur_index(dec), NULL);
             return rc < 0 ? rc : 1;
         }
@@ -626,6 +803,8 @@ static int sync_pc(struct dbg_dec *dec, uint64_t pc)
     }
     bool confirm = dec->confirm;
     dec->confirm = false;
+    if (confirm)
+        dec->have_last = false; /* the walk is at pc: a trap naming it names the next instruction */
     if (dec->synced && dec->st == ST_IDLE) {
         if (rvt_flow_pending(dec->flow) && (rc = rvt_flow_continue(dec->flow)) < 0)
             return flow_failed(dec, "sync PC", rc);
@@ -641,6 +820,7 @@ static int sync_pc(struct dbg_dec *dec, uint64_t pc)
             struct rvt_stop st;
             if ((rc = walk(dec, &w, &st, "notify PC")) <= 0)
                 return rc;
+            dec->have_last = false;
             if (st.reason == RVT_STOP_ADDR || (st.reason == RVT_STOP_TRAPINSN && st.pc == pc))
                 return 1;
             return trace_error(dec, "notify PC 0x%" PRIx64 ": the code leaves the path at 0x%" PRIx64 " (%s) before "
@@ -656,6 +836,7 @@ static int sync_pc(struct dbg_dec *dec, uint64_t pc)
         return flow_failed(dec, "sync", rc);
     dec->synced = true;
     dec->st = ST_IDLE;
+    dec->have_last = dec->src_retired = false;
     return 1;
 }
 
@@ -771,6 +952,21 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
             }
             if (!in_sync)
                 dec->st = ST_IDLE;
+            return 1;
+        }
+        if (dec->st == ST_SRC && dec->src_retired && !(p->arg & 8) && !dec->nocode && dec->ebr &&
+            !(rvt_flow_have_pc(dec->flow) && rvt_flow_pc(dec->flow) == dec->src)) {
+            /* Not an interrupt after the instruction just retired, and no
+             * exception can be at it: the PC was the target of an indirect
+             * jump ahead (an xRET, whose Privilege Level this is). */
+            if ((rc = src_was_jump_target(dec)) <= 0)
+                return rc;
+            if (dec->st != ST_ERET)
+                return trace_error(dec, "Privilege Level after the target of a jump that is not an xRET");
+            dec->prv = (p->arg >> 1) & 3;
+            dec->st = ST_IDLE;
+            if ((rc = rvt_flow_set_context(dec->flow, dec->prv, dec->hart)) < 0)
+                return flow_failed(dec, "privilege level", rc);
             return 1;
         }
         if (dec->st == ST_SRC) {
@@ -1016,7 +1212,8 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
     } else if (!dec->ended) {
         /* A complete trace ends with Trace Disabled: this one was cut
          * short (an output that stopped taking data, a cut capture). */
-        dec->pkt_pos = cut_at != SIZE_MAX ? cut_at : dec->last_end;
+        /* (Where the data ends: after the last packet and any Nops.) */
+        dec->pkt_pos = cut_at != SIZE_MAX ? cut_at : nlen;
         if (cut_at != SIZE_MAX)
             snprintf(dec->text, sizeof dec->text,
                      "dbg: offset 0x%" PRIx64 ": the trace ends inside a packet (%zu nybbles left): later trace was "
@@ -1026,7 +1223,7 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
             snprintf(dec->text, sizeof dec->text,
                      "dbg: offset 0x%" PRIx64 ": the trace ends without Trace Disabled: later trace was not recorded "
                      "(the output stopped taking data, or the capture was cut)",
-                     byte_offset(dec, dec->last_end));
+                     byte_offset(dec, nlen));
         if ((rc = gap(dec, RVT_GAP_LOST, dec->text)) < 0)
             goto out;
     }
