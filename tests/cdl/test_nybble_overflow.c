@@ -4,7 +4,7 @@
  *     RAM sink in stop mode): what it holds is exactly the start of the
  *     unbounded stream, decodes to an exact prefix of the execution (the
  *     shared round-trip oracle agrees, decoding the unbounded stream cut at
- *     the same length), and the decoder reports one loss (RVT_GAP_LOST)
+ *     the same length), and the decoder reports the unexpected end (RVT_GAP_END)
  *     where the data ends, after every decoded instruction.
  *   - A sink that refuses writes for a while and then takes data again (a
  *     FIFO): the encoder completes the field/packet the refusal cut, drops
@@ -100,8 +100,8 @@ static void check_prefix(const struct fam *f, const struct nrt_prog *p, const vo
               p->npcs);
     CHECK_MSG(nrt_same_pcs(p->pcs, d.npcs, d.pcs, d.npcs, false, why, sizeof why), "%s %s %s: %s", f->codec->name,
               p->name, sink, why);
-    CHECK_MSG(d.ngapv == 1 && d.gap_reasons[RVT_GAP_LOST] == 1, "%s %s %s: %zu gap notes (%" PRIu64 " lost: '%s')",
-              f->codec->name, p->name, sink, d.ngapv, d.gap_reasons[RVT_GAP_LOST], d.last_gap);
+    CHECK_MSG(d.ngapv == 1 && d.gap_reasons[RVT_GAP_END] == 1, "%s %s %s: %zu gap notes (%" PRIu64 " unexpected end: '%s')",
+              f->codec->name, p->name, sink, d.ngapv, d.gap_reasons[RVT_GAP_END], d.last_gap);
     if (d.ngapv == 1) {
         /* Where the data ends (at most a cut field/packet before it), after
          * every decoded instruction. */
