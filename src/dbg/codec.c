@@ -17,7 +17,7 @@ void dbg_cfg_defaults(struct dbg_cfg *c)
                     DBG_TRACE_EMITPC | DBG_TRACE_EMITBRANCH | DBG_TRACE_EMITPRIV;
     c->regs.tbufstart = 0;
     c->regs.tbufend = 4096;
-    c->custom = DBG_CUSTOM_VALUE;
+    c->custom = DBG_CUSTOM_REJECT; /* the encoder never writes custom packets: one is damage */
     c->code = DBG_CODE_AUTO;
     c->ecall = RVT_FLOW_ECALL_SEQUENTIAL; /* the CLI's default */
 }
@@ -51,7 +51,11 @@ static const struct rvt_codec_opt g_opts[] = {
      "themselves, as seed 004's event table says) or epc (every trap names the instruction that did not "
      "complete; rvtrace's older form, ambiguous without emitpriv); encoder and decoder must agree"},
     {"dbg-custom", "value|none|reject",
-     "what follows a custom header (1110, 1111): a value sequence (default), nothing, or reject it as an error"},
+     "what follows a custom header (1110, 1111): a value sequence, nothing, or reject it as an error (default: "
+     "rvtrace never writes them, so one is damage)"},
+    {"dbg-nops", "padding|anywhere",
+     "decoder: Nops only pad up to a synchronisation point (default, as rvtrace's encoder writes them; others are "
+     "an error) or may appear anywhere (another trace source's idle fill)"},
     {"dbg-code", "auto|elf|none", "decode by walking the ELF, or from PC pairs only (needs emit pc without "
                                   "branch); auto: walk when an ELF is loaded"},
     {"ecall", "sequential|trap|uninferable",
@@ -119,6 +123,13 @@ static int dbg_cfg_set(void *cfgp, const char *key, const char *val, struct rvt_
         if (parse_u64(val, &v) || (v != 32 && v != 64))
             return rvt_fail(d, RVT_ERR_INVAL, "--xlen: expected 32 or 64, got '%s'", val);
         c->xlen = (unsigned)v;
+    } else if (strcmp(key, "dbg-nops") == 0) {
+        if (strcmp(val, "padding") == 0)
+            c->nops_anywhere = false;
+        else if (strcmp(val, "anywhere") == 0)
+            c->nops_anywhere = true;
+        else
+            return rvt_fail(d, RVT_ERR_INVAL, "--dbg-nops: expected padding or anywhere, got '%s'", val);
     } else if (strcmp(key, "dbg-trap-pc") == 0) {
         if (strcmp(val, "seed") == 0)
             c->trap_pc = DBG_TRAP_PC_SEED;

@@ -188,6 +188,7 @@ struct dbg_cfg {
     uint64_t drain;           /* nybbles the FIFO drains per retired instruction */
     unsigned custom;          /* enum dbg_custom */
     unsigned trap_pc;         /* enum dbg_trap_pc */
+    bool nops_anywhere;       /* decoder: accept Nops between sync points (another source's idle fill) */
     unsigned code;            /* enum dbg_code_mode */
     unsigned ecall;           /* enum rvt_flow_ecall */
     bool strict;

@@ -63,6 +63,7 @@ struct dbg_dec {
     uint8_t prv;
 
     int sync_stage;   /* -1: not in sync fields; else the next field allowed */
+    bool sync_open;   /* sync fields were read that must still end with a PC */
     bool confirm;     /* the sync fields follow a Trace Enabled while synced (a notify) */
     bool ended;       /* Trace Disabled with nothing after it: the trace is complete */
     size_t last_td;   /* position after the last Trace Disabled packet */
@@ -117,7 +118,15 @@ static bool is_sync_point(const struct dbg_dec *dec, size_t pos)
 
 /* Do the packets at pos look like sync fields: optional Trace Enabled or
  * Disabled, Timestamp, Change Hart, Privilege Level, then a full-width PC? */
+static bool sync_fields_end(const struct dbg_dec *dec, const uint8_t *nyb, size_t len, size_t pos, size_t *end);
 static bool sync_fields_at(const struct dbg_dec *dec, const uint8_t *nyb, size_t len, size_t pos)
+{
+    size_t end;
+    return sync_fields_end(dec, nyb, len, pos, &end);
+}
+
+/* ...and where they end (after the PC). */
+static bool sync_fields_end(const struct dbg_dec *dec, const uint8_t *nyb, size_t len, size_t pos, size_t *end)
 {
     int stage = 0;
     unsigned full = (dec->pc_width + 3) / 4;
@@ -128,12 +137,87 @@ static bool sync_fields_at(const struct dbg_dec *dec, const uint8_t *nyb, size_t
         if (n <= 0)
             return false;
         int st = sync_stage_of(p.hdr);
-        if (st < stage)
+        if (st < 0 || (st < stage && st != 0) || (st == 0 && stage > 1))
+            return false; /* (Trace Disabled, Trace Enabled may both lead) */
+        if (p.hdr == DBG_TRACE_ENABLED && p.arg != 0)
             return false;
-        if (p.hdr == DBG_PC)
-            return p.nval == full;
+        if (p.hdr == DBG_PRIV && (p.arg & 8 || ((p.arg >> 1) & 3) == 2))
+            return false;
+        if (p.hdr == DBG_PC) {
+            if (p.nval != full || (p.bits >> dec->pc_width))
+                return false;
+            *end = pos + (size_t)n;
+            /* ...naming code, when the code is known. */
+            struct rvt_insn in;
+            uint64_t pc = p.bits << dec->pc_shift;
+            return !dec->image || dec->nocode || rvt_img_insn(dec->image, dec->cfg.xlen == 32 ? pc & 0xffffffffu : pc,
+                                                              &in) == 0;
+        }
         stage = st + 1;
         pos += (size_t)n;
+    }
+    return false;
+}
+
+/* Only Nops from pos to the end of the data. */
+static bool nops_to_end(const struct dbg_dec *dec, size_t pos)
+{
+    return pos > dec->last_nonzero || !dec->nyb[dec->last_nonzero];
+}
+
+/* Can a synchronisation point be checked?  Its sync fields end with a
+ * full PC only with emitpc. */
+static bool sync_checkable(const struct dbg_dec *dec)
+{
+    return dec->epc;
+}
+
+/* Is pos a sound synchronisation point: sync fields ending with a full PC
+ * (or only Nops to the end of the data)? */
+static bool sync_point_ok(const struct dbg_dec *dec, size_t pos)
+{
+    return !sync_checkable(dec) || nops_to_end(dec, pos) || sync_fields_at(dec, dec->nyb, dec->len, pos);
+}
+
+/* The earliest start of the sync fields that end where those at pos end
+ * (pos may be inside them). */
+static size_t sync_fields_start(const struct dbg_dec *dec, size_t pos)
+{
+    size_t end, e2, best = pos;
+    if (!sync_fields_end(dec, dec->nyb, dec->len, pos, &end))
+        return pos;
+    /* (Trace Enabled/Disabled, Timestamp, Change Hart, Privilege Level:
+     * at most 2 + 2 + 18 + 18 + 2 nybbles before the PC.) */
+    for (size_t k = 1; k <= 42 && k <= pos; k++)
+        if (sync_fields_end(dec, dec->nyb, dec->len, pos - k, &e2) && e2 == end)
+            best = pos - k;
+    return best;
+}
+
+/* The next synchronisation point at or after `from`, at any nybble offset
+ * (inserted or deleted bytes shift the grid): sync fields ending with a
+ * full-width PC of code, confirmed by the sync point one spacing later
+ * (or the end of the data there).  False if there is none. */
+static bool find_sync(const struct dbg_dec *dec, size_t from, size_t *at)
+{
+    if (!sync_checkable(dec))
+        return false;
+    for (size_t q = from; q < dec->len && !nops_to_end(dec, q); q++) {
+        if (dec->nyb[q] == DBG_NOP || !sync_fields_at(dec, dec->nyb, dec->len, q))
+            continue;
+        size_t next = q + (size_t)dec->spacing;
+        if (next >= dec->len || nops_to_end(dec, next)) {
+            *at = q;
+            return true;
+        }
+        if (!sync_point_ok(dec, next))
+            continue;
+        /* Sync fields are found from any of their packets on (a damaged
+         * Privilege Level leaves the PC a valid sequence of its own): the
+         * grid point is where they start, as at the next sync point. */
+        size_t qs = sync_fields_start(dec, q), ns = sync_fields_start(dec, next);
+        *at = ns - qs == dec->spacing ? qs : ns;
+        return true;
     }
     return false;
 }
@@ -196,6 +280,7 @@ static int gap(struct dbg_dec *dec, uint8_t reason, const char *text)
     dec->synced = false;
     dec->st = ST_IDLE;
     dec->have_last = dec->nc_have_last = dec->src_retired = false;
+    dec->sync_open = false;
     if (dec->nocode) {
         dec->have_held = false;
         return note(dec, reason == RVT_GAP_ERROR ? RVT_NOTE_ERROR : RVT_NOTE_GAP, reason, 0, 0, cur_index(dec),
@@ -874,6 +959,10 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
     if (hdr == DBG_NOP)
         return 1;
 
+    /* Change Hart opens sync fields: the new hart's Privilege Level and
+     * full PC follow it (the encoder never sends it alone). */
+    if (hdr == DBG_HART && dec->sync_stage < 0 && dec->epc)
+        dec->sync_stage = sync_stage_of(DBG_HART);
     bool in_sync = false;
     if (dec->sync_stage >= 0) {
         int s = sync_stage_of(hdr);
@@ -882,10 +971,39 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
             dec->sync_stage = s + 1;
         } else {
             dec->sync_stage = -1;
+            if (dec->sync_open && dec->epc)
+                return trace_error(dec, "%s packet inside sync fields, expected them to end with a full-width PC",
+                                   dbg_hdr_name(hdr));
         }
     }
+    dec->sync_open = in_sync && hdr != DBG_PC && hdr != DBG_TRACE_DISABLED;
+    /* Sync fields carry full values: "a full PC ... and Timestamp". */
+    unsigned full_pc = (dec->pc_width + 3) / 4;
+    if (in_sync && hdr == DBG_PC && p->nval != full_pc)
+        return trace_error(dec, "PC of %u nybbles in sync fields, expected a full-width PC (%u nybbles)", p->nval,
+                           full_pc);
+    if (in_sync && hdr == DBG_TIMESTAMP && p->nval != 16)
+        return trace_error(dec, "Timestamp of %u nybbles in sync fields, expected a full one (16 nybbles)", p->nval);
     if (!in_sync && (rc = settle(dec, hdr)) <= 0)
         return rc;
+
+    /* Packets the configuration's emit bits never produce are damage. */
+    static const struct {
+        uint8_t hdr;
+        uint32_t bit;
+        const char *name;
+    } needs[] = {{DBG_PRIV, DBG_TRACE_EMITPRIV, "priv"},
+                 {DBG_TIMESTAMP, DBG_TRACE_EMITTIMESTAMP, "timestamp"},
+                 {DBG_LOAD_ADDR, DBG_TRACE_EMITLOADADDR, "loadaddr"},
+                 {DBG_STORE_ADDR, DBG_TRACE_EMITSTOREADDR, "storeaddr"},
+                 {DBG_LOAD_DATA, DBG_TRACE_EMITLOADDATA, "loaddata"},
+                 {DBG_STORE_DATA, DBG_TRACE_EMITSTOREDATA, "storedata"}};
+    for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
+        if (hdr == needs[i].hdr && !dbg_emits(&dec->cfg, needs[i].bit))
+            return trace_error(dec, "%s packet, but the trace register does not emit it (emit%s is off)",
+                               dbg_hdr_name(hdr), needs[i].name);
+    if (hdr == DBG_PRIV && ((p->arg >> 1) & 3) == 2)
+        return trace_error(dec, "Privilege Level with PRV = 2 (reserved), expected U (0), S (1) or M (3)");
 
     switch (hdr) {
     case DBG_TRACE_ENABLED:
@@ -940,6 +1058,15 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
             return flow_failed(dec, "change hart", rc);
         return data_note(dec, RVT_DATA_HART, dec->hart);
     case DBG_PRIV:
+        if ((in_sync || dec->st == ST_ERET || dec->st == ST_PAIR_DONE || dec->st == ST_IDLE) && (p->arg & 8))
+            return trace_error(dec, "Privilege Level says interrupt, but no trap's source PC came before it");
+        /* Outside sync fields a Privilege Level follows a trap's source PC
+         * or an xRET's PCs (with emitpc: a pair that was not an xRET or a
+         * trap's handler cannot have one; without the code an xRET is not
+         * known). */
+        if (!in_sync && dec->epc && dec->synced &&
+            (dec->st == ST_IDLE || (dec->st == ST_PAIR_DONE && !dec->nocode)))
+            return trace_error(dec, "Privilege Level packet that follows no trap source PC and no xRET");
         if (in_sync || dec->st == ST_ERET || dec->st == ST_PAIR_DONE || dec->st == ST_IDLE) {
             dec->prv = (p->arg >> 1) & 3;
             if (dec->nocode) {
@@ -1106,6 +1233,13 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
     dec->nyb = nyb;
     dec->len = nlen;
     dec->total = 2 * (uint64_t)len;
+    if (!nlen) {
+        /* An empty trace (or a RAM buffer nothing was written to):
+         * nothing to decode, nothing to report (the caller says so). */
+        free(nyb);
+        dec->nyb = NULL;
+        return 0;
+    }
     dec->spacing = dbg_cfg_sync_spacing(&dec->cfg);
     dec->last_nonzero = 0;
     for (size_t i = nlen; i > 0; i--)
@@ -1134,7 +1268,19 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
             goto out;
     }
     size_t cut_at = SIZE_MAX; /* a packet cut by the end of the data starts here */
+    size_t nop_run = SIZE_MAX; /* start of the Nops just read */
     while (pos < nlen) {
+        if (is_sync_point(dec, pos) && !sync_point_ok(dec, pos)) {
+            /* Damage, or bytes inserted or deleted before it: the grid has
+             * moved.  Search for it again. */
+            dec->pkt_pos = pos;
+            rc = trace_error(dec, "no sync fields at the synchronisation point (expected Trace Enabled/Disabled, "
+                                  "Timestamp, Change Hart, Privilege Level and a full-width PC%s)",
+                             nop_run != SIZE_MAX ? ", not Nops in between" : "");
+            if (rc < 0)
+                goto out;
+            goto resync;
+        }
         if (is_sync_point(dec, pos)) {
             if (dec->st == ST_SRC && !dec->nocode && dec->ebr) {
                 dec->pkt_pos = pos;
@@ -1161,22 +1307,50 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
             snprintf(msg, sizeof msg, "%s", dec->diag.msg);
             rc = trace_error(dec, "%s", msg);
             n = 1;
+        } else if (p.hdr == DBG_NOP) {
+            if (nop_run == SIZE_MAX)
+                nop_run = pos;
+            pos++;
+            continue;
         } else {
-            if (!dec->nocode)
-                rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
-            rc = apply(dec, &p);
-            if (p.hdr != DBG_NOP)
+            bool stray = nop_run != SIZE_MAX && !is_sync_point(dec, pos) && p.hdr != DBG_TRACE_DISABLED &&
+                         !dec->cfg.nops_anywhere;
+            size_t nops = nop_run != SIZE_MAX ? pos - nop_run : 0;
+            nop_run = SIZE_MAX;
+            if (stray) {
+                /* The encoder pads with Nops only up to a synchronisation
+                 * point (a refused output may also leave some before Trace
+                 * Disabled): elsewhere they stand for lost packets. */
+                rc = trace_error(dec, "%zu Nops end at a %s packet between synchronisation points, expected them to "
+                                      "run up to one (--dbg-nops anywhere accepts them)",
+                                 nops, dbg_hdr_name(p.hdr));
+            } else {
+                if (!dec->nocode)
+                    rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
+                rc = apply(dec, &p);
                 dec->last_end = pos + (size_t)n;
+            }
         }
         if (rc < 0)
             goto out;
         if (rc == 0) {
-            /* Resynchronise at the next synchronisation point. */
-            size_t next = pos + 1;
+        resync:
+            /* Resynchronise at the next synchronisation point: on the grid
+             * if it is sound, else wherever the sync fields are now. */
+            nop_run = SIZE_MAX;
+            dec->sync_stage = -1;
+            dec->sync_open = false;
+            size_t next = pos + 1, found;
             while ((next + dec->phase) % dec->spacing)
                 next++;
-            pos = next;
-            dec->sync_stage = -1;
+            if (next < nlen && sync_point_ok(dec, next) && !nops_to_end(dec, next)) {
+                pos = next;
+            } else if (find_sync(dec, pos + 1, &found)) {
+                pos = found;
+                dec->phase = (dec->spacing - found % dec->spacing) % dec->spacing;
+            } else {
+                pos = next; /* (no sync point left, or none to check: the grid) */
+            }
             continue;
         }
         pos += (size_t)n;
@@ -1216,15 +1390,16 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
         dec->pkt_pos = cut_at != SIZE_MAX ? cut_at : nlen;
         if (cut_at != SIZE_MAX)
             snprintf(dec->text, sizeof dec->text,
-                     "dbg: offset 0x%" PRIx64 ": the trace ends inside a packet (%zu nybbles left): later trace was "
-                     "not recorded",
+                     "dbg: trace ends inside a packet at offset 0x%" PRIx64 " (%zu nybbles left): later trace was not "
+                     "recorded",
                      byte_offset(dec, cut_at), nlen - cut_at);
         else
             snprintf(dec->text, sizeof dec->text,
-                     "dbg: offset 0x%" PRIx64 ": the trace ends without Trace Disabled: later trace was not recorded "
+                     "dbg: trace ends at offset 0x%" PRIx64 " without Trace Disabled: later trace was not recorded "
                      "(the output stopped taking data, or the capture was cut)",
                      byte_offset(dec, nlen));
-        if ((rc = gap(dec, RVT_GAP_LOST, dec->text)) < 0)
+        /* The decoder contract: an unexpected end, in every mode. */
+        if ((rc = gap(dec, RVT_GAP_END, dec->text)) < 0)
             goto out;
     }
     rc = rvt_flow_finish(dec->flow);

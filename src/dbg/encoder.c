@@ -520,6 +520,11 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
             g_put(&s, &te);
             build_sync(e, &s, &vs, p, notify_pc, p->priv);
         }
+        if (p && p->hart != vs.hart && epc)
+            /* Another hart's data follows: its sync fields (Change Hart,
+             * Privilege Level, full PC), so that the change is never a lone
+             * packet a damaged stream could fake. */
+            build_sync(e, &s, &vs, p, e->resume_pc, e->resume_priv);
         if (p)
             build_group(e, &g, &vs, p, have_next, next, next_priv);
         if (tail) {
