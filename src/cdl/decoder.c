@@ -555,6 +555,15 @@ static bool starts_at_boundary(const struct cdl_cfg *c, size_t len)
     return !(c->buffer && c->overflow == CDL_OVF_WRAP && len >= c->buffer);
 }
 
+/* Zero nybbles just before pos. */
+static unsigned zeros_before(const uint8_t *nyb, size_t pos)
+{
+    unsigned n = 0;
+    while (pos > n && !nyb[pos - n - 1] && n < 0xffff)
+        n++;
+    return n;
+}
+
 int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
 {
     uint8_t *nyb;
@@ -616,6 +625,7 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
     }
 
     rc = 0;
+    dec->zero_run = zeros_before(nyb, pos); /* (the mark a sync point follows) */
     bool reached_end = true; /* the parse got to the end of the data */
     size_t cut_at = SIZE_MAX; /* a field cut by the end of the data starts here */
     while (pos < nlen) {
@@ -703,6 +713,7 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
                 reached_end = false;
                 break;
             }
+            dec->zero_run = zeros_before(nyb, pos);
         }
         rc = 0;
     }

@@ -129,6 +129,49 @@ static void test_events(void)
            0x1, 0x0, 0x0, 0x5);
 }
 
+/* Seed 004's trace events for traps: "Interrupts: Emit PC (if enabled) of
+ * the last instruction executed.  Emit Privilege Level (if enabled).
+ * Finally emit the new PC"; ecall/ebreak "the same as if they were jal"
+ * (their own address).  --dbg-trap-pc epc keeps the older form (every trap
+ * names its epc). */
+static void test_trap_pcs(void)
+{
+    struct dbg_cfg c;
+    const struct rvt_ing_rec irq[] = {
+        rec(0x100, RVT_ITYPE_NONE, RVT_PRIV_U),
+        rec(0x104, RVT_ITYPE_NONE, RVT_PRIV_U),
+        {.iaddr = 0x108, .itype = RVT_ITYPE_INTERRUPT, .cause = 7, .priv = RVT_PRIV_U}, /* before 0x108 */
+        rec(0x800, RVT_ITYPE_NONE, RVT_PRIV_M),
+        rec(0x804, RVT_ITYPE_TRAPRET, RVT_PRIV_M), /* mret -> 0x108 */
+        rec(0x108, RVT_ITYPE_NONE, RVT_PRIV_U),
+    };
+    cfg(&c, NULL);
+    EXPECT(&c, irq, 0x4, 0x0, 0x6, 0x0, 0x1, 0x7, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, /* sync, PC 0x100 */
+           0x1, 0x0, 0x2,                /* the interrupt: the last instruction executed, 0x104 */
+           0x6, 0xE,                     /* Privilege Level: interrupt, M */
+           0x1, 0x2, 0x0, 0x0, 0x4,      /* the new PC 0x800 */
+           0x1, 0x2, 0x4, 0x8, 0x0,      /* mret -> 0x108 */
+           0x6, 0x0,                     /* U */
+           0x1, 0x0, 0x4, 0x5);          /* the end */
+    CHECK(rvt_codec_dbg.cfg_set(&c, "dbg-trap-pc", "epc", &(struct rvt_diag){0}) == 0);
+    EXPECT(&c, irq, 0x4, 0x0, 0x6, 0x0, 0x1, 0x7, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, /* sync, PC 0x100 */
+           0x1, 0x0, 0x4,                /* epc 0x108 */
+           0x6, 0xE, 0x1, 0x2, 0x0, 0x0, 0x4, 0x1, 0x2, 0x4, 0x8, 0x0, 0x6, 0x0, 0x1, 0x0, 0x4, 0x5);
+
+    /* Without Privilege Level packets an exception (other than ecall or
+     * ebreak) is named like an interrupt, so that where a trap falls never
+     * depends on telling them apart: the jal at 0x300 before the fault. */
+    execution();
+    cfg(&c, "pc,branch");
+    EXPECT(&c, g_recs, 0x4, 0x0, 0x1, 0x7, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, /* sync, PC 0x100 */
+           0x3, 0x2,                     /* branches */
+           0x1, 0x2, 0x0, 0x8, 0x1,      /* jalr -> 0x300 */
+           0x1, 0x0, 0x0,                /* the fault: the last instruction executed, the jal at 0x300 */
+           0x1, 0x2, 0x0, 0x0, 0x4,      /* handler 0x800 */
+           0x1, 0x2, 0x2, 0x0, 0x2,      /* mret -> 0x404 */
+           0x1, 0x0, 0x2, 0x5);          /* the end */
+}
+
 static void test_data(void)
 {
     struct dbg_cfg c;
@@ -411,6 +454,7 @@ int main(void)
 {
     test_dump_and_errors();
     test_events();
+    test_trap_pcs();
     test_data();
     test_sync_points();
     test_gaps();
