@@ -172,11 +172,32 @@ static bool sync_checkable(const struct dbg_dec *dec)
     return dec->epc;
 }
 
+/* Do valid sync fields start at pos and run into the end of the data
+ * (a trace cut there: reported as its end)? */
+static bool sync_fields_cut(const struct dbg_dec *dec, size_t pos)
+{
+    struct rvt_diag d;
+    int stage = 0;
+    while (pos < dec->len) {
+        struct dbg_packet p;
+        int n = dbg_packet_decode(dec->nyb + pos, dec->len - pos, dec->cfg.custom, &p, &d);
+        if (n == 0)
+            return true;
+        int st = n < 0 ? -1 : sync_stage_of(p.hdr);
+        if (st < 0 || p.hdr == DBG_PC || (st < stage && st != 0))
+            return false;
+        stage = st + 1;
+        pos += (size_t)n;
+    }
+    return true;
+}
+
 /* Is pos a sound synchronisation point: sync fields ending with a full PC
- * (or only Nops to the end of the data)? */
+ * (or only Nops to the end of the data, or sync fields the end cuts)? */
 static bool sync_point_ok(const struct dbg_dec *dec, size_t pos)
 {
-    return !sync_checkable(dec) || nops_to_end(dec, pos) || sync_fields_at(dec, dec->nyb, dec->len, pos);
+    return !sync_checkable(dec) || nops_to_end(dec, pos) || sync_fields_at(dec, dec->nyb, dec->len, pos) ||
+           sync_fields_cut(dec, pos);
 }
 
 /* The earliest start of the sync fields that end where those at pos end
@@ -1321,6 +1342,7 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
                 /* The encoder pads with Nops only up to a synchronisation
                  * point (a refused output may also leave some before Trace
                  * Disabled): elsewhere they stand for lost packets. */
+                dec->pkt_pos = pos - nops;
                 rc = trace_error(dec, "%zu Nops end at a %s packet between synchronisation points, expected them to "
                                       "run up to one (--dbg-nops anywhere accepts them)",
                                  nops, dbg_hdr_name(p.hdr));
