@@ -2,8 +2,11 @@
  * counting.  The PC list is the hot one: blocks are expanded with the block
  * cache and formatted by hand into a large buffer. */
 #include "rvtrace/analysis.h"
+#include "an_output.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,19 +15,16 @@ struct rvt_output {
     struct rvt_bcache *bc;
     struct rvt_out_stats st;
     const struct rvt_symbol *cur_sym;
+    struct an_out *an; /* analysis kinds and JSON Lines */
+    struct rvt_flow_sink an_sink;
+    const char *cur_file;
+    uint32_t cur_line;
+    uint64_t diag_printed, diag_suppressed;
+    char first_damage[400];
     int err;
     size_t len;
     char buf[1 << 16];
 };
-
-int rvt_out_kind_parse(const char *name)
-{
-    static const char *const names[] = {"pcs", "insn", "blocks", "count"};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(name, names[i]) == 0)
-            return i;
-    return -1;
-}
 
 static void out_flush(struct rvt_output *o)
 {
@@ -70,6 +70,14 @@ struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
             return NULL;
         }
     }
+    if (cfg->kind >= RVT_OUT_CALLTREE) {
+        if (!(o->an = an_out_new(&o->cfg))) {
+            rvt_bcache_free(o->bc);
+            free(o);
+            return NULL;
+        }
+        o->an_sink = an_out_sink(o->an);
+    }
     return o;
 }
 
@@ -78,12 +86,89 @@ void rvt_out_free(struct rvt_output *o)
     if (!o)
         return;
     rvt_bcache_free(o->bc);
+    an_out_free(o->an);
     free(o);
 }
 
 const struct rvt_out_stats *rvt_out_stats(const struct rvt_output *o)
 {
     return &o->st;
+}
+
+const char *rvt_out_first_damage(const struct rvt_output *o)
+{
+    return o->first_damage;
+}
+
+uint64_t rvt_out_diag_printed(const struct rvt_output *o)
+{
+    return o->diag_printed;
+}
+
+uint64_t rvt_out_diag_suppressed(const struct rvt_output *o)
+{
+    return o->diag_suppressed;
+}
+
+int rvt_gap_is_damage(unsigned reason)
+{
+    return reason == RVT_GAP_LOST || reason == RVT_GAP_ERROR || reason == RVT_GAP_END || reason == RVT_GAP_LIMIT;
+}
+
+enum rvt_decode_status rvt_out_status(const struct rvt_out_stats *st)
+{
+    if (st->insns == 0)
+        return RVT_DECODE_NOTHING;
+    for (unsigned r = 0; r < 8; r++)
+        if (st->by_reason[r] && rvt_gap_is_damage(r))
+            return RVT_DECODE_DAMAGED;
+    return RVT_DECODE_WHOLE;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void add_part(char *buf, size_t n, size_t *k, const char *fmt, ...)
+{
+    if (*k >= n)
+        return;
+    if (*k && *k + 2 < n) {
+        memcpy(buf + *k, "; ", 3);
+        *k += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *k, n - *k, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *k += (size_t)w < n - *k ? (size_t)w : n - *k - 1;
+}
+
+char *rvt_out_describe(const struct rvt_out_stats *st, char *buf, size_t n)
+{
+    size_t k = 0;
+    if (!n)
+        return buf;
+    buf[0] = 0;
+    const uint64_t *c = st->by_reason, *at = st->first_offset;
+    if (c[RVT_GAP_ERROR])
+        add_part(buf, n, &k, "%" PRIu64 " decode error%s (the first at trace offset 0x%" PRIx64 ")", c[RVT_GAP_ERROR],
+                 c[RVT_GAP_ERROR] == 1 ? "" : "s", at[RVT_GAP_ERROR]);
+    if (c[RVT_GAP_LOST])
+        add_part(buf, n, &k,
+                 "trace lost %" PRIu64 " time%s by the encoder (overflow; the first at trace offset 0x%" PRIx64 ")",
+                 c[RVT_GAP_LOST], c[RVT_GAP_LOST] == 1 ? "" : "s", at[RVT_GAP_LOST]);
+    if (c[RVT_GAP_END])
+        add_part(buf, n, &k, "the trace ends unexpectedly (trace offset 0x%" PRIx64 ")", at[RVT_GAP_END]);
+    if (c[RVT_GAP_LIMIT])
+        add_part(buf, n, &k, "the decode stopped at the instruction limit (trace offset 0x%" PRIx64 ")",
+                 at[RVT_GAP_LIMIT]);
+    if (c[RVT_GAP_TRACE_OFF])
+        add_part(buf, n, &k, "tracing was off %" PRIu64 " time%s (filters or trace control, not damage)",
+                 c[RVT_GAP_TRACE_OFF], c[RVT_GAP_TRACE_OFF] == 1 ? "" : "s");
+    if (c[RVT_GAP_WRAP])
+        add_part(buf, n, &k, "older trace was overwritten in the wrapped buffer (not damage)");
+    return buf;
 }
 
 static const char g_hex[] = "0123456789ABCDEF";
@@ -117,6 +202,13 @@ static int insn_line(void *ctx, uint64_t pc, const struct rvt_block *b)
             out_printf(o, "\n<%s+0x%" PRIx64 ">:\n", s->name, pc - s->addr);
     }
     o->cur_sym = s;
+    struct rvt_srcline l;
+    if (o->cfg.lines && rvt_srclines_find(o->cfg.lines, pc, &l) && l.line &&
+        (l.file != o->cur_file || l.line != o->cur_line)) {
+        out_printf(o, "%s:%" PRIu32 "\n", l.file, l.line);
+        o->cur_file = l.file;
+        o->cur_line = l.line;
+    }
     struct rvt_insn in;
     char text[96];
     if (rvt_img_insn(img, pc, &in) < 0) {
@@ -183,6 +275,10 @@ static int on_block(void *ctx, const struct rvt_block *b)
     }
     case RVT_OUT_COUNT:
         break;
+    default:
+        if (!o->err && (o->err = o->an_sink.block(o->an_sink.ctx, b)) != 0)
+            an_out_report(o->an);
+        break;
     }
     return o->err ? o->err : 0;
 }
@@ -199,10 +295,46 @@ static const char *gap_name(unsigned r)
     case RVT_GAP_WRAP:
         return "older trace overwritten";
     case RVT_GAP_END:
-        return "trace ended";
+        return "unexpected end of the trace";
+    case RVT_GAP_LIMIT:
+        return "instruction limit reached";
     default:
         return "gap";
     }
+}
+
+/* Note texts come from decoders; whatever they hold, a terminal only sees
+ * printable ASCII (other bytes as \xNN). */
+static void print_clean(FILE *f, const char *t)
+{
+    for (; *t; t++) {
+        unsigned char ch = (unsigned char)*t;
+        if (ch >= 0x20 && ch < 0x7f)
+            fputc(ch, f);
+        else
+            fprintf(f, "\\x%02x", ch);
+    }
+}
+
+static void report_damage(struct rvt_output *o, const struct rvt_note *n)
+{
+    if (!o->first_damage[0])
+        snprintf(o->first_damage, sizeof o->first_damage, "%s at trace offset 0x%" PRIx64 "%s%s", gap_name(n->reason),
+                 n->offset, n->text ? ": " : "", n->text ? n->text : "");
+    if (!o->cfg.diag)
+        return;
+    if (o->cfg.diag_max && o->diag_printed >= o->cfg.diag_max) {
+        o->diag_suppressed++;
+        return;
+    }
+    o->diag_printed++;
+    fprintf(o->cfg.diag, "rvtrace: %s at trace offset 0x%" PRIx64 " after %" PRIu64 " instructions",
+            gap_name(n->kind == RVT_NOTE_ERROR ? RVT_GAP_ERROR : n->reason), n->offset, n->index);
+    if (n->text) {
+        fputs(": ", o->cfg.diag);
+        print_clean(o->cfg.diag, n->text);
+    }
+    fputc('\n', o->cfg.diag);
 }
 
 static int on_note(void *ctx, const struct rvt_note *n)
@@ -217,18 +349,21 @@ static int on_note(void *ctx, const struct rvt_note *n)
                        n->priv);
         break;
     case RVT_NOTE_GAP:
-    case RVT_NOTE_ERROR:
+    case RVT_NOTE_ERROR: {
+        unsigned r = n->kind == RVT_NOTE_ERROR ? RVT_GAP_ERROR : n->reason & 7;
         if (n->kind == RVT_NOTE_ERROR)
             o->st.errors++;
         else
             o->st.gaps++;
+        if (!o->st.by_reason[r]++)
+            o->st.first_offset[r] = n->offset;
         if (listing)
             out_printf(o, "# %s at trace offset 0x%" PRIx64 " after %" PRIu64 " instructions%s%s\n",
-                       gap_name(n->reason), n->offset, n->index, n->text ? ": " : "", n->text ? n->text : "");
-        if (o->cfg.diag && (n->kind == RVT_NOTE_ERROR || n->reason == RVT_GAP_LOST))
-            fprintf(o->cfg.diag, "rvtrace: %s at trace offset 0x%" PRIx64 " after %" PRIu64 " instructions%s%s\n",
-                    gap_name(n->reason), n->offset, n->index, n->text ? ": " : "", n->text ? n->text : "");
+                       gap_name(r), n->offset, n->index, n->text ? ": " : "", n->text ? n->text : "");
+        if (rvt_gap_is_damage(r))
+            report_damage(o, n);
         break;
+    }
     case RVT_NOTE_TRAP:
         o->st.traps++;
         if (listing)
@@ -245,6 +380,8 @@ static int on_note(void *ctx, const struct rvt_note *n)
     default:
         break;
     }
+    if (o->an && !o->err)
+        o->err = an_out_note(o->an, n);
     return o->err ? o->err : 0;
 }
 
@@ -265,6 +402,8 @@ int rvt_out_finish(struct rvt_output *o)
                    o->st.traps, o->st.gaps, o->st.errors);
     }
     out_flush(o);
+    if (o->an && !o->err)
+        o->err = an_out_finish(o->an);
     if (!o->err && fflush(o->cfg.f) != 0)
         o->err = -RVT_ERR_IO;
     return o->err;

@@ -369,6 +369,9 @@ static unsigned traced(const void *cfgp)
     return t;
 }
 
+/* A stream with 9-byte data fields (64-bit values) reads only with them. */
+static const char *const g_probe_options[] = {"cdl-data=wide", NULL};
+
 const struct rvt_codec rvt_codec_cdl = {
     .name = "cdl",
     .summary = "CDL RISC-V compressed trace: nybble stream of sequential counts, non-sequential reasons, "
@@ -390,6 +393,8 @@ const struct rvt_codec rvt_codec_cdl = {
     .dec_error = dec_error,
     .dec_free = dec_free,
     .dump = dump,
+    .sync_hint = "CDL sync marks come from --cdl-sync-interval N (a mark once N nybbles were written)",
     .info = info,
     .traced = traced,
+    .probe_options = g_probe_options,
 };

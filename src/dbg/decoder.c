@@ -1296,8 +1296,11 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
              * moved.  Search for it again. */
             dec->pkt_pos = pos;
             rc = trace_error(dec, "no sync fields at the synchronisation point (expected Trace Enabled/Disabled, "
-                                  "Timestamp, Change Hart, Privilege Level and a full-width PC%s)",
-                             nop_run != SIZE_MAX ? ", not Nops in between" : "");
+                                  "Timestamp, Change Hart, Privilege Level and a full-width PC%s; sync points are "
+                                  "every %" PRIu64 " bytes, an eighth of --dbg-buffer %" PRIu64 ": is that the "
+                                  "encoder's?)",
+                             nop_run != SIZE_MAX ? ", not Nops in between" : "", dec->spacing / 2,
+                             dbg_cfg_buffer(&dec->cfg));
             if (rc < 0)
                 goto out;
             goto resync;

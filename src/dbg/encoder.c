@@ -489,6 +489,14 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
      * give it (Trace Enabled, sync fields), before its own packets. */
     uint64_t notify_pc = p ? rvt_ing_last_addr(p) : 0;
     bool notify = p && (p->flags & RVT_ING_NOTIFY) && p->iretire && epc;
+    if (p && p->itype == RVT_ITYPE_TRAPRET && p->iretire && have_next && next == e->resume_pc && epc &&
+        dbg_emits(&e->cfg, DBG_TRACE_EMITBRANCH) && dbg_emits(&e->cfg, DBG_TRACE_EMITPRIV)) {
+        /* An xRET back to where the decoder's walk stands: its PC and
+         * Privilege Level would read like an exception there.  Say where
+         * the xRET is first, as a notify would. */
+        notify = true;
+        notify_pc = rvt_ing_last_addr(p);
+    }
     if (p == &e->pend && e->pend_src_ahead_again && epc) {
         /* A trap after an instruction that is both the decoder's last
          * retired one and, after a loop, the next one on its path: say

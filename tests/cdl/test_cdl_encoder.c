@@ -278,7 +278,12 @@ static void test_dump_and_errors(void)
     FILE *f = fopen(path, "w");
     REQUIRE(f);
     struct rvt_diag d = {0};
-    CHECK(cdl_dump(&c, bytes, n / 2, f, &d) == 0);
+    /* The dump lists everything, then returns the first damage with its
+     * offset (the decoder contract). */
+    CHECK(cdl_dump(&c, bytes, n / 2, f, &d) == -RVT_ERR_FORMAT);
+    CHECK_MSG(strstr(d.msg, "cdl: offset 0x23: reserved control nybble 0xE") && strstr(d.msg, "(1 damaged fields)"),
+              "%s", d.msg);
+    d = (struct rvt_diag){0};
     fclose(f);
     CHECK(rvt_test_sh("grep -q '^00000000.0  sync mark (4 zero nybbles)$' %s", path) == 0);
     CHECK(rvt_test_sh("grep -q '^00000002.0  data pc 0x100 (nnn 2, 2 bytes)$' %s", path) == 0);
