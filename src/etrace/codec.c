@@ -135,7 +135,8 @@ static const struct rvt_codec_opt options[] = {
     {"scf", "FILE", "reference-flow static configuration (hardware parameters, INI)"},
     {"ucf", "FILE", "reference-flow user configuration ([codec] options, INI)"},
     {"etrace-version", "2.0|0.026", "protocol: E-Trace 2.0 (default) or the 0.026 draft"},
-    {"resync-max", "N|off", "periodic sync every 2^(N+4) packets (default 6); off: none"},
+    {"resync-max", "N|off|any", "periodic sync every 2^(N+4) packets (default 6); off: none; any (decode only): "
+                                "sync packets may come at any time (a resync not counted in packets)"},
     {"full-address", NULL, "report full addresses instead of differences"},
     {"implicit-return", "off|2.0|fixed", "returns from a call stack; irdepth as in 2.0, or the corrected count"},
     {"implicit-except", NULL, "omit trap handler addresses (needs --tvec-m/--tvec-s)"},
@@ -144,6 +145,10 @@ static const struct rvt_codec_opt options[] = {
     {"sijump", NULL, "sequentially inferable jumps are not reported (also --si-jump)"},
     {"si-jump", NULL, "same as --sijump"},
     {"model-compat", NULL, "irdepth filled with ones when unused, as the reference Python model"},
+    {"disambiguate", "on|off", "extension (default on): notify where the spec's packets would have two readings "
+                               "(code re-entered with no branch or address in between; 2.0 irdepth, issue 254)"},
+    {"partial-compression", NULL, "decoder: accept packets longer than their sign-compressed form (an encoder that "
+                                  "compresses only the address, as payload.adoc allows)"},
     {"strict", NULL, "decoder: stop at the first error instead of resynchronising"},
     {"src-bits", "N", "encap: srcID width in bits (0..16)"},
     {"src-id", "N", "encap: srcID value (decode, dump: only this source's packets, e.g. one hart of a funnel)"},
