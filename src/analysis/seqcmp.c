@@ -227,10 +227,16 @@ static int put_record(struct rvt_seqcmp *c, const struct rvt_ing_rec *r)
     }
     uint64_t at = c->index_known && k ? c->exp_insns + k - 1 : UINT64_MAX;
     c->exp_insns += k;
-    if ((t & (RVT_TRACED_TIME | RVT_TRACED_TIME_SAMPLED)) && (r->flags & RVT_ING_HAS_TIME) && (!c->exp_have_time || r->time != c->exp_time)) {
+    /* A format that samples time (N-Trace TSTAMP on every message it sends)
+     * reports some time for every event, so a record without one has the
+     * time of the record before it (0 at the start), as its encoder takes
+     * it; a format that sends exact times sends only the records' own. */
+    bool have_t = (r->flags & RVT_ING_HAS_TIME) || (t & RVT_TRACED_TIME_SAMPLED);
+    uint64_t rtime = (r->flags & RVT_ING_HAS_TIME) ? r->time : c->exp_have_time ? c->exp_time : 0;
+    if ((t & (RVT_TRACED_TIME | RVT_TRACED_TIME_SAMPLED)) && have_t && (!c->exp_have_time || rtime != c->exp_time)) {
         c->exp_have_time = true;
-        c->exp_time = r->time;
-        if ((rc = push_data(c, RVT_CMP_TIME, r->time, 0, ~0ull, at)) < 0)
+        c->exp_time = rtime;
+        if ((rc = push_data(c, RVT_CMP_TIME, rtime, 0, ~0ull, at)) < 0)
             return rc;
     }
     if ((t & RVT_TRACED_HART) && r->hart != c->exp_hart) {
