@@ -101,22 +101,52 @@ uint64_t rvt_out_diag_suppressed(const struct rvt_output *o);
 
 /* ---- comparing a decoded flow with its ingress ----------------------------- */
 
-/* Streams of address ranges [start, end): records' blocks on one side,
- * decoded blocks on the other; equal sequences of instructions give equal
- * range streams whatever the block boundaries. */
+/* The decoded stream against the records it was encoded from, streaming
+ * (memory bounded by how far one side runs ahead of the other): the
+ * instructions as address ranges (equal sequences give equal ranges
+ * whatever the block boundaries), and everything else the family's
+ * configuration says it traces (enum rvt_traced): privilege per
+ * instruction, the sequence of timestamps, and every data value of each
+ * kind in order, at its full width (memory values: the access's bits). */
 struct rvt_seqcmp;
 /* `pull` supplies the next expected record (1 = got one, 0 = end, <0 error). */
 typedef int (*rvt_seqcmp_pull_fn)(void *ctx, struct rvt_ing_rec *r);
+/* Instructions only. */
 struct rvt_seqcmp *rvt_seqcmp_new(rvt_seqcmp_pull_fn pull, void *ctx, unsigned xlen);
+
+struct rvt_seqcmp_config {
+    size_t size;                   /* sizeof(struct rvt_seqcmp_config) */
+    unsigned xlen;
+    unsigned traced;               /* enum rvt_traced: what to compare besides instructions */
+    const struct rvt_image *image; /* the program: instruction indices (RVT_TRACED_DATA_INDEX) and CSR
+                                      instructions (RVT_TRACED_CSR_VALUES); may be NULL */
+};
+struct rvt_seqcmp *rvt_seqcmp_new_ex(rvt_seqcmp_pull_fn pull, void *ctx, const struct rvt_seqcmp_config *cfg);
 void rvt_seqcmp_free(struct rvt_seqcmp *c);
-/* A flow sink that compares each block as it is decoded (aborts the decode
- * at the first difference). */
+/* A flow sink that compares each block and note as it is decoded (aborts
+ * the decode at the first difference). */
 struct rvt_flow_sink rvt_seqcmp_sink(struct rvt_seqcmp *c);
 /* After the decode: 0 if both streams were equal to the end, else <0 with
- * the first difference in rvt_seqcmp_error. */
+ * the first difference in rvt_seqcmp_error ("register writes: ..."). */
 int rvt_seqcmp_finish(struct rvt_seqcmp *c);
 const char *rvt_seqcmp_error(const struct rvt_seqcmp *c);
 uint64_t rvt_seqcmp_insns(const struct rvt_seqcmp *c); /* decoded instructions compared */
+
+/* What was compared: instructions, each kind of data value (enum
+ * rvt_data_kind), privilege and timestamps. */
+enum rvt_cmp_kind {
+    RVT_CMP_INSN = 0,
+    /* 1..7: enum rvt_data_kind */
+    RVT_CMP_PRIV = 8,
+    RVT_CMP_TIME = 9,
+    RVT_CMP__COUNT = 10
+};
+const char *rvt_cmp_kind_name(unsigned kind); /* "instructions", "register writes", ... */
+/* How many of a kind were compared equal (privilege: instructions
+ * compared on it; timestamps: distinct values). */
+uint64_t rvt_seqcmp_count(const struct rvt_seqcmp *c, unsigned kind);
+/* The kind of the first difference (RVT_CMP__COUNT if none). */
+unsigned rvt_seqcmp_failed_kind(const struct rvt_seqcmp *c);
 
 /* ---- source lines (DWARF line tables, through elfutils libdw) --------------- */
 

@@ -238,6 +238,15 @@ static const struct rvt_codec_opt options[] = {
 /* Layouts a file in another framing or protocol version would need. */
 static const char *const g_probe_options[] = {"framing=refraw", "framing=encap", "etrace-version=0.026", NULL};
 
+/* What `verify` and the round-trip tests compare besides instructions
+ * (the decoder's blocks carry the privilege of format 3 packets).  Time is
+ * not: a trap record without a time is sent with time 0. */
+static unsigned traced(const void *cfg)
+{
+    (void)cfg;
+    return RVT_TRACED_PRIV;
+}
+
 const struct rvt_codec rvt_codec_etrace = {
     .name = "etrace",
     .summary = "RISC-V E-Trace 2.0 te_inst (and the 0.026 draft), e-trace-encap or reference raw framing",
@@ -263,4 +272,5 @@ const struct rvt_codec rvt_codec_etrace = {
     .sync_hint = "E-Trace sync packets (format 3) recur only with periodic resynchronisation: encode with "
                  "--resync-max N (every 2^(N+4) packets), not off",
     .probe_options = g_probe_options,
+    .traced = traced,
 };

@@ -337,6 +337,7 @@ int et_param_set(struct et_params *p, const char *key, const char *val, struct r
         }
         if (val && !strcasecmp(val, "any")) {
             p->resync_max = ET_RESYNC_ANY;
+            p->resync_counted = false;
             return 0;
         }
         if (parse_u64(val, &v) || v > 40)
@@ -345,6 +346,7 @@ int et_param_set(struct et_params *p, const char *key, const char *val, struct r
                             "a resync not counted in packets), got \"%s\"",
                             val ? val : "");
         p->resync_max = (int)v;
+        p->resync_counted = true;
         return 0;
     }
     if (!strcmp(key, "implicit-return")) {

@@ -911,15 +911,20 @@ static int note_error(struct et_decoder *dec, uint64_t offset, const char *text)
  * (2^(resync-max+4)), plus the few packets the encoder may send at the
  * instruction whose packet passed it; every later resync must match.  The
  * 0.026 draft also sends a start at a trace-notify trigger: there only the
- * missing resync is checked.  --resync-max any turns this off, for
- * encoders whose resync is not a packet count. */
+ * missing resync is checked.
+ * The spec lets an encoder's resync timer count "packets, cycle or
+ * instruction half-words" (exampleAlgorithm.adoc), and a cycle or half-word
+ * timer gives resyncs at any packet count, so the check runs only when the
+ * decoder is told the timer counts packets: --resync-max N given to the
+ * decoder (or trTeInstSyncMode = 1 in a register file).  Without it a
+ * spec-valid stream from other hardware is never reported as damaged. */
 #define ET_RESYNC_SLACK 8 /* packets the encoder may send at the instruction whose packet passed the period */
 static int check_resync(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
 {
-    if (dec->p.resync_max == ET_RESYNC_ANY)
+    if (!dec->p.resync_counted || dec->p.resync_max == ET_RESYNC_ANY)
         return 0;
     static const char hint[] =
-        "packets lost or added? (--resync-max any if the encoder's resync is not a packet count)";
+        "packets lost or added? (omit --resync-max when decoding if the encoder's resync is not a packet count)";
     uint64_t period = dec->period;
     bool sync = k->msg == ET_MSG_TE_INST && k->format == ET_F3 &&
                 (k->subformat == ET_SF_START || k->subformat == ET_SF_TRAP);

@@ -88,6 +88,8 @@ struct et_params {
     enum et_framing framing;
     int resync_max;          /* reference-flow encoding: period 2^(n+4) packets; <0: never;
                               * ET_RESYNC_ANY: (decoder) not a packet count, not checked */
+    bool resync_counted;     /* decoder: resync-max N was given (or trTeInstSyncMode = packets), so the
+                              * encoder's resync timer counts packets and its timing is checked */
     bool full_address;
     enum et_irmode implicit_return;
     bool implicit_except;

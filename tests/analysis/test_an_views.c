@@ -30,7 +30,9 @@ static const struct family g_families[] = {
     {"ntrace htm callstack", "ntrace", {"callstack", "8", "repeat", "2", NULL}, false, true},
     {"etrace", "etrace", {NULL}, true, true},
     {"etrace ir+bp", "etrace", {"implicit-return", "fixed", "branch-prediction", "1", NULL}, true, true},
-    {"cdl", "cdl", {NULL}, false, false},
+    /* wide data fields: the generated RV64 programs run at addresses of 8
+     * significant bytes, more than a seed-000 data field holds */
+    {"cdl", "cdl", {"cdl-data", "wide", NULL}, false, false},
     {"dbg", "dbg", {NULL}, false, true},
 };
 #define NFAM (sizeof g_families / sizeof g_families[0])

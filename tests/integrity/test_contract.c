@@ -147,7 +147,9 @@ static void empty_library(const char *fam)
 
 static void per_family(const char *fam)
 {
-    const char *ecall = "--ecall trap"; /* the generated program traps on ecall */
+    /* The generated program traps on ecall; its RV64 code at the top of the
+     * address space needs cdl's 9-byte data fields (docs/cdl.md). */
+    const char *ecall = strcmp(fam, "cdl") == 0 ? "--ecall trap --cdl-data wide" : "--ecall trap";
     char trace[64];
     snprintf(trace, sizeof trace, "t.%s", fam);
     REQUIRE(cli("encode --format %s %s --elf g.elf --input g.ing -o %s", fam, ecall, trace) == 0);
@@ -162,7 +164,9 @@ static void per_family(const char *fam)
                       cli("decode --format %s %s --elf g.elf %s --output %s", fam, ecall, trace, kinds[k]), 0);
     CHECK(cli("decode --format %s %s --elf g.elf %s", fam, ecall, trace) == 0);
     CHECK_MSG(rvt_test_sh("cmp -s '%s/out.txt' '%s/g.pcs'", g_dir, g_dir) == 0, "%s: decoded PCs differ", fam);
-    EXPECT_STATUS(fam, "dump", cli("dump --format %s %s", fam, trace), 0);
+    EXPECT_STATUS(fam, "dump", cli("dump --format %s %s %s", fam, strcmp(fam, "cdl") == 0 ? "--cdl-data wide" : "",
+                                   trace),
+                  0);
 
     /* Empty: nothing decodable, said so, for decode and dump alike. */
     write_bytes("empty", NULL, 0);
@@ -237,7 +241,11 @@ static void per_family(const char *fam)
      * option makes sync points. */
     REQUIRE(cli("encode --format %s %s --elf g.elf --input g.ing --sink sram:1024:wrap -o ram", fam, ecall) == 0);
     st = cli("decode --format %s %s --elf g.elf ram", fam, ecall);
-    CHECK_MSG(st == 0 || st == RVT_DECODE_NOTHING, "%s: wrapped RAM: exit status %d: %s", fam, st, last_err());
+    /* (dbg decoded with another buffer size than the encoder's finds no
+     * sync fields where it expects them: damage, named with the option.) */
+    CHECK_MSG(st == 0 || st == RVT_DECODE_NOTHING ||
+                  (st == RVT_DECODE_DAMAGED && strcmp(fam, "dbg") == 0 && err_has("trace offset 0x")),
+              "%s: wrapped RAM: exit status %d: %s", fam, st, last_err());
     if (st == RVT_DECODE_NOTHING && err_has("no synchronisation point")) {
         const struct rvt_codec *c = rvt_codec_find(fam);
         CHECK_MSG(err_has("no synchronisation point found in the 1024 bytes searched") && c->sync_hint &&
