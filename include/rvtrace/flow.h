@@ -149,8 +149,15 @@ enum rvt_traced {
     RVT_TRACED_TRACEPOINT = 1u << 9,  /* RVT_DATA_TRACEPOINT for every tracepoint */
     RVT_TRACED_HART = 1u << 10,       /* RVT_DATA_HART at every change of the records' hart */
     RVT_TRACED_DATA_INDEX = 1u << 11, /* data notes name their instruction exactly (`index`) */
-    RVT_TRACED_TIME_SAMPLED = 1u << 12 /* RVT_NOTE_TIME with the time of some records, in order (a format
+    RVT_TRACED_TIME_SAMPLED = 1u << 12, /* RVT_NOTE_TIME with the time of some records, in order (a format
                                           that sends the time only with some packets) */
+    /* The data trace interface's other accesses (records with a dtype, ingress.h): */
+    RVT_TRACED_CSR_ADDR = 1u << 13,  /* RVT_DATA_CSR_ADDR for every CSR access */
+    RVT_TRACED_CSR_VALUE = 1u << 14, /* RVT_DATA_CSR_VALUE for every CSR access with values */
+    RVT_TRACED_OPERAND = 1u << 15,   /* RVT_DATA_OPERAND for every atomic, failed store-conditional and CSR
+                                        access with values (but a read-only CSR's: it cannot be written, so
+                                        its operand is 0) */
+    RVT_TRACED_SC_FAIL = 1u << 16    /* RVT_DATA_SC_FAIL (its address) for every failed store-conditional */
 };
 enum rvt_gap_reason {
     RVT_GAP_TRACE_OFF = 1, /* tracing disabled / filtered out */

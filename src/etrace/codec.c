@@ -240,11 +240,22 @@ static const char *const g_probe_options[] = {"framing=refraw", "framing=encap",
 
 /* What `verify` and the round-trip tests compare besides instructions
  * (the decoder's blocks carry the privilege of format 3 packets).  Time is
- * not: a trap record without a time is sent with time 0. */
+ * not: a trap record without a time is sent with time 0.  With data trace
+ * on, every access (each tied to its instruction), as far as the options
+ * keep addresses and values; data filters the comparison cannot apply to
+ * the records (a class left out, address ranges) leave the data out of it. */
 static unsigned traced(const void *cfg)
 {
-    (void)cfg;
-    return RVT_TRACED_PRIV;
+    const struct et_dparams *d = &((const struct et_config *)cfg)->p.d;
+    unsigned t = RVT_TRACED_PRIV;
+    if (d->mode != ET_DATA_ON || et_dclasses(d) != ET_DCL_ALL || d->n_ranges || d->n_dranges)
+        return t;
+    t |= RVT_TRACED_DATA_INDEX | RVT_TRACED_CSR_ADDR;
+    if (!d->no_address)
+        t |= RVT_TRACED_LOAD_ADDR | RVT_TRACED_STORE_ADDR | RVT_TRACED_SC_FAIL;
+    if (!d->no_data)
+        t |= RVT_TRACED_LOAD_VALUE | RVT_TRACED_STORE_VALUE | RVT_TRACED_CSR_VALUE | RVT_TRACED_OPERAND;
+    return t;
 }
 
 const struct rvt_codec rvt_codec_etrace = {
