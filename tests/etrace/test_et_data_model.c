@@ -155,7 +155,7 @@ static void full_mode(unsigned xlen, const char *input)
     CHECK_MSG(cfg, "%s", err);
     struct rvt_image *img = rvt_img_new();
     rvt_img_set_xlen(img, xlen);
-    bool remapped = false, has_xmm = false;
+    bool has_xmm = false;
     for (size_t i = 0; i < in.n; i++) {
         unsigned t = in.r[i].dtype;
         has_xmm |= t == RVT_DTYPE_AMO_XOR || t == RVT_DTYPE_AMO_MAX || t == RVT_DTYPE_AMO_MIN;
@@ -168,7 +168,6 @@ static void full_mode(unsigned xlen, const char *input)
         unsigned mins = 0;
         for (size_t i = 0; i < in.n; i++) {
             uint8_t t = (uint8_t)spec_dtype_of_model(in.r[i].dtype);
-            remapped |= t != in.r[i].dtype;
             if (t == RVT_DTYPE_SC_FAIL && in.r[i].mem_value) {
                 mins++; /* reported lost: "failed store-conditional with data" */
                 continue;
@@ -214,7 +213,6 @@ static void full_mode(unsigned xlen, const char *input)
         drt_free(&got);
         drt_free(&want);
     }
-    (void)remapped;
     rvt_img_free(img);
     rvt_codec_cfg_free(cfg);
     free(gold);
