@@ -971,6 +971,16 @@ int rvt_flow_block_insns(struct rvt_flow *f, const struct rvt_block *blk, rvt_in
 
 /* ---- pass-through for decoders without code ------------------------------------- */
 
+struct rvt_flow_sink rvt_flow_get_sink(const struct rvt_flow *f)
+{
+    return f->cfg.sink;
+}
+
+void rvt_flow_set_sink(struct rvt_flow *f, const struct rvt_flow_sink *sink)
+{
+    f->cfg.sink = *sink;
+}
+
 int rvt_flow_note(struct rvt_flow *f, const struct rvt_note *n)
 {
     if (f->limited)
