@@ -173,6 +173,10 @@ struct rvt_flow_config {
      * entry it would have used (the encoder must do the same). */
     bool pop_on_explicit_return;
     struct rvt_flow_sink sink;
+    /* Walk every cache block with the engine's general step, not its fast
+     * path.  The result is the same, only slower: this is the reference
+     * the tests hold the fast path to. */
+    bool no_fast_walk;
 };
 
 struct rvt_flow;

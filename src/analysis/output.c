@@ -248,9 +248,22 @@ static int on_note(void *ctx, const struct rvt_note *n)
     return o->err ? o->err : 0;
 }
 
+/* Counting only: the statistics on_block keeps, nothing else (this runs
+ * once per decoded block). */
+static int on_block_count(void *ctx, const struct rvt_block *b)
+{
+    struct rvt_output *o = ctx;
+    o->st.insns += b->ninsns;
+    o->st.blocks++;
+    o->st.ends[b->end & 15]++;
+    if (b->end == RVT_END_TRAP)
+        o->st.traps++;
+    return 0;
+}
+
 struct rvt_flow_sink rvt_out_sink(struct rvt_output *o)
 {
-    struct rvt_flow_sink s = {on_block, on_note, o};
+    struct rvt_flow_sink s = {o->cfg.kind == RVT_OUT_COUNT ? on_block_count : on_block, on_note, o};
     return s;
 }
 
