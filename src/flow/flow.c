@@ -55,6 +55,12 @@ struct rvt_flow {
     uint64_t time;
     uint64_t offset;
     uint64_t insns;
+
+    /* The walk's fast path: what it does per class of last instruction,
+     * for the walk flags in action_flags. */
+    bool action_valid;
+    uint32_t action_flags;
+    uint8_t action[RVT_CF_EBREAK + 1];
 };
 
 /* ---- call stack ----------------------------------------------------------- */
@@ -743,8 +749,12 @@ static int bq_refill(const struct rvt_flow *f, struct bq_reader *r)
 static void bq_done(struct rvt_flow *f, const struct bq_reader *r)
 {
     unsigned unused = 0;
+#if defined(__GNUC__)
+    unused = 63u - (unsigned)__builtin_clzll(r->word); /* the marker's position */
+#else
     for (uint64_t w = r->word; w > 1; w >>= 1)
         unused++;
+#endif
     unsigned used = r->loaded - unused;
     f->bq_head = (f->bq_head + used) % (BQ_WORDS * 64);
     f->bq_len -= used;
@@ -759,7 +769,7 @@ enum { LIM_HW = 1, LIM_IN = 2, LIM_ADDR = 4 };
 struct fast_state {
     uint64_t hw_left, in_left; /* the walk's limits (UINT64_MAX: none) */
     uint64_t stop;             /* RVT_WALK_ADDR's address (else odd: in no block) */
-    uint8_t action[RVT_CF_EBREAK + 1];
+    const uint8_t *action;     /* enum fast_action by enum rvt_cf */
 };
 
 /* A branch with no queued outcome: the walk's callback or its default;
@@ -818,7 +828,6 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         f->blk.priv = priv;
     }
     const uint64_t offset = f->offset;
-    uint64_t prev = pc0; /* the last cache block retired */
     struct bq_reader q = {1, 0};
     int rc = 0;
     for (;;) {
@@ -892,7 +901,6 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         /* retire(), then transfer(): the block ends with a discontinuity */
         hw -= bhw;
         in -= n;
-        prev = pc;
         {
             struct rvt_block *k = &f->blk;
             k->start = bstart;
@@ -905,6 +913,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
             k->cf = (uint8_t)cf;
             k->flags = base_flags | flags;
             k->last_len = (uint8_t)(b->next - b->last);
+            f->blk_end = b->next;
             f->blk_open = false;
             f->insns = insns_base - in;
             bstart = pc = to;
@@ -922,13 +931,16 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     seq: /* retire(); the output block goes on */
         hw -= bhw;
         in -= n;
-        prev = pc;
-        pc = b->next;
+        f->blk.last = b->last;
+        f->blk.cf = (uint8_t)cf;
+        pc = f->blk_end = b->next;
         continue;
     wait:
         hw -= bhw;
         in -= n;
-        prev = pc;
+        f->blk.last = b->last;
+        f->blk.cf = (uint8_t)cf;
+        f->blk_end = b->next;
         {
             struct pending *p = &f->p;
             f->pending = true;
@@ -947,32 +959,19 @@ handback:
     f->insns = insns_base - in;
     f->pc = pc;
     if (in != in0) {
-        /* The last block retired, looked up again (cheaper than carrying
-         * its fields through the loop). */
-        const struct rvt_block_info *pb = rvt_bcache_get(bc, prev);
+        /* f->blk.last, .cf and blk_end are the last retired cache block's */
         if (in_open != in) {
             struct rvt_block *k = &f->blk;
             f->blk_open = true;
             k->start = bstart;
-            k->last = pb->last;
-            k->next = 0;
             k->ninsns = in_open - in;
             k->index = insns_base - in_open;
-            k->context = ctx;
-            k->time = time;
-            k->tval = 0;
-            k->trace_offset = 0;
-            k->cause = 0;
-            k->end = 0;
-            k->cf = pb->cf;
-            k->priv = priv;
             k->flags = base_flags;
-            k->last_len = (uint8_t)(pb->next - pb->last);
-            f->blk_end = pb->next;
+            k->last_len = (uint8_t)(f->blk_end - k->last);
         }
         f->lr_valid = true;
-        f->lr_addr = pb->last;
-        st->last = pb->last;
+        f->lr_addr = f->blk.last;
+        st->last = f->blk.last;
         st->insns += in0 - in;
         st->halfwords += hw0 - hw;
     }
@@ -1016,22 +1015,30 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
     const uint64_t stop_addr = w->addr & f->mask;
     bool first = true;
 
-    /* What the fast path does with each class of last instruction. */
+    /* What the fast path does with each class of last instruction (the
+     * flow keeps the table of the last walk flags that matter). */
+    const uint32_t afl = fl & (RVT_WALK_STOP_BRANCH | RVT_WALK_STOP_JUMP | RVT_WALK_IMPLICIT_RET);
+    if (!f->action_valid || f->action_flags != afl) {
+        memset(f->action, FA_HANDBACK, sizeof f->action);
+        f->action[RVT_CF_NONE] = FA_SEQ;
+        if (!(afl & RVT_WALK_STOP_BRANCH))
+            f->action[RVT_CF_BRANCH] = FA_BRANCH;
+        if (!(afl & RVT_WALK_STOP_JUMP)) {
+            f->action[RVT_CF_CALL_INF] = FA_CALL;
+            f->action[RVT_CF_OTHER_INF] = FA_OTHER;
+            f->action[RVT_CF_JUMP_INF] = FA_JUMP;
+        }
+        if (afl & RVT_WALK_IMPLICIT_RET)
+            f->action[RVT_CF_RETURN] = FA_RETURN;
+        if (f->cfg.ecall == RVT_FLOW_ECALL_SEQUENTIAL)
+            f->action[RVT_CF_ECALL] = f->action[RVT_CF_EBREAK] = FA_SEQ;
+        f->action_flags = afl;
+        f->action_valid = true;
+    }
     struct fast_state fs = {.hw_left = hw_left,
                             .in_left = in_left,
                             .stop = addr_lim ? stop_addr : UINT64_MAX, /* never inside a block: odd */
-                            .action = {[RVT_CF_NONE] = FA_SEQ}};
-    if (!(fl & RVT_WALK_STOP_BRANCH))
-        fs.action[RVT_CF_BRANCH] = FA_BRANCH;
-    if (!(fl & RVT_WALK_STOP_JUMP)) {
-        fs.action[RVT_CF_CALL_INF] = FA_CALL;
-        fs.action[RVT_CF_OTHER_INF] = FA_OTHER;
-        fs.action[RVT_CF_JUMP_INF] = FA_JUMP;
-    }
-    if (fl & RVT_WALK_IMPLICIT_RET)
-        fs.action[RVT_CF_RETURN] = FA_RETURN;
-    if (f->cfg.ecall == RVT_FLOW_ECALL_SEQUENTIAL)
-        fs.action[RVT_CF_ECALL] = fs.action[RVT_CF_EBREAK] = FA_SEQ;
+                            .action = f->action};
     const unsigned lim = (hw_left != UINT64_MAX ? LIM_HW : 0) | (in_left != UINT64_MAX ? LIM_IN : 0) |
                          (addr_lim ? LIM_ADDR : 0);
 
