@@ -4,6 +4,8 @@
 #include "native.h"
 #include "refcsv.h"
 
+#include "image/bcache_internal.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -237,6 +239,9 @@ static int open_native(struct rvt_ing_reader **out, FILE *f, const char *path, s
 /* ---- text: PC list and PC INSN ----------------------------------------- */
 
 #define TEXT_QUEUE 8
+#define TEXT_CHUNK (1u << 20) /* read at a time */
+#define TEXT_LINE_MAX 4094    /* longest line accepted (characters before the newline) */
+#define TEXT_PAD 16           /* bytes after the data that hex parsing may look at */
 
 struct text_src {
     FILE *f;
@@ -246,10 +251,12 @@ struct text_src {
     struct rvt_diag diag;
     unsigned xlen;
     uint64_t line;
-    bool eof;
+    bool eof;      /* no more to read */
+    bool done;     /* the builder has been finished */
     struct rvt_ing_rec q[TEXT_QUEUE];
     unsigned qhead, qlen;
-    char buf[4096];
+    char *buf;     /* TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD bytes */
+    size_t pos, len;
 };
 
 static int text_emit(void *ctx, const struct rvt_ing_rec *r)
@@ -261,6 +268,54 @@ static int text_emit(void *ctx, const struct rvt_ing_rec *r)
     return 0;
 }
 
+/* One more than the value of a hex digit; 0 for anything else. */
+static const unsigned char g_hexval1[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+/* Value of a hex digit, -1 for anything else. */
+static inline int hexval(char c)
+{
+    return (int)g_hexval1[(unsigned char)c] - 1;
+}
+
+/* Eight hex digits at p (either case) as a number, if all eight are; p may
+ * be read 8 bytes ahead (the buffer is padded).  Lines are mostly
+ * fixed-width hex: this does eight digits in a few word operations. */
+static inline bool hex8_at(const char *p, uint32_t *out)
+{
+    uint64_t v;
+    memcpy(&v, p, 8); /* byte i = character i (little-endian hosts) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    if (v & high)
+        return false;
+    const uint64_t lower = v | 0x2020202020202020ull; /* letters to lower case; digits stay */
+    /* per byte: in ['0','9'] or in ['a','f'] (no carries: every byte < 0x80) */
+    const uint64_t digit = (lower + ones * (0x80 - '0')) & ~(lower + ones * (0x7f - '9'));
+    const uint64_t letter = (lower + ones * (0x80 - 'a')) & ~(lower + ones * (0x7f - 'f'));
+    if (((digit | letter) & high) != high)
+        return false;
+    uint64_t d = (lower & 0x0F0F0F0F0F0F0F0Full) + ((lower >> 6) & ones) * 9; /* byte i = value of digit i */
+    d = ((d << 4) | (d >> 8)) & 0x00FF00FF00FF00FFull;  /* digit pairs */
+    d = ((d << 8) | (d >> 16)) & 0x0000FFFF0000FFFFull; /* quads */
+    *out = (uint32_t)((d << 16) | (d >> 32));
+    return true;
+#else
+    uint32_t x = 0;
+    for (int i = 0; i < 8; i++) {
+        int h = hexval(p[i]);
+        if (h < 0)
+            return false;
+        x = x << 4 | (uint32_t)h;
+    }
+    *out = x;
+    (void)v;
+    return true;
+#endif
+}
+
 /* Parse a hex number with optional 0x; returns pointer past it or NULL. */
 static const char *parse_hex(const char *p, uint64_t *v, unsigned *digits)
 {
@@ -268,13 +323,16 @@ static const char *parse_hex(const char *p, uint64_t *v, unsigned *digits)
         p += 2;
     uint64_t x = 0;
     unsigned n = 0;
-    while (isxdigit((unsigned char)*p)) {
+    uint32_t w;
+    while (n < 16 && hex8_at(p, &w)) {
+        x = x << 32 | w;
+        p += 8;
+        n += 8;
+    }
+    for (int h; (h = hexval(*p)) >= 0; p++, n++) {
         if (n == 16)
             return NULL;
-        int d = isdigit((unsigned char)*p) ? *p - '0' : (tolower((unsigned char)*p) - 'a' + 10);
-        x = x << 4 | (uint64_t)d;
-        p++;
-        n++;
+        x = x << 4 | (uint64_t)h;
     }
     if (!n)
         return NULL;
@@ -330,6 +388,51 @@ static int text_line(struct text_src *s, const char *line)
     return 0;
 }
 
+/* The next line, NUL-terminated in place (its newline replaced), or NULL
+ * at the end of the input (or on an error, in s->diag). */
+static char *text_getline(struct text_src *s)
+{
+    for (;;) {
+        char *start = s->buf + s->pos;
+        char *nl = s->len > s->pos ? memchr(start, '\n', s->len - s->pos) : NULL;
+        if (nl && nl - start <= TEXT_LINE_MAX) {
+            *nl = 0;
+            s->pos = (size_t)(nl - s->buf) + 1;
+            s->line++;
+            return start;
+        }
+        if (nl || s->len - s->pos > TEXT_LINE_MAX) {
+            rvt_fail(&s->diag, RVT_ERR_FORMAT, "%s: line %" PRIu64 ": line longer than %d characters", s->name,
+                     s->line + 1, TEXT_LINE_MAX);
+            return NULL;
+        }
+        if (s->eof) {
+            if (s->pos == s->len)
+                return NULL;
+            s->buf[s->len] = 0; /* a last line without newline */
+            s->pos = s->len;
+            s->line++;
+            return start;
+        }
+        /* Keep the partial line, read the next chunk behind it. */
+        size_t keep = s->len - s->pos;
+        memmove(s->buf, start, keep);
+        s->pos = 0;
+        s->len = keep;
+        size_t got = fread(s->buf + s->len, 1, TEXT_CHUNK, s->f);
+        if (got == 0) {
+            if (ferror(s->f)) {
+                rvt_fail(&s->diag, RVT_ERR_IO, "%s: read error after line %" PRIu64 ": %s", s->name, s->line,
+                         strerror(errno));
+                return NULL;
+            }
+            s->eof = true;
+        }
+        s->len += got;
+        memset(s->buf + s->len, 0, TEXT_PAD);
+    }
+}
+
 static int text_next(void *self, struct rvt_ing_rec *rec)
 {
     struct text_src *s = self;
@@ -342,25 +445,20 @@ static int text_next(void *self, struct rvt_ing_rec *rec)
         }
         if (s->diag.code)
             return -s->diag.code;
-        if (s->eof)
+        if (s->done)
             return 0;
-        if (!fgets(s->buf, sizeof s->buf, s->f)) {
-            if (ferror(s->f))
-                return rvt_fail(&s->diag, RVT_ERR_IO, "%s: read error after line %" PRIu64 ": %s", s->name,
-                                s->line, strerror(errno));
-            s->eof = true;
+        char *line = text_getline(s);
+        if (!line) {
+            if (s->diag.code)
+                return -s->diag.code;
+            s->done = true;
             int rc = rvt_ing_builder_finish(s->b);
             if (rc < 0)
                 return rvt_fail(&s->diag, (enum rvt_err)-rc, "%s: at end: %s", s->name,
                                 rvt_ing_builder_error(s->b));
             continue;
         }
-        s->line++;
-        size_t n = strlen(s->buf);
-        if (n == sizeof s->buf - 1 && s->buf[n - 1] != '\n')
-            return rvt_fail(&s->diag, RVT_ERR_FORMAT, "%s: line %" PRIu64 ": line longer than %zu characters",
-                            s->name, s->line, sizeof s->buf - 2);
-        int rc = text_line(s, s->buf);
+        int rc = text_line(s, line);
         if (rc < 0)
             return rc;
     }
@@ -382,6 +480,7 @@ static void text_close(void *self)
     close_input(s->f);
     rvt_ing_builder_free(s->b);
     free(s->name);
+    free(s->buf);
     free(s);
 }
 
@@ -403,6 +502,11 @@ static int open_text(struct rvt_ing_reader **out, FILE *f, const char *path, con
     s->f = f;
     s->name = strdup(path);
     s->fmt = fmt;
+    s->buf = calloc(1, TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD + 1);
+    if (!s->buf) {
+        text_close(s);
+        return rvt_fail(diag, RVT_ERR_NOMEM, "%s: out of memory", path);
+    }
     s->xlen = cfg->xlen ? cfg->xlen : cfg->image ? rvt_img_xlen(cfg->image) : 64;
     struct rvt_ing_builder_config bc = {
         .size = sizeof bc,
@@ -566,24 +670,32 @@ int rvt_ing_count_insns(const struct rvt_ing_rec *r, struct rvt_bcache *bc, uint
     }
     if (!bc)
         return -RVT_ERR_INVAL;
-    /* Walk the code of the block: sizes of the instructions before the last. */
+    /* Walk the code of the block: sizes of the instructions before the last.
+     * Runs once or twice per record of every encode: cache blocks whole,
+     * the last one instruction by instruction from its size bits. */
     uint64_t n = 0, addr = r->iaddr, end = rvt_ing_last_addr(r);
     while (addr < end) {
-        const struct rvt_block_info *b = rvt_bcache_get(bc, addr);
+        const struct rvt_block_info *b = rvt_bcache_lookup(bc, addr);
         if (b->ninsns == 0)
             return -RVT_ERR_NOCODE;
         uint64_t span = 2ull * b->halfwords;
         if (addr + span <= end) {
             n += b->ninsns;
             addr += span;
+        } else if (b->last == end) { /* the usual end: the cache block's last instruction */
+            n += b->ninsns - 1;
+            addr = end;
         } else {
+            uint64_t rvc = b->rvc_mask; /* bit i: instruction i is 16-bit */
             uint32_t i = 0;
-            while (addr + 2ull * rvt_block_hw_offset(b, i) < end)
+            while (addr < end && i < b->ninsns) {
+                addr += 4 - 2 * (rvc & 1);
+                rvc >>= 1;
                 i++;
-            if (addr + 2ull * rvt_block_hw_offset(b, i) != end)
+            }
+            if (addr != end)
                 return -RVT_ERR_MISMATCH;
             n += i;
-            addr = end;
         }
     }
     if (addr != end)
