@@ -130,6 +130,26 @@ int rvt_encode_funnel_via(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, v
 int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
                       const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink, struct rvt_diag *d);
 
+/* ---- trace files: decoding with memory that does not grow with the file - */
+
+/* A trace file opened for decoding: mapped into memory, so that only the
+ * part being decoded is resident (a pipe, stdin "-" or a file that cannot
+ * be mapped is read whole instead). */
+struct rvt_trace_file;
+int rvt_trace_file_open(struct rvt_trace_file **out, const char *path, struct rvt_diag *d);
+const uint8_t *rvt_trace_file_data(const struct rvt_trace_file *t);
+size_t rvt_trace_file_size(const struct rvt_trace_file *t);
+/* The decode will not need the bytes before `offset` again (if it does,
+ * they are read again): their memory is given back. */
+void rvt_trace_file_done_before(struct rvt_trace_file *t, uint64_t offset);
+void rvt_trace_file_close(struct rvt_trace_file *t);
+
+/* rvt_decode_buffer over a whole trace file, giving back the file's pages
+ * behind the decode as it goes: the memory a decode uses is the image,
+ * the decoder's state and a window of the trace, whatever the file's size. */
+int rvt_decode_file(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
+                    struct rvt_trace_file *t, const struct rvt_flow_sink *sink, struct rvt_diag *d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -177,6 +177,12 @@ struct rvt_flow_config {
      * path.  The result is the same, only slower: this is the reference
      * the tests hold the fast path to. */
     bool no_fast_walk;
+    /* Optional: called from rvt_flow_set_offset each time the decode has
+     * moved at least progress_every bytes (0: 1 MiB) past the offset of the
+     * last call (e.g. to give back the pages of a mapped trace behind it). */
+    void (*progress)(void *ctx, uint64_t offset);
+    void *progress_ctx;
+    uint64_t progress_every;
 };
 
 struct rvt_flow;

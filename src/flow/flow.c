@@ -56,6 +56,8 @@ struct rvt_flow {
     uint64_t offset;
     uint64_t insns;
 
+    uint64_t progress_next, progress_every; /* cfg.progress: when next */
+
     /* The walk's fast path: what it does per class of last instruction,
      * for the walk flags in action_flags. */
     bool action_valid;
@@ -173,6 +175,8 @@ struct rvt_flow *rvt_flow_new(const struct rvt_flow_config *cfg)
     }
     rvt_cs_init(&f->cs, cfg->callstack_depth, cfg->callstack_overflow);
     f->priv = RVT_PRIV_M;
+    f->progress_every = cfg->progress_every ? cfg->progress_every : 1u << 20;
+    f->progress_next = cfg->progress ? f->progress_every : UINT64_MAX;
     return f;
 }
 
@@ -203,6 +207,10 @@ void rvt_flow_reset(struct rvt_flow *f)
 void rvt_flow_set_offset(struct rvt_flow *f, uint64_t offset)
 {
     f->offset = offset;
+    if (offset >= f->progress_next) {
+        f->progress_next = offset + f->progress_every;
+        f->cfg.progress(f->cfg.progress_ctx, offset);
+    }
 }
 
 bool rvt_flow_have_pc(const struct rvt_flow *f)

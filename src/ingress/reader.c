@@ -255,6 +255,8 @@ struct text_src {
     bool done;     /* the builder has been finished */
     struct rvt_ing_rec q[TEXT_QUEUE];
     unsigned qhead, qlen;
+    struct rvt_ing_rec *out; /* text_next's record while it is empty */
+    uint16_t *pair;          /* pair_table() */
     char *buf;     /* TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD bytes */
     size_t pos, len;
 };
@@ -262,6 +264,11 @@ struct text_src {
 static int text_emit(void *ctx, const struct rvt_ing_rec *r)
 {
     struct text_src *s = ctx;
+    if (s->out) { /* straight to the caller of text_next */
+        *s->out = *r;
+        s->out = NULL;
+        return 0;
+    }
     if (s->qlen == TEXT_QUEUE)
         return -RVT_ERR_OVERFLOW; /* cannot happen: at most two records per line */
     s->q[(s->qhead + s->qlen++) % TEXT_QUEUE] = *r;
@@ -280,51 +287,47 @@ static inline int hexval(char c)
     return (int)g_hexval1[(unsigned char)c] - 1;
 }
 
-/* Eight hex digits at p (either case) as a number, if all eight are; p may
- * be read 8 bytes ahead (the buffer is padded).  Lines are mostly
- * fixed-width hex: this does eight digits in a few word operations. */
-static inline bool hex8_at(const char *p, uint32_t *out)
+/* Hex digit pairs: for the 16 bits of two characters (as they lie in
+ * memory), their value, or PAIR_BAD.  Made per reader (no global state). */
+#define PAIR_BAD 0x100u
+
+static uint16_t *pair_table(void)
 {
-    uint64_t v;
-    memcpy(&v, p, 8); /* byte i = character i (little-endian hosts) */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-    if (v & high)
-        return false;
-    const uint64_t lower = v | 0x2020202020202020ull; /* letters to lower case; digits stay */
-    /* per byte: in ['0','9'] or in ['a','f'] (no carries: every byte < 0x80) */
-    const uint64_t digit = (lower + ones * (0x80 - '0')) & ~(lower + ones * (0x7f - '9'));
-    const uint64_t letter = (lower + ones * (0x80 - 'a')) & ~(lower + ones * (0x7f - 'f'));
-    if (((digit | letter) & high) != high)
-        return false;
-    uint64_t d = (lower & 0x0F0F0F0F0F0F0F0Full) + ((lower >> 6) & ones) * 9; /* byte i = value of digit i */
-    d = ((d << 4) | (d >> 8)) & 0x00FF00FF00FF00FFull;  /* digit pairs */
-    d = ((d << 8) | (d >> 16)) & 0x0000FFFF0000FFFFull; /* quads */
-    *out = (uint32_t)((d << 16) | (d >> 32));
-    return true;
-#else
-    uint32_t x = 0;
-    for (int i = 0; i < 8; i++) {
-        int h = hexval(p[i]);
-        if (h < 0)
-            return false;
-        x = x << 4 | (uint32_t)h;
+    uint16_t *t = malloc(sizeof *t << 16);
+    if (!t)
+        return NULL;
+    for (unsigned i = 0; i < 1u << 16; i++) {
+        const unsigned char c[2] = {(unsigned char)(i & 0xff), (unsigned char)(i >> 8)};
+        uint16_t k;
+        memcpy(&k, c, 2); /* the key is the two bytes in memory order */
+        int hi = hexval((char)c[0]), lo = hexval((char)c[1]);
+        t[k] = hi < 0 || lo < 0 ? PAIR_BAD : (uint16_t)(hi << 4 | lo);
     }
-    *out = x;
-    (void)v;
+    return t;
+}
+
+/* Eight hex digits at p (either case) as a number, if all eight are; p may
+ * be read 8 bytes ahead (the buffer is padded).  Four table lookups. */
+static inline bool hex8_at(const uint16_t *pair, const char *p, uint32_t *out)
+{
+    uint16_t k[4];
+    memcpy(k, p, 8);
+    const uint32_t a = pair[k[0]], b = pair[k[1]], c = pair[k[2]], d = pair[k[3]];
+    if ((a | b | c | d) & PAIR_BAD)
+        return false;
+    *out = a << 24 | b << 16 | c << 8 | d;
     return true;
-#endif
 }
 
 /* Parse a hex number with optional 0x; returns pointer past it or NULL. */
-static const char *parse_hex(const char *p, uint64_t *v, unsigned *digits)
+static const char *parse_hex(const uint16_t *pair, const char *p, uint64_t *v, unsigned *digits)
 {
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
         p += 2;
     uint64_t x = 0;
     unsigned n = 0;
     uint32_t w;
-    while (n < 16 && hex8_at(p, &w)) {
+    while (n < 16 && hex8_at(pair, p, &w)) {
         x = x << 32 | w;
         p += 8;
         n += 8;
@@ -349,14 +352,66 @@ static const char *skip_ws(const char *p)
     return p;
 }
 
+/* The usual lines, as rvtrace convert and QEMU logs write them: a PC of 8
+ * or 16 digits (optional 0x) alone, or with a space and 4 or 8 digits of
+ * instruction.  Anything else (and every error) takes text_line's general
+ * parse.  1: parsed into *pc and *bits (-1: no bits), 0: not this shape. */
+static inline int usual_line(const uint16_t *pair, const char *p, bool pcinsn, uint64_t *pc, int64_t *bits)
+{
+    uint32_t hi, lo;
+    if (p[0] == '0' && (p[1] | 0x20) == 'x')
+        p += 2;
+    if (!hex8_at(pair, p, &hi))
+        return 0;
+    p += 8;
+    if (hex8_at(pair, p, &lo)) {
+        *pc = (uint64_t)hi << 32 | lo;
+        p += 8;
+    } else {
+        *pc = hi;
+    }
+    if (!pcinsn) {
+        *bits = -1;
+        return *p == 0;
+    }
+    if (*p != ' ')
+        return 0;
+    p++;
+    uint32_t w;
+    if (hex8_at(pair, p, &w)) {
+        if (p[8] != 0 || (w & 3) != 3) /* eight digits are a 32-bit instruction */
+            return 0;
+    } else {
+        uint16_t k[2];
+        memcpy(k, p, 4);
+        const uint32_t a = pair[k[0]], b = pair[k[1]];
+        if ((a | b) & PAIR_BAD || p[4] != 0)
+            return 0;
+        w = a << 8 | b;
+        if ((w & 3) == 3) /* four digits are a compressed one */
+            return 0;
+    }
+    *bits = w;
+    return 1;
+}
+
 static int text_line(struct text_src *s, const char *line)
 {
+    uint64_t upc;
+    int64_t ubits;
+    if (usual_line(s->pair, line, s->fmt == RVT_ING_FMT_PCINSN, &upc, &ubits)) {
+        int rc = rvt_ing_builder_insn(s->b, upc, ubits, RVT_PRIV_M, 0, NULL);
+        if (rc < 0)
+            return rvt_fail(&s->diag, (enum rvt_err)-rc, "%s: line %" PRIu64 ": %s", s->name, s->line,
+                            rvt_ing_builder_error(s->b));
+        return 0;
+    }
     const char *p = skip_ws(line);
     if (!*p || *p == '#')
         return 0;
     uint64_t pc, bits = 0;
     unsigned digits = 0;
-    const char *q = parse_hex(p, &pc, NULL);
+    const char *q = parse_hex(s->pair, p, &pc, NULL);
     if (!q || (*q && !isspace((unsigned char)*q) && *q != ':'))
         return rvt_fail(&s->diag, RVT_ERR_FORMAT, "%s: line %" PRIu64 ": expected a hex PC such as 0x20010522, got '%.40s'",
                         s->name, s->line, p);
@@ -365,7 +420,7 @@ static int text_line(struct text_src *s, const char *line)
     q = skip_ws(q);
     int64_t ibits = -1;
     if (s->fmt == RVT_ING_FMT_PCINSN) {
-        const char *r = parse_hex(q, &bits, &digits);
+        const char *r = parse_hex(s->pair, q, &bits, &digits);
         if (!r || (digits != 4 && digits != 8) || *skip_ws(r))
             return rvt_fail(&s->diag, RVT_ERR_FORMAT,
                             "%s: line %" PRIu64 ": expected 'PC INSN' with INSN as 4 (compressed) or 8 hex digits, got '%.60s'",
@@ -443,6 +498,8 @@ static int text_next(void *self, struct rvt_ing_rec *rec)
             s->qlen--;
             return 1;
         }
+        if (!s->out) /* the builder emitted into rec */
+            return 1;
         if (s->diag.code)
             return -s->diag.code;
         if (s->done)
@@ -464,6 +521,15 @@ static int text_next(void *self, struct rvt_ing_rec *rec)
     }
 }
 
+static int text_next_out(void *self, struct rvt_ing_rec *rec)
+{
+    struct text_src *s = self;
+    s->out = rec;
+    int rc = text_next(self, rec);
+    s->out = NULL;
+    return rc;
+}
+
 static const char *text_error(const void *self)
 {
     return ((const struct text_src *)self)->diag.msg;
@@ -481,10 +547,11 @@ static void text_close(void *self)
     rvt_ing_builder_free(s->b);
     free(s->name);
     free(s->buf);
+    free(s->pair);
     free(s);
 }
 
-static const struct rvt_ing_source_ops g_text_ops = {text_next, text_error, text_close, text_xlen};
+static const struct rvt_ing_source_ops g_text_ops = {text_next_out, text_error, text_close, text_xlen};
 
 static int open_text(struct rvt_ing_reader **out, FILE *f, const char *path, const struct rvt_ing_reader_config *cfg,
                      enum rvt_ing_format fmt, struct rvt_diag *diag)
@@ -503,7 +570,8 @@ static int open_text(struct rvt_ing_reader **out, FILE *f, const char *path, con
     s->name = strdup(path);
     s->fmt = fmt;
     s->buf = calloc(1, TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD + 1);
-    if (!s->buf) {
+    s->pair = pair_table();
+    if (!s->buf || !s->pair) {
         text_close(s);
         return rvt_fail(diag, RVT_ERR_NOMEM, "%s: out of memory", path);
     }

@@ -44,6 +44,7 @@ int cmd_decode(int argc, char **argv)
     FILE *f = NULL;
     struct rvt_output *out = NULL;
     struct rvt_sink_image sim = {0};
+    struct rvt_trace_file *tf = NULL;
     if (!o.trace) {
         rc = cli_fail("decode", "no TRACE file given");
         goto done;
@@ -85,13 +86,21 @@ int cmd_decode(int argc, char **argv)
     if ((rc = cli_finish_codec(&o, rvt_img_xlen(o.img))))
         goto done;
     struct rvt_diag d = {0};
-    if ((rc = cli_load_trace(&o, o.trace, &sim)))
-        goto done;
-    buf = sim.data;
-    len = sim.len;
-    sim.data = NULL;
-    if (cli_extra(&o, "atb") && (rc = cli_atb_extract(&o, cli_extra(&o, "atb"), &buf, &len)))
-        goto done;
+    if (cli_plain_trace(&o, o.trace)) {
+        if (rvt_trace_file_open(&tf, o.trace, &d) < 0) {
+            rc = cli_fail("decode", "%s", d.msg);
+            goto done;
+        }
+        len = rvt_trace_file_size(tf);
+    } else {
+        if ((rc = cli_load_trace(&o, o.trace, &sim)))
+            goto done;
+        buf = sim.data;
+        len = sim.len;
+        sim.data = NULL;
+        if (cli_extra(&o, "atb") && (rc = cli_atb_extract(&o, cli_extra(&o, "atb"), &buf, &len)))
+            goto done;
+    }
     f = !o.output || strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "wb");
     if (!f) {
         rc = cli_fail("decode", "%s: cannot create: %s", o.output, strerror(errno));
@@ -110,7 +119,8 @@ int cmd_decode(int argc, char **argv)
     }
     struct rvt_flow_sink sink = rvt_out_sink(out);
     double t0 = cli_now();
-    int drc = rvt_decode_buffer(o.codec, o.ccfg, o.img, o.ecall, buf, len, &sink, &d);
+    int drc = tf ? rvt_decode_file(o.codec, o.ccfg, o.img, o.ecall, tf, &sink, &d)
+                 : rvt_decode_buffer(o.codec, o.ccfg, o.img, o.ecall, buf, len, &sink, &d);
     double t1 = cli_now();
     if (rvt_out_finish(out) < 0)
         rc = cli_fail("decode", "%s: write failed: %s", o.output ? o.output : "stdout", strerror(errno));
@@ -138,6 +148,7 @@ done:
     if (f && f != stdout)
         fclose(f);
     free(buf);
+    rvt_trace_file_close(tf);
     rvt_sink_image_free(&sim);
     cli_free(&o);
     return rc;
