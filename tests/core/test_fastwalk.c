@@ -216,7 +216,7 @@ static const struct optset sets[] = {
 };
 
 static void run_set(const struct optset *os, const char *input, const struct rvt_image *img,
-                    const struct rvt_recs *recs, int ecall)
+                    const struct rvt_recs *recs, int ecall, bool damaged)
 {
     const struct rvt_codec *c = rvt_codec_find(os->format);
     REQUIRE(c != NULL);
@@ -238,7 +238,7 @@ static void run_set(const struct optset *os, const char *input, const struct rvt
     compare(what, c, cfg, img, ecall, bytes, len, 0);
     snprintf(what, sizeof what, "%s on %s, stopped by the sink", os->name, input);
     compare(what, c, cfg, img, ecall, bytes, len, 777);
-    if (len > 64) {
+    if (damaged && len > 64) {
         snprintf(what, sizeof what, "%s on %s, from byte %zu", os->name, input, len / 3);
         compare(what, c, cfg, img, ecall, bytes + len / 3, len - len / 3, 0);
         snprintf(what, sizeof what, "%s on %s, first %zu bytes", os->name, input, len / 2 + 5);
@@ -276,8 +276,10 @@ static void real_capture(void)
     struct rvt_recs recs = {0};
     struct rvt_diag d = {0};
     REQUIRE(rvt_recs_load(&recs, path, img, &d) == 0);
+    /* Cut, truncated and damaged copies of the long trace for a few sets
+     * (the generated programs below do it for all). */
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-        run_set(&sets[i], "bzip2", img, &recs, -1);
+        run_set(&sets[i], "bzip2", img, &recs, -1, i % 4 == 0);
     rvt_recs_free(&recs);
     rvt_img_free(img);
 }
@@ -301,7 +303,7 @@ static void generated(unsigned xlen, uint64_t seed, uint32_t features)
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
         if (!strcmp(sets[i].name, "etrace 0.026"))
             continue; /* the draft cannot count the generator's loops without decisions */
-        run_set(&sets[i], input, img, &recs, RVT_FLOW_ECALL_TRAP);
+        run_set(&sets[i], input, img, &recs, RVT_FLOW_ECALL_TRAP, true);
     }
     rvt_recs_free(&recs);
     rvt_img_free(img);
