@@ -3,6 +3,7 @@
  * bridge.  Invariant: whatever state a file reaches, the register file
  * rvt_tci_write_regfile writes for it applies cleanly to a system fresh
  * from reset and reproduces every register. */
+#include "rvtrace/filter.h"
 #include "rvtrace/sink.h"
 
 #include <stdio.h>
@@ -101,6 +102,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
     }
+    /* Filters as the file programmed them: a configuration the filter
+     * accepts, or an error that says why. */
+    for (unsigned i = 0; i < rvt_tci_count(a, RVT_TCI_ENCODER); i++) {
+        struct rvt_filter_config fc;
+        rvt_filter_config_init(&fc);
+        int k = rvt_filter_config_from_tci(&fc, a, i, &d);
+        if (k < 0) {
+            REQUIRE(d.msg[0] != 0);
+        } else if (k > 0) {
+            struct rvt_filter *flt = NULL;
+            if (rvt_filter_new(&flt, &fc, &d) < 0)
+                REQUIRE(d.msg[0] != 0);
+            rvt_filter_free(flt);
+        }
+    }
+    /* Discovery from any state finds the implementation, not the state. */
+    struct rvt_te_caps caps[2];
+    rvt_te_caps_default(&caps[0], 1);
+    rvt_te_caps_default(&caps[1], 0);
+    for (unsigned i = 0; i < 2; i++) {
+        struct rvt_tci_discovery dd;
+        REQUIRE(rvt_tci_discover(a, RVT_TCI_ENCODER, i, &dd, sizeof dd) == 0);
+        REQUIRE(dd.inst_modes == caps[i].inst_modes && dd.features == caps[i].features);
+        REQUIRE(dd.sync_max_min == caps[i].sync_max_min && dd.sync_max_max == caps[i].sync_max_max);
+        REQUIRE(dd.n_filters == (i ? 3u : caps[i].n_filters) && dd.n_comparators == (i ? 2u : caps[i].n_comparators));
+    }
+    for (unsigned k = 1; k < 4; k++)
+        for (unsigned i = 0; i < rvt_tci_count(a, kinds[k]); i++) {
+            struct rvt_tci_discovery dd;
+            REQUIRE(rvt_tci_discover(a, kinds[k], i, &dd, sizeof dd) == 0);
+        }
     free(text);
     rvt_tci_free(a);
     rvt_tci_free(b);

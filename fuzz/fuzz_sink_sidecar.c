@@ -43,10 +43,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     REQUIRE(again.start == info.start && again.origin == info.origin && again.wrap == info.wrap);
     free(text);
     struct rvt_sink_image out;
+    /* The one description of a sink: any description gives a sentence
+     * that never calls a stopped buffer wrapped. */
+    char what[512];
+    REQUIRE(rvt_sink_info_describe(&info, 1, what, sizeof what) > 0);
+    if ((info.known & RVT_SINFO_POLICY) && info.stop_on_wrap && info.wrap)
+        REQUIRE(strstr(what, "wrapped") == NULL);
     if (rvt_sink_linearize(img, ilen, &info, &out, &d) == 0) {
         REQUIRE(out.len <= ilen);
+        REQUIRE(!(out.wrapped && out.stopped));
         if (out.wrapped && (info.known & RVT_SINFO_WRITTEN))
             REQUIRE(out.lost_known && out.lost + out.len == info.written);
+        REQUIRE(rvt_sink_info_describe(&out.info, 1, what, sizeof what) > 0);
         rvt_sink_image_free(&out);
     } else {
         REQUIRE(d.msg[0] != 0);

@@ -79,3 +79,9 @@ else
     echo "demo: $fails round trip(s) failed" >&2
     exit 1
 fi
+echo
+echo "The tool is $RV (rvtrace --help, rvtrace <command> --help)."
+echo "Install it with the library, headers, rvtrace.pc and man pages into any prefix:"
+echo "  cmake --install build/demo --prefix ~/.local"
+echo "  export PATH=~/.local/bin:\$PATH PKG_CONFIG_PATH=~/.local/lib/pkgconfig MANPATH=~/.local/share/man:"
+echo "(README.md: Install, Examples, Library)"

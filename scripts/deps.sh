@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(cmake make gcc clang libclang-rt-14-dev
       gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
       gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
-      qemu-user qemu-system-misc dpkg-dev xz-utils ca-certificates bc time pkg-config)
+      qemu-user qemu-system-misc dpkg-dev xz-utils ca-certificates bc time pkg-config
+      man-db)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,6 +3,7 @@
  * ingress it came from. */
 #ifndef RVTRACE_ANALYSIS_H
 #define RVTRACE_ANALYSIS_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/flow.h"
 
@@ -24,10 +25,31 @@ struct rvt_out_stats {
     uint64_t blocks;
     uint64_t ends[16];   /* blocks by enum rvt_block_end */
     uint64_t syncs;
-    uint64_t gaps;
-    uint64_t errors;
+    uint64_t gaps;       /* NOTE_GAP notes (every reason) */
+    uint64_t errors;     /* NOTE_ERROR notes */
     uint64_t traps;      /* END_TRAP blocks + NOTE_TRAP */
+    /* Gaps and errors by enum rvt_gap_reason (errors under RVT_GAP_ERROR),
+     * with the trace offset of the first of each. */
+    uint64_t by_reason[8];
+    uint64_t first_offset[8];
 };
+
+/* What a decode amounts to (the CLI's exit status, docs/decoding.md). */
+enum rvt_decode_status {
+    RVT_DECODE_WHOLE = 0,   /* every byte decoded: no error, no loss, no unexpected end, no limit */
+    RVT_DECODE_DAMAGED = 1, /* instructions decoded, but errors, lost trace, an unexpected end or the limit */
+    RVT_DECODE_NOTHING = 3  /* no instruction decoded (empty trace, no sync point, nothing decodable) */
+};
+/* Classify a decode from its notes.  Trace switched off (filters, control)
+ * and the overwritten part of a wrapped buffer are not damage. */
+enum rvt_decode_status rvt_out_status(const struct rvt_out_stats *st);
+/* True for the gap reasons that mean the history is not whole. */
+int rvt_gap_is_damage(unsigned reason);
+/* One line for a person: what was damaged and where ("2 decode errors
+ * (first at trace offset 0x1a), the trace ends inside a message (offset
+ * 0x55)"), the trace-off and wrap gaps, nothing else.  Empty if nothing
+ * happened.  Returns buf. */
+char *rvt_out_describe(const struct rvt_out_stats *st, char *buf, size_t n);
 
 struct rvt_out_config {
     size_t size;
@@ -36,6 +58,10 @@ struct rvt_out_config {
     const struct rvt_image *image; /* for pcs/insn expansion and symbols */
     unsigned xlen;
     FILE *diag;                    /* where decoder errors/gaps are reported (NULL: not printed) */
+    /* At most this many damage reports (errors, loss, unexpected end, the
+     * limit) are printed to diag, each with its offset; the rest are only
+     * counted (rvt_out_describe).  0: every one. */
+    unsigned diag_max;
 };
 
 struct rvt_output;
@@ -45,6 +71,11 @@ struct rvt_flow_sink rvt_out_sink(struct rvt_output *o);
 /* Flush; for RVT_OUT_COUNT prints the summary. */
 int rvt_out_finish(struct rvt_output *o);
 const struct rvt_out_stats *rvt_out_stats(const struct rvt_output *o);
+/* The text of the first damage report (error, loss, end, limit), "" if none. */
+const char *rvt_out_first_damage(const struct rvt_output *o);
+/* Damage reports printed to diag, and those left unprinted by diag_max. */
+uint64_t rvt_out_diag_printed(const struct rvt_output *o);
+uint64_t rvt_out_diag_suppressed(const struct rvt_output *o);
 
 /* ---- comparing a decoded flow with its ingress ----------------------------- */
 
@@ -68,4 +99,5 @@ uint64_t rvt_seqcmp_insns(const struct rvt_seqcmp *c); /* decoded instructions c
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

@@ -9,6 +9,7 @@
  */
 #ifndef RVTRACE_CODEC_H
 #define RVTRACE_CODEC_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 #include "rvtrace/flow.h"
@@ -61,15 +62,20 @@ struct rvt_codec {
     void (*enc_free)(void *enc);
 
     /* Decoder: bytes -> flow.  dec_run decodes a whole buffer from its first
-     * synchronisation point, reporting errors as RVT_NOTE_ERROR notes and
-     * resynchronising; it returns <0 only for errors it cannot step over
-     * (out of memory, sink abort) or, in strict mode, at the first error. */
+     * synchronisation point, reporting errors as RVT_NOTE_ERROR notes at the
+     * unit's offset and resynchronising; it returns <0 only for errors it
+     * cannot step over (out of memory, sink abort, the flow's instruction
+     * limit) or, in strict mode, at the first error.  The whole contract
+     * (ends inside a unit, empty traces, loss) is in docs/decoding.md. */
     int (*dec_new)(void **dec, const void *cfg, struct rvt_flow *flow, struct rvt_diag *d);
     int (*dec_run)(void *dec, const uint8_t *buf, size_t len);
     const char *(*dec_error)(const void *dec);
     void (*dec_free)(void *dec);
 
-    /* Dump: one line per packet: byte offset, name, every field. */
+    /* Dump: one line per packet: byte offset, name, every field; damaged
+     * units as errors in place.  After listing everything it returns the
+     * first damage (<0, d naming its offset), RVT_ERR_NOSYNC if it found no
+     * unit at all, else 0. */
     int (*dump)(const void *cfg, const uint8_t *buf, size_t len, FILE *out, struct rvt_diag *d);
 
     /* Optional: print discovery/parameter information (`rvtrace info`). */
@@ -78,6 +84,14 @@ struct rvt_codec {
     /* The byte a sink pads with between/after packets (the format's idle or
      * null encoding: 0xFF for N-Trace MSEO, 0x00 for E-Trace encapsulation). */
     uint8_t idle_byte;
+
+    /* For messages about a trace with no synchronisation point: which
+     * encoder option produces sync points ("--sync-period N ..."). */
+    const char *sync_hint;
+    /* Framing/layout variants worth trying when the bytes do not decode
+     * ("framing=refraw", ...: option=value, NULL-terminated; may be NULL):
+     * rvt_decode_probe tries each with the family's defaults. */
+    const char *const *probe_options;
 };
 
 /* All families, NULL-terminated. */
@@ -98,6 +112,41 @@ struct rvt_te_settings;
  * full addresses, timestamps.  A setting the family cannot express is an
  * error naming the register field. */
 int rvt_codec_apply_te(const struct rvt_codec *c, void *cfg, const struct rvt_te_settings *s, struct rvt_diag *d);
+
+/* ---- periodic synchronisation for a wrapping sink ------------------------ */
+
+/* A sink that keeps only the newest bytes (a trace RAM in wrap mode) can be
+ * decoded only from a synchronisation point inside what it keeps. */
+enum rvt_wrap_sync_kind {
+    RVT_WRAP_SYNC_CHOSEN = 0,  /* no sync option was given: one was set (option = value) */
+    RVT_WRAP_SYNC_DEFAULT,     /* no sync option was given; the family's default suffices */
+    RVT_WRAP_SYNC_GIVEN,       /* the caller's setting is kept */
+    RVT_WRAP_SYNC_OFF,         /* the caller turned periodic sync off: a wrapped buffer is not decodable */
+    RVT_WRAP_SYNC_TOO_SMALL    /* no period guarantees a sync point in so few bytes */
+};
+struct rvt_wrap_sync {
+    size_t size;               /* bytes filled (sizeof) */
+    enum rvt_wrap_sync_kind kind;
+    const char *option;        /* CHOSEN/DEFAULT: the family option holding the period ("sync-msgs") */
+    char value[32];            /* ... and its value */
+    uint64_t max_gap;          /* CHOSEN/DEFAULT: most bytes from one sync point's start to the next one's end */
+    char text[512];            /* one line for the user (CHOSEN, DEFAULT, OFF and TOO_SMALL are worth printing) */
+};
+/* Make family c's periodic synchronisation (in its own unit: N-Trace
+ * messages, E-Trace packets, CDL nybbles, debug-trace buffer eighths) often
+ * enough that any `window` consecutive bytes of the stream hold a whole
+ * sync point, unless the caller set it: names/vals (n entries) are the
+ * options given (a sync option among them is kept, "off" reported), regs
+ * the Trace Control Interface settings the configuration came from (NULL:
+ * none; trTeInstSyncMode decides).  Call before cfg_finish.  With several
+ * encoders into one funnel the guarantee holds for each encoder's own
+ * bytes, not for a source drowned by the others. */
+int rvt_codec_wrap_sync(const struct rvt_codec *c, void *cfg, uint64_t window, const char *const *names,
+                        const char *const *vals, unsigned n, const struct rvt_te_settings *regs,
+                        struct rvt_wrap_sync *out, size_t out_size, struct rvt_diag *d);
+/* The options that turn on family c's periodic synchronisation, as words
+ * for a message about a trace without any sync point; NULL if unknown. */
+const char *rvt_codec_sync_hint(const struct rvt_codec *c);
 
 /* ---- pipelines: the whole encode or decode of a stream ------------------ */
 
@@ -124,11 +173,60 @@ int rvt_encode_funnel_via(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, v
                           const struct rvt_image *img, struct rvt_funnel *fun, struct rvt_codec_stats *st,
                           struct rvt_codec_stats *per_hart, struct rvt_diag *d);
 
+/* Bounded work: the instruction limit of a decode unless the caller sets
+ * one, RVT_DECODE_LIMIT_BASE + RVT_DECODE_LIMIT_PER_BYTE per trace byte
+ * (16.8 M instructions plus 4096 per byte: the densest real trace measured
+ * carries ~100 instructions per byte; see docs/decoding.md). */
+#define RVT_DECODE_LIMIT_BASE (1ull << 24)
+#define RVT_DECODE_LIMIT_PER_BYTE 4096ull
+#define RVT_DECODE_UNLIMITED UINT64_MAX
+uint64_t rvt_decode_default_limit(size_t trace_bytes);
+
+struct rvt_decode_options {
+    size_t size;        /* sizeof(struct rvt_decode_options) */
+    int ecall;          /* < 0: the family's setting, else enum rvt_flow_ecall */
+    uint64_t max_insns; /* 0: rvt_decode_default_limit(len); RVT_DECODE_UNLIMITED: none */
+    /* Optional: the flow's progress callback (struct rvt_flow_config),
+     * told how far into the buffer the decode has moved. */
+    void (*progress)(void *ctx, uint64_t offset);
+    void *progress_ctx;
+    uint64_t progress_every;
+};
+
 /* Decode a whole trace buffer with family c into `sink` through a flow on
- * `img`.  ecall < 0 keeps the family's setting, else overrides the flow's
- * enum rvt_flow_ecall. */
+ * `img`.  Returns 0 when the decode ran to its end or stopped at the
+ * instruction limit (the sink received a NOTE_GAP RVT_GAP_LIMIT); damage is
+ * reported to the sink as notes, not as a return value.  <0 (d explains)
+ * only when the decoder could not run or gave up (out of memory, the sink
+ * aborted, the family's strict mode at the first error).  opt may be NULL
+ * (defaults). */
+int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+               const struct rvt_decode_options *opt, const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink,
+               struct rvt_diag *d);
+/* The same with the default limit; ecall < 0 keeps the family's setting,
+ * else overrides the flow's enum rvt_flow_ecall. */
 int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
                       const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink, struct rvt_diag *d);
+
+/* ---- is this the right family? ---------------------------------------- */
+
+#define RVT_PROBE_BYTES 4096
+
+struct rvt_probe_result {
+    size_t bytes;                   /* the prefix decoded (<= RVT_PROBE_BYTES) */
+    uint64_t cur_insns, cur_errors; /* what the chosen family and options made of it */
+    const struct rvt_codec *codec;  /* the family that decodes it cleanly */
+    const char *option;             /* with this probe option ("framing=refraw"), or NULL */
+    uint64_t insns, syncs;          /* what that one made of it (no error) */
+};
+/* When a decode went badly: decode the first RVT_PROBE_BYTES of buf with the
+ * chosen family and configuration, and with every family (defaults) and
+ * probe option.  Returns 1 when the chosen one finds errors or no
+ * instruction there and another decodes instructions without an error (the
+ * one with most instructions is in *res), 0 when no other does better, <0
+ * on error.  Bounded: each trial stops after 2^20 instructions. */
+int rvt_decode_probe(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
+                     const uint8_t *buf, size_t len, struct rvt_probe_result *res, struct rvt_diag *d);
 
 /* ---- trace files: decoding with memory that does not grow with the file - */
 
@@ -144,13 +242,16 @@ size_t rvt_trace_file_size(const struct rvt_trace_file *t);
 void rvt_trace_file_done_before(struct rvt_trace_file *t, uint64_t offset);
 void rvt_trace_file_close(struct rvt_trace_file *t);
 
-/* rvt_decode_buffer over a whole trace file, giving back the file's pages
- * behind the decode as it goes: the memory a decode uses is the image,
- * the decoder's state and a window of the trace, whatever the file's size. */
-int rvt_decode_file(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
-                    struct rvt_trace_file *t, const struct rvt_flow_sink *sink, struct rvt_diag *d);
+/* rvt_decode over a whole trace file, giving back the file's pages behind
+ * the decode as it goes: the memory a decode uses is the image, the
+ * decoder's state and a window of the trace, whatever the file's size.
+ * opt as for rvt_decode (its progress fields are this function's). */
+int rvt_decode_file(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                    const struct rvt_decode_options *opt, struct rvt_trace_file *t, const struct rvt_flow_sink *sink,
+                    struct rvt_diag *d);
 
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

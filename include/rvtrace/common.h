@@ -7,6 +7,7 @@
  */
 #ifndef RVTRACE_COMMON_H
 #define RVTRACE_COMMON_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,4 +82,5 @@ enum rvt_priv {
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

@@ -35,6 +35,7 @@
  */
 #ifndef RVTRACE_FILTER_H
 #define RVTRACE_FILTER_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 #include "rvtrace/image.h"
@@ -200,6 +201,14 @@ int rvt_filter_parse_file(struct rvt_filter_config *cfg, const char *path, struc
 /* Print the configuration, one unit per line, with its register values. */
 int rvt_filter_describe(const struct rvt_filter_config *cfg, FILE *out);
 
+/* The filter and comparator registers of encoder idx of a Trace Control
+ * Interface model (trTeInstFilters, trTeFilter<i>*, trTeComp<j>*), field by
+ * field, into cfg (image, xlen and context_width are kept).  Returns 1 if
+ * trTeInstFilters selects filters, 0 if it selects none (cfg then lets
+ * everything through), <0 on error. */
+struct rvt_tci;
+int rvt_filter_config_from_tci(struct rvt_filter_config *cfg, struct rvt_tci *t, unsigned idx, struct rvt_diag *d);
+
 /* CLI glue: apply option `name` ("filter", "trigger", "sideband",
  * "filter-file", without dashes) with its value.  Returns 1 if the option
  * is a filter option (applied), 0 if it is not one, <0 on error. */
@@ -255,4 +264,5 @@ int rvt_filter_reader(struct rvt_ing_reader **out, struct rvt_ing_reader *in, st
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

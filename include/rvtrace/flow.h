@@ -17,6 +17,7 @@
  */
 #ifndef RVTRACE_FLOW_H
 #define RVTRACE_FLOW_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 #include "rvtrace/image.h"
@@ -107,7 +108,8 @@ enum rvt_note_kind {
     RVT_NOTE_CONTEXT,    /* priv/context changed */
     RVT_NOTE_TIME,       /* timestamp */
     RVT_NOTE_TRAP,       /* trap with no instruction retired since the last sync/trap
-                            (cause in `value`, epc in `addr`); other traps end a block */
+                            (cause in `value`, epc in `addr`, `tval`, `reason` 1 for an interrupt);
+                            other traps end a block */
     RVT_NOTE_DATA        /* a traced data value: kind in `reason` (enum rvt_data_kind) */
 };
 /* RVT_NOTE_DATA: `index` is the instruction it belongs to (when known),
@@ -126,7 +128,8 @@ enum rvt_gap_reason {
     RVT_GAP_LOST,          /* overflow: the encoder dropped trace */
     RVT_GAP_ERROR,         /* the decoder could not follow: corrupt or inconsistent trace */
     RVT_GAP_WRAP,          /* circular buffer overwrote older trace */
-    RVT_GAP_END            /* trace ended (truncated) */
+    RVT_GAP_END,           /* trace ended (truncated) */
+    RVT_GAP_LIMIT          /* the decode stopped: the configured instruction limit was reached */
 };
 struct rvt_note {
     uint64_t addr;
@@ -137,6 +140,7 @@ struct rvt_note {
     uint8_t kind;        /* enum rvt_note_kind */
     uint8_t reason;      /* enum rvt_gap_reason */
     uint8_t priv;
+    uint64_t tval;       /* NOTE_TRAP: the trap value */
 };
 
 struct rvt_flow_sink {
@@ -173,6 +177,13 @@ struct rvt_flow_config {
      * entry it would have used (the encoder must do the same). */
     bool pop_on_explicit_return;
     struct rvt_flow_sink sink;
+    /* Bounded work: retire at most this many instructions (0: no limit).
+     * The walk that would retire one more emits the block so far and a
+     * NOTE_GAP with reason RVT_GAP_LIMIT, and fails with RVT_ERR_LIMIT; from
+     * then on the engine emits nothing and every call that would retire or
+     * report fails with RVT_ERR_LIMIT, so a decoder stops however it
+     * handles the error. */
+    uint64_t max_insns;
     /* Walk every cache block with the engine's general step, not its fast
      * path.  The result is the same, only slower: this is the reference
      * the tests hold the fast path to. */
@@ -286,6 +297,7 @@ bool rvt_flow_have_pc(const struct rvt_flow *f);
 bool rvt_flow_pending(const struct rvt_flow *f);
 uint64_t rvt_flow_pc(const struct rvt_flow *f);           /* next pc (if known) */
 uint64_t rvt_flow_insns(const struct rvt_flow *f);        /* instructions retired so far */
+bool rvt_flow_limit_reached(const struct rvt_flow *f);    /* max_insns stopped the decode */
 struct rvt_callstack *rvt_flow_callstack(struct rvt_flow *f);
 struct rvt_bcache *rvt_flow_bcache(struct rvt_flow *f);
 unsigned rvt_flow_xlen(const struct rvt_flow *f);
@@ -313,4 +325,5 @@ const char *rvt_ingflow_error(const struct rvt_ingflow *x);
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

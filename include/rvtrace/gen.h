@@ -35,6 +35,7 @@
  */
 #ifndef RVTRACE_GEN_H
 #define RVTRACE_GEN_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 #include "rvtrace/image.h"
@@ -209,4 +210,5 @@ int rvt_gen_run_ex(const struct rvt_gen_program *p, const struct rvt_gen_config 
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

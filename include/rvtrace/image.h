@@ -7,6 +7,7 @@
  */
 #ifndef RVTRACE_IMAGE_H
 #define RVTRACE_IMAGE_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 #include "rvtrace/isa.h"
@@ -142,4 +143,5 @@ static inline uint32_t rvt_block_hw_offset(const struct rvt_block_info *b, uint3
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

@@ -14,6 +14,7 @@
  */
 #ifndef RVTRACE_INGRESS_H
 #define RVTRACE_INGRESS_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 #include "rvtrace/image.h"
@@ -98,15 +99,23 @@ static inline uint64_t rvt_ing_next_addr(const struct rvt_ing_rec *r)
     return r->iaddr + 2u * (uint64_t)r->iretire;
 }
 
-/* How an `ecall` that does not trap (user-mode emulation: the emulator does
- * the system call and execution continues at ecall+4) is recorded.
- * SEQUENTIAL: an ordinary instruction (itype 0).  UNINFERABLE: an
- * uninferable call (itype 8) to ecall+4 — the N-Trace reference tool's
- * treatment, which makes encoders report its target explicitly. */
+/* How an executed `ecall`/`ebreak` in a list of PCs is recorded.
+ * SEQUENTIAL: it does not trap (user-mode emulation performed the system
+ * call): an ordinary instruction (itype 0); the next PC must follow it.
+ * UNINFERABLE: an uninferable call (itype 8) to whatever PC follows
+ * (ecall+4, or the trap handler) — the N-Trace reference tool's treatment,
+ * which makes encoders report its target explicitly.  TRAP: it raises an
+ * exception and does not retire; the next PC is the handler (a trap record
+ * with iaddr = the ecall/ebreak).  A PC list does not say the cause: the
+ * builder takes it from the instruction and the privilege it is given
+ * (ecall from U/VU 8, S 9, VS 10, M 11; ebreak 3; tval 0) and warns once. */
 enum rvt_ecall_mode {
     RVT_ECALL_SEQUENTIAL = 0,
-    RVT_ECALL_UNINFERABLE = 1
+    RVT_ECALL_UNINFERABLE = 1,
+    RVT_ECALL_TRAP = 2
 };
+/* A warning (not an error): the input was read with an assumption. */
+typedef void (*rvt_ing_warn_fn)(void *ctx, const char *text);
 
 /* ---- builder: executed PCs -> records ---------------------------------- */
 
@@ -121,6 +130,8 @@ struct rvt_ing_builder_config {
     bool merge_blocks;            /* merge sequential instructions into multi-instruction records (default: one per record) */
     rvt_ing_emit_fn emit;
     void *emit_ctx;
+    rvt_ing_warn_fn warn;         /* optional: told what was assumed (ecall trap causes) */
+    void *warn_ctx;
 };
 
 struct rvt_ing_builder *rvt_ing_builder_new(const struct rvt_ing_builder_config *cfg);
@@ -174,6 +185,8 @@ struct rvt_ing_reader_config {
     bool merge_blocks;
     bool select_hart;             /* yield only the records of `hart` (multi-hart streams) */
     uint16_t hart;
+    rvt_ing_warn_fn warn;         /* optional: what a PC-list reader had to assume */
+    void *warn_ctx;
 };
 
 struct rvt_ing_reader;
@@ -235,4 +248,5 @@ int rvt_ing_count_insns(const struct rvt_ing_rec *r, struct rvt_bcache *bc, uint
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

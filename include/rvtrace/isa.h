@@ -8,6 +8,7 @@
  */
 #ifndef RVTRACE_ISA_H
 #define RVTRACE_ISA_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 #include <stdbool.h>
@@ -121,4 +122,5 @@ const char *rvt_cf_name(unsigned cf);
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

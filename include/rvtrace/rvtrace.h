@@ -1,6 +1,7 @@
 /* rvtrace — RISC-V processor trace toolkit: the whole public API. */
 #ifndef RVTRACE_RVTRACE_H
 #define RVTRACE_RVTRACE_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 #include "rvtrace/isa.h"
@@ -13,4 +14,5 @@
 #include "rvtrace/analysis.h"
 #include "rvtrace/gen.h"
 
+#pragma GCC visibility pop
 #endif

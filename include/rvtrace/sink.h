@@ -9,6 +9,7 @@
  */
 #ifndef RVTRACE_SINK_H
 #define RVTRACE_SINK_H
+#pragma GCC visibility push(default) /* exported: the public API (CMakeLists.txt) */
 
 #include "rvtrace/common.h"
 
@@ -206,9 +207,10 @@ struct rvt_sink_image {
     size_t len;
     uint64_t lost;           /* bytes overwritten by wrapping (valid if lost_known) */
     int lost_known;          /* 0: wrapped, but the total written is not known */
-    int wrapped;
+    int wrapped;             /* older bytes may have been overwritten (wrap flag set, not a stopped buffer) */
     int described;           /* 0: no sidecar or WP: the image was taken as linear */
     struct rvt_sink_info info;  /* the description used */
+    int stopped;             /* a stop-mode buffer that filled and stopped: it holds the oldest trace */
 };
 /* Linearise an image: with wrap = 0 the trace is origin..WP; with wrap = 1
  * it is the last min(written, size) bytes before WP (size if written is
@@ -222,6 +224,13 @@ int rvt_sink_linearize(const uint8_t *img, size_t img_len, const struct rvt_sink
 int rvt_sink_image_load(const char *path, const struct rvt_sink_info *override, struct rvt_sink_image *out,
                         struct rvt_diag *diag);
 void rvt_sink_image_free(struct rvt_sink_image *img);
+/* One sentence (no trailing period) saying what a RAM sink holds, from its
+ * description: size, bytes kept, whether it wrapped (older bytes
+ * overwritten) or filled and stopped (bytes refused after it stopped), with
+ * the counts of the sidecar.  The encoder's report and the decoder's use
+ * these same words.  decoding != 0 adds where decoding starts.  Returns the
+ * length snprintf would have written. */
+int rvt_sink_info_describe(const struct rvt_sink_info *info, int decoding, char *buf, size_t n);
 
 /* ======================================================================
  * Trace funnel: several sources (one encoder per hart, or other funnels)
@@ -352,6 +361,13 @@ struct rvt_byte_sink rvt_atb_writer_input(struct rvt_atb_writer *w, unsigned id)
 int rvt_atb_writer_flush(struct rvt_atb_writer *w);
 void rvt_atb_writer_stats(const struct rvt_atb_writer *w, struct rvt_atb_writer_stats *st);
 const char *rvt_atb_writer_error(const struct rvt_atb_writer *w);
+
+/* The fewest trace bytes of one source that a reader starting at the first
+ * frame sync finds in any `frame_bytes` consecutive bytes of the writer's
+ * output (frames of at least 14 data bytes, a 4-byte frame sync every
+ * fsync_period frames, partial frames at both ends): the window a wrapping
+ * sink behind the bridge keeps, in the encoder's bytes. */
+uint64_t rvt_atb_payload_bytes(uint64_t frame_bytes, unsigned fsync_period);
 
 struct rvt_atb_reader_config {
     size_t size;                 /* sizeof(struct rvt_atb_reader_config) */
@@ -514,6 +530,61 @@ int rvt_tci_dump(struct rvt_tci *t, FILE *out);
 /* Write a register file that brings a system in reset to this state. */
 int rvt_tci_write_regfile(struct rvt_tci *t, FILE *out);
 
+/* Print one component's registers with their fields (as rvt_tci_dump). */
+int rvt_tci_dump_comp(struct rvt_tci *t, enum rvt_tci_comp kind, unsigned idx, FILE *out);
+
+/* ---- discovery ----------------------------------------------------------
+ * The TCI's "Reset and Discovery" on one component, through its registers
+ * only, as a debugger does it: reset and release it (the control register
+ * then holds the defaults), read tr??Impl, write WARL fields and read them
+ * back; for a RAM sink also the ranges of trRamStart/Limit (written 0 and
+ * 0xFFFFFFFF), the trace word (trRamWP alignment) and whether trRamRP is
+ * settable.  The probe leaves the component in reset: its settings are
+ * lost, so probe a system that is not in use. */
+struct rvt_tci_ram_range {
+    int present;                  /* trRamMode can be set to this mode */
+    uint64_t start_min, start_max, limit_min, limit_max;
+    int has_start_high, has_limit_high;
+    unsigned word_bytes;
+    int has_rp;                   /* trRamRP settable: trace read through trRamData */
+};
+struct rvt_tci_discovery {
+    size_t size;                  /* bytes filled */
+    enum rvt_tci_comp kind;
+    uint64_t base;
+    uint32_t impl;                /* tr??Impl */
+    unsigned ver_major, ver_minor, comp_type, vendor;
+    uint32_t control_reset;       /* tr??Control after release from reset */
+    int active;                   /* tr??Active read back 1 */
+    /* encoder */
+    unsigned format, protocol_major, protocol_minor;
+    uint8_t inst_modes, sync_modes;       /* bit m: value m reads back */
+    unsigned sync_max_min, sync_max_max;
+    int has_context, has_trig_enable, has_stall, has_inhibit_src;
+    uint16_t features;                    /* trTeInstFeatures bits 10:0 that read back 1 */
+    uint8_t implicit_return_modes;
+    unsigned src_id_bits, src_bits_max;
+    unsigned n_filters, n_comparators;
+    int has_data_trace;                   /* trTeDataImplemented */
+    uint32_t trig_dbg_mask;
+    unsigned n_ext_trig_in, n_ext_trig_out;
+    int has_ts, ts_prescale, ts_enable;   /* timestamp unit */
+    uint8_t ts_modes;
+    unsigned ts_width;
+    /* funnel */
+    unsigned n_inputs;                    /* trFunnelDisInput bits that read back (0: not implemented) */
+    /* RAM sink */
+    int has_sram, has_smem, stop_on_wrap;
+    uint8_t mem_formats, async_freqs;     /* also trAtbBridgeAsyncFreq */
+    struct rvt_tci_ram_range ram[2];      /* [trRamMode] */
+    /* ATB bridge */
+    unsigned id_bits;
+};
+int rvt_tci_discover(struct rvt_tci *t, enum rvt_tci_comp kind, unsigned idx, struct rvt_tci_discovery *out,
+                     size_t out_size);
+/* Every field discovered, one line each, with the TCI's names. */
+int rvt_tci_discovery_print(const struct rvt_tci_discovery *d, unsigned idx, FILE *out);
+
 /* ---- register-setting files (docs/sinks.md) -------------------------------
  *   # comment
  *   base encoder1 = 0x10001000
@@ -540,4 +611,5 @@ int rvt_tci_apply_file(struct rvt_tci *t, const char *path, const struct rvt_tci
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif

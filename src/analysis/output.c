@@ -6,6 +6,8 @@
 #include "image/bcache_internal.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,8 @@ struct rvt_output {
     struct rvt_bcache *bc;
     struct rvt_out_stats st;
     const struct rvt_symbol *cur_sym;
+    uint64_t diag_printed, diag_suppressed;
+    char first_damage[400];
     struct line_slot *lines;        /* RVT_OUT_INSN */
     uint64_t hi_pc;                 /* pcs: the upper half of the last PC written ... */
     uint64_t hi_text;               /* ... and its 8 hex digits */
@@ -114,6 +118,82 @@ void rvt_out_free(struct rvt_output *o)
 const struct rvt_out_stats *rvt_out_stats(const struct rvt_output *o)
 {
     return &o->st;
+}
+
+const char *rvt_out_first_damage(const struct rvt_output *o)
+{
+    return o->first_damage;
+}
+
+uint64_t rvt_out_diag_printed(const struct rvt_output *o)
+{
+    return o->diag_printed;
+}
+
+uint64_t rvt_out_diag_suppressed(const struct rvt_output *o)
+{
+    return o->diag_suppressed;
+}
+
+int rvt_gap_is_damage(unsigned reason)
+{
+    return reason == RVT_GAP_LOST || reason == RVT_GAP_ERROR || reason == RVT_GAP_END || reason == RVT_GAP_LIMIT;
+}
+
+enum rvt_decode_status rvt_out_status(const struct rvt_out_stats *st)
+{
+    if (st->insns == 0)
+        return RVT_DECODE_NOTHING;
+    for (unsigned r = 0; r < 8; r++)
+        if (st->by_reason[r] && rvt_gap_is_damage(r))
+            return RVT_DECODE_DAMAGED;
+    return RVT_DECODE_WHOLE;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void add_part(char *buf, size_t n, size_t *k, const char *fmt, ...)
+{
+    if (*k >= n)
+        return;
+    if (*k && *k + 2 < n) {
+        memcpy(buf + *k, "; ", 3);
+        *k += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *k, n - *k, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *k += (size_t)w < n - *k ? (size_t)w : n - *k - 1;
+}
+
+char *rvt_out_describe(const struct rvt_out_stats *st, char *buf, size_t n)
+{
+    size_t k = 0;
+    if (!n)
+        return buf;
+    buf[0] = 0;
+    const uint64_t *c = st->by_reason, *at = st->first_offset;
+    if (c[RVT_GAP_ERROR])
+        add_part(buf, n, &k, "%" PRIu64 " decode error%s (the first at trace offset 0x%" PRIx64 ")", c[RVT_GAP_ERROR],
+                 c[RVT_GAP_ERROR] == 1 ? "" : "s", at[RVT_GAP_ERROR]);
+    if (c[RVT_GAP_LOST])
+        add_part(buf, n, &k,
+                 "trace lost %" PRIu64 " time%s by the encoder (overflow; the first at trace offset 0x%" PRIx64 ")",
+                 c[RVT_GAP_LOST], c[RVT_GAP_LOST] == 1 ? "" : "s", at[RVT_GAP_LOST]);
+    if (c[RVT_GAP_END])
+        add_part(buf, n, &k, "the trace ends unexpectedly (trace offset 0x%" PRIx64 ")", at[RVT_GAP_END]);
+    if (c[RVT_GAP_LIMIT])
+        add_part(buf, n, &k, "the decode stopped at the instruction limit (trace offset 0x%" PRIx64 ")",
+                 at[RVT_GAP_LIMIT]);
+    if (c[RVT_GAP_TRACE_OFF])
+        add_part(buf, n, &k, "tracing was off %" PRIu64 " time%s (filters or trace control, not damage)",
+                 c[RVT_GAP_TRACE_OFF], c[RVT_GAP_TRACE_OFF] == 1 ? "" : "s");
+    if (c[RVT_GAP_WRAP])
+        add_part(buf, n, &k, "older trace was overwritten in the wrapped buffer (not damage)");
+    return buf;
 }
 
 /* Eight upper-case hex digits of v as they lie in memory, most significant
@@ -347,10 +427,46 @@ static const char *gap_name(unsigned r)
     case RVT_GAP_WRAP:
         return "older trace overwritten";
     case RVT_GAP_END:
-        return "trace ended";
+        return "unexpected end of the trace";
+    case RVT_GAP_LIMIT:
+        return "instruction limit reached";
     default:
         return "gap";
     }
+}
+
+/* Note texts come from decoders; whatever they hold, a terminal only sees
+ * printable ASCII (other bytes as \xNN). */
+static void print_clean(FILE *f, const char *t)
+{
+    for (; *t; t++) {
+        unsigned char ch = (unsigned char)*t;
+        if (ch >= 0x20 && ch < 0x7f)
+            fputc(ch, f);
+        else
+            fprintf(f, "\\x%02x", ch);
+    }
+}
+
+static void report_damage(struct rvt_output *o, const struct rvt_note *n)
+{
+    if (!o->first_damage[0])
+        snprintf(o->first_damage, sizeof o->first_damage, "%s at trace offset 0x%" PRIx64 "%s%s", gap_name(n->reason),
+                 n->offset, n->text ? ": " : "", n->text ? n->text : "");
+    if (!o->cfg.diag)
+        return;
+    if (o->cfg.diag_max && o->diag_printed >= o->cfg.diag_max) {
+        o->diag_suppressed++;
+        return;
+    }
+    o->diag_printed++;
+    fprintf(o->cfg.diag, "rvtrace: %s at trace offset 0x%" PRIx64 " after %" PRIu64 " instructions",
+            gap_name(n->kind == RVT_NOTE_ERROR ? RVT_GAP_ERROR : n->reason), n->offset, n->index);
+    if (n->text) {
+        fputs(": ", o->cfg.diag);
+        print_clean(o->cfg.diag, n->text);
+    }
+    fputc('\n', o->cfg.diag);
 }
 
 static int on_note(void *ctx, const struct rvt_note *n)
@@ -365,18 +481,21 @@ static int on_note(void *ctx, const struct rvt_note *n)
                        n->priv);
         break;
     case RVT_NOTE_GAP:
-    case RVT_NOTE_ERROR:
+    case RVT_NOTE_ERROR: {
+        unsigned r = n->kind == RVT_NOTE_ERROR ? RVT_GAP_ERROR : n->reason & 7;
         if (n->kind == RVT_NOTE_ERROR)
             o->st.errors++;
         else
             o->st.gaps++;
+        if (!o->st.by_reason[r]++)
+            o->st.first_offset[r] = n->offset;
         if (listing)
             out_printf(o, "# %s at trace offset 0x%" PRIx64 " after %" PRIu64 " instructions%s%s\n",
-                       gap_name(n->reason), n->offset, n->index, n->text ? ": " : "", n->text ? n->text : "");
-        if (o->cfg.diag && (n->kind == RVT_NOTE_ERROR || n->reason == RVT_GAP_LOST))
-            fprintf(o->cfg.diag, "rvtrace: %s at trace offset 0x%" PRIx64 " after %" PRIu64 " instructions%s%s\n",
-                    gap_name(n->reason), n->offset, n->index, n->text ? ": " : "", n->text ? n->text : "");
+                       gap_name(r), n->offset, n->index, n->text ? ": " : "", n->text ? n->text : "");
+        if (rvt_gap_is_damage(r))
+            report_damage(o, n);
         break;
+    }
     case RVT_NOTE_TRAP:
         o->st.traps++;
         if (listing)

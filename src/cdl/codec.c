@@ -362,5 +362,6 @@ const struct rvt_codec rvt_codec_cdl = {
     .dec_error = dec_error,
     .dec_free = dec_free,
     .dump = dump,
+    .sync_hint = "CDL sync marks come from --cdl-sync-interval N (a mark once N nybbles were written)",
     .info = info,
 };

@@ -53,9 +53,25 @@ out:
     return rc;
 }
 
-int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
-                      const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink, struct rvt_diag *d)
+uint64_t rvt_decode_default_limit(size_t trace_bytes)
 {
+    uint64_t per = (uint64_t)trace_bytes;
+    if (per > (UINT64_MAX - RVT_DECODE_LIMIT_BASE) / RVT_DECODE_LIMIT_PER_BYTE)
+        return RVT_DECODE_UNLIMITED;
+    return RVT_DECODE_LIMIT_BASE + per * RVT_DECODE_LIMIT_PER_BYTE;
+}
+
+int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+               const struct rvt_decode_options *opt, const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink,
+               struct rvt_diag *d)
+{
+    struct rvt_decode_options o = {.size = sizeof o, .ecall = -1};
+    if (opt) {
+        if (opt->size < sizeof o)
+            return rvt_fail(d, RVT_ERR_INVAL, "struct rvt_decode_options: size %zu, expected %zu", opt->size,
+                            sizeof o);
+        o = *opt;
+    }
     struct rvt_flow_config fc;
     memset(&fc, 0, sizeof fc);
     fc.size = sizeof fc;
@@ -64,8 +80,13 @@ int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct r
     fc.size = sizeof fc;
     fc.image = img;
     fc.sink = *sink;
-    if (ecall >= 0)
-        fc.ecall = (enum rvt_flow_ecall)ecall;
+    if (o.ecall >= 0)
+        fc.ecall = (enum rvt_flow_ecall)o.ecall;
+    uint64_t lim = o.max_insns ? o.max_insns : rvt_decode_default_limit(len);
+    fc.max_insns = lim == RVT_DECODE_UNLIMITED ? 0 : lim;
+    fc.progress = o.progress;
+    fc.progress_ctx = o.progress_ctx;
+    fc.progress_every = o.progress_every;
     struct rvt_flow *f = rvt_flow_new(&fc);
     if (!f)
         return rvt_fail(d, RVT_ERR_NOMEM, "cannot create the flow engine (image and xlen needed)");
@@ -77,11 +98,22 @@ int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct r
         return rvt_fail_from(d, &dd, "%s decoder", c->name);
     }
     rc = c->dec_run(dec, buf, len);
+    /* The limit ends a decode the way the end of the trace does: the note
+     * says where, whatever the decoder made of the error. */
+    if (rc < 0 && rvt_flow_limit_reached(f))
+        rc = 0;
     if (rc < 0)
         rvt_fail(d, (enum rvt_err)-rc, "%s", c->dec_error(dec));
     c->dec_free(dec);
     rvt_flow_free(f);
     return rc < 0 ? rc : 0;
+}
+
+int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
+                      const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink, struct rvt_diag *d)
+{
+    struct rvt_decode_options o = {.size = sizeof o, .ecall = ecall};
+    return rvt_decode(c, cfg, img, &o, buf, len, sink, d);
 }
 
 int rvt_encode_funnel(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, void *ctx, struct rvt_ing_reader *in,

@@ -112,38 +112,21 @@ static void on_progress(void *ctx, uint64_t offset)
     rvt_trace_file_done_before(ctx, offset);
 }
 
-int rvt_decode_file(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
-                    struct rvt_trace_file *t, const struct rvt_flow_sink *sink, struct rvt_diag *d)
+int rvt_decode_file(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                    const struct rvt_decode_options *opt, struct rvt_trace_file *t, const struct rvt_flow_sink *sink,
+                    struct rvt_diag *d)
 {
-    struct rvt_flow_config fc;
-    memset(&fc, 0, sizeof fc);
-    fc.size = sizeof fc;
-    if (c->flow_config)
-        c->flow_config(cfg, &fc);
-    fc.size = sizeof fc;
-    fc.image = img;
-    fc.sink = *sink;
-    if (ecall >= 0)
-        fc.ecall = (enum rvt_flow_ecall)ecall;
+    struct rvt_decode_options o = {.size = sizeof o, .ecall = -1};
+    if (opt) {
+        if (opt->size < sizeof o)
+            return rvt_fail(d, RVT_ERR_INVAL, "struct rvt_decode_options: size %zu, expected %zu", opt->size,
+                            sizeof o);
+        o = *opt;
+    }
     if (t->mapped) {
-        fc.progress = on_progress;
-        fc.progress_ctx = t;
-        fc.progress_every = RELEASE_STEP;
+        o.progress = on_progress;
+        o.progress_ctx = t;
+        o.progress_every = RELEASE_STEP;
     }
-    struct rvt_flow *f = rvt_flow_new(&fc);
-    if (!f)
-        return rvt_fail(d, RVT_ERR_NOMEM, "cannot create the flow engine (image and xlen needed)");
-    void *dec = NULL;
-    struct rvt_diag dd = {0};
-    int rc = c->dec_new(&dec, cfg, f, &dd);
-    if (rc < 0) {
-        rvt_flow_free(f);
-        return rvt_fail_from(d, &dd, "%s decoder", c->name);
-    }
-    rc = c->dec_run(dec, t->data, t->len);
-    if (rc < 0)
-        rvt_fail(d, (enum rvt_err)-rc, "%s", c->dec_error(dec));
-    c->dec_free(dec);
-    rvt_flow_free(f);
-    return rc < 0 ? rc : 0;
+    return rvt_decode(c, cfg, img, &o, t->data, t->len, sink, d);
 }

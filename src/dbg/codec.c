@@ -449,5 +449,7 @@ const struct rvt_codec rvt_codec_dbg = {
     .dec_error = dec_error,
     .dec_free = dec_free,
     .dump = dump,
+    .sync_hint = "dbg sync points are at every eighth of the trace buffer: --dbg-buffer BYTES (and "
+                 "--dbg-tbufstart/--dbg-tbufwrite for a RAM image) must describe the buffer the trace was recorded in",
     .info = info,
 };

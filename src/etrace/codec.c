@@ -151,7 +151,7 @@ static const struct rvt_codec_opt options[] = {
     {"encap-type-bits", "N", "encap: payload type field width"},
     {"flow", "N", "encap: header flow value (0..3)"},
     {"encap-sync", "resync|off|N", "encap: synchronisation sequence before resyncs (default), never, or every N bytes"},
-    {"filter-range", "LO-HI", "trace only blocks touching this address range (repeatable, up to 8)"},
+    {"filter-range", "LO..HI", "trace only blocks touching [LO, HI) (LO..=HI: [LO, HI]) (repeatable, up to 8)"},
     {"filter-priv", "LIST", "trace only these privileges (u,s,m,d,vu,vs or codes)"},
     {"filter-cause", "LIST", "trace only handlers of these causes (8,9,i7: i = interrupt)"},
     {"tvec-m", "ADDR", "mtvec value (mode in bits 1:0) for implicit-except"},
@@ -197,6 +197,9 @@ static const struct rvt_codec_opt options[] = {
 };
 
 
+/* Layouts a file in another framing or protocol version would need. */
+static const char *const g_probe_options[] = {"framing=refraw", "framing=encap", "etrace-version=0.026", NULL};
+
 const struct rvt_codec rvt_codec_etrace = {
     .name = "etrace",
     .summary = "RISC-V E-Trace 2.0 te_inst (and the 0.026 draft), e-trace-encap or reference raw framing",
@@ -219,4 +222,7 @@ const struct rvt_codec rvt_codec_etrace = {
     .dump = dump,
     .info = info,
     .idle_byte = 0x00, /* encapsulation: a zero header byte is a null (idle) packet */
+    .sync_hint = "E-Trace sync packets (format 3) recur only with periodic resynchronisation: encode with "
+                 "--resync-max N (every 2^(N+4) packets), not off",
+    .probe_options = g_probe_options,
 };

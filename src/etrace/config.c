@@ -230,19 +230,32 @@ static bool is_ignored(const char *key)
     return false;
 }
 
+/* "LO..HI" (HI excluded) or "LO..=HI" (HI included): the range syntax of
+ * --filter and --trigger (docs/filters.md), one convention everywhere.
+ * r->hi is the last address in the range. */
 static int parse_range(const char *s, struct et_addr_range *r)
 {
-    const char *dash = strchr(s, '-');
-    if (!dash || dash == s)
+    const char *dots = strstr(s, "..");
+    if (!dots || dots == s)
         return -1;
     char lo[64];
-    size_t n = (size_t)(dash - s);
+    size_t n = (size_t)(dots - s);
     if (n >= sizeof lo)
         return -1;
     memcpy(lo, s, n);
     lo[n] = 0;
-    if (parse_u64(lo, &r->lo) || parse_u64(dash + 1, &r->hi) || r->hi < r->lo)
+    bool incl = dots[2] == '=';
+    uint64_t hi;
+    if (parse_u64(lo, &r->lo) || parse_u64(dots + 2 + incl, &hi))
         return -1;
+    if (!incl) {
+        if (hi <= r->lo)
+            return -1; /* empty */
+        hi--;
+    }
+    if (hi < r->lo)
+        return -1;
+    r->hi = hi;
     return 0;
 }
 
@@ -412,7 +425,9 @@ int et_param_set(struct et_params *p, const char *key, const char *val, struct r
         if (p->n_ranges >= ET_MAX_FILTERS)
             return rvt_fail(d, RVT_ERR_LIMIT, "etrace: at most %d filter ranges", ET_MAX_FILTERS);
         if (!val || parse_range(val, &p->range[p->n_ranges]))
-            return rvt_fail(d, RVT_ERR_INVAL, "etrace: filter-range expects LO-HI (inclusive), got \"%s\"",
+            return rvt_fail(d, RVT_ERR_INVAL,
+                            "etrace: filter-range expects LO..HI (HI excluded) or LO..=HI (HI included), a "
+                            "non-empty range as in --filter 'addr in LO..HI', got \"%s\"",
                             val ? val : "");
         p->n_ranges++;
         return 0;

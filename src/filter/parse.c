@@ -1065,7 +1065,9 @@ const char *rvt_filter_options_help(void)
            "  --sideband SPEC      impdef (user sideband) input: impdef=V (initial), impdef=V@N (from the\n"
            "                       N-th retired instruction of each hart)\n"
            "  --filter-file FILE   lines 'filter SPEC', 'trigger SPEC', 'sideband SPEC' (# comments)\n"
-           "                       (see docs/filters.md)\n";
+           "                       (see docs/filters.md)\n"
+           "                       Address ranges, everywhere: LO..HI is LO <= addr < HI (HI excluded),\n"
+           "                       LO..=HI is LO <= addr <= HI\n";
 }
 
 /* ---- describe -------------------------------------------------------------------- */

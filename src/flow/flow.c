@@ -12,6 +12,12 @@
 
 #define BQ_WORDS 64 /* branch queue capacity: 4096 outcomes */
 
+#if defined(__GNUC__)
+#define RVT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define RVT_UNLIKELY(x) (x)
+#endif
+
 struct pending {
     uint64_t addr;     /* the retired instruction whose successor is undecided */
     uint64_t next;     /* its fall-through */
@@ -55,6 +61,10 @@ struct rvt_flow {
     uint64_t time;
     uint64_t offset;
     uint64_t insns;
+    uint64_t insn_cap; /* max_insns, or UINT64_MAX for none */
+    bool limited;     /* max_insns reached: the decode is over */
+    uint64_t limit_offset;
+    char limit_text[160];
 
     uint64_t progress_next, progress_every; /* cfg.progress: when next */
 
@@ -175,6 +185,7 @@ struct rvt_flow *rvt_flow_new(const struct rvt_flow_config *cfg)
     }
     rvt_cs_init(&f->cs, cfg->callstack_depth, cfg->callstack_overflow);
     f->priv = RVT_PRIV_M;
+    f->insn_cap = cfg->max_insns ? cfg->max_insns : UINT64_MAX;
     f->progress_every = cfg->progress_every ? cfg->progress_every : 1u << 20;
     f->progress_next = cfg->progress ? f->progress_every : UINT64_MAX;
     return f;
@@ -233,6 +244,11 @@ uint64_t rvt_flow_insns(const struct rvt_flow *f)
     return f->insns;
 }
 
+bool rvt_flow_limit_reached(const struct rvt_flow *f)
+{
+    return f->limited;
+}
+
 struct rvt_callstack *rvt_flow_callstack(struct rvt_flow *f)
 {
     return &f->cs;
@@ -277,8 +293,12 @@ static void describe_at(struct rvt_flow *f, uint64_t addr, char *buf, size_t n)
     rvt_isa_disasm(&in, f->xlen, buf, n);
 }
 
+static int limit_error(struct rvt_flow *f);
+
 static int note(struct rvt_flow *f, struct rvt_note *n)
 {
+    if (f->limited)
+        return limit_error(f);
     if (!f->cfg.sink.note)
         return 0;
     n->offset = f->offset;
@@ -291,6 +311,10 @@ static int flush(struct rvt_flow *f, uint8_t end, uint64_t next)
 {
     if (!f->blk_open)
         return 0;
+    if (f->limited) { /* everything up to the limit was emitted when it was reached */
+        f->blk_open = false;
+        return limit_error(f);
+    }
     f->blk_open = false;
     f->blk.end = end;
     f->blk.next = next;
@@ -303,8 +327,12 @@ static int flush(struct rvt_flow *f, uint8_t end, uint64_t next)
     return 0;
 }
 
-/* Append n instructions of cache block b (from its first) to the open block. */
-static int retire(struct rvt_flow *f, const struct rvt_block_info *b, uint32_t n)
+/* Append n instructions of cache block b (from its first) to the open block.
+ * Always inlined: it is the walk's inner step. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int retire(struct rvt_flow *f, const struct rvt_block_info *b, uint32_t n)
 {
     uint32_t hw;
     uint64_t last;
@@ -626,7 +654,8 @@ int rvt_flow_trap(struct rvt_flow *f, bool interrupt, uint32_t cause, uint64_t t
         if (rc < 0)
             return rc;
     } else {
-        struct rvt_note n = {.kind = RVT_NOTE_TRAP, .addr = f->pc, .priv = f->priv, .value = cause};
+        struct rvt_note n = {.kind = RVT_NOTE_TRAP, .addr = f->pc, .priv = f->priv, .value = cause,
+                             .reason = interrupt, .tval = tval};
         int rc = note(f, &n);
         if (rc < 0)
             return rc;
@@ -639,6 +668,8 @@ int rvt_flow_trap(struct rvt_flow *f, bool interrupt, uint32_t cause, uint64_t t
 
 int rvt_flow_gap(struct rvt_flow *f, enum rvt_gap_reason reason, const char *text)
 {
+    if (f->limited)
+        return limit_error(f);
     int rc = flush(f, RVT_END_GAP, 0);
     f->pending = false;
     f->have_pc = false;
@@ -656,6 +687,46 @@ int rvt_flow_gap(struct rvt_flow *f, enum rvt_gap_reason reason, const char *tex
 int rvt_flow_finish(struct rvt_flow *f)
 {
     return flush(f, RVT_END_SEQ, f->have_pc && !f->pending ? f->pc : f->pending ? f->p.next : 0);
+}
+
+/* ---- the instruction limit ------------------------------------------------------- */
+
+static int limit_error(struct rvt_flow *f)
+{
+    return rvt_fail(&f->diag, RVT_ERR_LIMIT, "trace offset 0x%" PRIx64 ": %s", f->limit_offset, f->limit_text);
+}
+
+/* The walk must retire more than max_insns: end the output here, once. */
+static int limit_reached(struct rvt_flow *f)
+{
+    if (f->limited)
+        return limit_error(f);
+    int rc = flush(f, RVT_END_GAP, 0);
+    f->limit_offset = f->offset;
+    snprintf(f->limit_text, sizeof f->limit_text,
+             "the decode stops at its limit of %" PRIu64 " instructions, with more to retire", f->cfg.max_insns);
+    struct rvt_note n = {.kind = RVT_NOTE_GAP, .reason = RVT_GAP_LIMIT, .addr = f->pc, .text = f->limit_text,
+                         .priv = f->priv, .value = f->cfg.max_insns};
+    int rc2 = note(f, &n);
+    f->limited = true;
+    f->pending = false;
+    f->have_pc = false;
+    if (rc < 0 || rc2 < 0)
+        return rc < 0 ? rc : rc2;
+    return limit_error(f);
+}
+
+/* The walk would retire past max_insns: retire up to it (whole
+ * instructions of cache block b), then stop.  Out of line: it happens once. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int retire_to_limit(struct rvt_flow *f, const struct rvt_block_info *b)
+{
+    uint32_t k = (uint32_t)(f->insn_cap - f->insns);
+    if (k && retire(f, b, k) < 0)
+        return -f->diag.code;
+    return limit_reached(f);
 }
 
 /* ---- the walk ------------------------------------------------------------------- */
@@ -820,7 +891,13 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     const uint64_t stop = fs->stop;
     /* hw and in count down what is walked, limited or not; the flow's
      * instruction count is insns_base - in. */
-    const uint64_t hw0 = fs->hw_left, in0 = fs->in_left, insns_base = f->insns + in0;
+    /* in also stops the loop before a block that would pass the decode's
+     * instruction limit (the general step retires up to it and stops):
+     * it counts down from the smaller of the walk's limit and one more than
+     * what the decode may still retire. */
+    const uint64_t cap_left = f->insn_cap - f->insns;
+    const uint64_t in0 = cap_left < fs->in_left ? cap_left + 1 : fs->in_left;
+    const uint64_t hw0 = fs->hw_left, insns_base = f->insns + in0;
     uint64_t pc = pc0, hw = hw0, in = in0;
     /* The open output block: from bstart, in_open - in instructions (none
      * yet after a discontinuity); f->blk holds the fields that stay. */
@@ -984,7 +1061,8 @@ handback:
         st->halfwords += hw0 - hw;
     }
     fs->hw_left = (lim & LIM_HW) ? hw : hw0;
-    fs->in_left = (lim & LIM_IN) ? in : in0;
+    if (fs->in_left != UINT64_MAX)
+        fs->in_left -= in0 - in;
     if (rc == 1)
         fill_stop(f, st, RVT_STOP_BRANCH);
     return rc;
@@ -993,6 +1071,8 @@ handback:
 static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st)
 {
     memset(st, 0, sizeof *st);
+    if (f->limited)
+        return limit_error(f);
     if (f->diag.code)
         rvt_diag_clear(&f->diag);
     if (f->pending) {
@@ -1047,8 +1127,8 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
                             .in_left = in_left,
                             .stop = addr_lim ? stop_addr : UINT64_MAX, /* never inside a block: odd */
                             .action = f->action};
-    const unsigned lim = (hw_left != UINT64_MAX ? LIM_HW : 0) | (in_left != UINT64_MAX ? LIM_IN : 0) |
-                         (addr_lim ? LIM_ADDR : 0);
+    /* The instruction count always limits: the decode's own limit. */
+    const unsigned lim = (hw_left != UINT64_MAX ? LIM_HW : 0) | (addr_lim ? LIM_ADDR : 0);
 
     const bool fast = !f->cfg.no_fast_walk;
     for (;;) {
@@ -1060,13 +1140,13 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
         case 8: /* no fast path */
             break;
         case 0:
-            frc = walk_fast(f, w, st, &fs, 0);
+            frc = walk_fast(f, w, st, &fs, LIM_IN);
             break;
         case LIM_HW:
-            frc = walk_fast(f, w, st, &fs, LIM_HW);
+            frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN);
             break;
         case LIM_ADDR:
-            frc = walk_fast(f, w, st, &fs, LIM_ADDR);
+            frc = walk_fast(f, w, st, &fs, LIM_ADDR | LIM_IN);
             break;
         default:
             frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN | LIM_ADDR);
@@ -1142,6 +1222,8 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
             fill_stop(f, st, reason ? reason : RVT_STOP_TRAPINSN);
             return 0;
         }
+        if (RVT_UNLIKELY(f->insns + n > f->insn_cap))
+            return retire_to_limit(f, b);
         const bool had_lr = f->lr_valid;
         const uint64_t lr_before = f->lr_addr;
         int rc = retire(f, b, n);
@@ -1241,6 +1323,8 @@ int rvt_flow_block_insns(struct rvt_flow *f, const struct rvt_block *blk, rvt_in
 
 int rvt_flow_note(struct rvt_flow *f, const struct rvt_note *n)
 {
+    if (f->limited)
+        return limit_error(f);
     if (!f->cfg.sink.note)
         return 0;
     return f->cfg.sink.note(f->cfg.sink.ctx, n) ? ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode") : 0;
@@ -1251,6 +1335,9 @@ int rvt_flow_emit_block(struct rvt_flow *f, const struct rvt_block *b)
     int rc = flush(f, RVT_END_SEQ, b->start);
     if (rc < 0)
         return rc;
+    /* Without code the block cannot be cut at the limit: it is left out. */
+    if (!(b->flags & RVT_BLK_COUNT_UNKNOWN) && b->ninsns > f->insn_cap - f->insns)
+        return limit_reached(f);
     if (f->cfg.sink.block && f->cfg.sink.block(f->cfg.sink.ctx, b))
         return ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
     if (!(b->flags & RVT_BLK_COUNT_UNKNOWN))

@@ -39,6 +39,7 @@ struct rvt_ing_builder {
     bool have_last_ctx;
     uint64_t last_context;
     uint64_t insns;
+    bool warned_cause; /* the ecall/ebreak trap cause assumption was reported */
 
     /* Decoded instructions by address: text inputs give the same few
      * thousand instructions millions of times.  Direct-mapped, fixed size. */
@@ -192,6 +193,70 @@ static void describe(const struct rvt_insn *in, unsigned xlen, char *buf, size_t
     rvt_isa_disasm(in, xlen, buf, n);
 }
 
+static const char *priv_name(uint8_t priv)
+{
+    switch (priv) {
+    case RVT_PRIV_U: return "U-mode";
+    case RVT_PRIV_S: return "S-mode";
+    case RVT_PRIV_VU: return "VU-mode";
+    case RVT_PRIV_VS: return "VS-mode";
+    case RVT_PRIV_D: return "debug mode";
+    default: return "M-mode";
+    }
+}
+
+/* The exception an ecall/ebreak raises, by the privileged spec's cause
+ * table: environment call from U/VU (8), S (9), VS (10), M (11) mode;
+ * breakpoint (3). */
+static uint32_t trap_cause(const struct rvt_insn *in, uint8_t priv)
+{
+    if (in->cf == RVT_CF_EBREAK)
+        return 3;
+    switch (priv) {
+    case RVT_PRIV_U:
+    case RVT_PRIV_VU: return 8;
+    case RVT_PRIV_S: return 9;
+    case RVT_PRIV_VS: return 10;
+    default: return 11;
+    }
+}
+
+/* --ecall trap: the held ecall/ebreak raised an exception and did not
+ * retire; `handler` (if known) is where execution went.  The record says
+ * so with the cause the instruction and privilege imply: a list of PCs
+ * does not record it, so the first one is reported as an assumption. */
+static int trap_prev(struct rvt_ing_builder *b, bool have_handler, uint64_t handler)
+{
+    const struct rvt_insn *in = &b->slot[b->ip];
+    struct rvt_ing_rec r;
+    memset(&r, 0, sizeof r);
+    r.iaddr = in->pc;
+    r.itype = RVT_ITYPE_EXCEPTION;
+    r.cause = trap_cause(in, b->prev_priv);
+    r.priv = b->prev_priv;
+    r.context = b->prev_context;
+    b->have_prev = false;
+    b->have_before = false;
+    b->ib = b->ip;
+    if (!b->warned_cause && b->cfg.warn) {
+        char text[320], where[40] = "";
+        if (have_handler)
+            snprintf(where, sizeof where, " into 0x%" PRIx64, handler);
+        snprintf(text, sizeof text,
+                 "pc 0x%" PRIx64 ": '%s'%s taken as an exception with cause %" PRIu32
+                 " (%s): a PC list does not record the cause, so it follows from the instruction and the privilege "
+                 "(%s); every ecall/ebreak is treated alike",
+                 in->pc, in->cf == RVT_CF_EBREAK ? "ebreak" : "ecall", where, r.cause,
+                 r.cause == 3 ? "breakpoint" : "environment call", priv_name(r.priv));
+        b->cfg.warn(b->cfg.warn_ctx, text);
+    }
+    b->warned_cause = true;
+    int rc = flush_blk(b);
+    if (rc < 0)
+        return rc;
+    return emit(b, &r);
+}
+
 /* Decide the held instruction's itype from its successor `next`. */
 static int resolve_prev(struct rvt_ing_builder *b, uint64_t next)
 {
@@ -224,11 +289,20 @@ static int resolve_prev(struct rvt_ing_builder *b, uint64_t next)
         break;
     case RVT_CF_ECALL:
     case RVT_CF_EBREAK:
-        /* Without a trap note the environment call fell through (user-mode
-         * emulation performed it). */
+        /* TRAP: the step to `next` is the exception (the handler).
+         * UNINFERABLE: a call whose target the trace sends, so any next PC
+         * is possible (ecall+4 under user-mode emulation, the handler on a
+         * system).  SEQUENTIAL: the system call was performed without a
+         * trap: execution falls through. */
+        if (b->cfg.ecall_mode == RVT_ECALL_TRAP)
+            return trap_prev(b, true, next);
+        if (b->cfg.ecall_mode == RVT_ECALL_UNINFERABLE) {
+            itype = RVT_ITYPE_CALL_UNINF;
+            break;
+        }
         if (next != fall)
             goto unexplained;
-        itype = b->cfg.ecall_mode == RVT_ECALL_UNINFERABLE ? RVT_ITYPE_CALL_UNINF : RVT_ITYPE_NONE;
+        itype = RVT_ITYPE_NONE;
         break;
     default: /* uninferable jumps and trap returns go anywhere */
         itype = (uint8_t)cf;
@@ -247,8 +321,12 @@ unexplained:
     return rvt_fail(&b->diag, RVT_ERR_MISMATCH,
                     "pc 0x%" PRIx64 " -> 0x%" PRIx64 " not explained by '%s' at 0x%" PRIx64
                     " (expected 0x%" PRIx64 "%s)",
-                    in->pc, next, text, in->pc, cf == RVT_CF_NONE || cf == RVT_CF_ECALL ? fall : in->target,
-                    cf == RVT_CF_BRANCH ? " or the fall-through" : "");
+                    in->pc, next, text, in->pc,
+                    cf == RVT_CF_NONE || cf == RVT_CF_ECALL || cf == RVT_CF_EBREAK ? fall : in->target,
+                    cf == RVT_CF_BRANCH ? " or the fall-through"
+                    : cf == RVT_CF_ECALL || cf == RVT_CF_EBREAK
+                        ? "; into a trap handler it is read with --ecall trap (an exception) or --ecall uninferable"
+                        : "");
 }
 
 int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, uint8_t priv,
@@ -290,7 +368,6 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
     dc->bits = (uint32_t)bits;
     dc->in = *in;
 decoded:
-
     if (b->have_prev) {
         int rc = resolve_prev(b, pc);
         if (rc < 0)
@@ -358,6 +435,13 @@ int rvt_ing_builder_finish(struct rvt_ing_builder *b)
             break;
         case RVT_CF_ECALL:
         case RVT_CF_EBREAK:
+            if (b->cfg.ecall_mode == RVT_ECALL_TRAP) {
+                /* It trapped; the handler is not in the list. */
+                int rc = trap_prev(b, false, 0);
+                if (rc < 0)
+                    return rc;
+                return flush_blk(b);
+            }
             itype = b->cfg.ecall_mode == RVT_ECALL_UNINFERABLE ? RVT_ITYPE_CALL_UNINF : RVT_ITYPE_NONE;
             break;
         default:

@@ -584,6 +584,8 @@ static int open_text(struct rvt_ing_reader **out, FILE *f, const char *path, con
         .merge_blocks = cfg->merge_blocks,
         .emit = text_emit,
         .emit_ctx = s,
+        .warn = cfg->warn,
+        .warn_ctx = cfg->warn_ctx,
     };
     s->b = rvt_ing_builder_new(&bc);
     if (!s->b) {

@@ -33,13 +33,18 @@ static const struct rvt_codec_opt g_options[] = {
      "virtual address optimization: skip identical most significant address bits, not only zeros "
      "(trTeInstExtendAddrMSB)"},
     {"btype-compat", NULL, "report exceptions and interrupts as B-TYPE 1 instead of the extension values 2/3"},
-    {"icnt-bits", "N", "I-CNT counter width; its top bit is the overflow flag: when it sets, ResourceFull RCODE 0 reports the count [22]"},
+    {"icnt-bits", "N",
+     "I-CNT counter width; its top bit is the overflow flag: when it sets, ResourceFull RCODE 0 reports the count; "
+     "the decoder rejects larger counts.  2..22 (NTRACE_MAX_ICNT = 22, the spec's maximum); 23..63 is an rvtrace "
+     "extension (a wider counter, e.g. to reproduce the reference tool, whose counter never overflows) [22]"},
     {"icnt-sync", NULL, "btm: report a full I-CNT with ProgTraceSync SYNC=4 instead of ResourceFull"},
     {"hist-bits", "N", "branch outcomes a full HIST register holds (1..31) [31]"},
     {"start-sync", "N",
-     "SYNC code of the first message: 1 exit from reset (as the reference tool), 3 exit from debug, "
-     "5 trace enable [1]"},
-    {"end-evcode", "N", "EVCODE of the closing ProgTraceCorrelation: 0 debug entry, 4 trace disabled [0]"},
+     "SYNC code of the first message: 0 external trigger, 1 exit from reset (as the reference tool), 3 exit from "
+     "debug, 5 trace enable, 9 exit from power-down [1]"},
+    {"end-evcode", "N",
+     "EVCODE of the closing ProgTraceCorrelation: 0 debug entry (also when the hart halts with trace disabled), "
+     "1 low-power entry, 4 trace disabled [0]"},
     {"ecall", "uninferable|sequential|trap",
      "how ecall is traced: sequential = falls through like any instruction (user-mode emulation), "
      "uninferable = an uninferable call to ecall+4 whose target is sent (what the N-Trace reference tool does; "
@@ -47,6 +52,9 @@ static const struct rvt_codec_opt g_options[] = {
      "decoder must agree [sequential]"},
     {"priv", "u|s|m|vu|vs|d", "decoder: privilege of the code until an Ownership message says otherwise [m]"},
     {"strict", NULL, "decoder: stop at the first error instead of reporting it and resynchronising"},
+    {"vendor-msgs", NULL,
+     "decoder: ignore Vendor Defined messages (TCODE 56..62) and accept vendor EVCODE/ETYPE values, as the spec "
+     "allows a program-flow decoder to; without it they are errors (rvtrace never sends them)"},
     {"dump-bytes", NULL, "dump: print each message's bytes after its fields"},
     {NULL, NULL, NULL}};
 
@@ -88,7 +96,27 @@ static int parse_flag(const char *key, const char *val, bool *out, struct rvt_di
     return 0;
 }
 
+static int cfg_set_one(struct nt_cfg *c, const char *key, const char *val, struct rvt_diag *d);
+
 int nt_cfg_set(struct nt_cfg *c, const char *key, const char *val, struct rvt_diag *d)
+{
+    static const struct {
+        const char *key;
+        uint32_t bit;
+    } given[] = {{"ntrace-mode", NT_GIVEN_MODE},     {"callstack", NT_GIVEN_CALLSTACK},
+                 {"callstack-mode", NT_GIVEN_CALLSTACK}, {"repeat", NT_GIVEN_REPEAT},
+                 {"sijump", NT_GIVEN_SIJUMP},         {"hist-bits", NT_GIVEN_HIST_BITS},
+                 {"btype-compat", NT_GIVEN_BTYPE_COMPAT}};
+    int rc = cfg_set_one(c, key, val, d);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < sizeof given / sizeof given[0]; i++)
+        if (!strcmp(key, given[i].key))
+            c->given |= given[i].bit;
+    return 0;
+}
+
+static int cfg_set_one(struct nt_cfg *c, const char *key, const char *val, struct rvt_diag *d)
 {
     uint64_t u;
     int rc;
@@ -154,8 +182,28 @@ int nt_cfg_set(struct nt_cfg *c, const char *key, const char *val, struct rvt_di
     UINT_OPT("src-id", (1u << NT_MAX_SRC_BITS) - 1, src_id)
     UINT_OPT("icnt-bits", 63, icnt_bits)
     UINT_OPT("hist-bits", NT_MAX_HIST_BITS - 1, hist_bits)
-    UINT_OPT("start-sync", 15, start_sync)
-    UINT_OPT("end-evcode", 15, end_evcode)
+    if (!strcmp(key, "start-sync")) {
+        /* The reasons a trace starts for (SYNC Field Values). */
+        if ((rc = parse_uint(key, val, 15, &u, d)) < 0)
+            return rc;
+        if (u != 0 && u != 1 && u != 3 && u != 5 && u != 9)
+            return rvt_fail(d, RVT_ERR_INVAL,
+                            "ntrace: --start-sync %s: expected 0 (external trigger), 1 (exit from reset), 3 (exit from "
+                            "debug), 5 (trace enable) or 9 (exit from power-down)",
+                            val);
+        c->start_sync = (unsigned)u;
+        return 0;
+    }
+    if (!strcmp(key, "end-evcode")) {
+        if ((rc = parse_uint(key, val, 15, &u, d)) < 0)
+            return rc;
+        if (u != 0 && u != 1 && u != 4)
+            return rvt_fail(d, RVT_ERR_INVAL,
+                            "ntrace: --end-evcode %s: expected 0 (debug entry), 1 (low-power entry) or 4 (trace disabled)",
+                            val);
+        c->end_evcode = (unsigned)u;
+        return 0;
+    }
     FLAG_OPT("timestamps", timestamps)
     FLAG_OPT("context", context)
     FLAG_OPT("sijump", sijump)
@@ -163,6 +211,7 @@ int nt_cfg_set(struct nt_cfg *c, const char *key, const char *val, struct rvt_di
     FLAG_OPT("btype-compat", btype_compat)
     FLAG_OPT("icnt-sync", icnt_sync)
     FLAG_OPT("strict", strict)
+    FLAG_OPT("vendor-msgs", vendor_msgs)
     FLAG_OPT("dump-bytes", dump_bytes)
 #undef UINT_OPT
 #undef FLAG_OPT
@@ -231,6 +280,13 @@ static void flow_config(const void *cfg, struct rvt_flow_config *fc)
     fc->callstack_depth = RVT_CALLSTACK_MAX;
     fc->callstack_overflow = RVT_CS_DROP_OLDEST;
     fc->sijump = true;
+    /* Given the encoder's own settings, the decoder predicts exactly as it
+     * did: a return or jump the walk then cannot pass ends the range, and a
+     * count that runs past one is an error. */
+    if (c->given & NT_GIVEN_CALLSTACK)
+        fc->callstack_depth = c->callstack;
+    if (c->given & NT_GIVEN_SIJUMP)
+        fc->sijump = c->sijump;
     /* The encoder pops its stack at every return, implicit or not. */
     fc->pop_on_explicit_return = true;
     if (c->xlen)
@@ -306,7 +362,10 @@ static int info(const void *cfg, FILE *out, struct rvt_diag *d)
                 (unsigned long long)c->sync_msgs);
     if (!c->sync_period && !c->sync_msgs)
         fprintf(out, "  periodic sync              off (trTeInstSyncMode 0)\n");
-    fprintf(out, "  I-CNT / HIST               %u bits / %u outcomes\n", c->icnt_bits, c->hist_bits);
+    fprintf(out, "  I-CNT counter              %u bits%s\n", c->icnt_bits,
+            c->icnt_bits > NT_MAX_ICNT_BITS ? " (rvtrace extension: wider than the spec's NTRACE_MAX_ICNT = 22)"
+                                           : " (NTRACE_MAX_ICNT = 22)");
+    fprintf(out, "  HIST                       %u outcomes\n", c->hist_bits);
     return 0;
 }
 
@@ -332,4 +391,6 @@ const struct rvt_codec rvt_codec_ntrace = {
     .dump = dump,
     .info = info,
     .idle_byte = 0xff, /* MSEO: a byte of all ones is idle between messages */
+    .sync_hint = "N-Trace sync messages that survive in a RAM come from periodic synchronisation: encode with "
+                 "--sync-period N (every N instruction halfwords) or --sync-msgs N (every N messages)",
 };

@@ -14,7 +14,11 @@
  *
  * Decoding starts at the first synchronising message; after an error the
  * decoder reports it (flow gap with the message's byte offset) and waits
- * for the next one.
+ * for the next one.  Every message is checked against what N-Trace and
+ * the configuration can produce before it is applied (check_msg): reserved
+ * codes, fields beyond the spec's maximum sizes or the configured I-CNT
+ * width, BTM and HTM messages mixed.  A trace must end with
+ * ProgTraceCorrelation; one that does not is reported as cut off.
  */
 #include "ntrace/ntrace.h"
 
@@ -22,11 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Longest walk between two branches of one range, in halfwords. */
-#define NT_DRAIN_LIMIT (1u << 24)
-/* Largest count field accepted: far beyond any encoder's counter (the
- * spec's maximum I-CNT is 22 bits; some tools never check theirs). */
-#define NT_COUNT_LIMIT 0xFFFFFFFFull
 
 struct nt_decoder {
     struct nt_cfg cfg;
@@ -35,9 +34,27 @@ struct nt_decoder {
     struct rvt_diag diag;
     uint64_t addr_mask;
     uint32_t walk_flags;
+    uint64_t icnt_max;   /* largest I-CNT the configured counter holds */
 
+    bool started;        /* a synchronising message has been applied */
     bool synced;
+    bool off;            /* ProgTraceCorrelation stopped the trace: only a sync may follow */
+    bool ended;          /* the last message of this source was an end of trace */
     bool htm;            /* the trace has shown HIST: every branch has an outcome */
+    bool btm;            /* the trace has shown DirectBranch */
+    /* Since the last synchronising message, for the placement of periodic
+     * syncs (--sync-period, --sync-msgs): halfwords retired, messages sent,
+     * and how many of the latest are ResourceFull/RepeatBranch (which the
+     * encoder may write after deciding on the message that follows). */
+    uint64_t hw_since_sync, msgs_since_sync, trailing_held;
+    bool want_ownership; /* --context: Ownership follows every sync */
+    /* Bytes before the first synchronising message (not decodable). */
+    size_t prefix_start, prefix_bytes;
+    /* The buffer's first message: a sync to an address without code
+     * (a wrong ELF, or a message cut at the start of the buffer). */
+    bool first_nocode;
+    size_t first_nocode_off;
+    char first_nocode_text[sizeof(((struct rvt_diag *)0)->msg)];
     uint64_t last_addr;  /* U-ADDR reference */
     uint64_t icnt_acc;   /* RCODE 0 amounts in this range */
     uint64_t walked;     /* halfwords walked in this range while consuming HIST */
@@ -111,18 +128,27 @@ static int drain(struct nt_decoder *x)
     x->qbits = 0;
     x->qn = 0;
     unsigned queued = rvt_flow_queued_branches(x->flow);
-    /* Bounded: no code goes this far between two branches of one range
-     * (a damaged trace can lead into a loop without any). */
-    struct rvt_walk w = {.flags = x->walk_flags | RVT_WALK_HALFWORDS, .halfwords = NT_DRAIN_LIMIT};
+    /* Bounded by the configuration: the branches of these outcomes retired
+     * before the I-CNT counter (icnt_max) overflowed again, so they lie
+     * within the ResourceFull I-CNT amounts received so far plus one
+     * counter's worth.  (A damaged trace can lead into a loop without any
+     * branch.) */
+    uint64_t room = x->icnt_acc + x->icnt_max > x->walked ? x->icnt_acc + x->icnt_max - x->walked : 0;
+    /* (Limited in instructions, at least one halfword each, so that the
+     * limit never ends inside one; the halfwords are checked after.) */
+    struct rvt_walk w = {.flags = x->walk_flags | RVT_WALK_INSNS, .insns = room};
     struct rvt_stop s;
+    if (!room)
+        return dec_fail(x, RVT_ERR_MISMATCH, "HIST has more outcomes than the I-CNT counter (%u bits) can cover",
+                        x->cfg.icnt_bits);
     if ((rc = rvt_flow_walk(x->flow, &w, &s)) < 0)
         return flow_fail(x, rc, "following HIST outcomes");
     x->walked += s.halfwords;
-    if (s.reason == RVT_STOP_COUNT)
+    if (s.reason == RVT_STOP_COUNT || s.halfwords > room)
         return dec_fail(x, RVT_ERR_MISMATCH,
-                        "HIST has %u more outcome(s) but the code has no conditional branch within %u halfwords of "
-                        "0x%" PRIx64,
-                        rvt_flow_queued_branches(x->flow) + 1, NT_DRAIN_LIMIT, s.last);
+                        "HIST has %u more outcome(s) but the code has no conditional branch within the %" PRIu64
+                        " halfwords a %u-bit I-CNT counter allows from 0x%" PRIx64,
+                        rvt_flow_queued_branches(x->flow) + 1, room, x->cfg.icnt_bits, s.last);
     if (s.reason != RVT_STOP_BRANCH)
         return dec_fail(x, RVT_ERR_MISMATCH,
                         "HIST has %u more outcome(s) (of %u) but the code reached %s at 0x%" PRIx64
@@ -199,6 +225,7 @@ static int end_range(struct nt_decoder *x, uint64_t icnt, struct range_end *re)
                         "I-CNT %" PRIu64 " is less than the %" PRIu64 " halfwords the HIST outcomes already cover",
                         total, x->walked);
     uint64_t rem = total - x->walked;
+    x->hw_since_sync += total;
     x->icnt_acc = 0;
     x->walked = 0;
     if (!rem)
@@ -289,6 +316,40 @@ static void apply_time(struct nt_decoder *x, const struct nt_msg *m)
     rvt_flow_set_time(x->flow, x->time);
 }
 
+/* Periodic synchronisation replaces the message due at the first record
+ * boundary after the period (trTeInstSyncMode/trTeInstSyncMax): a branch
+ * message sent when a sync was due cannot come from an encoder with the
+ * --sync-period/--sync-msgs the decoder was given. */
+static int check_not_due(struct nt_decoder *x, unsigned tcode)
+{
+    if (x->cfg.sync_period && x->hw_since_sync >= x->cfg.sync_period)
+        return dec_fail(x, RVT_ERR_FORMAT,
+                        "%s after %" PRIu64 " halfwords since the last sync: with --sync-period %" PRIu64
+                        " a synchronising message is due",
+                        nt_tcode_name(tcode), x->hw_since_sync, x->cfg.sync_period);
+    if (x->cfg.sync_msgs && x->msgs_since_sync - x->trailing_held >= x->cfg.sync_msgs)
+        return dec_fail(x, RVT_ERR_FORMAT,
+                        "%s after %" PRIu64 " messages since the last sync: with --sync-msgs %" PRIu64
+                        " a synchronising message is due",
+                        nt_tcode_name(tcode), x->msgs_since_sync - x->trailing_held, x->cfg.sync_msgs);
+    return 0;
+}
+
+/* A SYNC=2 (periodic) message before its period. */
+static int check_periodic(struct nt_decoder *x, const struct nt_msg *m)
+{
+    if (m->v[NT_F_SYNC] != NT_SYNC_PERIODIC || (!x->cfg.sync_period && !x->cfg.sync_msgs))
+        return 0;
+    if ((x->cfg.sync_period && x->hw_since_sync >= x->cfg.sync_period) ||
+        (x->cfg.sync_msgs && x->msgs_since_sync >= x->cfg.sync_msgs))
+        return 0;
+    return dec_fail(x, RVT_ERR_FORMAT,
+                    "%s SYNC=2 (periodic) after only %" PRIu64 " halfwords and %" PRIu64
+                    " messages since the last sync (--sync-period %" PRIu64 ", --sync-msgs %" PRIu64 ")",
+                    nt_tcode_name(m->tcode), x->hw_since_sync, x->msgs_since_sync, x->cfg.sync_period,
+                    x->cfg.sync_msgs);
+}
+
 /* DirectBranch / IndirectBranch / IndirectBranchHist, also when repeated. */
 static int branch_msg(struct nt_decoder *x, unsigned tcode, unsigned btype, uint64_t icnt, uint64_t hist,
                       uint64_t target)
@@ -298,6 +359,8 @@ static int branch_msg(struct nt_decoder *x, unsigned tcode, unsigned btype, uint
     if (tcode == NT_TC_INDIRECT_BRANCH_HIST && (rc = add_hist(x, hist, 1)) < 0)
         return rc;
     if ((rc = end_range(x, icnt, &re)) < 0)
+        return rc;
+    if ((rc = check_not_due(x, tcode)) < 0)
         return rc;
     if (tcode == NT_TC_DIRECT_BRANCH) {
         if (!re.pending || re.cf != RVT_CF_BRANCH)
@@ -313,7 +376,32 @@ static int branch_msg(struct nt_decoder *x, unsigned tcode, unsigned btype, uint
                         "%s to 0x%" PRIx64 ": the instruction I-CNT ends at (%s at 0x%" PRIx64
                         ") has no uninferable target",
                         nt_tcode_name(tcode), target, re.pending ? rvt_cf_name(re.cf) : "none", re.last);
+    /* (A sync after an implicit return on linear code also ends a range
+     * at it: only branch messages are checked.) */
+    if (btype == NT_BTYPE_INDIRECT && re.pending && re.cf == RVT_CF_RETURN && (x->cfg.given & NT_GIVEN_CALLSTACK) && x->cfg.callstack) {
+        /* The encoder sends a return only when its stack (the flow's, of
+         * the same depth) is empty or predicts another address; with the
+         * counter, only when the count is 0. */
+        uint64_t top;
+        if (rvt_cs_peek(rvt_flow_callstack(x->flow), &top) && (x->cfg.cs_mode == NT_CS_COUNT || (top & x->addr_mask) == target))
+            return dec_fail(x, RVT_ERR_FORMAT,
+                            "return at 0x%" PRIx64 " to 0x%" PRIx64 " sent explicitly, but --callstack %u%s predicts it",
+                            re.last, target, x->cfg.callstack, x->cfg.cs_mode == NT_CS_COUNT ? " (counter)" : "");
+    }
+    /* The N-Trace reference tool ends a trace whose last instruction is
+     * uninferable by sending that message "to" the instruction's own
+     * address, without ProgTraceCorrelation: as the last message it marks
+     * the end of the trace. */
+    if (x->last_msg && btype == NT_BTYPE_INDIRECT && re.pending && (target & x->addr_mask) == re.last)
+        x->ended = true;
     return resolve(x, &re, btype, target);
+}
+
+/* Is the code image holding an instruction at addr? */
+static bool has_code(struct nt_decoder *x, uint64_t addr)
+{
+    const struct rvt_block_info *bi = rvt_bcache_get(rvt_flow_bcache(x->flow), addr);
+    return bi && !(bi->flags & RVT_BI_EMPTY);
 }
 
 static int sync_msg(struct nt_decoder *x, const struct nt_msg *m)
@@ -340,17 +428,30 @@ static int sync_msg(struct nt_decoder *x, const struct nt_msg *m)
         } else if ((rc = resolve(x, &re, btype, target)) < 0) {
             return rc;
         }
+        if ((rc = check_periodic(x, m)) < 0)
+            return rc;
         /* Every sync resets the encoder's state, call stack included. */
         rvt_cs_clear(rvt_flow_callstack(x->flow));
     } else {
+        if (!has_code(x, target))
+            return dec_fail(x, RVT_ERR_NOCODE,
+                            "%s SYNC=%u goes to 0x%" PRIx64 ", where the program has no code (wrong ELF, or "
+                            "--src-bits/--addr-ext other than the encoder's?)",
+                            nt_tcode_name(m->tcode), (unsigned)m->v[NT_F_SYNC], target);
         reset_range(x);
         rvt_flow_clear_branches(x->flow);
         if ((rc = rvt_flow_sync(x->flow, target, x->priv, x->context, true)) < 0)
             return flow_fail(x, rc, "synchronising");
         x->synced = true;
+        x->started = true;
+        x->off = false;
     }
     x->last_addr = target;
     x->rb_valid = false;
+    x->hw_since_sync = 0;
+    x->msgs_since_sync = 0;
+    x->trailing_held = 0;
+    x->want_ownership = x->cfg.context;
     return 0;
 }
 
@@ -361,29 +462,97 @@ static bool is_htm_msg(const struct nt_msg *m)
            (m->tcode == NT_TC_RESOURCE_FULL && (m->v[NT_F_RCODE] == NT_RCODE_HIST || m->v[NT_F_RCODE] == NT_RCODE_HIST_REPEAT));
 }
 
-static int apply(struct nt_decoder *x, const struct nt_msg *m)
+/* BTM and HTM are not mixed within a trace: DirectBranch is BTM only, HIST
+ * fields are HTM only. */
+static int check_mode(struct nt_decoder *x, const struct nt_msg *m)
 {
-    int rc;
-    static const enum nt_field counts[] = {NT_F_ICNT, NT_F_HREPEAT, NT_F_BCNT};
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
-        if (nt_has(m, counts[i]) && m->v[counts[i]] > NT_COUNT_LIMIT)
-            return dec_fail(x, RVT_ERR_FORMAT, "%s %s %" PRIu64 " is beyond any encoder's counter (damaged message?)",
-                            nt_tcode_name(m->tcode), nt_field_name(counts[i]), m->v[counts[i]]);
-    if (m->tcode == NT_TC_RESOURCE_FULL && m->v[NT_F_RCODE] == NT_RCODE_ICNT && m->v[NT_F_RDATA] > NT_COUNT_LIMIT)
-        return dec_fail(x, RVT_ERR_FORMAT, "ResourceFull I-CNT %" PRIu64 " is beyond any encoder's counter (damaged message?)",
-                        m->v[NT_F_RDATA]);
+    bool direct = m->tcode == NT_TC_DIRECT_BRANCH || m->tcode == NT_TC_DIRECT_BRANCH_SYNC;
+    if (direct && x->htm)
+        return dec_fail(x, RVT_ERR_FORMAT, "%s in a trace that sent HIST before: BTM messages cannot follow HTM ones",
+                        nt_tcode_name(m->tcode));
+    if (is_htm_msg(m) && x->btm)
+        return dec_fail(x, RVT_ERR_FORMAT, "%s with HIST in a trace that sent DirectBranch before: HTM messages cannot "
+                                           "follow BTM ones",
+                        nt_tcode_name(m->tcode));
+    if (direct)
+        x->btm = true;
     if (is_htm_msg(m))
         x->htm = true;
-    if (!nt_tcode_known(m->tcode)) {
-        return 0; /* vendor/reserved: not program flow */
+    return 0;
+}
+
+/* A ProgTraceCorrelation that covers no instruction. */
+static bool ptc_empty(const struct nt_msg *m)
+{
+    return m->v[NT_F_ICNT] == 0 && (!nt_has(m, NT_F_HIST) || m->v[NT_F_HIST] == 1);
+}
+
+/* ProgTraceCorrelation: the trace stops here; I-CNT and HIST say where. */
+static int correlation_msg(struct nt_decoder *x, const struct nt_msg *m)
+{
+    int rc;
+    unsigned ev = (unsigned)m->v[NT_F_EVCODE];
+    bool empty = ptc_empty(m);
+    x->ended = true;
+    x->rb_valid = false;
+    if (!x->synced) {
+        /* Seed 003, "Corner Cases and Sequences": a trace that starts
+         * disabled begins with EVCODE=4, and a hart halted while trace is
+         * disabled ends with EVCODE=0 and I-CNT=0: nothing was retired. */
+        if (x->off && !empty)
+            return dec_fail(x, RVT_ERR_FORMAT,
+                            "ProgTraceCorrelation with I-CNT %" PRIu64 " while trace is stopped (nothing is traced "
+                            "until a synchronising message)",
+                            m->v[NT_F_ICNT]);
+        if (!x->started && empty)
+            x->off = true; /* (nothing traced yet: no gap to report) */
+        return 0;
     }
+    struct range_end re;
+    if (nt_has(m, NT_F_HIST) && (rc = add_hist(x, m->v[NT_F_HIST], 1)) < 0)
+        return rc;
+    if ((rc = end_range(x, m->v[NT_F_ICNT], &re)) < 0)
+        return rc;
+    char text[96];
+    snprintf(text, sizeof text, "trace stopped (ProgTraceCorrelation EVCODE=%u: %s)", ev, nt_evcode_name(ev));
+    /* At the end of the buffer this is simply how the trace ends;
+     * before more messages, or when tracing was disabled (EVCODE 4,
+     * e.g. by a filter), it is a gap until the next sync. */
+    if (x->last_msg && ev != 4)
+        rc = rvt_flow_finish(x->flow);
+    else
+        rc = rvt_flow_gap(x->flow, RVT_GAP_TRACE_OFF, text);
+    if (rc < 0)
+        return flow_fail(x, rc, "ending the trace");
+    x->synced = false;
+    x->off = true;
+    return 0;
+}
+
+static int apply_msg(struct nt_decoder *x, const struct nt_msg *m)
+{
+    int rc;
+    if (!nt_tcode_known(m->tcode))
+        return 0; /* a vendor message the user asked to ignore */
+    if ((rc = check_mode(x, m)) < 0)
+        return rc;
+    /* "An Ownership message (if enabled) must be emitted immediately after
+     * all synchronizing messages." */
+    if (x->want_ownership && x->synced) {
+        x->want_ownership = false;
+        if (m->tcode != NT_TC_OWNERSHIP)
+            return dec_fail(x, RVT_ERR_FORMAT, "%s right after a synchronising message: with --context (trTeContext) "
+                                               "Ownership comes first",
+                            nt_tcode_name(m->tcode));
+    }
+
+    if (m->tcode != NT_TC_OWNERSHIP && m->tcode != NT_TC_PROG_TRACE_CORRELATION)
+        x->ended = false;
     if (m->tcode == NT_TC_OWNERSHIP) {
         uint8_t priv;
         uint64_t ctx;
         bool has_ctx;
-        if (!nt_process_decode(m->v[NT_F_PROCESS], &priv, &ctx, &has_ctx))
-            return dec_fail(x, RVT_ERR_FORMAT, "Ownership PROCESS 0x%" PRIx64 " has the reserved FORMAT 1",
-                            m->v[NT_F_PROCESS]);
+        nt_process_decode(m->v[NT_F_PROCESS], &priv, &ctx, &has_ctx); /* FORMAT checked */
         x->priv = priv;
         if (has_ctx)
             x->context = ctx;
@@ -395,8 +564,30 @@ static int apply(struct nt_decoder *x, const struct nt_msg *m)
         apply_time(x, m);
         return sync_msg(x, m);
     }
-    if (!x->synced)
+    if (m->tcode == NT_TC_PROG_TRACE_CORRELATION) {
+        if (x->synced)
+            apply_time(x, m);
+        return correlation_msg(x, m);
+    }
+    if (m->tcode == NT_TC_ERROR) {
+        char text[128];
+        snprintf(text, sizeof text, "trace lost (Error message ETYPE=%u ECODE=0x%" PRIx64 ")",
+                 (unsigned)m->v[NT_F_ETYPE], m->v[NT_F_ECODE]);
+        if ((rc = rvt_flow_gap(x->flow, RVT_GAP_LOST, text)) < 0)
+            return flow_fail(x, rc, "reporting loss");
+        x->synced = false;
+        x->off = false;
+        x->rb_valid = false;
+        reset_range(x);
+        rvt_flow_clear_branches(x->flow);
         return 0;
+    }
+    if (x->off)
+        return dec_fail(x, RVT_ERR_FORMAT,
+                        "%s after ProgTraceCorrelation: a stopped trace restarts with a synchronising message",
+                        nt_tcode_name(m->tcode));
+    if (!x->synced)
+        return 0; /* after an error: waiting for a sync (the error said so) */
     apply_time(x, m);
     switch (m->tcode) {
     case NT_TC_DIRECT_BRANCH:
@@ -428,55 +619,38 @@ static int apply(struct nt_decoder *x, const struct nt_msg *m)
     case NT_TC_RESOURCE_FULL:
         x->rb_valid = false;
         switch (m->v[NT_F_RCODE]) {
-        case NT_RCODE_ICNT: x->icnt_acc += m->v[NT_F_RDATA]; return 0;
+        case NT_RCODE_ICNT:
+            if (x->icnt_acc > UINT64_MAX - m->v[NT_F_RDATA])
+                return dec_fail(x, RVT_ERR_FORMAT, "ResourceFull I-CNT amounts of one range overflow 64 bits");
+            x->icnt_acc += m->v[NT_F_RDATA];
+            return 0;
         case NT_RCODE_HIST: return add_hist(x, m->v[NT_F_RDATA], 1);
-        case NT_RCODE_HIST_REPEAT: return add_hist(x, m->v[NT_F_RDATA], m->v[NT_F_HREPEAT]);
-        default:
-            return dec_fail(x, RVT_ERR_UNSUPPORTED, "ResourceFull RCODE %" PRIu64 " (%s) is not understood",
-                            m->v[NT_F_RCODE], nt_rcode_name((unsigned)m->v[NT_F_RCODE]));
+        default: return add_hist(x, m->v[NT_F_RDATA], m->v[NT_F_HREPEAT]);
         }
-    case NT_TC_PROG_TRACE_CORRELATION: {
-        struct range_end re;
-        if (nt_has(m, NT_F_HIST) && (rc = add_hist(x, m->v[NT_F_HIST], 1)) < 0)
-            return rc;
-        if ((rc = end_range(x, m->v[NT_F_ICNT], &re)) < 0)
-            return rc;
-        char text[96];
-        snprintf(text, sizeof text, "trace stopped (ProgTraceCorrelation EVCODE=%u: %s)",
-                 (unsigned)m->v[NT_F_EVCODE], nt_evcode_name((unsigned)m->v[NT_F_EVCODE]));
-        /* At the end of the buffer this is simply how the trace ends;
-         * before more messages, or when tracing was disabled (EVCODE 4,
-         * e.g. by a filter), it is a gap until the next sync. */
-        if (x->last_msg && m->v[NT_F_EVCODE] != 4)
-            rc = rvt_flow_finish(x->flow);
-        else
-            rc = rvt_flow_gap(x->flow, RVT_GAP_TRACE_OFF, text);
-        if (rc < 0)
-            return flow_fail(x, rc, "ending the trace");
-        x->synced = false;
-        x->rb_valid = false;
-        return 0;
-    }
-    case NT_TC_ERROR: {
-        char text[128];
-        snprintf(text, sizeof text, "trace lost (Error message ETYPE=%u ECODE=0x%" PRIx64 ")",
-                 (unsigned)m->v[NT_F_ETYPE], m->v[NT_F_ECODE]);
-        if ((rc = rvt_flow_gap(x->flow, RVT_GAP_LOST, text)) < 0)
-            return flow_fail(x, rc, "reporting loss");
-        x->synced = false;
-        x->rb_valid = false;
-        reset_range(x);
-        rvt_flow_clear_branches(x->flow);
-        return 0;
-    }
     default: return 0;
     }
+}
+
+static int apply(struct nt_decoder *x, const struct nt_msg *m)
+{
+    int rc = apply_msg(x, m);
+    if (rc < 0 || nt_tcode_is_sync(m->tcode))
+        return rc;
+    /* Count what the encoder had written when it decided on the next
+     * message (check_not_due). */
+    x->msgs_since_sync++;
+    if (m->tcode == NT_TC_RESOURCE_FULL || m->tcode == NT_TC_REPEAT_BRANCH)
+        x->trailing_held++;
+    else
+        x->trailing_held = 0;
+    return 0;
 }
 
 /* After an error: report it, drop the flow's position and wait for a sync. */
 static int report_error(struct nt_decoder *x, int rc, enum rvt_gap_reason reason)
 {
     x->synced = false;
+    x->off = false;
     x->rb_valid = false;
     reset_range(x);
     rvt_flow_clear_branches(x->flow);
@@ -487,23 +661,56 @@ static int report_error(struct nt_decoder *x, int rc, enum rvt_gap_reason reason
     return x->cfg.strict ? rc : 0;
 }
 
-/* The first message of a buffer may be the tail of one cut off: take it
- * only if it is a well-formed sync message whose address has code. */
-static bool plausible_first(struct nt_decoder *x, const struct nt_msg *m)
+/* Before the first sync point: bytes that cannot be decoded.  The buffer's
+ * first message may be the tail of one cut off (a wrapped buffer), and the
+ * messages up to the next sync describe trace whose start is missing. */
+static void skip_prefix(struct nt_decoder *x, size_t start, size_t end)
 {
-    if (!nt_tcode_is_sync(m->tcode))
-        return false;
-    if (x->cfg.src_bits && m->v[NT_F_SRC] != x->cfg.src_id)
-        return false;
-    uint64_t a = (m->v[NT_F_FADDR] << 1) & x->addr_mask;
-    const struct rvt_block_info *bi = rvt_bcache_get(rvt_flow_bcache(x->flow), a);
-    return bi && !(bi->flags & RVT_BI_EMPTY);
+    if (!x->prefix_bytes)
+        x->prefix_start = start;
+    x->prefix_bytes = end - x->prefix_start;
+}
+
+/* The first sync point is reached: say what was skipped before it. */
+static int report_prefix(struct nt_decoder *x, size_t sync_off)
+{
+    if (!x->prefix_bytes)
+        return 0;
+    char text[300];
+    snprintf(text, sizeof text,
+             "%zu bytes before the first synchronising message (offset 0x%zx) cannot be decoded: the older part of a "
+             "wrapped trace buffer, a capture that began mid-stream, or a damaged start%s",
+             x->prefix_bytes, sync_off, x->first_nocode ? " (the first message is a sync to an address without code)" : "");
+    rvt_flow_set_offset(x->flow, x->prefix_start);
+    int rc = rvt_flow_gap(x->flow, RVT_GAP_WRAP, text);
+    x->prefix_bytes = 0;
+    return rc;
+}
+
+static bool fatal(int rc)
+{
+    return rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT; /* out of memory, or the consumer stopped us */
+}
+
+/* The trace is cut off inside a range: the branches whose outcomes arrived
+ * did retire, so the code up to the last of them is still decoded. */
+static int drain_at_end(struct nt_decoder *x)
+{
+    if (!x->synced || !x->qn)
+        return 0;
+    int rc = drain(x);
+    if (rc < 0) {
+        if (fatal(rc))
+            return rc;
+        return report_error(x, rc, RVT_GAP_ERROR);
+    }
+    return 0;
 }
 
 int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
 {
-    size_t pos = 0;
-    bool first = true;
+    size_t pos = 0, units = 0, end_off = 0;
+    bool truncated = false;
     struct rvt_diag fd;
     for (;;) {
         size_t start = pos, n = 0;
@@ -511,57 +718,115 @@ int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
         int rc = nt_frame_next(buf, len, &pos, &start, &n, &fd);
         if (rc == 0)
             break;
+        bool first = units++ == 0;
         x->offset = start;
-        if (rc < 0) {
-            bool was_first = first;
-            first = false;
-            if (was_first)
-                continue; /* a cut-off first message */
+        end_off = pos;
+        if (rc == -RVT_ERR_TRUNCATED) {
+            /* Reported in every mode, also before the first sync.  The
+             * outcomes received in the cut range are decoded first. */
+            truncated = true;
+            int drc = drain_at_end(x);
+            if (drc < 0)
+                return drc;
             x->diag = fd;
-            rc = report_error(x, rc, rc == -RVT_ERR_TRUNCATED ? RVT_GAP_END : RVT_GAP_ERROR);
-            if (rc < 0)
+            if ((rc = report_error(x, rc, RVT_GAP_END)) < 0)
                 return rc;
-            continue;
+            break;
         }
         struct nt_msg m;
-        rc = nt_msg_decode(&x->wire, buf + start, n, start, &m, &x->diag);
-        bool was_first = first;
-        first = false;
+        if (rc > 0) {
+            rc = nt_msg_decode(&x->wire, buf + start, n, start, &m, &x->diag);
+            if (rc == 0 && x->cfg.src_bits && m.v[NT_F_SRC] != x->cfg.src_id)
+                continue; /* another source's message */
+            if (rc == 0)
+                rc = nt_msg_check(&x->cfg, &m, start, &x->diag);
+        } else {
+            x->diag = fd;
+        }
         if (rc < 0) {
-            if (was_first)
+            if (!x->started) {
+                skip_prefix(x, start, pos);
                 continue;
+            }
             if ((rc = report_error(x, rc, RVT_GAP_ERROR)) < 0)
                 return rc;
+            x->ended = false;
             continue;
         }
-        if (was_first && !plausible_first(x, &m))
-            continue; /* (a real sync to an address without code shows up at the next one) */
-        if (x->cfg.src_bits && m.v[NT_F_SRC] != x->cfg.src_id)
-            continue; /* another source's message */
+        bool sync = nt_tcode_is_sync(m.tcode);
+        if (!x->started && !sync && m.tcode != NT_TC_ERROR && m.tcode != NT_TC_OWNERSHIP &&
+            !(m.tcode == NT_TC_PROG_TRACE_CORRELATION && ptc_empty(&m))) {
+            skip_prefix(x, start, pos);
+            continue;
+        }
         rvt_flow_set_offset(x->flow, start);
         size_t rest = pos;
         while (rest < len && buf[rest] == 0xFF)
             rest++;
         x->last_msg = rest >= len;
+        if (!x->started && sync) {
+            /* A sync to an address without code as the buffer's first
+             * message may be a cut-off message: decided at the end. */
+            if (first && !has_code(x, (m.v[NT_F_FADDR] << 1) & x->addr_mask)) {
+                x->first_nocode = true;
+                x->first_nocode_off = start;
+                (void)sync_msg(x, &m);
+                snprintf(x->first_nocode_text, sizeof x->first_nocode_text, "%s", x->diag.msg);
+                skip_prefix(x, start, pos);
+                continue;
+            }
+            if ((rc = report_prefix(x, start)) < 0)
+                return rc;
+            rvt_flow_set_offset(x->flow, start);
+        }
         rc = apply(x, &m);
         if (rc < 0) {
-            if (rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT) /* out of memory, or the consumer stopped us */
+            if (fatal(rc))
                 return rc;
             if ((rc = report_error(x, rc, RVT_GAP_ERROR)) < 0)
                 return rc;
+            x->ended = false;
             /* A sync message that did not fit the trace before it still
              * gives a fresh start. */
-            if (nt_tcode_is_sync(m.tcode) && (rc = apply(x, &m)) < 0) {
-                if (rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT) /* out of memory, or the consumer stopped us */
+            if (sync && (rc = apply(x, &m)) < 0) {
+                if (fatal(rc))
                     return rc;
                 if ((rc = report_error(x, rc, RVT_GAP_ERROR)) < 0)
                     return rc;
             }
         }
     }
+    if (!units)
+        return 0; /* empty, or only idle bytes */
+    if (!x->started && x->first_nocode) {
+        /* No later sync point: the first message was a sync after all, and
+         * the program given is not the traced one. */
+        x->offset = x->first_nocode_off;
+        rvt_diag_clear(&x->diag);
+        rvt_fail(&x->diag, RVT_ERR_NOCODE, "%s", x->first_nocode_text);
+        int rc = report_error(x, -RVT_ERR_NOCODE, RVT_GAP_ERROR);
+        if (rc < 0)
+            return rc;
+    }
+    if (!truncated && !x->ended) {
+        int rc = drain_at_end(x);
+        if (rc < 0)
+            return rc;
+        /* N-Trace ends a trace with ProgTraceCorrelation ("When tracing is
+         * stopped or disabled, a ProgTraceCorrelation message is
+         * generated"): without it the rest of the trace is missing. */
+        x->offset = end_off;
+        rvt_diag_clear(&x->diag);
+        rvt_fail(&x->diag, RVT_ERR_TRUNCATED,
+                 "offset 0x%zx: trace ends without ProgTraceCorrelation: what ran after the last message is not in "
+                 "the trace (cut off, or read while tracing)",
+                 end_off);
+        rc = report_error(x, -RVT_ERR_TRUNCATED, RVT_GAP_END);
+        if (rc < 0)
+            return rc;
+        return 0;
+    }
     if (x->synced) {
-        /* The trace ends without ProgTraceCorrelation: what follows the last
-         * message is unknown. */
         int rc = rvt_flow_finish(x->flow);
         if (rc < 0)
             return flow_fail(x, rc, "finishing");
@@ -583,12 +848,17 @@ int nt_dec_new(struct nt_decoder **out, const struct nt_cfg *cfg, struct rvt_flo
     nt_cfg_wire(&x->cfg, &x->wire);
     x->flow = flow;
     x->addr_mask = nt_addr_mask(x->cfg.xlen);
+    x->icnt_max = x->cfg.icnt_bits >= 64 ? UINT64_MAX : (1ull << x->cfg.icnt_bits) - 1;
     /* Mode-agnostic: HIST outcomes are consumed by walks that stop at the
      * branch needing the next one; the I-CNT walk after them treats any
      * branch as not taken (BTM's rule, and the spec's decoding algorithm
      * for the part of a range after the last HIST outcome). */
     x->walk_flags = RVT_WALK_IMPLICIT_RET;
     x->priv = cfg->priv;
+    if (cfg->given & NT_GIVEN_MODE) {
+        x->htm = cfg->mode == NT_MODE_HTM;
+        x->btm = !x->htm;
+    }
     *out = x;
     return 0;
 }

@@ -121,17 +121,25 @@ int nt_dump(const struct nt_cfg *c, const uint8_t *buf, size_t len, FILE *out, s
         int rc = nt_frame_next(buf, len, &pos, &start, &n, &local);
         if (rc == 0)
             break;
+        bool shown = false;
         if (rc > 0) {
             struct nt_msg m;
             rc = nt_msg_decode(&wire, buf + start, n, start, &m, &local);
             if (rc == 0) {
                 nt_msg_format(c, &m, &last_addr, line, sizeof line);
-                fprintf(out, "0x%08zx  %s", start, line);
+                /* What N-Trace cannot produce is shown, and is an error. */
+                rc = nt_msg_check(c, &m, start, &local);
+                if (rc == 0)
+                    fprintf(out, "0x%08zx  %s", start, line);
+                else
+                    fprintf(out, "0x%08zx  ERROR %s: %s", start, local.msg, line);
+                shown = true;
                 messages++;
             }
         }
         if (rc < 0) {
-            fprintf(out, "0x%08zx  ERROR %s", start, local.msg);
+            if (!shown)
+                fprintf(out, "0x%08zx  ERROR %s", start, local.msg);
             errors++;
             if (!first_err) {
                 first_err = rc;
@@ -139,7 +147,7 @@ int nt_dump(const struct nt_cfg *c, const uint8_t *buf, size_t len, FILE *out, s
                     *d = local;
             }
         }
-        if (c->dump_bytes && rc >= 0) {
+        if (c->dump_bytes && shown) {
             fputs("  [", out);
             for (size_t i = 0; i < n; i++)
                 fprintf(out, i ? " %02x" : "%02x", buf[start + i]);

@@ -57,6 +57,7 @@ struct nt_encoder {
 
     uint64_t icnt;      /* halfwords since the last message carrying I-CNT */
     uint64_t icnt_full; /* the counter's overflow bit */
+    uint64_t icnt_max;  /* the largest value the counter holds */
     bool icnt_sync_due; /* --icnt-sync: send SYNC=4 at the next address */
     bool fresh;         /* nothing retired since the last sync point */
     bool notify_due;    /* a trigger asked for the last instruction's address */
@@ -482,8 +483,15 @@ int nt_enc_put(struct nt_encoder *e, const struct rvt_ing_rec *r)
                 return rc;
             e->off = true;
         }
-        if (!e->started)
+        if (!e->started && !e->seen_off) {
+            /* Seed 003, "Corner Cases and Sequences": "Trace starts
+             * disabled: ProgTraceCorrelation with EVCODE=4 (Trace
+             * Disabled).  Once trace is enabled message with SYNC=5." */
+            e->now = rtime;
+            if ((rc = write_end(e, 4)) < 0)
+                return rc;
             e->seen_off = true;
+        }
         e->ev = EV_NONE;
         e->priv = r->priv;
         e->context = r->context;
@@ -520,6 +528,18 @@ int nt_enc_put(struct nt_encoder *e, const struct rvt_ing_rec *r)
      * with --icnt-sync, a SYNC=4 message at the next address). */
     e->icnt += r->iretire;
     e->since_sync_hw += r->iretire;
+    /* A counter holds at most icnt_max: a merged record wider than the
+     * counter (hardware counts one instruction at a time, so it never
+     * goes past) reports whole counters first. */
+    while (e->icnt > e->icnt_max) {
+        struct nt_msg m;
+        nt_msg_init(&m, NT_TC_RESOURCE_FULL);
+        nt_set(&m, NT_F_RCODE, NT_RCODE_ICNT);
+        nt_set(&m, NT_F_RDATA, e->icnt_full);
+        if ((rc = write_msg(e, &m, W_NORMAL)) < 0)
+            return rc;
+        e->icnt -= e->icnt_full;
+    }
     if (e->icnt >= e->icnt_full) {
         if (e->cfg.icnt_sync) {
             e->icnt_sync_due = true;
@@ -635,9 +655,17 @@ int nt_enc_finish(struct nt_encoder *e)
     if (e->finished)
         return 0;
     e->finished = true;
-    if (!e->started || e->off)
-        return 0;
     e->now = e->ev_time;
+    if (!e->started && !e->seen_off)
+        return 0; /* nothing was retired: no trace */
+    if (!e->started || e->off) {
+        /* "Hart halted with trace disabled: ProgTraceCorrelation with
+         * EVCODE=0 (Enter Debug mode) and I-CNT=0 (nothing executed)."  A
+         * trace ending disabled (EVCODE 4) was said so already. */
+        if (e->cfg.end_evcode == 4)
+            return 0;
+        return write_end(e, e->cfg.end_evcode);
+    }
     return write_end(e, e->cfg.end_evcode);
 }
 
@@ -655,6 +683,7 @@ int nt_enc_new(struct nt_encoder **out, const struct nt_cfg *cfg, const struct r
     e->sink = *sink;
     e->addr_mask = nt_addr_mask(cfg->xlen);
     e->icnt_full = 1ull << (cfg->icnt_bits - 1);
+    e->icnt_max = 2 * e->icnt_full - 1;
     e->hist = 1;
     rvt_cs_init(&e->cs, cfg->callstack, RVT_CS_DROP_OLDEST);
     if (cfg->image) {

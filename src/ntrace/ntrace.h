@@ -80,6 +80,7 @@ const char *nt_evcode_name(unsigned evcode);
 #define NT_ETYPE_OVERRUN 0u
 #define NT_ECODE_PROGRAM_LOST 0x04u
 #define NT_ECODE_OWNERSHIP_LOST 0x08u
+#define NT_ECODE_VENDOR_LOST 0x80u
 
 /* ---- fields ------------------------------------------------------------- */
 
@@ -112,7 +113,8 @@ const char *nt_field_name(unsigned field); /* spec spelling: "I-CNT", "F-ADDR" .
 #define NT_MAX_HIST_BITS 32    /* including the stop bit */
 #define NT_MAX_HREPEAT ((1u << 18) - 1)
 #define NT_MAX_BCNT ((1u << 18) - 1)
-#define NT_DEFAULT_ICNT_BITS 22
+#define NT_MAX_ICNT_BITS 22   /* NTRACE_MAX_ICNT: wider is an rvtrace extension */
+#define NT_DEFAULT_ICNT_BITS NT_MAX_ICNT_BITS
 
 /* Largest message we ever produce (all fields at 64 bits plus a 12-bit SRC
  * is 52 bytes); parsing accepts longer (custom) messages up to
@@ -176,6 +178,17 @@ static inline uint64_t nt_addr_mask(unsigned xlen)
 /* ---- configuration (shared by encoder, decoder, dump) --------------------- */
 
 enum nt_mode { NT_MODE_BTM = 0, NT_MODE_HTM = 1 };
+
+/* Encoder options also given to the decoder (nt_cfg.given): what they
+ * imply is checked (messages such an encoder cannot produce are errors). */
+enum nt_given {
+    NT_GIVEN_MODE = 1u << 0,
+    NT_GIVEN_CALLSTACK = 1u << 1,
+    NT_GIVEN_REPEAT = 1u << 2,
+    NT_GIVEN_SIJUMP = 1u << 3,
+    NT_GIVEN_HIST_BITS = 1u << 4,
+    NT_GIVEN_BTYPE_COMPAT = 1u << 5
+};
 enum nt_cs_mode { NT_CS_ADDR = 0, NT_CS_COUNT = 1 };
 
 struct nt_cfg {
@@ -202,14 +215,22 @@ struct nt_cfg {
     unsigned xlen;            /* 0 until cfg_finish */
     uint8_t priv;             /* decoder: privilege assumed without Ownership */
     bool strict;              /* decoder: stop at the first error */
+    bool vendor_msgs;         /* decoder: ignore Vendor Defined messages and codes */
     bool dump_bytes;          /* dump: also print each message's bytes */
     const struct rvt_image *image; /* optional (instruction counts in stats) */
+    uint32_t given;           /* enum nt_given: encoder options set explicitly */
 };
 
 void nt_cfg_init(struct nt_cfg *c);
 int nt_cfg_set(struct nt_cfg *c, const char *key, const char *val, struct rvt_diag *d);
 int nt_cfg_finish(struct nt_cfg *c, unsigned xlen, const struct rvt_image *img, struct rvt_diag *d);
 void nt_cfg_wire(const struct nt_cfg *c, struct nt_wire *w);
+
+/* Is m something N-Trace and this configuration can produce?  Reserved
+ * codes, counts beyond the spec's maximum field sizes (I-CNT: the
+ * configured counter width) and vendor codes (unless vendor_msgs) are
+ * errors (RVT_ERR_FORMAT, diag names the offset and what was expected). */
+int nt_msg_check(const struct nt_cfg *c, const struct nt_msg *m, uint64_t offset, struct rvt_diag *d);
 
 /* PROCESS field of Ownership <-> ingress priv / context. */
 uint64_t nt_process_encode(unsigned format, uint8_t priv, uint64_t context);

@@ -14,6 +14,8 @@
  */
 #include "ntrace/ntrace.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- names --------------------------------------------------------------- */
@@ -439,6 +441,168 @@ int nt_msg_decode(const struct nt_wire *wire, const uint8_t *p, size_t n, uint64
         return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%llx: %s message has more fields than defined",
                         (unsigned long long)offset, nt_tcode_name(m->tcode));
     return 0;
+}
+
+/* ---- what N-Trace and the configuration can produce ------------------------- */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int check_fail(struct rvt_diag *d, uint64_t offset, const char *fmt, ...)
+{
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%llx: %s", (unsigned long long)offset, text);
+}
+
+/* A HIST value: a stop bit and at most NTRACE_MAX_HIST (32) bits in all. */
+static int check_hist(const struct nt_msg *m, const char *field, uint64_t v, bool need_outcome, uint64_t offset,
+                      struct rvt_diag *d)
+{
+    if (v == 0)
+        return check_fail(d, offset, "%s %s is 0: a HIST value has a stop bit", nt_tcode_name(m->tcode), field);
+    if (v >> NT_MAX_HIST_BITS)
+        return check_fail(d, offset, "%s %s 0x%llx is wider than the 32 bits of NTRACE_MAX_HIST",
+                          nt_tcode_name(m->tcode), field, (unsigned long long)v);
+    if (need_outcome && v == 1)
+        return check_fail(d, offset, "%s %s 0x1 holds no outcome: a full HIST has at least one",
+                          nt_tcode_name(m->tcode), field);
+    return 0;
+}
+
+int nt_msg_check(const struct nt_cfg *c, const struct nt_msg *m, uint64_t offset, struct rvt_diag *d)
+{
+    unsigned tc = m->tcode;
+    uint64_t icnt_max = c->icnt_bits >= 64 ? ~0ull : (1ull << c->icnt_bits) - 1;
+    if (!nt_tcode_known(tc)) {
+        if (tc >= 56 && tc <= 62) {
+            if (c->vendor_msgs)
+                return 0;
+            return check_fail(d, offset,
+                              "Vendor Defined message (TCODE %u): rvtrace's encoder never sends one, so it is taken "
+                              "for damage (--vendor-msgs ignores such messages)",
+                              tc);
+        }
+        return check_fail(d, offset,
+                          "reserved TCODE %u: N-Trace 1.0 defines 2-4, 8, 9, 11, 12, 27-30, 33 and vendor 56-62", tc);
+    }
+    /* TSTAMP exists only with trTsEnable (--timestamps), and then in every
+     * synchronising message ("ALL Synchronizing Messages must include an
+     * absolute TSTAMP value"); other messages may omit it. */
+    if (nt_has(m, NT_F_TSTAMP) && !c->timestamps)
+        return check_fail(d, offset, "%s has a field after its last one (a TSTAMP, but --timestamps is not given)",
+                          nt_tcode_name(tc));
+    if (c->timestamps && nt_tcode_is_sync(tc) && !nt_has(m, NT_F_TSTAMP))
+        return check_fail(d, offset, "%s without TSTAMP: with --timestamps every synchronising message has one",
+                          nt_tcode_name(tc));
+    if ((c->given & NT_GIVEN_MODE) && c->mode == NT_MODE_HTM &&
+        (tc == NT_TC_DIRECT_BRANCH || tc == NT_TC_DIRECT_BRANCH_SYNC ||
+         (tc == NT_TC_PROG_TRACE_CORRELATION && m->v[NT_F_CDF] != 1)))
+        return check_fail(d, offset, "%s%s: not in HTM (--ntrace-mode htm; \"In HTM trace mode CDF must be 1\")",
+                          nt_tcode_name(tc), tc == NT_TC_PROG_TRACE_CORRELATION ? " with CDF=0" : "");
+    if ((c->given & NT_GIVEN_MODE) && c->mode == NT_MODE_BTM &&
+        (nt_has(m, NT_F_HIST) || (tc == NT_TC_RESOURCE_FULL && m->v[NT_F_RCODE] != NT_RCODE_ICNT)))
+        return check_fail(d, offset, "%s with a HIST: not in BTM (--ntrace-mode btm)", nt_tcode_name(tc));
+    if ((c->given & NT_GIVEN_REPEAT) &&
+        ((tc == NT_TC_REPEAT_BRANCH && !(c->repeat & 1)) ||
+         (tc == NT_TC_RESOURCE_FULL && m->v[NT_F_RCODE] == NT_RCODE_HIST_REPEAT && !(c->repeat & 2))))
+        return check_fail(d, offset, "%s%s, but --repeat %u does not send it", nt_tcode_name(tc),
+                          tc == NT_TC_RESOURCE_FULL ? " RCODE=2" : "", c->repeat);
+    if ((c->given & NT_GIVEN_BTYPE_COMPAT) && nt_has(m, NT_F_BTYPE) &&
+        (c->btype_compat ? m->v[NT_F_BTYPE] >= NT_BTYPE_EXCEPTION : m->v[NT_F_BTYPE] == NT_BTYPE_TRAP))
+        return check_fail(d, offset, "%s B-TYPE=%u, but %s", nt_tcode_name(tc), (unsigned)m->v[NT_F_BTYPE],
+                          c->btype_compat ? "--btype-compat reports every trap as 1"
+                                          : "traps are B-TYPE 2/3 without --btype-compat");
+    if ((c->given & NT_GIVEN_HIST_BITS) && nt_has(m, NT_F_HIST) && m->v[NT_F_HIST] >> c->hist_bits > 1)
+        return check_fail(d, offset, "%s HIST 0x%llx holds more than the %u outcomes of --hist-bits",
+                          nt_tcode_name(tc), (unsigned long long)m->v[NT_F_HIST], c->hist_bits);
+    if (nt_has(m, NT_F_ICNT) && m->v[NT_F_ICNT] > icnt_max)
+        return check_fail(d, offset,
+                          "%s I-CNT %llu does not fit the %u-bit I-CNT counter (NTRACE_MAX_ICNT is 22; a wider "
+                          "counter is the --icnt-bits extension)",
+                          nt_tcode_name(tc), (unsigned long long)m->v[NT_F_ICNT], c->icnt_bits);
+    if (nt_has(m, NT_F_HIST)) {
+        int rc = check_hist(m, "HIST", m->v[NT_F_HIST], false, offset, d);
+        if (rc < 0)
+            return rc;
+    }
+    switch (tc) {
+    case NT_TC_OWNERSHIP: {
+        uint64_t p = m->v[NT_F_PROCESS];
+        /* trTeContext (--context) controls Ownership messages. */
+        if (!c->context)
+            return check_fail(d, offset, "Ownership message, but --context (trTeContext) is not given");
+        if ((p & 3u) == 1)
+            return check_fail(d, offset, "Ownership PROCESS 0x%llx has the reserved FORMAT 1", (unsigned long long)p);
+        if (((p >> 4) & 1u) && ((p >> 2) & 3u) >= 2)
+            return check_fail(d, offset, "Ownership PROCESS 0x%llx: V=1 with PRV=%u is reserved",
+                              (unsigned long long)p, (unsigned)((p >> 2) & 3u));
+        return 0;
+    }
+    case NT_TC_ERROR: {
+        unsigned et = (unsigned)m->v[NT_F_ETYPE];
+        uint64_t ec = m->v[NT_F_ECODE];
+        if (et != NT_ETYPE_OVERRUN && !(et >= 8 && c->vendor_msgs))
+            return check_fail(d, offset, "Error ETYPE %u is %s (0 = FIFO overrun)", et,
+                              et >= 8 ? "vendor defined (--vendor-msgs accepts it)" : "reserved");
+        if (ec & ~(uint64_t)(NT_ECODE_PROGRAM_LOST | NT_ECODE_OWNERSHIP_LOST | NT_ECODE_VENDOR_LOST))
+            return check_fail(d, offset, "Error ECODE 0x%llx sets reserved bits (defined: 0x4, 0x8, 0x80)",
+                              (unsigned long long)ec);
+        return 0;
+    }
+    case NT_TC_RESOURCE_FULL: {
+        uint64_t rcode = m->v[NT_F_RCODE], rd = m->v[NT_F_RDATA];
+        if (rcode > NT_RCODE_HIST_REPEAT)
+            return check_fail(d, offset, "ResourceFull RCODE %llu is %s (0 I-CNT, 1 HIST, 2 HIST repeated)",
+                              (unsigned long long)rcode, nt_rcode_name((unsigned)rcode));
+        if (rcode == NT_RCODE_ICNT) {
+            if (rd > icnt_max)
+                return check_fail(d, offset,
+                                  "ResourceFull I-CNT %llu does not fit the %u-bit I-CNT counter (NTRACE_MAX_ICNT is "
+                                  "22; a wider counter is the --icnt-bits extension)",
+                                  (unsigned long long)rd, c->icnt_bits);
+            if (rd == 0)
+                return check_fail(d, offset, "ResourceFull I-CNT 0: a full counter is not empty");
+            return 0;
+        }
+        int rc = check_hist(m, "RDATA", rd, true, offset, d);
+        if (rc < 0)
+            return rc;
+        if (c->given & NT_GIVEN_HIST_BITS) {
+            /* A full HIST holds hist-bits outcomes; a repeated pattern may
+             * be 1 or 3 shorter (the 30/28-of-31 detection). */
+            unsigned n = 63u - (unsigned)__builtin_clzll(rd), h = c->hist_bits;
+            bool ok = rcode == NT_RCODE_HIST ? n == h : (n == h || n + 1 == h || n + 3 == h);
+            if (!ok)
+                return check_fail(d, offset, "ResourceFull RCODE=%llu RDATA holds %u outcomes; --hist-bits %u gives %s",
+                                  (unsigned long long)rcode, n, h,
+                                  rcode == NT_RCODE_HIST ? "exactly that many" : "that many, or 1 or 3 fewer");
+        }
+        if (rcode == NT_RCODE_HIST_REPEAT && (m->v[NT_F_HREPEAT] == 0 || m->v[NT_F_HREPEAT] > NT_MAX_HREPEAT))
+            return check_fail(d, offset, "ResourceFull HREPEAT %llu is outside 1..%u (NTRACE_MAX_HREPEAT is 18 bits)",
+                              (unsigned long long)m->v[NT_F_HREPEAT], NT_MAX_HREPEAT);
+        return 0;
+    }
+    case NT_TC_REPEAT_BRANCH:
+        if (m->v[NT_F_BCNT] == 0 || m->v[NT_F_BCNT] > NT_MAX_BCNT)
+            return check_fail(d, offset, "RepeatBranch B-CNT %llu is outside 1..%u (NTRACE_MAX_BCNT is 18 bits)",
+                              (unsigned long long)m->v[NT_F_BCNT], NT_MAX_BCNT);
+        return 0;
+    case NT_TC_PROG_TRACE_CORRELATION: {
+        unsigned ev = (unsigned)m->v[NT_F_EVCODE], cdf = (unsigned)m->v[NT_F_CDF];
+        if (ev != 0 && ev != 1 && ev != 4 && !(ev >= 8 && c->vendor_msgs))
+            return check_fail(d, offset,
+                              "ProgTraceCorrelation EVCODE %u is %s (0 debug entry, 1 low power, 4 trace disabled)", ev,
+                              nt_evcode_name(ev));
+        if (cdf > 1)
+            return check_fail(d, offset, "ProgTraceCorrelation CDF %u is reserved (0 or 1)", cdf);
+        return 0;
+    }
+    default: return 0;
+    }
 }
 
 /* ---- framing ---------------------------------------------------------------- */

@@ -437,3 +437,19 @@ int rvt_atb_demux(const uint8_t *buf, size_t len, int hsyncs, struct rvt_membuf 
     struct rvt_atb_reader_config c = {.size = sizeof c, .deliver = demux_deliver, .ctx = out, .hsyncs = hsyncs};
     return rvt_atb_read(buf, len, &c, st, diag);
 }
+
+uint64_t rvt_atb_payload_bytes(uint64_t frame_bytes, unsigned fsync_period)
+{
+    /* A reader of a cut stream starts after the first frame sync (up to a
+     * whole group of frames lost) and drops the last partial frame; a
+     * frame carries 15 bytes, 14 when it restates the ID (after a frame
+     * sync, or a change of source): count 14 for every frame. */
+    uint64_t group = fsync_period ? (uint64_t)fsync_period * RVT_ATB_FRAME + 4 : 0;
+    uint64_t edge = group + RVT_ATB_FRAME;
+    if (frame_bytes <= edge)
+        return 0;
+    uint64_t b = frame_bytes - edge;
+    if (!fsync_period)
+        return b / RVT_ATB_FRAME * 14;
+    return b / group * fsync_period * 14 + (b % group) / RVT_ATB_FRAME * 14;
+}

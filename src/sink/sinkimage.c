@@ -390,7 +390,8 @@ int rvt_sink_linearize(const uint8_t *img, size_t img_len, const struct rvt_sink
     memcpy(out->data, b + first, (size_t)n1);
     memcpy(out->data + n1, b, (size_t)(avail - n1));
     out->len = (size_t)avail;
-    out->wrapped = i.wrap;
+    out->stopped = i.wrap && (i.known & RVT_SINFO_POLICY) && i.stop_on_wrap;
+    out->wrapped = i.wrap && !out->stopped;
     out->described = described;
     i.known |= RVT_SINFO_START | RVT_SINFO_BASE | RVT_SINFO_SIZE | RVT_SINFO_ORIGIN;
     out->info = i;
@@ -471,4 +472,60 @@ void rvt_sink_image_free(struct rvt_sink_image *img)
     free(img->data);
     img->data = NULL;
     img->len = 0;
+}
+
+int rvt_sink_info_describe(const struct rvt_sink_info *i, int decoding, char *buf, size_t n)
+{
+    const unsigned k = i->known;
+    const bool wrap = (k & RVT_SINFO_WRAP) && i->wrap;
+    const bool written_known = (k & RVT_SINFO_WRITTEN) != 0;
+    const bool stop = (k & RVT_SINFO_POLICY) && i->stop_on_wrap;
+    const bool policy = (k & RVT_SINFO_POLICY) != 0;
+    char size[48] = "";
+    if (k & RVT_SINFO_SIZE)
+        snprintf(size, sizeof size, " of %" PRIu64 " bytes", i->size);
+    char refused[96] = "";
+    if ((k & RVT_SINFO_DROPPED) && i->dropped)
+        snprintf(refused, sizeof refused, "; %" PRIu64 " bytes were refused while it was disabled", i->dropped);
+    if (!wrap) {
+        if (!(k & RVT_SINFO_WP))
+            return snprintf(buf, n, "trace image taken as linear and complete (no write pointer given)");
+        uint64_t origin = (k & RVT_SINFO_ORIGIN) ? i->origin : (k & RVT_SINFO_START) ? i->start : 0;
+        return snprintf(buf, n, "trace RAM%s%s: it holds all %" PRIu64 " bytes written (not wrapped)%s", size,
+                        stop ? " (stop mode)" : policy ? " (wrap mode)" : "", i->wp >= origin ? i->wp - origin : 0,
+                        refused);
+    }
+    uint64_t kept = (k & RVT_SINFO_SIZE) ? i->size : 0;
+    if (written_known && (!(k & RVT_SINFO_SIZE) || i->written < kept))
+        kept = i->written;
+    if (stop) {
+        /* TCI trRamStopOnWrap: "Disable storing trace to RAM when the
+         * circular buffer gets full"; the wrap flag is set, nothing is
+         * overwritten, and the trace ends where the buffer did. */
+        char after[128];
+        if (k & RVT_SINFO_DROPPED)
+            snprintf(after, sizeof after, "%" PRIu64 " bytes offered after it stopped were refused", i->dropped);
+        else
+            snprintf(after, sizeof after, "bytes offered after it stopped were refused (how many is not known)");
+        return snprintf(buf, n,
+                        "trace RAM%s filled and stopped (stop mode): it holds the first %" PRIu64
+                        " bytes of the trace, nothing was overwritten; %s%s",
+                        size, kept, after,
+                        decoding ? "; decoding them from the start (the last message may be incomplete)" : "");
+    }
+    const char *from = decoding ? "; decoding from the oldest synchronisation point in the bytes kept" : "";
+    if (!written_known)
+        return snprintf(buf, n,
+                        "trace RAM%s wrapped%s: it holds the newest %" PRIu64
+                        " bytes; how many older bytes were overwritten is not known%s",
+                        size, policy ? " (wrap mode)" : "", kept, from);
+    uint64_t lost = i->written - kept;
+    if (!lost)
+        return snprintf(buf, n, "trace RAM%s is exactly full (wrap flag set): it holds all %" PRIu64
+                                " bytes written, nothing was overwritten",
+                        size, kept);
+    return snprintf(buf, n,
+                    "trace RAM%s wrapped%s: it holds the newest %" PRIu64 " of %" PRIu64 " bytes written; the %" PRIu64
+                    " older bytes were overwritten%s",
+                    size, policy ? " (wrap mode)" : "", kept, i->written, lost, from);
 }

@@ -92,7 +92,9 @@ void rvt_te_caps_default(struct rvt_te_caps *c, unsigned format)
     c->src_bits_max = 12;
     c->src_id_bits = 12;
     c->has_trig_enable = 1;
-    c->has_stall = 1;
+    /* trTeInstStallEna reads 0: the encoders here drop what a sink refuses
+     * and report the loss; none stalls the hart. */
+    c->has_stall = 0;
     c->has_inhibit_src = 1;
     c->n_filters = 16;
     c->n_comparators = 8;
@@ -101,12 +103,18 @@ void rvt_te_caps_default(struct rvt_te_caps *c, unsigned format)
     if (format == 1) {
         /* N-Trace 1.0 ("N-Trace Specific Trace Controls"): BTM (3) and HTM
          * (6); no-addr-diff, no-trap-addr, branch prediction and jump
-         * target cache hard coded 0; no data trace. */
+         * target cache hard coded 0; no data trace.  Optional features the
+         * encoder does not implement read 0, as the TCI has a debugger
+         * discover them ("A debugger can determine if optional feature is
+         * present by writing to the register field and reading back the
+         * result"): trTeInstEnAllJumps, and implicit-return mode 2
+         * (partial address compare; modes 1 counting and 3 full addresses
+         * are implemented). */
         c->protocol_major = 1;
         c->protocol_minor = 0;
         c->inst_modes = 1u << 0 | 1u << 3 | 1u << 6;
-        c->features = 1u << 2 | 1u << 3 | 1u << 8 | 1u << 9 | 1u << 10;
-        c->implicit_return_modes = 0x0F;
+        c->features = 1u << 2 | 1u << 3 | 1u << 8 | 1u << 10;
+        c->implicit_return_modes = 1u << 0 | 1u << 1 | 1u << 3;
         c->has_context = 1;
         c->n_ext_trig_in = 8;
         c->n_ext_trig_out = 8;
@@ -871,31 +879,38 @@ static unsigned comp_offsets(const struct rvt_tci *t, int k, unsigned idx, uint3
 
 #define MAX_OFFS (12 + 16 * 7 + 8 * 5)
 
-int rvt_tci_dump(struct rvt_tci *t, FILE *out)
+int rvt_tci_dump_comp(struct rvt_tci *t, enum rvt_tci_comp kind, unsigned i, FILE *out)
 {
     uint32_t offs[MAX_OFFS];
     char name[48];
-    for (int k = 0; k < 4; k++) {
-        for (unsigned i = 0; i < t->n[k]; i++) {
-            fprintf(out, "%s%u @ 0x%08" PRIx64 "\n", g_slot_name[k], i, t->base[k][i]);
-            unsigned n = comp_offsets(t, k, i, offs);
-            for (unsigned q = 0; q < n; q++) {
-                uint32_t v;
-                rvt_tci_comp_read(t, g_slot_kind[k], i, offs[q], &v);
-                const struct rvt_sk_reg *r = rvt_sk_reg_at(g_slot_kind[k], offs[q]);
-                fprintf(out, "  +0x%03x %-26s 0x%08" PRIx32, offs[q],
-                        r ? rvt_sk_reg_fullname(r, offs[q], name, sizeof name) : "?", v);
-                for (unsigned fi = 0; r && fi < r->nfields; fi++) {
-                    const struct rvt_sk_field *f = &r->fields[fi];
-                    if (f->width >= 30)
-                        continue; /* a whole value or address: shown as the register */
-                    uint32_t fv = (v >> f->lsb) & ((1u << f->width) - 1);
-                    fprintf(out, " %s=%" PRIu32, f->name, fv);
-                }
-                fputc('\n', out);
-            }
+    int k = kind_slot(kind);
+    if (k < 0 || i >= t->n[k])
+        return -RVT_ERR_INVAL;
+    fprintf(out, "%s%u @ 0x%08" PRIx64 "\n", g_slot_name[k], i, t->base[k][i]);
+    unsigned n = comp_offsets(t, k, i, offs);
+    for (unsigned q = 0; q < n; q++) {
+        uint32_t v;
+        rvt_tci_comp_read(t, g_slot_kind[k], i, offs[q], &v);
+        const struct rvt_sk_reg *r = rvt_sk_reg_at(g_slot_kind[k], offs[q]);
+        fprintf(out, "  +0x%03x %-26s 0x%08" PRIx32, offs[q],
+                r ? rvt_sk_reg_fullname(r, offs[q], name, sizeof name) : "?", v);
+        for (unsigned fi = 0; r && fi < r->nfields; fi++) {
+            const struct rvt_sk_field *f = &r->fields[fi];
+            if (f->width >= 30)
+                continue; /* a whole value or address: shown as the register */
+            uint32_t fv = (v >> f->lsb) & ((1u << f->width) - 1);
+            fprintf(out, " %s=%" PRIu32, f->name, fv);
         }
+        fputc('\n', out);
     }
+    return ferror(out) ? -RVT_ERR_IO : 0;
+}
+
+int rvt_tci_dump(struct rvt_tci *t, FILE *out)
+{
+    for (int k = 0; k < 4; k++)
+        for (unsigned i = 0; i < t->n[k]; i++)
+            rvt_tci_dump_comp(t, g_slot_kind[k], i, out);
     return ferror(out) ? -RVT_ERR_IO : 0;
 }
 

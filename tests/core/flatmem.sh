@@ -34,7 +34,7 @@ echo "peak resident memory: 10 MiB trace $m10 KiB, 100 MiB trace $m100 KiB"
 [ $((m100 - m10)) -lt 8192 ] && ok || bad "peak memory grew from $m10 KiB to $m100 KiB with a 10 times larger trace"
 
 # a pipe cannot be mapped: read whole, same result
-cat "$T/t10" | "$RV" decode --format ntrace --elf "$E" - --output count > "$T/pipe.out" 2>&1 && ok || bad "decode from a pipe"
+cat "$T/t10" | "$RV" decode --format ntrace --elf "$E" - --output count > "$T/pipe.out" 2>"$T/err" && ok || bad "decode from a pipe: $(cat "$T/err")"
 cmp -s "$T/t10.out" "$T/pipe.out" && ok || bad "the pipe's decode differs: $(cat "$T/pipe.out")"
 
 echo "flatmem: $pass passed, $fail failed"

@@ -271,10 +271,114 @@ static void test_builder_traps(void)
     free(elf);
 }
 
+/* ecall/ebreak into a trap handler from a list of PCs (tests/data/ecall:
+ * coremark's exit pattern): refused as a fall-through (sequential), an
+ * uninferable call to the handler (uninferable), or an exception that does
+ * not retire, with the cause the instruction implies and one warning
+ * (trap). */
+struct warns {
+    unsigned n;
+    char first[400];
+};
+static void on_warn(void *ctx, const char *text)
+{
+    struct warns *w = ctx;
+    if (!w->n++)
+        snprintf(w->first, sizeof w->first, "%s", text);
+}
+
+static void test_builder_ecall(void)
+{
+    char *elf = rvt_test_data("ecall/ecall64.elf");
+    struct rvt_image *img = rvt_img_new();
+    REQUIRE(rvt_img_load_elf(img, elf) == 0);
+    /* li a7; mv a0; ecall -> trap_entry; ... c.ebreak -> trap_entry */
+    static const uint64_t to_ecall[] = {0x8000000e, 0x80000012, 0x80000014, 0x80000038};
+    for (int mode = RVT_ECALL_SEQUENTIAL; mode <= RVT_ECALL_TRAP; mode++) {
+        struct recs x = {.n = 0};
+        struct warns w = {0};
+        struct rvt_ing_builder_config bc = {.size = sizeof bc, .image = img, .ecall_mode = (enum rvt_ecall_mode)mode,
+                                            .emit = keep, .emit_ctx = &x, .warn = on_warn, .warn_ctx = &w};
+        struct rvt_ing_builder *b = rvt_ing_builder_new(&bc);
+        REQUIRE(b);
+        int rc = 0;
+        for (size_t i = 0; i < 4 && rc == 0; i++)
+            rc = rvt_ing_builder_insn(b, to_ecall[i], -1, RVT_PRIV_M, 0, NULL);
+        if (mode == RVT_ECALL_SEQUENTIAL) {
+            /* The message of the issue, with the way out. */
+            CHECK(rc == -RVT_ERR_MISMATCH);
+            const char *e = rvt_ing_builder_error(b);
+            CHECK_MSG(strstr(e, "0x80000014 -> 0x80000038") && strstr(e, "--ecall trap"), "message: %s", e);
+            rvt_ing_builder_free(b);
+            continue;
+        }
+        CHECK(rc == 0);
+        CHECK(rvt_ing_builder_insn(b, 0x8000003c, -1, RVT_PRIV_M, 0, NULL) == 0);
+        CHECK(rvt_ing_builder_finish(b) == 0);
+        rvt_ing_builder_free(b);
+        if (mode == RVT_ECALL_UNINFERABLE) {
+            /* li, mv, ecall (an uninferable call), csrr, li */
+            REQUIRE(x.n == 5);
+            CHECK_EQ(x.r[2].iaddr, 0x80000014);
+            CHECK_EQ(x.r[2].itype, RVT_ITYPE_CALL_UNINF);
+            CHECK_EQ(x.r[3].iaddr, 0x80000038);
+            CHECK_EQ(w.n, 0);
+        } else {
+            /* li, mv, the trap at the ecall (not retired), csrr, li */
+            REQUIRE(x.n == 5);
+            CHECK_EQ(x.r[1].iaddr, 0x80000012);
+            CHECK_EQ(x.r[1].itype, RVT_ITYPE_NONE);
+            CHECK_EQ(x.r[2].iaddr, 0x80000014);
+            CHECK_EQ(x.r[2].iretire, 0);
+            CHECK_EQ(x.r[2].itype, RVT_ITYPE_EXCEPTION);
+            CHECK_EQ(x.r[2].cause, 11); /* environment call from M-mode */
+            CHECK_EQ(x.r[2].tval, 0);
+            CHECK_EQ(x.r[3].iaddr, 0x80000038);
+            CHECK_EQ(w.n, 1);
+            CHECK_MSG(strstr(w.first, "cause 11") && strstr(w.first, "does not record the cause"), "warning: %s",
+                      w.first);
+        }
+    }
+    /* trap: c.ebreak is a breakpoint (3), an ecall from U-mode cause 8; one
+     * warning in all; an ecall ending the list traps to an unknown handler. */
+    struct recs x = {.n = 0};
+    struct warns w = {0};
+    struct rvt_ing_builder_config bc = {.size = sizeof bc, .image = img, .ecall_mode = RVT_ECALL_TRAP, .emit = keep,
+                                        .emit_ctx = &x, .warn = on_warn, .warn_ctx = &w};
+    struct rvt_ing_builder *b = rvt_ing_builder_new(&bc);
+    REQUIRE(b);
+    CHECK(rvt_ing_builder_insn(b, 0x8000001c, -1, RVT_PRIV_M, 0, NULL) == 0);
+    CHECK(rvt_ing_builder_insn(b, 0x80000038, -1, RVT_PRIV_M, 0, NULL) == 0);
+    CHECK(rvt_ing_builder_insn(b, 0x80000014, -1, RVT_PRIV_U, 0, NULL) == -RVT_ERR_MISMATCH); /* csrr falls through */
+    rvt_ing_builder_free(b);
+    REQUIRE(x.n >= 1);
+    CHECK_EQ(x.r[0].iaddr, 0x8000001c);
+    CHECK_EQ(x.r[0].itype, RVT_ITYPE_EXCEPTION);
+    CHECK_EQ(x.r[0].cause, 3);
+    CHECK_MSG(strstr(w.first, "ebreak") && strstr(w.first, "cause 3"), "warning: %s", w.first);
+    x.n = 0;
+    w.n = 0;
+    b = rvt_ing_builder_new(&bc);
+    REQUIRE(b);
+    CHECK(rvt_ing_builder_insn(b, 0x80000012, -1, RVT_PRIV_U, 0, NULL) == 0);
+    CHECK(rvt_ing_builder_insn(b, 0x80000014, -1, RVT_PRIV_U, 0, NULL) == 0);
+    CHECK(rvt_ing_builder_finish(b) == 0);
+    rvt_ing_builder_free(b);
+    REQUIRE(x.n == 2);
+    CHECK_EQ(x.r[1].itype, RVT_ITYPE_EXCEPTION);
+    CHECK_EQ(x.r[1].iaddr, 0x80000014);
+    CHECK_EQ(x.r[1].cause, 8); /* environment call from U-mode */
+    CHECK_EQ(x.r[1].priv, RVT_PRIV_U);
+    CHECK_EQ(w.n, 1);
+    rvt_img_free(img);
+    free(elf);
+}
+
 int main(void)
 {
     test_native_roundtrip();
     test_text_readers();
     test_builder_traps();
+    test_builder_ecall();
     return rvt_test_summary("test_ingress");
 }

@@ -45,9 +45,17 @@ static void scf_ucf(void)
     CHECK_EQ(p.implicit_return, ET_IR_FIXED);
     CHECK(et_param_set(&p, "resync-max", "off", &d) == 0);
     CHECK_EQ(p.resync_max, -1);
-    CHECK(et_param_set(&p, "filter-range", "0x100-0x1ff", &d) == 0);
+    /* Ranges as in --filter: LO..HI excludes HI, LO..=HI includes it. */
+    CHECK(et_param_set(&p, "filter-range", "0x100..0x200", &d) == 0);
     CHECK_EQ(p.range[0].lo, 0x100);
     CHECK_EQ(p.range[0].hi, 0x1ff);
+    CHECK(et_param_set(&p, "filter-range", "0x100..=0x200", &d) == 0);
+    CHECK_EQ(p.range[1].hi, 0x200);
+    CHECK(et_param_set(&p, "filter-range", "0x100-0x1ff", &d) < 0); /* the old, ambiguous form */
+    CHECK_MSG(strstr(d.msg, "LO..HI (HI excluded)"), "%s", d.msg);
+    CHECK(et_param_set(&p, "filter-range", "0x100..0x100", &d) < 0); /* empty */
+    p.n_ranges = 0;
+    CHECK(et_param_set(&p, "filter-range", "0x100..0x200", &d) == 0);
     CHECK(et_param_set(&p, "filter-priv", "u,m", &d) == 0);
     CHECK_EQ(p.priv_mask, (1u << RVT_PRIV_U) | (1u << RVT_PRIV_M));
     CHECK(et_param_set(&p, "filter-cause", "8,i7", &d) == 0);

@@ -106,7 +106,7 @@ static void run(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
     char range[80];
     uint64_t lo = so.base + 0x180, hi = so.base + 0x500;
     if (os->filter == F_RANGE) {
-        snprintf(range, sizeof range, "0x%llx-0x%llx", (unsigned long long)lo, (unsigned long long)hi);
+        snprintf(range, sizeof range, "0x%llx..=0x%llx", (unsigned long long)lo, (unsigned long long)hi);
         opts[no++] = "filter-range";
         opts[no++] = range;
     }

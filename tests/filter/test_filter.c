@@ -1475,6 +1475,69 @@ static void test_parse_file(void)
     CHECK(rvt_filter_parse_file(&c, "/nonexistent/x", &d) == -RVT_ERR_IO);
 }
 
+
+/* Filters programmed through the Trace Control Interface registers read
+ * back as the configuration the text gave: each field at the place the
+ * TCI tables put it ("Trace Encoder Filter Registers"). */
+static void tci_w(struct rvt_tci *t, uint32_t off, uint32_t v)
+{
+    CHECK_EQ(rvt_tci_comp_write(t, RVT_TCI_ENCODER, 0, off, v), 0);
+}
+
+static void test_from_registers(void)
+{
+    struct rvt_filter_config fc;
+    rvt_filter_config_init(&fc);
+    fc.image = g_img;
+    struct rvt_diag d = {0};
+    REQUIRE(rvt_filter_parse(&fc, "addr in 0x20010200..0x20010400 and priv in {U, M} and cause in {8, 11}", &d) == 0);
+    REQUIRE(rvt_filter_parse(&fc, "ctx & 0xf0 == 0x30 and impdef & 0x3 == 0x1 and interrupt", &d) == 0);
+    REQUIRE(rvt_filter_parse(&fc, "from 0x20010544 to 0x20010600", &d) == 0);
+    struct rvt_tci_config tc = {.size = sizeof tc, .n_encoders = 1, .te_format = 1};
+    struct rvt_tci *t = NULL;
+    REQUIRE(rvt_tci_new(&tc, &t, &d) == 0);
+    tci_w(t, 0, 1);
+    for (unsigned j = 0; j < fc.ncomparators; j++) {
+        const struct rvt_comparator *k = &fc.comp[j];
+        tci_w(t, 0x600 + 0x20 * j,
+              (uint32_t)k->p_input | (uint32_t)k->s_input << 2 | (uint32_t)k->p_fn << 4 | (uint32_t)k->s_fn << 8 |
+                  (uint32_t)k->mode << 12 | (uint32_t)k->p_notify << 14 | (uint32_t)k->s_notify << 15);
+        tci_w(t, 0x610 + 0x20 * j, (uint32_t)k->p_match);
+        tci_w(t, 0x614 + 0x20 * j, (uint32_t)(k->p_match >> 32));
+        tci_w(t, 0x618 + 0x20 * j, (uint32_t)k->s_match);
+        tci_w(t, 0x61C + 0x20 * j, (uint32_t)(k->s_match >> 32));
+    }
+    for (unsigned i = 0; i < fc.nfilters; i++) {
+        const struct rvt_filter_unit *u = &fc.filter[i];
+        uint32_t ctl = (uint32_t)u->enable | (uint32_t)u->match_priv << 1 | (uint32_t)u->match_ecause << 2 |
+                       (uint32_t)u->match_interrupt << 3 | (uint32_t)u->match_impdef << 16;
+        for (unsigned k = 0; k < RVT_FILTER_COMPS_PER_FILTER; k++)
+            ctl |= ((uint32_t)u->match_comp[k] | (uint32_t)u->comp[k] << 1) << (4 + 4 * k);
+        tci_w(t, 0x400 + 0x20 * i, ctl);
+        tci_w(t, 0x404 + 0x20 * i, u->priv_choice | (uint32_t)u->interrupt_value << 8);
+        tci_w(t, 0x408 + 0x20 * i, (uint32_t)u->ecause_choice);
+        tci_w(t, 0x40C + 0x20 * i, (uint32_t)(u->ecause_choice >> 32));
+        tci_w(t, 0x410 + 0x20 * i, u->impdef_value);
+        tci_w(t, 0x414 + 0x20 * i, u->impdef_mask);
+    }
+    tci_w(t, 0x00C, fc.inst_filters);
+    struct rvt_filter_config rf;
+    rvt_filter_config_init(&rf);
+    CHECK_EQ(rvt_filter_config_from_tci(&rf, t, 0, &d), 1);
+    CHECK_EQ(rf.inst_filters, fc.inst_filters);
+    CHECK_EQ(rf.nfilters, fc.nfilters);
+    CHECK_EQ(rf.ncomparators, fc.ncomparators);
+    for (unsigned i = 0; i < fc.nfilters; i++)
+        CHECK_MSG(memcmp(&rf.filter[i], &fc.filter[i], sizeof fc.filter[i]) == 0, "filter %u differs", i);
+    for (unsigned j = 0; j < fc.ncomparators; j++)
+        CHECK_MSG(memcmp(&rf.comp[j], &fc.comp[j], sizeof fc.comp[j]) == 0, "comparator %u differs", j);
+    /* Nothing selected: everything qualifies. */
+    tci_w(t, 0x00C, 0);
+    CHECK_EQ(rvt_filter_config_from_tci(&rf, t, 0, &d), 0);
+    CHECK(!rvt_filter_config_active(&rf));
+    rvt_tci_free(t);
+}
+
 int main(void)
 {
     load_reference();
@@ -1497,6 +1560,7 @@ int main(void)
     test_triggers();
     test_notify();
     test_reader();
+    test_from_registers();
     free(g_pcs);
     free(g_pclist_path);
     rvt_img_free(g_img);

@@ -61,5 +61,61 @@ cp "$V/test-NEX.bin" "$T/bad.bin"; printf '\x02' | dd of="$T/bad.bin" bs=1 seek=
 expect_fail "$RV" decode --format ntrace --elf "$E" "$T/bad.bin" --output count
 grep -q "offset 0x" "$T/err" && ok || bad "damaged trace: no offset in $(cat "$T/err")"
 
+# --icnt-bits above the spec's NTRACE_MAX_ICNT (22) is a named extension.
+grep -q -- "--icnt-bits.*NTRACE_MAX_ICNT = 22.*extension" "$T/help" && ok || bad "--help does not name the wider I-CNT an extension"
+"$RV" info --format ntrace --icnt-bits 32 >"$T/info" 2>&1
+grep -q "I-CNT counter *32 bits (rvtrace extension" "$T/info" && ok || bad "info --icnt-bits 32: $(grep I-CNT "$T/info")"
+"$RV" info --format ntrace >"$T/info" 2>&1
+grep -q "I-CNT counter *22 bits (NTRACE_MAX_ICNT = 22)" "$T/info" && ok || bad "info: $(grep I-CNT "$T/info")"
+
+# ecall/ebreak into a trap handler from a PC list (coremark's exit): refused
+# as a fall-through, an uninferable call in --ecall uninferable, an exception
+# in --ecall trap; both families round-trip it (tests/data/ecall/README.md).
+C=$D/ecall
+for x in 64 32; do
+    expect_fail "$RV" encode --format ntrace --elf "$C/ecall$x.elf" --input "$C/ecall$x.pcs" -o "$T/e.bin"
+    grep -q "0x80000014 -> 0x80000038 not explained by 'ecall'.*--ecall trap" "$T/err" && ok || bad "sequential ecall: $(cat "$T/err")"
+    # The trapping instructions, from the program's own listing.
+    traps=$(riscv64-unknown-elf-objdump -d "$C/ecall$x.elf" 2>/dev/null | awk '$3 == "00000073" || $3 == "9002" {sub(":", "", $1); print $1}')
+    [ -n "$traps" ] || traps=$([ $x = 64 ] && echo "80000014 8000001c 80000028" || echo "80000014 8000001c 80000026")
+    pat=(); for a in $traps; do pat+=(-e "$(printf '0x%0*X' $((x / 4)) $((16#$a)))"); done
+    grep -v -x "${pat[@]}" "$C/ecall$x.pcs" > "$T/retired$x.pcs"
+    [ "$(wc -l < "$T/retired$x.pcs")" = 74 ] && ok || bad "ecall$x.pcs: expected 5 trapping PCs"
+    for fam in ntrace etrace; do
+        expect_ok "$RV" encode --format $fam --ecall uninferable --elf "$C/ecall$x.elf" --input "$C/ecall$x.pcs" -o "$T/u.bin"
+        [ ! -s "$T/err" ] && ok || bad "$fam uninferable: unexpected stderr $(cat "$T/err")"
+        expect_ok "$RV" decode --format $fam --ecall uninferable --elf "$C/ecall$x.elf" "$T/u.bin" --output pcs -o "$T/u.pcs"
+        cmp -s "$T/u.pcs" "$C/ecall$x.pcs" && ok || bad "$fam rv$x --ecall uninferable: decode differs from the list"
+        expect_ok "$RV" encode --format $fam --ecall trap --elf "$C/ecall$x.elf" --input "$C/ecall$x.pcs" -o "$T/t.bin"
+        grep -q "warning: pc 0x80000014: 'ecall' into 0x80000038 taken as an exception with cause 11" "$T/err" && ok || bad "$fam trap: no cause warning: $(cat "$T/err")"
+        [ "$(grep -c warning "$T/err")" = 1 ] && ok || bad "$fam trap: $(grep -c warning "$T/err") warnings, expected one"
+        expect_ok "$RV" decode --format $fam --ecall trap --elf "$C/ecall$x.elf" "$T/t.bin" --output pcs -o "$T/t.pcs"
+        cmp -s "$T/t.pcs" "$T/retired$x.pcs" && ok || bad "$fam rv$x --ecall trap: decode is not the list without the trapping PCs"
+        expect_ok "$RV" verify --format $fam --ecall trap --elf "$C/ecall$x.elf" --input "$C/ecall$x.pcs"
+        if [ $x = 64 ]; then
+            # The records equal the system capture's: the same bytes.
+            expect_ok "$RV" encode --format $fam --elf "$C/ecall64.elf" --input "$C/ecall64.ing" -o "$T/cap.bin"
+            cmp -s "$T/cap.bin" "$T/t.bin" && ok || bad "$fam: PC list with --ecall trap encodes differently from the QEMU capture"
+        fi
+    done
+done
+
+# A stream ending the reference tool's way (its flush sends IndirectBranch
+# "to" the last PC, an uninferable ecall, instead of ProgTraceCorrelation)
+# decodes without error or gap; a stream cut after a message is reported.
+head -35 "$C/ecall64.pcs" > "$T/ref35.pcs"
+for m in htm btm; do
+    expect_ok "$RV" decode --format ntrace --ecall uninferable --elf "$C/ecall64.elf" "$C/ref-end-$m.nex" --output pcs -o "$T/r.pcs"
+    cmp -s "$T/r.pcs" "$T/ref35.pcs" && ok || bad "reference $m stream: decode differs from its 35 PCs"
+    [ ! -s "$T/err" ] && ok || bad "reference $m stream: $(cat "$T/err")"
+done
+head -c $((0x2be)) "$V/test-NEX.bin" > "$T/cut.bin"
+"$RV" decode --format ntrace --elf "$E" "$T/cut.bin" --output insn >"$T/out" 2>"$T/err"
+grep -q "offset 0x2be: trace ends without ProgTraceCorrelation" "$T/out" "$T/err" && ok || bad "cut trace: no end report: $(tail -2 "$T/out") $(cat "$T/err")"
+
+# Wrong ELF: the decoder names the sync message and its address.
+"$RV" decode --format ntrace --elf "$D/flow/flowtest32.elf" "$V/test-NEX.bin" --output count >"$T/out" 2>"$T/err"
+grep -q "offset 0x0: ProgTraceSync SYNC=1 goes to 0x20010522, where the program has no code" "$T/out" "$T/err" && ok || bad "wrong ELF: $(cat "$T/err")"
+
 echo "cli_ntrace: $pass passed, $fail failed"
 [ "$fail" = 0 ]

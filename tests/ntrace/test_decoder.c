@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static struct rvt_image *g_img;
 static struct rvt_bcache *g_bc;
@@ -369,6 +370,327 @@ static void loss(void)
     rvt_codec_cfg_free(cfg);
 }
 
+/* ---- issue 10: what the decoder must report ------------------------------- */
+
+/* Decode with notes counted by kind; returns the decoder's status. */
+struct notes {
+    size_t insns, errors, ends, wraps, offs;
+    uint64_t first_offset;
+    char first[600];
+};
+static int count_insn(void *ctx, const struct rvt_block *b)
+{
+    ((struct notes *)ctx)->insns += b->ninsns;
+    return 0;
+}
+static int count_note(void *ctx, const struct rvt_note *n)
+{
+    struct notes *x = ctx;
+    bool err = n->kind == RVT_NOTE_ERROR, end = n->kind == RVT_NOTE_GAP && n->reason == RVT_GAP_END;
+    if ((err || end) && !x->errors && !x->ends) {
+        x->first_offset = n->offset;
+        snprintf(x->first, sizeof x->first, "%s", n->text ? n->text : "");
+    }
+    x->errors += err;
+    x->ends += end;
+    x->wraps += n->kind == RVT_NOTE_GAP && n->reason == RVT_GAP_WRAP;
+    x->offs += n->kind == RVT_NOTE_GAP && n->reason == RVT_GAP_TRACE_OFF;
+    return 0;
+}
+static int decode_notes(const void *cfg, const uint8_t *p, size_t n, struct notes *x)
+{
+    memset(x, 0, sizeof *x);
+    struct rvt_flow_sink sink = {count_insn, count_note, x};
+    struct rvt_diag d = {0};
+    return rvt_decode_buffer(&rvt_codec_ntrace, cfg, g_img, -1, p, n, &sink, &d);
+}
+
+/* Messages built field by field (RV32 t1, no SRC). */
+struct stream {
+    uint8_t b[512];
+    size_t n;
+};
+static size_t put_msg(struct stream *s, const struct nt_msg *m)
+{
+    struct nt_wire w = {0, 32, false};
+    struct rvt_diag d = {0};
+    size_t at = s->n;
+    int k = nt_msg_encode(&w, m, s->b + s->n, &d);
+    CHECK_MSG(k > 0, "%s", d.msg);
+    if (k > 0)
+        s->n += (size_t)k;
+    return at;
+}
+static size_t put_sync(struct stream *s, uint64_t addr)
+{
+    struct nt_msg m;
+    nt_msg_init(&m, NT_TC_PROG_TRACE_SYNC);
+    nt_set(&m, NT_F_SYNC, NT_SYNC_RESET);
+    nt_set(&m, NT_F_ICNT, 0);
+    nt_set(&m, NT_F_FADDR, addr >> 1);
+    return put_msg(s, &m);
+}
+static size_t put_ptc(struct stream *s, unsigned evcode, uint64_t icnt, uint64_t hist)
+{
+    struct nt_msg m;
+    nt_msg_init(&m, NT_TC_PROG_TRACE_CORRELATION);
+    nt_set(&m, NT_F_EVCODE, evcode);
+    nt_set(&m, NT_F_CDF, 1);
+    nt_set(&m, NT_F_ICNT, icnt);
+    nt_set(&m, NT_F_HIST, hist);
+    return put_msg(s, &m);
+}
+
+/* Every structurally invalid message is an error at its offset (also in
+ * the dump); the decoder resynchronises at the next sync message. */
+static void invalid_messages(void)
+{
+    void *cfg = make_cfg("");
+    static struct trace t;
+    encode(cfg, &t); /* t1, with no periodic sync: one sync */
+    struct {
+        const char *what;
+        unsigned tcode;
+        int field[3];
+        uint64_t val[3];
+    } bad[] = {
+        {"reserved TCODE", 1, {-1}, {0}},
+        {"reserved TCODE", 40, {-1}, {0}},
+        {"Vendor Defined", 60, {-1}, {0}},
+        {"EVCODE 2", NT_TC_PROG_TRACE_CORRELATION, {NT_F_EVCODE, NT_F_CDF, NT_F_ICNT}, {2, 0, 0}},
+        {"CDF 2", NT_TC_PROG_TRACE_CORRELATION, {NT_F_EVCODE, NT_F_CDF, NT_F_ICNT}, {0, 2, 0}},
+        {"RCODE 3", NT_TC_RESOURCE_FULL, {NT_F_RCODE, NT_F_RDATA, -1}, {3, 5, 0}},
+        {"HREPEAT", NT_TC_RESOURCE_FULL, {NT_F_RCODE, NT_F_RDATA, NT_F_HREPEAT}, {2, 0x80000000u, 1u << 18}},
+        {"HREPEAT 0", NT_TC_RESOURCE_FULL, {NT_F_RCODE, NT_F_RDATA, NT_F_HREPEAT}, {2, 0x80000000u, 0}},
+        {"NTRACE_MAX_HIST", NT_TC_RESOURCE_FULL, {NT_F_RCODE, NT_F_RDATA, -1}, {1, 0x1ffffffffull, 0}},
+        {"no outcome", NT_TC_RESOURCE_FULL, {NT_F_RCODE, NT_F_RDATA, -1}, {1, 1, 0}},
+        {"22-bit I-CNT", NT_TC_RESOURCE_FULL, {NT_F_RCODE, NT_F_RDATA, -1}, {0, 1u << 22, 0}},
+        {"22-bit I-CNT", NT_TC_DIRECT_BRANCH, {NT_F_ICNT, -1}, {1u << 22, 0}},
+        {"B-CNT", NT_TC_REPEAT_BRANCH, {NT_F_BCNT, -1}, {0, 0}},
+        {"B-CNT", NT_TC_REPEAT_BRANCH, {NT_F_BCNT, -1}, {1u << 18, 0}},
+        {"ETYPE", NT_TC_ERROR, {NT_F_ETYPE, NT_F_ECODE, -1}, {3, 4, 0}},
+        {"ECODE", NT_TC_ERROR, {NT_F_ETYPE, NT_F_ECODE, -1}, {0, 0x10, 0}},
+        {"HIST is 0", NT_TC_INDIRECT_BRANCH_HIST, {NT_F_BTYPE, NT_F_ICNT, NT_F_UADDR}, {0, 4, 0}},
+        {"--context", NT_TC_OWNERSHIP, {NT_F_PROCESS, -1}, {0xc, 0}},
+        {"BTM messages cannot follow HTM", NT_TC_DIRECT_BRANCH, {NT_F_ICNT, -1}, {2, 0}},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct nt_msg m;
+        nt_msg_init(&m, bad[i].tcode);
+        for (int f = 0; f < 3 && bad[i].field[f] >= 0; f++)
+            nt_set(&m, (enum nt_field)bad[i].field[f], bad[i].val[f]);
+        if (bad[i].tcode == NT_TC_INDIRECT_BRANCH_HIST)
+            nt_set(&m, NT_F_HIST, 0);
+        /* Insert it after the first 40 messages of t1. */
+        size_t pos = 0, start = 0, n = 0, k = 0;
+        struct rvt_diag d = {0};
+        while (k < 40 && nt_frame_next(t.buf.data, t.buf.len, &pos, &start, &n, &d) == 1)
+            k++;
+        static uint8_t buf[8192];
+        struct nt_wire w = {0, 32, false};
+        uint8_t msg[NT_MSG_PARSE_MAX];
+        int mlen;
+        if (!nt_tcode_known(m.tcode)) { /* TCODE and one byte of payload */
+            msg[0] = (uint8_t)(m.tcode << 2);
+            msg[1] = 0x07;
+            mlen = 2;
+        } else {
+            mlen = nt_msg_encode(&w, &m, msg, &d);
+        }
+        REQUIRE(mlen > 0 && pos + (size_t)mlen <= sizeof buf && t.buf.len <= sizeof buf - (size_t)mlen);
+        memcpy(buf, t.buf.data, pos);
+        memcpy(buf + pos, msg, (size_t)mlen);
+        memcpy(buf + pos + (size_t)mlen, t.buf.data + pos, t.buf.len - pos);
+        struct notes x;
+        CHECK(decode_notes(cfg, buf, t.buf.len + (size_t)mlen, &x) == 0);
+        CHECK_MSG(x.errors >= 1 && x.first_offset == pos && strstr(x.first, bad[i].what),
+                  "%s: %zu errors, first at 0x%llx (message at 0x%zx): %s", bad[i].what, x.errors,
+                  (unsigned long long)x.first_offset, pos, x.first);
+        /* The dump shows it as an error too (all but the mixed modes, which
+         * take the messages before it). */
+        if (i == sizeof bad / sizeof bad[0] - 1)
+            continue;
+        FILE *null = fopen("/dev/null", "w");
+        REQUIRE(null);
+        struct rvt_diag dd = {0};
+        CHECK(nt_dump((const struct nt_cfg *)cfg, buf, t.buf.len + (size_t)mlen, null, &dd) < 0);
+        fclose(null);
+    }
+    rvt_membuf_free(&t.buf);
+    rvt_codec_cfg_free(cfg);
+}
+
+/* Truncation and the end marker, in every mode: a message cut off, a trace
+ * cut between messages (no ProgTraceCorrelation), the empty trace. */
+static void truncation(void)
+{
+    void *cfg = make_cfg("callstack=8 repeat=2");
+    void *strict = make_cfg("callstack=8 repeat=2 strict");
+    static struct trace t;
+    encode(cfg, &t);
+    struct notes x;
+    /* The whole trace: no note. */
+    CHECK(decode_notes(cfg, t.buf.data, t.buf.len, &x) == 0);
+    CHECK(x.errors == 0 && x.ends == 0 && x.insns == g_nrec);
+    size_t pos = 0, start = 0, n = 0, bounds = 0, inside = 0;
+    struct rvt_diag d = {0};
+    while (nt_frame_next(t.buf.data, t.buf.len, &pos, &start, &n, &d) == 1 && pos < t.buf.len) {
+        /* cut between messages and inside the next one */
+        for (int k = 0; k < 2; k++) {
+            size_t len = k == 0 ? pos : pos + 1 + (size_t)(rnd() % 3);
+            if (len >= t.buf.len || (k == 1 && (t.buf.data[len - 1] & 3u) == 3u))
+                continue;
+            CHECK(decode_notes(cfg, t.buf.data, len, &x) == 0);
+            CHECK_MSG(x.ends == 1 && x.first_offset == (k == 0 ? len : pos) && x.errors == 0,
+                      "cut at %zu: %zu end notes (first at 0x%llx: %s), %zu errors", len, x.ends,
+                      (unsigned long long)x.first_offset, x.first, x.errors);
+            bounds += k == 0;
+            inside += k == 1;
+            if (bounds % 16 == 1) {
+                /* strict mode reports it too, then fails */
+                CHECK(decode_notes(strict, t.buf.data, len, &x) < 0);
+                CHECK_EQ(x.ends, 1);
+            }
+        }
+    }
+    CHECK(bounds > 300 && inside > 300);
+    /* A single cut message, before any sync point. */
+    CHECK(decode_notes(cfg, t.buf.data, 3, &x) == 0);
+    CHECK_EQ(x.ends, 1);
+    /* Empty, and only idles: nothing at all. */
+    CHECK(decode_notes(cfg, t.buf.data, 0, &x) == 0);
+    CHECK(x.insns == 0 && x.errors == 0 && x.ends == 0 && x.wraps == 0);
+    uint8_t idle[64];
+    memset(idle, 0xFF, sizeof idle);
+    CHECK(decode_notes(strict, idle, sizeof idle, &x) == 0);
+    CHECK(x.insns == 0 && x.errors == 0 && x.ends == 0 && x.wraps == 0);
+    rvt_membuf_free(&t.buf);
+    rvt_codec_cfg_free(cfg);
+    rvt_codec_cfg_free(strict);
+}
+
+/* Counts the configuration cannot produce are errors, not walks: one
+ * ResourceFull with HREPEAT 2^30-1 (a 34-byte file that printed > 2 GB of
+ * PCs) ends at once; a HIST whose branches lie beyond what the I-CNT
+ * counter allows stops there. */
+static void bounded_work(void)
+{
+    void *cfg = make_cfg("");
+    struct stream s = {.n = 0};
+    put_sync(&s, 0x20010522);
+    struct nt_msg m;
+    nt_msg_init(&m, NT_TC_RESOURCE_FULL);
+    nt_set(&m, NT_F_RCODE, NT_RCODE_HIST_REPEAT);
+    nt_set(&m, NT_F_RDATA, 0xd5555555u);
+    nt_set(&m, NT_F_HREPEAT, (1u << 30) - 1);
+    size_t rf = put_msg(&s, &m);
+    put_ptc(&s, 0, 100, 1);
+    CHECK(s.n <= 34);
+    struct notes x;
+    clock_t c0 = clock();
+    CHECK(decode_notes(cfg, s.b, s.n, &x) == 0);
+    double sec = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    CHECK_MSG(x.errors == 1 && x.first_offset == rf && strstr(x.first, "HREPEAT"), "%zu errors: %s", x.errors, x.first);
+    CHECK_MSG(sec < 1.0, "HREPEAT 2^30-1 took %.2f s", sec);
+    CHECK(x.insns == 0);
+    /* With --icnt-bits 8 the outcomes of one HIST must lie within 255
+     * halfwords of the range start: t1's first branches do not. */
+    void *narrow = make_cfg("icnt-bits=8");
+    s.n = 0;
+    put_sync(&s, 0x20010522);
+    nt_msg_init(&m, NT_TC_RESOURCE_FULL);
+    nt_set(&m, NT_F_RCODE, NT_RCODE_HIST);
+    nt_set(&m, NT_F_RDATA, 0xffffffffu);
+    rf = put_msg(&s, &m);
+    put_msg(&s, &m);
+    put_ptc(&s, 0, 100, 1);
+    CHECK(decode_notes(narrow, s.b, s.n, &x) == 0);
+    CHECK_MSG(x.errors == 1 && strstr(x.first, "I-CNT counter"), "%zu errors: %s", x.errors, x.first);
+    rvt_codec_cfg_free(narrow);
+    rvt_codec_cfg_free(cfg);
+}
+
+/* Seed 003's corner cases decode: a trace that starts disabled
+ * (ProgTraceCorrelation EVCODE=4, then SYNC=5) and a hart halted with trace
+ * disabled (EVCODE=0, I-CNT=0 at the end); a non-empty ProgTraceCorrelation
+ * while stopped, or a branch message after one, is an error. */
+static void corner_cases(void)
+{
+    void *cfg = make_cfg("");
+    struct rvt_ing_rec recs[3000];
+    size_t nr = 3000;
+    memcpy(recs, g_recs, sizeof recs);
+    for (size_t i = 0; i < 500; i++)
+        recs[i].flags |= RVT_ING_UNQUALIFIED;
+    for (size_t i = 2500; i < nr; i++)
+        recs[i].flags |= RVT_ING_UNQUALIFIED;
+    struct rvt_membuf mb;
+    rvt_membuf_init(&mb);
+    struct rvt_byte_sink sink = rvt_membuf_sink(&mb);
+    void *enc;
+    struct rvt_diag d = {0};
+    REQUIRE(rvt_codec_ntrace.enc_new(&enc, cfg, &sink, &d) == 0);
+    for (size_t i = 0; i < nr; i++)
+        REQUIRE(rvt_codec_ntrace.enc_put(enc, &recs[i]) == 0);
+    REQUIRE(rvt_codec_ntrace.enc_finish(enc) == 0);
+    rvt_codec_ntrace.enc_free(enc);
+    struct nt_wire w = {0, 32, false};
+    struct nt_msg first, last;
+    size_t pos = 0, start = 0, n = 0, last_start = 0;
+    REQUIRE(nt_frame_next(mb.data, mb.len, &pos, &start, &n, &d) == 1);
+    REQUIRE(nt_msg_decode(&w, mb.data + start, n, start, &first, &d) == 0);
+    CHECK_EQ(first.tcode, NT_TC_PROG_TRACE_CORRELATION);
+    CHECK_EQ(first.v[NT_F_EVCODE], 4);
+    while (nt_frame_next(mb.data, mb.len, &pos, &start, &n, &d) == 1)
+        last_start = start;
+    REQUIRE(nt_msg_decode(&w, mb.data + last_start, mb.len - last_start, last_start, &last, &d) == 0);
+    CHECK_EQ(last.tcode, NT_TC_PROG_TRACE_CORRELATION);
+    CHECK_EQ(last.v[NT_F_EVCODE], 0);
+    CHECK_EQ(last.v[NT_F_ICNT], 0);
+    struct collect c;
+    CHECK(decode(cfg, mb.data, mb.len, &c) == 0);
+    CHECK_MSG(c.errors == 0 && c.n == 2000 && memcmp(c.pcs, g_pcs + 500, 2000 * sizeof *g_pcs) == 0,
+              "%zu errors, %zu instructions", c.errors, c.n);
+    struct notes x;
+    CHECK(decode_notes(cfg, mb.data, mb.len, &x) == 0);
+    CHECK(x.ends == 0 && x.wraps == 0 && x.offs == 1);
+    /* After the trace stopped: a non-empty ProgTraceCorrelation, a branch. */
+    struct stream s = {.n = 0};
+    put_sync(&s, 0x20010522);
+    put_ptc(&s, 4, 3, 1);
+    size_t bad = put_ptc(&s, 0, 5, 1);
+    CHECK(decode_notes(cfg, s.b, s.n, &x) == 0);
+    CHECK_MSG(x.errors == 1 && x.first_offset == bad, "%zu errors at 0x%llx: %s", x.errors,
+              (unsigned long long)x.first_offset, x.first);
+    rvt_membuf_free(&mb);
+    rvt_codec_cfg_free(cfg);
+}
+
+/* Encoder options given to the decoder are checked: messages an encoder
+ * with them cannot produce are errors (periodic syncs placed early or
+ * missed, RepeatBranch without --repeat 1, an explicit return the call
+ * stack predicts); without them any encoder's trace decodes. */
+static void given_options(void)
+{
+    static struct trace t;
+    void *enc = make_cfg("ntrace-mode=btm callstack=8 repeat=1 sync-msgs=30");
+    encode(enc, &t);
+    struct notes x;
+    void *same = make_cfg("ntrace-mode=btm callstack=8 repeat=1 sync-msgs=30");
+    CHECK(decode_notes(same, t.buf.data, t.buf.len, &x) == 0);
+    CHECK_MSG(x.errors == 0 && x.insns == g_nrec, "%zu errors: %s", x.errors, x.first);
+    static const char *const wrong[] = {"sync-msgs=40", "sync-msgs=20", "repeat=0", "ntrace-mode=htm", "callstack=0"};
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+        void *other = make_cfg(wrong[i]);
+        CHECK(decode_notes(other, t.buf.data, t.buf.len, &x) == 0);
+        CHECK_MSG(x.errors > 0, "decoder with --%s: no error", wrong[i]);
+        rvt_codec_cfg_free(other);
+    }
+    rvt_membuf_free(&t.buf);
+    rvt_codec_cfg_free(same);
+    rvt_codec_cfg_free(enc);
+}
+
 int main(void)
 {
     char *elf = rvt_test_data("ntrace-t1/test.elf");
@@ -406,6 +728,11 @@ int main(void)
     garbage();
     strict_mode();
     loss();
+    invalid_messages();
+    truncation();
+    bounded_work();
+    corner_cases();
+    given_options();
 
     free(g_recs);
     free(g_pcs);

@@ -571,17 +571,44 @@ static void test_filtered(void)
     CHECK_EQ(r->m[4].v[NT_F_EVCODE], 0);
     CHECK_EQ(r->m[4].v[NT_F_ICNT], 3);
     rvt_membuf_free(&r->buf);
-    /* A trace that starts filtered out begins with SYNC=5; one that ends
-     * filtered out ends with the EVCODE 4 message. */
+    /* Seed 003's corner cases.  "Trace starts disabled: ProgTraceCorrelation
+     * with EVCODE=4 (Trace Disabled).  Once trace is enabled message with
+     * SYNC=5 (Trace Enable)." */
     encode(r, "", 64, recs + 2, 3);
-    REQUIRE(r->n == 2); /* (the notify on the last record has no next address to report) */
-    CHECK_EQ(r->m[0].v[NT_F_SYNC], NT_SYNC_TRACE_ENABLE);
+    REQUIRE(r->n == 3); /* (the notify on the last record has no next address to report) */
+    CHECK_EQ(r->m[0].tcode, NT_TC_PROG_TRACE_CORRELATION);
+    CHECK_EQ(r->m[0].v[NT_F_EVCODE], 4);
+    CHECK_EQ(r->m[0].v[NT_F_ICNT], 0);
+    CHECK_EQ(r->m[0].v[NT_F_CDF], 1);
+    CHECK_EQ(r->m[0].v[NT_F_HIST], 1);
+    CHECK_EQ(r->m[1].tcode, NT_TC_PROG_TRACE_SYNC);
+    CHECK_EQ(r->m[1].v[NT_F_SYNC], NT_SYNC_TRACE_ENABLE);
+    CHECK_EQ(r->m[1].v[NT_F_FADDR] << 1, 0x2004);
+    CHECK_EQ(r->m[2].v[NT_F_EVCODE], 0);
     rvt_membuf_free(&r->buf);
+    /* "Hart halted with trace disabled: ProgTraceCorrelation with EVCODE=0
+     * (Enter Debug mode) and I-CNT=0 (nothing executed)." */
     recs[1].flags |= RVT_ING_UNQUALIFIED;
-    encode(r, "", 64, recs, 4);
-    REQUIRE(r->n == 2);
+    encode(r, "ntrace-mode=btm", 64, recs, 4);
+    REQUIRE(r->n == 3);
     CHECK_EQ(r->m[1].v[NT_F_EVCODE], 4);
     CHECK_EQ(r->m[1].v[NT_F_ICNT], 2);
+    CHECK_EQ(r->m[2].tcode, NT_TC_PROG_TRACE_CORRELATION);
+    CHECK_EQ(r->m[2].v[NT_F_EVCODE], 0);
+    CHECK_EQ(r->m[2].v[NT_F_ICNT], 0);
+    CHECK_EQ(r->m[2].v[NT_F_CDF], 0);
+    rvt_membuf_free(&r->buf);
+    /* Never enabled: both, and nothing else. */
+    encode(r, "", 64, recs + 1, 3);
+    REQUIRE(r->n == 2);
+    CHECK_EQ(r->m[0].v[NT_F_EVCODE], 4);
+    CHECK_EQ(r->m[1].v[NT_F_EVCODE], 0);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 0);
+    rvt_membuf_free(&r->buf);
+    /* --end-evcode 4: a trace disabled at the end says nothing more. */
+    encode(r, "end-evcode=4", 64, recs, 4);
+    REQUIRE(r->n == 2);
+    CHECK_EQ(r->m[1].v[NT_F_EVCODE], 4);
     rvt_membuf_free(&r->buf);
 }
 

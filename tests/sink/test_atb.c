@@ -345,6 +345,55 @@ static void test_id_repeat(void)
     rvt_membuf_free(&out);
 }
 
+
+/* rvt_atb_payload_bytes is a lower bound: every window of the writer's
+ * output, wherever it starts, carries at least that many of the source's
+ * bytes (what a wrapping RAM behind the bridge keeps). */
+struct count_ctx {
+    uint64_t n;
+};
+static int count_id5(void *ctx, unsigned id, uint64_t off, const uint8_t *p, size_t n)
+{
+    (void)off;
+    (void)p;
+    if (id == 5)
+        ((struct count_ctx *)ctx)->n += n;
+    return 0;
+}
+
+static void test_payload_bound(void)
+{
+    struct rvt_membuf mb;
+    rvt_membuf_init(&mb);
+    struct rvt_atb_writer_config c = {.size = sizeof c, .out = rvt_membuf_sink(&mb), .fsync_at_start = 1,
+                                      .fsync_period = 16};
+    struct rvt_atb_writer *w = NULL;
+    struct rvt_diag d = {0};
+    REQUIRE(rvt_atb_writer_new(&c, &w, &d) == 0);
+    uint8_t pkt[7] = {1, 2, 3, 4, 5, 6, 7};
+    for (int i = 0; i < 3000; i++)
+        REQUIRE(rvt_atb_write(w, 5, pkt, 1 + (size_t)(i % 7)) == 0);
+    REQUIRE(rvt_atb_writer_flush(w) == 0);
+    static const uint64_t windows[] = {64, 100, 512, 1024, 4096};
+    for (size_t k = 0; k < sizeof windows / sizeof windows[0]; k++) {
+        uint64_t win = windows[k], bound = rvt_atb_payload_bytes(win, 16), least = UINT64_MAX;
+        for (size_t start = 0; start + win <= mb.len; start += 3) {
+            struct count_ctx cc = {0};
+            struct rvt_atb_reader_config rc = {.size = sizeof rc, .deliver = count_id5, .ctx = &cc, .find_fsync = 1};
+            struct rvt_atb_read_stats st;
+            rvt_atb_read(mb.data + start, (size_t)win, &rc, &st, &d);
+            if (cc.n < least)
+                least = cc.n;
+        }
+        CHECK_MSG(least >= bound, "window %llu: a slice carries %llu bytes, the bound says %llu",
+                  (unsigned long long)win, (unsigned long long)least, (unsigned long long)bound);
+        CHECK_MSG(win < 512 || (bound > 0 && bound * 2 > least), "window %llu: bound %llu is far below the %llu carried",
+                  (unsigned long long)win, (unsigned long long)bound, (unsigned long long)least);
+    }
+    rvt_atb_writer_free(w);
+    rvt_membuf_free(&mb);
+}
+
 int main(void)
 {
     test_exact_single();
@@ -353,5 +402,6 @@ int main(void)
     test_syncs_and_errors();
     test_random_round_trip();
     test_id_repeat();
+    test_payload_bound();
     return rvt_test_summary("test_atb");
 }

@@ -352,11 +352,75 @@ static void test_save_load(void)
     rvt_ramsink_free(s);
 }
 
+
+/* One description, the same words and counts for encode and decode: a
+ * stopped buffer is never "wrapped", a wrapped one says what was lost. */
+static void test_describe(void)
+{
+    uint8_t ram[64];
+    char text[512];
+    struct rvt_diag d = {0};
+    struct rvt_ramsink_config c = {.size = sizeof c, .mode = RVT_RAM_SRAM, .sram_bytes = 64, .stop_on_wrap = 1,
+                                   .pad_byte = 0xFF};
+    struct rvt_ramsink *s;
+    REQUIRE(rvt_ramsink_new(&c, &s, &d) == 0);
+    memset(ram, 0x5A, sizeof ram);
+    CHECK_EQ(rvt_ramsink_write(s, ram, 40), 40);
+    CHECK_EQ(rvt_ramsink_write(s, ram, 40), 24); /* fills and stops */
+    CHECK_EQ(rvt_ramsink_write(s, ram, 10), 0);
+    rvt_ramsink_flush(s);
+    struct rvt_sink_info info;
+    rvt_ramsink_info(s, &info);
+    CHECK_EQ(info.dropped, 26);
+    rvt_sink_info_describe(&info, 0, text, sizeof text);
+    CHECK_STR(text, "trace RAM of 64 bytes filled and stopped (stop mode): it holds the first 64 bytes of the trace, "
+                    "nothing was overwritten; 26 bytes offered after it stopped were refused");
+    rvt_sink_info_describe(&info, 1, text, sizeof text);
+    CHECK_MSG(strstr(text, "; decoding them from the start") && !strstr(text, "wrapped"), "%s", text);
+    /* The image loaded back is not "wrapped": nothing was overwritten. */
+    struct rvt_sink_image img;
+    REQUIRE(rvt_sink_linearize(rvt_ramsink_buffer(s, &(size_t){0}), 64, &info, &img, &d) == 0);
+    CHECK_EQ(img.stopped, 1);
+    CHECK_EQ(img.wrapped, 0);
+    CHECK_EQ(img.len, 64);
+    CHECK_EQ(img.lost, 0);
+    rvt_sink_image_free(&img);
+    rvt_ramsink_free(s);
+
+    /* Wrap mode: newest bytes, older overwritten. */
+    c.stop_on_wrap = 0;
+    REQUIRE(rvt_ramsink_new(&c, &s, &d) == 0);
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ(rvt_ramsink_write(s, ram, 40), 40);
+    rvt_ramsink_flush(s);
+    rvt_ramsink_info(s, &info);
+    rvt_sink_info_describe(&info, 1, text, sizeof text);
+    CHECK_STR(text, "trace RAM of 64 bytes wrapped (wrap mode): it holds the newest 64 of 200 bytes written; the 136 "
+                    "older bytes were overwritten; decoding from the oldest synchronisation point in the bytes kept");
+    rvt_ramsink_free(s);
+
+    /* A hand-written description: wrap flag, no total, no mode. */
+    rvt_sink_info_init(&info);
+    info.known = RVT_SINFO_WP | RVT_SINFO_WRAP | RVT_SINFO_SIZE;
+    info.wp = 16;
+    info.wrap = 1;
+    info.size = 64;
+    rvt_sink_info_describe(&info, 0, text, sizeof text);
+    CHECK_STR(text, "trace RAM of 64 bytes wrapped: it holds the newest 64 bytes; how many older bytes were "
+                    "overwritten is not known");
+    /* Not wrapped. */
+    info.known |= RVT_SINFO_POLICY;
+    info.wrap = 0;
+    rvt_sink_info_describe(&info, 0, text, sizeof text);
+    CHECK_STR(text, "trace RAM of 64 bytes (wrap mode): it holds all 16 bytes written (not wrapped)");
+}
+
 int main(void)
 {
     test_spec();
     test_sidecar_text();
     test_linearize();
     test_save_load();
+    test_describe();
     return rvt_test_summary("test_sinkimage");
 }

@@ -138,10 +138,22 @@ static void test_warl(void)
     CHECK_EQ(s.sync_max, 11);
     CHECK_EQ(s.sync_period, 1u << 15);
     /* trTeInstFeatures: all ones reads back what N-Trace implements:
-     * seq jump, implicit return, return mode, repeated history, all jumps,
-     * extend MSB; src ID 12 bits; src bits clamped to 12. */
+     * seq jump, implicit return, return mode 3, repeated history, extend
+     * MSB; src ID 12 bits; src bits clamped to 12.  trTeInstEnAllJumps
+     * (bit 9) reads 0: the encoders do not implement it. */
     te_wr(t, 0, 0x008, 0xFFFFFFFF);
-    CHECK_EQ(te_rd(t, 0, 0x008), 0xCFFF07CC);
+    CHECK_EQ(te_rd(t, 0, 0x008), 0xCFFF05CC);
+    te_wr(t, 0, 0x008, 1u << 9);
+    CHECK_EQ(te_rd(t, 0, 0x008), 0);
+    /* Implicit return modes 1 (counting) and 3 (full addresses); 2
+     * (partial compare) becomes the nearest lower one. */
+    te_wr(t, 0, 0x008, 1u << 3 | 2u << 6);
+    CHECK_EQ(te_rd(t, 0, 0x008), 1u << 3 | 1u << 6);
+    te_wr(t, 0, 0x008, 1u << 3 | 3u << 6);
+    CHECK_EQ(te_rd(t, 0, 0x008), 1u << 3 | 3u << 6);
+    /* trTeInstStallEna reads 0: nothing stalls the hart here. */
+    te_wr(t, 0, 0, 1 | 1u << 13);
+    CHECK_EQ(te_rd(t, 0, 0) >> 13 & 1, 0);
     te_wr(t, 0, 0x008, 0);
     CHECK_EQ(te_rd(t, 0, 0x008), 0);
     /* Filters and comparators: 16 and 8 by default. */
@@ -206,7 +218,7 @@ static void test_warl(void)
     te_wr(t, 0, 0, 1 | 3u << 4 | 1u << 16);
     CHECK_EQ(te_rd(t, 0, 0) >> 20 & 15, 2);
     te_wr(t, 0, 8, 0xFFFFFFFF);
-    CHECK_EQ(te_rd(t, 0, 8), 0x400F07CC);
+    CHECK_EQ(te_rd(t, 0, 8), 0x400F05CC);
     te_wr(t, 0, 0x00C, 0xFFFF);
     CHECK_EQ(te_rd(t, 0, 0x00C), 0x3);
     te_wr(t, 0, 0x400 + 0x20 * 2, 1);
@@ -276,7 +288,8 @@ static void test_settings(void)
         CHECK_EQ(s.sync_period, 4096);
     }
     /* Encoder 2, by register values: BTM, sync every 2^8 messages, SRC
-     * ID 0x2A in 6 bits, implicit return with partial compare, context. */
+     * ID 0x2A in 6 bits, implicit return asking for partial compare (not
+     * implemented: legalised to mode 1, counting), context. */
     const char *txt = "encoder2.trTeControl = 0x00410237\n"
                       "encoder2.trTeInstFeatures = 0x602A0088\n"
                       "encoder3.trTeControl = 0x00418237   # the same, SRC inhibited\n";
@@ -293,10 +306,10 @@ static void test_settings(void)
     CHECK_EQ(s.src_id, 0x2A);
     CHECK_EQ(s.src_bits, 6);
     CHECK_EQ(s.implicit_return, 1);
-    CHECK_EQ(s.implicit_return_mode, 2);
+    CHECK_EQ(s.implicit_return_mode, 1);
     CHECK_EQ(s.sequential_jump, 0);
     CHECK_EQ(s.control, 0x0141023F); /* format reads 1; empty; active */
-    CHECK_EQ(s.features, 0x602A0088);
+    CHECK_EQ(s.features, 0x602A0048);
     CHECK_EQ(rvt_tci_te_settings(t, 3, &s, sizeof s), 0);
     CHECK_EQ(s.inhibit_src, 1);
     CHECK_EQ(s.src_bits, 0);
@@ -541,6 +554,126 @@ static void test_regfile_round_trip(void)
     rvt_tci_free(b);
 }
 
+/* rvt_tci_discover finds, through the registers only, exactly what the
+ * implementation supports: default and restricted encoders, the funnel,
+ * SRAM and SMEM sinks, the ATB bridge. */
+static void check_probe(const struct rvt_te_caps *c, const struct rvt_tci_discovery *dd)
+{
+    CHECK_EQ(dd->kind, RVT_TCI_ENCODER);
+    CHECK_EQ(dd->ver_major, 1);
+    CHECK_EQ(dd->comp_type, 1);
+    CHECK_EQ(dd->vendor, c->impl_vendor);
+    CHECK_EQ(dd->format, c->format);
+    CHECK_EQ(dd->protocol_major, c->protocol_major);
+    CHECK_EQ(dd->protocol_minor, c->protocol_minor);
+    CHECK_EQ(dd->inst_modes, c->inst_modes);
+    CHECK_EQ(dd->sync_modes, c->sync_modes);
+    CHECK_EQ(dd->sync_max_min, c->sync_max_min);
+    CHECK_EQ(dd->sync_max_max, c->sync_max_max);
+    CHECK_EQ(dd->has_context, c->has_context);
+    CHECK_EQ(dd->has_trig_enable, c->has_trig_enable);
+    CHECK_EQ(dd->has_stall, c->has_stall);
+    CHECK_EQ(dd->has_inhibit_src, c->has_inhibit_src);
+    CHECK_EQ(dd->features, c->features);
+    CHECK_EQ(dd->implicit_return_modes, c->implicit_return_modes);
+    CHECK_EQ(dd->src_id_bits, c->src_id_bits);
+    CHECK_EQ(dd->src_bits_max, c->src_bits_max);
+    CHECK_EQ(dd->n_filters, c->n_filters);
+    CHECK_EQ(dd->n_comparators, c->n_comparators);
+    CHECK_EQ(dd->has_data_trace, c->has_data_trace);
+    CHECK_EQ(dd->trig_dbg_mask, c->trig_dbg_mask);
+    CHECK_EQ(dd->n_ext_trig_in, c->n_ext_trig_in);
+    CHECK_EQ(dd->n_ext_trig_out, c->n_ext_trig_out);
+    CHECK_EQ(dd->has_ts, c->ts_modes != 0);
+    CHECK_EQ(dd->ts_modes, c->ts_modes);
+    CHECK_EQ(dd->ts_width, c->ts_modes ? c->ts_width : 0);
+}
+
+static void test_probe(void)
+{
+    struct rvt_te_caps caps[3];
+    rvt_te_caps_default(&caps[0], 1);
+    rvt_te_caps_default(&caps[1], 0);
+    rvt_te_caps_default(&caps[2], 1);
+    caps[2].inst_modes = 1u << 3;
+    caps[2].sync_modes = 1u << 0 | 1u << 1;
+    caps[2].sync_max_min = 2;
+    caps[2].sync_max_max = 10;
+    caps[2].src_bits_max = 4;
+    caps[2].src_id_bits = 4;
+    caps[2].n_filters = 2;
+    caps[2].n_comparators = 3;
+    caps[2].has_inhibit_src = 0;
+    caps[2].has_context = 0;
+    caps[2].features = 1u << 2;
+    caps[2].implicit_return_modes = 1u << 0;
+    caps[2].ts_modes = 0;
+    caps[2].n_ext_trig_in = 2;
+    caps[2].n_ext_trig_out = 0;
+    caps[2].trig_dbg_mask = 0x3;
+    caps[2].impl_vendor = 0xA5;
+    struct rvt_ramsink_config ram[2] = {
+        {.size = sizeof ram[0], .mode = RVT_RAM_SRAM, .width_bits = 32, .sram_bytes = 8192, .sram_limit_fixed = 1},
+        {.size = sizeof ram[1], .mode = RVT_RAM_SMEM, .width_bits = 64, .mem_base = 0x80000000, .mem_len = 0x10000,
+         .has_smem = 1}};
+    struct rvt_tci_config tc = {.size = sizeof tc, .n_encoders = 3, .te_caps = caps, .n_funnels = 1,
+                                .funnel_inputs = 5, .n_ramsinks = 2, .ramsinks = ram, .n_atb_bridges = 1};
+    struct rvt_tci *t = NULL;
+    struct rvt_diag d = {0};
+    REQUIRE(rvt_tci_new(&tc, &t, &d) == 0);
+    struct rvt_tci_discovery dd;
+    for (unsigned i = 0; i < 3; i++) {
+        REQUIRE(rvt_tci_discover(t, RVT_TCI_ENCODER, i, &dd, sizeof dd) == 0);
+        check_probe(&caps[i], &dd);
+    }
+    REQUIRE(rvt_tci_discover(t, RVT_TCI_FUNNEL, 0, &dd, sizeof dd) == 0);
+    CHECK_EQ(dd.impl, 0x801);
+    CHECK_EQ(dd.n_inputs, 5);
+    REQUIRE(rvt_tci_discover(t, RVT_TCI_RAMSINK, 0, &dd, sizeof dd) == 0);
+    CHECK_EQ(dd.has_sram, 1);
+    CHECK_EQ(dd.has_smem, 0);
+    CHECK_EQ(dd.stop_on_wrap, 1);
+    CHECK_EQ(dd.mem_formats, 1);
+    CHECK_EQ(dd.ram[0].present, 1);
+    CHECK_EQ(dd.ram[1].present, 0);
+    CHECK_EQ(dd.ram[0].start_max, 0);
+    CHECK_EQ(dd.ram[0].limit_min, 8188); /* hard coded: not trimmable */
+    CHECK_EQ(dd.ram[0].limit_max, 8188);
+    CHECK_EQ(dd.ram[0].word_bytes, 4);
+    CHECK_EQ(dd.ram[0].has_rp, 1);
+    CHECK_EQ(dd.ram[0].has_limit_high, 0);
+    REQUIRE(rvt_tci_discover(t, RVT_TCI_RAMSINK, 1, &dd, sizeof dd) == 0);
+    CHECK_EQ(dd.has_sram, 0);
+    CHECK_EQ(dd.has_smem, 1);
+    CHECK_EQ(dd.ram[1].present, 1);
+    CHECK_EQ(dd.ram[1].start_min, 0x80000000);
+    CHECK_EQ(dd.ram[1].limit_max, 0x8000FFFC);
+    CHECK_EQ(dd.ram[1].word_bytes, 8);
+    REQUIRE(rvt_tci_discover(t, RVT_TCI_ATBBRIDGE, 0, &dd, sizeof dd) == 0);
+    CHECK_EQ(dd.comp_type, 0xE);
+    CHECK_EQ(dd.id_bits, 7);
+    CHECK_EQ(dd.async_freqs, 1);
+    CHECK_EQ(rvt_tci_discover(t, RVT_TCI_ENCODER, 3, &dd, sizeof dd), -RVT_ERR_INVAL);
+    /* The probe leaves the component in reset, and the print names every field. */
+    CHECK_EQ(te_rd(t, 0, 0) & 1, 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    REQUIRE(f);
+    REQUIRE(rvt_tci_discover(t, RVT_TCI_ENCODER, 2, &dd, sizeof dd) == 0);
+    CHECK_EQ(rvt_tci_discovery_print(&dd, 2, f), 0);
+    fclose(f);
+    static const char *const names[] = {"trTeImpl 0xa5010101", "trTeInstMode                 3 ",
+                                        "trTeInstSyncMax              2..10", "trTeInstEnAllJumps           not implemented",
+                                        "trTeInstEnSequentialJump     implemented", "trTeSrcID                    4 bits",
+                                        "2 filter units", "3 comparator units", "no timestamp unit",
+                                        "2 inputs, 0 outputs", "writable bits 0x00000003"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        CHECK_MSG(strstr(text, names[i]), "'%s' not in:\n%s", names[i], text);
+    free(text);
+    rvt_tci_free(t);
+}
+
 int main(void)
 {
     test_discovery();
@@ -549,5 +682,6 @@ int main(void)
     test_settings();
     test_regfile();
     test_regfile_round_trip();
+    test_probe();
     return rvt_test_summary("test_tci");
 }

@@ -20,6 +20,18 @@ int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 
+struct cli_command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+/* The subcommands, in the order help lists them. */
+const struct cli_command *cli_commands(size_t *n);
+/* Example command lines for the usage text and the manual, NULL-terminated. */
+extern const char *const cli_examples[];
+/* Write the manual page rvtrace(1) (roff) to f; the exit status. */
+int cli_man(FILE *f);
+
 /* Print "rvtrace <cmd>: message" to stderr; returns 1. */
 int cli_fail(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -87,6 +99,9 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
 const char *cli_extra(const struct cli_opts *o, const char *name);
 /* The value of a family option as given, or NULL. */
 const char *cli_extra_pair(const struct cli_opts *o, const char *name);
+/* True if a family option of this name is parsed as the common option of
+ * `allowed` (--ecall, --xlen): help lists it once, with the common ones. */
+bool cli_common_takes(unsigned allowed, const char *name);
 /* Print the common options of `allowed` and the families' options. */
 void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only);
 /* Load --elf/--raw into o->img (NULL when none given); 0 or exit status. */
@@ -119,9 +134,39 @@ double cli_now(void);
  * the family's format, a funnel, an SRAM sink of --sram-bytes) as after
  * reset, with the file applied.  0 or exit status. */
 int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out);
+/* The same system (no encoders for a family that is not a TCI encoder), as
+ * after reset, without a file.  0 or exit status. */
+int cli_regs_system(struct cli_opts *o, struct rvt_tci **out);
 /* Encoder idx's settings applied to a family configuration (before
  * cfg_finish); <0 with d set. */
 int cli_regs_apply(struct cli_opts *o, struct rvt_tci *t, unsigned idx, void *cfg, struct rvt_diag *d);
+
+/* ---- the decoder contract (docs/decoding.md) ---------------------------- */
+
+#define CLI_EXIT_USAGE 2 /* bad options, unreadable files, an unusable ELF */
+/* Damage reports printed before only counting them: on a terminal, and
+ * otherwise (logs); -v prints every one. */
+#define CLI_DIAG_TTY 10
+#define CLI_DIAG_PIPE 100
+/* --max-instructions, for every command that decodes (add it to `extra`). */
+#define CLI_MAX_INSNS_OPT "max-instructions"
+#define CLI_MAX_INSNS_HELP                                                                                 \
+    "  --max-instructions N  stop the decode after N instructions (exit status 1); 'unlimited' for none;\n" \
+    "                        default 16 Mi + 4096 per trace byte\n"
+/* The --max-instructions value (0: the default); 0 or an exit status. */
+int cli_max_insns(struct cli_opts *o, uint64_t *max_insns);
+/* diag_max for rvt_out_config: every report with -v, else CLI_DIAG_TTY or
+ * CLI_DIAG_PIPE as stderr is a terminal or not. */
+unsigned cli_diag_max(const struct cli_opts *o);
+/* s with every byte outside printable ASCII as \xNN, in buf (a decoder's
+ * message must never put raw trace bytes on a terminal).  Returns buf. */
+const char *cli_printable(const char *s, char *buf, size_t n);
+/* After a decode into `out` (drc, d: what rvt_decode returned): print what
+ * was damaged and where, a hint when another family or framing fits the
+ * bytes, and return the exit status (0, 1 or 3). */
+struct rvt_output;
+int cli_report_decode(struct cli_opts *o, struct rvt_output *out, const struct rvt_diag *d, int drc,
+                      const uint8_t *buf, size_t len, double secs);
 
 /* Replace *buf with the bytes of ATB trace ID `id` found in its formatter
  * frames (starting at the first frame sync).  0 or exit status. */

@@ -172,6 +172,10 @@ static char *find_in_path(const char *name)
     return NULL;
 }
 
+#ifndef RVT_PLUGIN_FROM_BINDIR
+#define RVT_PLUGIN_FROM_BINDIR "../lib/rvtrace" /* the install's libdir/rvtrace, from its bindir */
+#endif
+
 /* The directory of the running rvtrace executable, or "" if unknown. */
 static void self_dir(char *buf, size_t size)
 {
@@ -198,7 +202,7 @@ static char *find_plugin(void)
         snprintf(cand, sizeof cand, "%s/%s", dir, PLUGIN_NAME);
         if (is_file(cand))
             return strdup(cand);
-        snprintf(cand, sizeof cand, "%s/../lib/rvtrace/%s", dir, PLUGIN_NAME);
+        snprintf(cand, sizeof cand, "%s/%s/%s", dir, RVT_PLUGIN_FROM_BINDIR, PLUGIN_NAME);
         if (is_file(cand))
             return strdup(cand);
     }

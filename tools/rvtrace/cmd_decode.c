@@ -1,19 +1,28 @@
-/* rvtrace decode: trace bytes + ELF -> PCs, listing, blocks or counts. */
+/* rvtrace decode: trace bytes + ELF -> PCs, listing, blocks or counts.
+ * The exit status follows the decoder contract (docs/decoding.md): 0 a
+ * whole decode, 1 decoded with damage, 2 usage or I/O error, 3 nothing
+ * decodable.  The library classifies; this file prints and exits. */
 #include "cli.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void help(const struct rvt_codec *only)
 {
-    printf("usage: rvtrace decode --format F [--elf PROG] TRACE [--output pcs|insn|blocks|count] [-o FILE] [options]\n\n"
+    printf("usage: rvtrace decode --format F [--elf PROG] TRACE [--output pcs|insn|blocks|count] [-o FILE] "
+           "[options]\n\n"
            "Decode trace bytes back to the executed instructions.  The decode starts at the first\n"
            "synchronisation point; a damaged message is reported (byte offset, what was wrong) and the\n"
-           "decoder resynchronises at the next one.  The exit status is 1 if anything was reported.\n"
-           "Without --elf only traces that record every target (cdl, dbg with PCs) decode; give --xlen 32\n"
-           "for RV32 then.\n\n");
+           "decoder resynchronises at the next one.  Without --elf only traces that record every target\n"
+           "(cdl, dbg with PCs) decode; give --xlen 32 for RV32 then.\n\n"
+           "exit status: 0 the whole trace decoded; 1 decoded with damage (errors, lost trace, an\n"
+           "unexpected end, the instruction limit): stdout holds what could be decoded; 2 usage or I/O\n"
+           "error; 3 nothing decodable (empty trace, no synchronisation point, no instruction).\n"
+           "On a terminal the first %d damage reports are printed, otherwise the first %d; -v prints all.\n\n",
+           CLI_DIAG_TTY, CLI_DIAG_PIPE);
     printf("  --wp ADDR             the trace RAM's write pointer (trRamWP, without the wrap bit), for a raw\n"
            "                        dump without a .sink description\n"
            "  --hart N              decode hart N of a funnelled trace (its source id; same --src-bits as encode)\n"
@@ -21,15 +30,38 @@ static void help(const struct rvt_codec *only)
            "  --regs FILE           the register-setting file the trace was made with: configures the decoder\n"
            "                        like encoder 0 (or encoder N with --hart N)\n"
            "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
-           "  --sink-start ADDR     trRamStart of the dump (default 0)\n"
-           "A TRACE written through --sink has a TRACE.sink description beside it; the decode then\n"
+           "  --sink-start ADDR     trRamStart of the dump (default 0)\n");
+    fputs(CLI_MAX_INSNS_HELP, stdout);
+    printf("A TRACE written through --sink has a TRACE.sink description beside it; the decode then\n"
            "starts at the oldest surviving byte and reports how much was lost to wrapping.\n\n");
     cli_help_common(stdout, CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN, only);
 }
 
+/* "try --format etrace" / "try --framing refraw" */
+static void print_hint(const struct cli_opts *o, const struct rvt_probe_result *p)
+{
+    char opt[96] = "";
+    if (p->option) {
+        const char *eq = strchr(p->option, '=');
+        int n = eq ? (int)(eq - p->option) : (int)strlen(p->option);
+        snprintf(opt, sizeof opt, " --%.*s%s%s", n, p->option, eq ? " " : "", eq ? eq + 1 : "");
+    }
+    char as[160];
+    if (p->codec == o->codec)
+        snprintf(as, sizeof as, "with%s they decode", opt);
+    else
+        snprintf(as, sizeof as, "as %s%s they decode", p->codec->name, opt);
+    fprintf(stderr,
+            "rvtrace decode: %s: hint: no valid %s trace in the first %zu bytes (%" PRIu64 " instructions, %" PRIu64
+            " errors); %s to %" PRIu64 " instructions without an error: try%s%s%s\n",
+            o->trace, o->codec->name, p->bytes, p->cur_insns, p->cur_errors, as, p->insns,
+            p->codec != o->codec ? " --format " : "", p->codec != o->codec ? p->codec->name : "", opt);
+}
+
 int cmd_decode(int argc, char **argv)
 {
-    static const char *const extra[] = {"wp", "wrap", "sink-start", "hart", "regs", "sram-bytes", "atb", NULL};
+    static const char *const extra[] = {"wp",         "wrap", "sink-start",      "hart", "regs",
+                                        "sram-bytes", "atb",  CLI_MAX_INSNS_OPT, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "decode", allowed, extra, argc, argv);
@@ -39,18 +71,25 @@ int cmd_decode(int argc, char **argv)
         cli_free(&o);
         return rc;
     }
+    /* Until the decode runs, every failure is a usage or I/O error. */
+    const int usage = CLI_EXIT_USAGE;
     uint8_t *buf = NULL;
     size_t len = 0;
     FILE *f = NULL;
     struct rvt_output *out = NULL;
     struct rvt_sink_image sim = {0};
-    struct rvt_trace_file *tf = NULL;
+    struct rvt_trace_file *tf = NULL; /* a plain trace file, mapped */
+    const uint8_t *data = NULL;
+    uint64_t max_insns = 0;
     if (!o.trace) {
-        rc = cli_fail("decode", "no TRACE file given");
+        cli_fail("decode", "no TRACE file given");
+        rc = usage;
         goto done;
     }
-    if ((rc = cli_load_image(&o)))
+    if (cli_max_insns(&o, &max_insns) || cli_load_image(&o)) {
+        rc = usage;
         goto done;
+    }
     if (!o.img) {
         /* Without the program only families that record every target (cdl,
          * dbg with PCs) can decode; the others report where code is needed. */
@@ -66,44 +105,60 @@ int cmd_decode(int argc, char **argv)
         struct rvt_tci *tci = NULL;
         uint64_t h = 0;
         if (hart && !cli_parse_u64(hart, &h)) {
-            rc = cli_fail("decode", "--hart: expected a hart number, got '%s'", hart);
+            cli_fail("decode", "--hart: expected a hart number, got '%s'", hart);
+            rc = usage;
             goto done;
         }
         struct rvt_diag rd = {0};
         if ((rc = cli_regs_load(&o, regs, &tci)) == 0 && cli_regs_apply(&o, tci, (unsigned)h, o.ccfg, &rd) < 0)
             rc = cli_fail("decode", "%s: %s", regs, rd.msg);
         rvt_tci_free(tci);
-        if (rc)
+        if (rc) {
+            rc = usage;
             goto done;
+        }
     } else if (hart) {
         struct rvt_diag hd = {0};
         uint64_t h;
         if (!cli_parse_u64(hart, &h) || o.codec->cfg_set(o.ccfg, "src-id", hart, &hd) < 0) {
-            rc = cli_fail("decode", "--hart %s: %s", hart, hd.msg[0] ? hd.msg : "expected a hart number");
+            cli_fail("decode", "--hart %s: %s", hart, hd.msg[0] ? hd.msg : "expected a hart number");
+            rc = usage;
             goto done;
         }
     }
-    if ((rc = cli_finish_codec(&o, rvt_img_xlen(o.img))))
+    if (cli_finish_codec(&o, rvt_img_xlen(o.img))) {
+        rc = usage;
         goto done;
+    }
     struct rvt_diag d = {0};
     if (cli_plain_trace(&o, o.trace)) {
+        /* Mapped, and given back behind the decode: memory stays flat
+         * whatever the file's size. */
         if (rvt_trace_file_open(&tf, o.trace, &d) < 0) {
-            rc = cli_fail("decode", "%s", d.msg);
+            cli_fail("decode", "%s", d.msg);
+            rc = usage;
             goto done;
         }
+        data = rvt_trace_file_data(tf);
         len = rvt_trace_file_size(tf);
     } else {
-        if ((rc = cli_load_trace(&o, o.trace, &sim)))
+        if (cli_load_trace(&o, o.trace, &sim)) {
+            rc = usage;
             goto done;
+        }
         buf = sim.data;
         len = sim.len;
         sim.data = NULL;
-        if (cli_extra(&o, "atb") && (rc = cli_atb_extract(&o, cli_extra(&o, "atb"), &buf, &len)))
+        if (cli_extra(&o, "atb") && cli_atb_extract(&o, cli_extra(&o, "atb"), &buf, &len)) {
+            rc = usage;
             goto done;
+        }
+        data = buf;
     }
     f = !o.output || strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "wb");
     if (!f) {
-        rc = cli_fail("decode", "%s: cannot create: %s", o.output, strerror(errno));
+        cli_fail("decode", "%s: cannot create: %s", o.output, strerror(errno));
+        rc = usage;
         goto done;
     }
     struct rvt_out_config oc = {.size = sizeof oc,
@@ -111,38 +166,27 @@ int cmd_decode(int argc, char **argv)
                                 .f = f,
                                 .image = o.img,
                                 .xlen = rvt_img_xlen(o.img),
-                                .diag = stderr};
+                                .diag = stderr,
+                                .diag_max = cli_diag_max(&o)};
     out = rvt_out_new(&oc);
     if (!out) {
         rc = cli_fail("decode", "out of memory");
         goto done;
     }
     struct rvt_flow_sink sink = rvt_out_sink(out);
+    struct rvt_decode_options dopt = {.size = sizeof dopt, .ecall = o.ecall, .max_insns = max_insns};
     double t0 = cli_now();
-    int drc = tf ? rvt_decode_file(o.codec, o.ccfg, o.img, o.ecall, tf, &sink, &d)
-                 : rvt_decode_buffer(o.codec, o.ccfg, o.img, o.ecall, buf, len, &sink, &d);
+    /* An empty trace is reported the same way whatever the family. */
+    int drc = !len ? 0
+              : tf   ? rvt_decode_file(o.codec, o.ccfg, o.img, &dopt, tf, &sink, &d)
+                     : rvt_decode(o.codec, o.ccfg, o.img, &dopt, buf, len, &sink, &d);
     double t1 = cli_now();
-    if (rvt_out_finish(out) < 0)
-        rc = cli_fail("decode", "%s: write failed: %s", o.output ? o.output : "stdout", strerror(errno));
-    if (drc < 0) {
-        rc = cli_fail("decode", "%s: %s", o.trace, d.msg);
+    if (rvt_out_finish(out) < 0) {
+        cli_fail("decode", "%s: write failed: %s", o.output ? o.output : "stdout", strerror(errno));
+        rc = usage;
         goto done;
     }
-    const struct rvt_out_stats *st = rvt_out_stats(out);
-    if (o.verbose)
-        fprintf(stderr, "%s: %zu bytes -> %" PRIu64 " instructions in %" PRIu64 " blocks, %" PRIu64
-                        " syncs, %" PRIu64 " errors, %" PRIu64 " gaps, %.1f M instructions/s\n",
-                o.trace, len, st->insns, st->blocks, st->syncs, st->errors, st->gaps,
-                (double)st->insns / ((t1 - t0) > 0 ? (t1 - t0) : 1e-9) / 1e6);
-    if (st->errors) {
-        fprintf(stderr, "rvtrace decode: %s: %" PRIu64 " decode error(s); the output skips the damaged parts\n",
-                o.trace, st->errors);
-        rc = 1;
-    }
-    if (st->insns == 0 && len > 0 && !rc) {
-        fprintf(stderr, "rvtrace decode: %s: no instructions decoded (no synchronisation point found?)\n", o.trace);
-        rc = 1;
-    }
+    rc = cli_report_decode(&o, out, &d, drc, data, len, t1 - t0);
 done:
     rvt_out_free(out);
     if (f && f != stdout)
@@ -152,4 +196,74 @@ done:
     rvt_sink_image_free(&sim);
     cli_free(&o);
     return rc;
+}
+
+int cli_report_decode(struct cli_opts *o, struct rvt_output *out, const struct rvt_diag *d, int drc, const uint8_t *buf,
+                      size_t len, double secs)
+{
+    const struct rvt_out_stats *st = rvt_out_stats(out);
+    const char *cmd = o->cmd, *name = o->trace;
+    enum rvt_decode_status status = rvt_out_status(st);
+    if (drc < 0 && status == RVT_DECODE_WHOLE)
+        status = RVT_DECODE_DAMAGED; /* the decoder gave up (strict mode, or could not go on) */
+    if (o->verbose)
+        fprintf(stderr,
+                "%s: %zu bytes -> %" PRIu64 " instructions in %" PRIu64 " blocks, %" PRIu64 " syncs, %" PRIu64
+                " errors, %" PRIu64 " gaps, %.1f M instructions/s\n",
+                name, len, st->insns, st->blocks, st->syncs, st->errors, st->gaps,
+                (double)st->insns / (secs > 0 ? secs : 1e-9) / 1e6);
+    if (rvt_out_diag_suppressed(out))
+        fprintf(stderr,
+                "rvtrace %s: %s: %" PRIu64 " more damage reports not shown (-v prints every one; --output "
+                "blocks lists them in place)\n",
+                cmd, name, rvt_out_diag_suppressed(out));
+    char what[700], first[1600];
+    rvt_out_describe(st, what, sizeof what);
+    cli_printable(rvt_out_first_damage(out), first, sizeof first);
+    bool nosync = drc < 0 && d->code == RVT_ERR_NOSYNC;
+    char msg[sizeof d->msg * 4];
+    cli_printable(d->msg, msg, sizeof msg);
+    if (drc < 0 && !nosync)
+        fprintf(stderr, "rvtrace %s: %s: the decode stopped: %s\n", cmd, name, msg);
+    switch (status) {
+    case RVT_DECODE_WHOLE:
+        if (what[0])
+            fprintf(stderr, "rvtrace %s: %s: %s\n", cmd, name, what);
+        return 0;
+    case RVT_DECODE_DAMAGED:
+        fprintf(stderr, "rvtrace %s: %s: %s%sthe output holds the %" PRIu64 " instructions decoded\n", cmd, name, what,
+                what[0] ? "; " : "", st->insns);
+        if (st->by_reason[RVT_GAP_LIMIT])
+            fprintf(stderr,
+                    "rvtrace %s: %s: raise the limit (%s) with --max-instructions N, or --max-instructions "
+                    "unlimited\n",
+                    cmd, name, cli_extra(o, CLI_MAX_INSNS_OPT) ? "given" : "16 Mi + 4096 per trace byte by default");
+        break;
+    case RVT_DECODE_NOTHING:
+        if (len == 0)
+            fprintf(stderr, "rvtrace %s: %s: the trace is empty (0 bytes): nothing to decode\n", cmd, name);
+        else if (st->syncs == 0 || nosync)
+            fprintf(stderr, "rvtrace %s: %s: no synchronisation point found in the %zu bytes searched%s%s%s; %s\n", cmd,
+                    name, len, what[0] || nosync ? " (" : "", nosync ? msg : what, what[0] || nosync ? ")" : "",
+                    o->codec->sync_hint ? o->codec->sync_hint : "the encoder must emit synchronisation points");
+        else
+            fprintf(stderr, "rvtrace %s: %s: %" PRIu64 " synchronisation point%s but no instruction decoded: %s%s\n",
+                    cmd, name, st->syncs, st->syncs == 1 ? "" : "s",
+                    first[0] ? first : "the trace holds no retired instruction",
+                    /* Messages that parse but disagree with the code: a
+                     * sync point, then an error, again and again. */
+                    o->elf && st->errors && st->errors <= 2 * st->syncs
+                        ? " (is --elf the program the trace was recorded from?)"
+                        : "");
+        break;
+    }
+    /* Errors from the start, or nothing at all: is it another family or
+     * framing? */
+    bool early = status == RVT_DECODE_NOTHING ||
+                 (st->by_reason[RVT_GAP_ERROR] && st->first_offset[RVT_GAP_ERROR] < RVT_PROBE_BYTES);
+    struct rvt_probe_result pr;
+    struct rvt_diag pd = {0};
+    if (early && len && rvt_decode_probe(o->codec, o->ccfg, o->img, o->ecall, buf, len, &pr, &pd) > 0)
+        print_hint(o, &pr);
+    return (int)status;
 }

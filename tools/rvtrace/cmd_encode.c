@@ -14,7 +14,9 @@ static void help(const struct rvt_codec *only)
     printf("  --sink SPEC           write through a trace RAM sink: sram:<bytes>:wrap|stop[:<width bits>]\n"
            "                        or smem:<start>:<bytes>:wrap|stop[:<width>]; OUT is then the RAM image as\n"
            "                        the sink holds it when tracing ends, OUT.sink its write pointer, wrap flag\n"
-           "                        and word width (rvtrace decode reads both)\n");
+           "                        and word width (rvtrace decode reads both).  In wrap mode, unless a sync\n"
+           "                        option is given, the family's periodic synchronisation is set so that the\n"
+           "                        bytes the RAM keeps hold a sync point (stderr names the period)\n");
     printf("  --regs FILE           Trace Control Interface register-setting file (docs/sinks.md): the encoder\n"
            "                        registers configure the family (mode, sync, source id, features), an\n"
            "                        enabled RAM sink receives the trace (OUT = its image, OUT.sink), and with\n"
@@ -29,6 +31,9 @@ static void help(const struct rvt_codec *only)
     fputs(rvt_filter_options_help(), stdout);
     cli_help_common(stdout, CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN, only);
 }
+
+/* Frame syncs of the ATB bridge: before every 16th frame. */
+enum { ATB_FSYNC_PERIOD = 16 };
 
 struct funnel_ctx {
     struct cli_opts *o;
@@ -93,6 +98,41 @@ int cmd_encode(int argc, char **argv)
             rc = cli_fail("encode", "%s: %s", regs, d.msg);
             goto out;
         }
+        /* The encoder's filter registers select what is traced, as
+         * --filter options would. */
+        struct rvt_filter_config rf;
+        rvt_filter_config_init(&rf);
+        rf.image = o.img;
+        rf.xlen = rvt_ing_xlen(in);
+        int k = rvt_filter_config_from_tci(&rf, tci, 0, &d);
+        if (k < 0) {
+            rc = cli_fail("encode", "%s: %s", regs, d.msg);
+            goto out;
+        }
+        for (unsigned h = 0; cli_extra(&o, "funnel") && h < rvt_tci_count(tci, RVT_TCI_ENCODER); h++) {
+            uint32_t fsel = 0;
+            rvt_tci_comp_read(tci, RVT_TCI_ENCODER, h, 0x00C, &fsel);
+            if (fsel) {
+                rc = cli_fail("encode", "%s: encoder%u selects filters (trTeInstFilters = 0x%x): per-hart filter "
+                                        "registers with --funnel are not supported; use --filter",
+                              regs, h, (unsigned)fsel);
+                goto out;
+            }
+        }
+        if (k > 0) {
+            struct rvt_ing_reader *fr;
+            if (filt) {
+                rc = cli_fail("encode", "%s selects filters (trTeInstFilters = 0x%x) and filter options were given: "
+                                        "give one",
+                              regs, (unsigned)rf.inst_filters);
+                goto out;
+            }
+            if (rvt_filter_new(&filt, &rf, &d) < 0 || rvt_filter_reader(&fr, in, filt, RVT_FILTER_MARK, &d) < 0) {
+                rc = cli_fail("encode", "%s: filter registers: %s", regs, d.msg);
+                goto out;
+            }
+            in = fr;
+        }
         struct rvt_ramsink *rs = rvt_tci_ramsink(tci, 0);
         struct rvt_ramsink_state st0;
         if (rs) {
@@ -106,6 +146,43 @@ int cmd_encode(int argc, char **argv)
             }
         }
     }
+    struct rvt_sink_spec spec;
+    if (!ram && sinkspec && rvt_sink_spec_parse(sinkspec, &spec, &d) < 0) {
+        rc = cli_fail("encode", "--sink %s: %s", sinkspec, d.msg);
+        goto out;
+    }
+    /* A wrapping RAM keeps only the newest bytes: the library makes the
+     * family synchronise often enough for them to be decodable. */
+    uint64_t window = 0;
+    if (ram) {
+        struct rvt_ramsink_state rs;
+        rvt_ramsink_state(ram, &rs);
+        window = rs.stop_on_wrap ? 0 : rs.size;
+    } else if (sinkspec) {
+        window = spec.stop_on_wrap ? 0 : spec.bytes;
+    }
+    if (window && cli_extra(&o, "atb"))
+        window = rvt_atb_payload_bytes(window, ATB_FSYNC_PERIOD);
+    struct rvt_wrap_sync ws = {.size = sizeof ws};
+    if (window) {
+        struct rvt_te_settings ts = {.size = sizeof ts};
+        if (tci && rvt_tci_te_settings(tci, 0, &ts, sizeof ts) < 0) {
+            rc = cli_fail("encode", "%s: encoder0: %s", regs, rvt_tci_error(tci));
+            goto out;
+        }
+        if (rvt_codec_wrap_sync(o.codec, o.ccfg, window, o.pair_name, o.pair_val, o.npairs, tci ? &ts : NULL, &ws,
+                                sizeof ws, &d) < 0) {
+            rc = cli_fail("encode", "%s", d.msg);
+            goto out;
+        }
+        if (ws.kind == RVT_WRAP_SYNC_CHOSEN && o.npairs < CLI_MAX_PAIRS) {
+            /* every per-hart configuration (--funnel) gets the same period */
+            o.pair_name[o.npairs] = ws.option;
+            o.pair_val[o.npairs++] = ws.value;
+        }
+        if (ws.kind != RVT_WRAP_SYNC_GIVEN)
+            fprintf(stderr, "rvtrace encode: %s\n", ws.text);
+    }
     if ((rc = cli_finish_codec(&o, rvt_ing_xlen(in))))
         goto out;
     struct rvt_filesink fs = {.f = NULL, .name = o.output};
@@ -113,9 +190,7 @@ int cmd_encode(int argc, char **argv)
     if (ram) {
         sink = rvt_ramsink_sink(ram);
     } else if (sinkspec) {
-        struct rvt_sink_spec spec;
-        if (rvt_sink_spec_parse(sinkspec, &spec, &d) < 0 ||
-            rvt_ramsink_from_spec(&spec, o.codec->idle_byte, &ram, &d) < 0) {
+        if (rvt_ramsink_from_spec(&spec, o.codec->idle_byte, &ram, &d) < 0) {
             rc = cli_fail("encode", "--sink %s: %s", sinkspec, d.msg);
             goto out;
         }
@@ -137,7 +212,8 @@ int cmd_encode(int argc, char **argv)
             rc = cli_fail("encode", "--atb: expected a trace ID from 1 to %u, got '%s'", RVT_ATB_ID_MAX, atbid);
             goto out;
         }
-        struct rvt_atb_writer_config ac = {.size = sizeof ac, .out = sink, .fsync_at_start = 1, .fsync_period = 16};
+        struct rvt_atb_writer_config ac = {
+            .size = sizeof ac, .out = sink, .fsync_at_start = 1, .fsync_period = ATB_FSYNC_PERIOD};
         if (rvt_atb_writer_new(&ac, &atb, &d) < 0) {
             rc = cli_fail("encode", "--atb: %s", d.msg);
             goto out;
@@ -199,14 +275,14 @@ int cmd_encode(int argc, char **argv)
             rc = cli_fail("encode", "%s", d.msg);
             goto out;
         }
-        struct rvt_ramsink_state rs;
-        rvt_ramsink_state(ram, &rs);
-        uint64_t kept = rs.written < rs.size ? rs.written : rs.size;
-        if (o.verbose || rs.wrap || st.lost)
-            fprintf(stderr,
-                    "rvtrace encode: sink of %" PRIu64 " bytes holds the last %" PRIu64 " of %" PRIu64
-                    " bytes written%s; %" PRIu64 " bytes refused (stop mode); %s, %s.sink written\n",
-                    rs.size, kept, rs.written, rs.wrap ? " (wrapped)" : "", st.lost, o.output, o.output);
+        /* The same description (and counts) as the sidecar just written
+         * and as rvtrace decode gives. */
+        struct rvt_sink_info info;
+        rvt_ramsink_info(ram, &info);
+        char what[512];
+        rvt_sink_info_describe(&info, 0, what, sizeof what);
+        if (o.verbose || info.wrap || info.dropped)
+            fprintf(stderr, "rvtrace encode: %s: %s; %s.sink written\n", o.output, what, o.output);
     } else if (fflush(f) != 0 || fs.err) {
         rc = cli_fail("encode", "%s: write failed: %s", o.output, strerror(fs.err ? fs.err : errno));
         goto out;

@@ -87,8 +87,11 @@ static void help(void)
            "  --merge-blocks         merge sequential instructions into multi-instruction records\n"
            "  --stats                print what the execution contains\n\n"
            "numbers:\n");
-    for (size_t i = 0; i < sizeof g_nums / sizeof g_nums[0]; i++)
-        printf("  %-22s %s\n", g_nums[i].name, g_nums[i].help);
+    for (size_t i = 0; i < sizeof g_nums / sizeof g_nums[0]; i++) {
+        char lhs[40];
+        snprintf(lhs, sizeof lhs, "%s N", g_nums[i].name);
+        printf("  %-22s %s\n", lhs, g_nums[i].help);
+    }
     printf("\nfeatures (--NAME turns one on, --no-NAME off; default: the control-flow ones):\n");
     for (size_t i = 0; i < sizeof g_feature_bits / sizeof g_feature_bits[0]; i++) {
         uint32_t b = g_feature_bits[i];

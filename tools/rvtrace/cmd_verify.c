@@ -29,7 +29,7 @@ static int pull(void *ctx, struct rvt_ing_rec *r)
 
 int cmd_verify(int argc, char **argv)
 {
-    static const char *const extra[] = {"hart", CLI_FILTER_EXTRAS, NULL};
+    static const char *const extra[] = {"hart", CLI_FILTER_EXTRAS, CLI_MAX_INSNS_OPT, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "verify", allowed, extra, argc, argv);
@@ -41,6 +41,7 @@ int cmd_verify(int argc, char **argv)
                    "difference (the first one is described).  With filter options the decoded instructions must\n"
                    "equal the qualified ones.\n\n");
             fputs(rvt_filter_options_help(), stdout);
+            fputs(CLI_MAX_INSNS_HELP, stdout);
             cli_help_common(stdout, allowed, o.codec);
         }
         cli_free(&o);
@@ -55,7 +56,9 @@ int cmd_verify(int argc, char **argv)
         rc = cli_fail("verify", "--elf PROG is required to decode");
         goto out;
     }
-    if ((rc = cli_load_image(&o)) || (rc = cli_open_input(&o, &in)) || (rc = cli_filter_wrap(&o, &in, 0, &filt)) ||
+    uint64_t max_insns = 0;
+    if ((rc = cli_max_insns(&o, &max_insns)) || (rc = cli_load_image(&o)) || (rc = cli_open_input(&o, &in)) ||
+        (rc = cli_filter_wrap(&o, &in, 0, &filt)) ||
         (rc = cli_finish_codec(&o, rvt_ing_xlen(in))))
         goto out;
     struct rvt_byte_sink sink = rvt_membuf_sink(&mb);
@@ -76,10 +79,14 @@ int cmd_verify(int argc, char **argv)
         expected = fst.insns_traced;
     }
 
+    /* The decode must be able to reach every instruction encoded. */
+    if (!max_insns)
+        max_insns = expected < rvt_decode_default_limit(mb.len) ? 0 : expected + 1;
+    struct rvt_decode_options dopt = {.size = sizeof dopt, .ecall = o.ecall, .max_insns = max_insns};
     struct counter cnt = {0, 0};
     struct rvt_flow_sink csink = {count_block, count_note, &cnt};
     double t2 = cli_now();
-    if (rvt_decode_buffer(o.codec, o.ccfg, o.img, o.ecall, mb.data, mb.len, &csink, &d) < 0) {
+    if (rvt_decode(o.codec, o.ccfg, o.img, &dopt, mb.data, mb.len, &csink, &d) < 0) {
         rc = cli_fail("verify", "decode: %s", d.msg);
         goto out;
     }
@@ -93,7 +100,7 @@ int cmd_verify(int argc, char **argv)
         goto out;
     }
     struct rvt_flow_sink vsink = rvt_seqcmp_sink(cmp);
-    int drc = rvt_decode_buffer(o.codec, o.ccfg, o.img, o.ecall, mb.data, mb.len, &vsink, &d);
+    int drc = rvt_decode(o.codec, o.ccfg, o.img, &dopt, mb.data, mb.len, &vsink, &d);
     int crc = rvt_seqcmp_finish(cmp);
     double enc_s = t1 - t0 > 0 ? t1 - t0 : 1e-9, dec_s = t3 - t2 > 0 ? t3 - t2 : 1e-9;
     printf("format        %s\n"

@@ -7,13 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct command {
-    const char *name;
-    int (*fn)(int argc, char **argv);
-    const char *summary;
-};
-
-static const struct command g_commands[] = {
+static const struct cli_command g_commands[] = {
     {"encode", cmd_encode, "ingress (PC list, PC+insn text, native, refcsv) -> trace bytes"},
     {"decode", cmd_decode, "trace bytes + ELF -> PCs, instruction listing, blocks or counts"},
     {"dump", cmd_dump, "trace bytes -> one line per packet/message with every field"},
@@ -23,6 +17,20 @@ static const struct command g_commands[] = {
     {"gen", cmd_gen, "generate a random program (ELF) and an execution of it"},
     {"convert", cmd_convert, "convert ingress between formats (ingress, pclist, pcinsn, refcsv)"},
     {"info", cmd_info, "a trace family's parameters and discovery information"},
+};
+
+const struct cli_command *cli_commands(size_t *n)
+{
+    *n = sizeof g_commands / sizeof g_commands[0];
+    return g_commands;
+}
+
+const char *const cli_examples[] = {
+    "rvtrace encode --format ntrace --elf prog.elf --input pcs.txt -o trace.bin",
+    "rvtrace decode --format ntrace --elf prog.elf trace.bin --output insn",
+    "rvtrace verify --format etrace --elf prog.elf --input run.ing",
+    "rvtrace capture -o run.ing -- ./bzip2 -9 -k file",
+    NULL,
 };
 
 int cli_fail(const char *cmd, const char *fmt, ...)
@@ -60,11 +68,10 @@ static void usage(FILE *f)
     fprintf(f, "\ntrace families (--format):\n");
     for (const struct rvt_codec *const *c = rvt_codec_list(); *c; c++)
         fprintf(f, "  %-9s %s\n", (*c)->name, (*c)->summary);
-    fprintf(f, "\nexamples:\n"
-               "  rvtrace encode --format ntrace --elf prog.elf --input pcs.txt -o trace.bin\n"
-               "  rvtrace decode --format ntrace --elf prog.elf trace.bin --output insn\n"
-               "  rvtrace verify --format etrace --elf prog.elf --input run.ing\n"
-               "  rvtrace capture -o run.ing -- ./bzip2 -9 -k file\n");
+    fprintf(f, "\nexamples:\n");
+    for (const char *const *e = cli_examples; *e; e++)
+        fprintf(f, "  %s\n", *e);
+    fprintf(f, "\nrvtrace --man prints this manual as a roff page, rvtrace(1).\n");
 }
 
 int main(int argc, char **argv)
@@ -73,6 +80,8 @@ int main(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (strcmp(argv[1], "--man") == 0)
+        return cli_man(stdout);
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
         printf("rvtrace %s\n", RVT_VERSION_STRING);
         return 0;

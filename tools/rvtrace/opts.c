@@ -8,6 +8,7 @@
 #include <string.h>
 #include <inttypes.h>
 #include <time.h>
+#include <unistd.h>
 
 double cli_now(void)
 {
@@ -254,6 +255,11 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
     return 0;
 }
 
+bool cli_common_takes(unsigned allowed, const char *name)
+{
+    return ((allowed & CLI_ECALL) && strcmp(name, "ecall") == 0) || ((allowed & CLI_XLEN) && strcmp(name, "xlen") == 0);
+}
+
 void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
 {
     fprintf(f, "options:\n");
@@ -270,7 +276,8 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
     if (allowed & CLI_OUTPUT)
         fprintf(f, "  -o FILE               output file ('-' = stdout)\n");
     if (allowed & CLI_OUTKIND)
-        fprintf(f, "  --output K            pcs (one 0x%%X per instruction) | insn (listing) | blocks | count\n");
+        fprintf(f, "  --output K            pcs (one PC per instruction: 0x and 8 hex digits for RV32, 16 for RV64)\n"
+                   "                        | insn (listing) | blocks | count\n");
     if (allowed & CLI_ECALL)
         fprintf(f, "  --ecall M             how ecall behaves: sequential (user-mode emulation, default),\n"
                    "                        uninferable (reported with its target, as the N-Trace reference tool),\n"
@@ -285,6 +292,8 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
             continue;
         fprintf(f, "\n%s options (%s):\n", (*c)->name, (*c)->summary);
         for (const struct rvt_codec_opt *op = (*c)->options; op && op->name; op++) {
+            if (cli_common_takes(allowed, op->name))
+                continue; /* listed once, above */
             char lhs[64];
             snprintf(lhs, sizeof lhs, "--%s%s%s", op->name, op->arg ? " " : "", op->arg ? op->arg : "");
             fprintf(f, "  %-21s %s\n", lhs, op->help);
@@ -319,6 +328,12 @@ int cli_finish_codec(struct cli_opts *o, unsigned xlen)
     return 0;
 }
 
+static void input_warning(void *ctx, const char *text)
+{
+    const struct cli_opts *o = ctx;
+    fprintf(stderr, "rvtrace %s: %s: warning: %s\n", o->cmd, o->input, text);
+}
+
 int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r)
 {
     if (!o->input)
@@ -328,8 +343,12 @@ int cli_open_input(struct cli_opts *o, struct rvt_ing_reader **r)
         .format = (enum rvt_ing_format)o->input_format,
         .image = o->img,
         .xlen = o->xlen,
-        .ecall_mode = o->ecall == RVT_FLOW_ECALL_UNINFERABLE ? RVT_ECALL_UNINFERABLE : RVT_ECALL_SEQUENTIAL,
+        .ecall_mode = o->ecall == RVT_FLOW_ECALL_UNINFERABLE ? RVT_ECALL_UNINFERABLE
+                      : o->ecall == RVT_FLOW_ECALL_TRAP      ? RVT_ECALL_TRAP
+                                                             : RVT_ECALL_SEQUENTIAL,
         .merge_blocks = o->merge_blocks,
+        .warn = input_warning,
+        .warn_ctx = o,
     };
     const char *hart = cli_extra(o, "hart");
     if (hart) {
@@ -382,17 +401,10 @@ int cli_load_trace(struct cli_opts *o, const char *path, struct rvt_sink_image *
     struct rvt_diag d = {0};
     if (rvt_sink_image_load(path, ov.known ? &ov : NULL, img, &d) < 0)
         return cli_fail(o->cmd, "%s", d.msg);
-    if (img->wrapped) {
-        if (img->lost_known)
-            fprintf(stderr, "rvtrace %s: %s: the trace RAM wrapped: %" PRIu64 " older bytes were overwritten; decoding "
-                            "from the oldest surviving synchronisation point in the %zu bytes kept\n",
-                    o->cmd, path, img->lost, img->len);
-        else
-            fprintf(stderr, "rvtrace %s: %s: the trace RAM wrapped (how much was overwritten is not known); decoding "
-                            "from the oldest surviving synchronisation point in the %zu bytes kept\n",
-                    o->cmd, path, img->len);
-    } else if (o->verbose && img->described) {
-        fprintf(stderr, "rvtrace %s: %s: trace RAM image, %zu bytes of trace, not wrapped\n", o->cmd, path, img->len);
+    if (img->wrapped || img->stopped || (o->verbose && img->described)) {
+        char what[512];
+        rvt_sink_info_describe(&img->info, 1, what, sizeof what);
+        fprintf(stderr, "rvtrace %s: %s: %s\n", o->cmd, path, what);
     }
     return 0;
 }
@@ -501,6 +513,19 @@ int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out)
     if (strcmp(o->codec->name, "ntrace") != 0 && strcmp(o->codec->name, "etrace") != 0)
         return cli_fail(o->cmd, "--regs: the %s family is not a Trace Control Interface encoder (N-Trace or E-Trace)",
                         o->codec->name);
+    int rc = cli_regs_system(o, out);
+    if (rc)
+        return rc;
+    struct rvt_diag d = {0};
+    struct rvt_tci_file_options fo = {.size = sizeof fo, .note = note_reg};
+    if (rvt_tci_apply_file(*out, path, &fo, &d) < 0)
+        return cli_fail(o->cmd, "%s", d.msg);
+    return 0;
+}
+
+int cli_regs_system(struct cli_opts *o, struct rvt_tci **out)
+{
+    const bool tci_family = strcmp(o->codec->name, "ntrace") == 0 || strcmp(o->codec->name, "etrace") == 0;
     uint64_t sram = 1u << 20;
     const char *sb = cli_extra(o, "sram-bytes");
     if (sb && (!cli_parse_u64(sb, &sram) || sram < 64 || sram % 4))
@@ -512,7 +537,7 @@ int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out)
                                     .pad_byte = o->codec->idle_byte,
                                     .power_on_reset = 1};
     struct rvt_tci_config tc = {.size = sizeof tc,
-                                .n_encoders = 16,
+                                .n_encoders = tci_family ? 16 : 0,
                                 .te_format = strcmp(o->codec->name, "ntrace") == 0 ? 1 : 0,
                                 .n_funnels = 1,
                                 .funnel_inputs = 16,
@@ -521,9 +546,6 @@ int cli_regs_load(struct cli_opts *o, const char *path, struct rvt_tci **out)
     struct rvt_diag d = {0};
     if (rvt_tci_new(&tc, out, &d) < 0)
         return cli_fail(o->cmd, "--regs: %s", d.msg);
-    struct rvt_tci_file_options fo = {.size = sizeof fo, .note = note_reg};
-    if (rvt_tci_apply_file(*out, path, &fo, &d) < 0)
-        return cli_fail(o->cmd, "%s", d.msg);
     return 0;
 }
 
@@ -576,4 +598,43 @@ int cli_atb_extract(struct cli_opts *o, const char *id, uint8_t **buf, size_t *l
     *buf = t.mb.data;
     *len = t.mb.len;
     return 0;
+}
+
+int cli_max_insns(struct cli_opts *o, uint64_t *max_insns)
+{
+    const char *v = cli_extra(o, CLI_MAX_INSNS_OPT);
+    *max_insns = 0;
+    if (!v)
+        return 0;
+    if (strcmp(v, "unlimited") == 0) {
+        *max_insns = RVT_DECODE_UNLIMITED;
+        return 0;
+    }
+    if (!cli_parse_u64(v, max_insns) || *max_insns == 0 || *max_insns == RVT_DECODE_UNLIMITED) {
+        cli_fail(o->cmd, "--max-instructions: expected a number of instructions (at least 1) or 'unlimited', got '%s'",
+                 v);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+unsigned cli_diag_max(const struct cli_opts *o)
+{
+    if (o->verbose)
+        return 0;
+    return isatty(fileno(stderr)) ? CLI_DIAG_TTY : CLI_DIAG_PIPE;
+}
+
+const char *cli_printable(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; *s && k + 5 < n; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c < 0x7f)
+            buf[k++] = (char)c;
+        else
+            k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+    }
+    buf[k < n ? k : n - 1] = 0;
+    return buf;
 }
