@@ -3,9 +3,10 @@
  * every cache block taken by the engine's general step
  * (rvt_flow_config.no_fast_walk).  The sink must see exactly the same
  * blocks (every field) and notes in the same order, the decode must end the
- * same way, and a sink that stops the decode must be stopped at the same
- * block.  Traces: the bundled real capture (bzip2) and generated programs
- * with traps, interrupts, privilege and context changes and timestamps;
+ * same way, and a sink that stops the decode, or the decode's instruction
+ * limit, must stop it at the same place.  Traces: the bundled real capture
+ * (bzip2) and generated programs with traps, interrupts, privilege and
+ * context changes and timestamps;
  * each also cut, truncated and with flipped bits, so that resynchronisation
  * and errors run through both. */
 #include "roundtrip.h"
@@ -101,7 +102,7 @@ struct result {
 
 /* rvt_decode_buffer, with the fast path on or off. */
 static void decode(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
-                   const uint8_t *buf, size_t len, bool fast, struct trace *t, struct result *r)
+                   const uint8_t *buf, size_t len, bool fast, uint64_t max_insns, struct trace *t, struct result *r)
 {
     memset(r, 0, sizeof *r);
     struct rvt_flow_config fc;
@@ -114,6 +115,7 @@ static void decode(const struct rvt_codec *c, const void *cfg, const struct rvt_
     if (ecall >= 0)
         fc.ecall = (enum rvt_flow_ecall)ecall;
     fc.no_fast_walk = !fast;
+    fc.max_insns = max_insns;
     struct rvt_flow *f = rvt_flow_new(&fc);
     REQUIRE(f != NULL);
     t->f = f;
@@ -162,12 +164,12 @@ static unsigned long g_compared_blocks;
 
 /* Both decodes of buf; the sink's view and the outcome must be equal. */
 static void compare(const char *what, const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
-                    int ecall, const uint8_t *buf, size_t len, size_t stop_after)
+                    int ecall, const uint8_t *buf, size_t len, size_t stop_after, uint64_t max_insns)
 {
     struct trace ft = {.stop_after = stop_after}, gt = {.stop_after = stop_after};
     struct result fr, gr;
-    decode(c, cfg, img, ecall, buf, len, true, &ft, &fr);
-    decode(c, cfg, img, ecall, buf, len, false, &gt, &gr);
+    decode(c, cfg, img, ecall, buf, len, true, max_insns, &ft, &fr);
+    decode(c, cfg, img, ecall, buf, len, false, max_insns, &gt, &gr);
     size_t i = 0;
     while (i < ft.n && i < gt.n &&
            ft.ev[i].is_note == gt.ev[i].is_note &&
@@ -235,21 +237,23 @@ static void run_set(const struct optset *os, const char *input, const struct rvt
     }
     char what[200];
     snprintf(what, sizeof what, "%s on %s", os->name, input);
-    compare(what, c, cfg, img, ecall, bytes, len, 0);
+    compare(what, c, cfg, img, ecall, bytes, len, 0, 0);
     snprintf(what, sizeof what, "%s on %s, stopped by the sink", os->name, input);
-    compare(what, c, cfg, img, ecall, bytes, len, 777);
+    compare(what, c, cfg, img, ecall, bytes, len, 777, 0);
+    snprintf(what, sizeof what, "%s on %s, stopped by the instruction limit", os->name, input);
+    compare(what, c, cfg, img, ecall, bytes, len, 0, 12345);
     if (damaged && len > 64) {
         snprintf(what, sizeof what, "%s on %s, from byte %zu", os->name, input, len / 3);
-        compare(what, c, cfg, img, ecall, bytes + len / 3, len - len / 3, 0);
+        compare(what, c, cfg, img, ecall, bytes + len / 3, len - len / 3, 0, 0);
         snprintf(what, sizeof what, "%s on %s, first %zu bytes", os->name, input, len / 2 + 5);
-        compare(what, c, cfg, img, ecall, bytes, len / 2 + 5, 0);
+        compare(what, c, cfg, img, ecall, bytes, len / 2 + 5, 0, 0);
         uint8_t *bad = malloc(len);
         REQUIRE(bad != NULL);
         memcpy(bad, bytes, len);
         for (unsigned k = 1; k <= 5; k++)
             bad[(len * k / 6 + 7 * k) % len] ^= (uint8_t)(1u << k);
         snprintf(what, sizeof what, "%s on %s, 5 bits flipped", os->name, input);
-        compare(what, c, cfg, img, ecall, bad, len, 0);
+        compare(what, c, cfg, img, ecall, bad, len, 0, 0);
         free(bad);
     }
     rvt_codec_cfg_free(cfg);
