@@ -868,8 +868,9 @@ static int branch_default(const struct rvt_walk *w, uint64_t addr)
  * blocks, with the walk's state and the open output block in registers, and
  * hands back (returning 0, nothing of that block retired) at the first
  * block that needs anything else.  Returns 1 when the walk stopped at a
- * branch nothing decides (st filled, the branch pending, as resolve_natural
- * leaves it), <0 on an error.  A decode spends most of its time in this
+ * branch nothing decides, or with a halfword limit reached exactly at the
+ * end of a block (st filled, the last instruction pending, as the general
+ * step leaves it), <0 on an error.  A decode spends most of its time in this
  * loop: keep anything rare out of it. */
 static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st,
                                        struct fast_state *fs, const unsigned lim)
@@ -928,10 +929,16 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         /* An empty block (no code) has no halfwords: 0 - 1 is never below
          * hw - 1.  A limit reached exactly leaves the last instruction
          * pending: the general step does that. */
-        const uint32_t bhw = b->halfwords;
-        if ((lim & LIM_HW) ? (uint64_t)bhw - 1 >= hw - 1 : bhw == 0)
+        const uint32_t bhw = b->halfwords, n = b->ninsns;
+        if ((lim & LIM_HW) ? (uint64_t)bhw - 1 >= hw - 1 : bhw == 0) {
+            /* The halfword limit ends exactly with this block (and nothing
+             * else stops inside it): it retires and its last instruction
+             * waits (the general step's count_hit). */
+            if ((lim & LIM_HW) && bhw == hw && !((lim & LIM_IN) && n >= in) &&
+                !((lim & LIM_ADDR) && stop - pc <= b->last - pc))
+                goto count_hit;
             break;
-        const uint32_t n = b->ninsns;
+        }
         if ((lim & LIM_IN) && n >= in)
             break;
         if ((lim & LIM_ADDR) && stop - pc <= b->last - pc)
@@ -1038,6 +1045,29 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         }
         rc = 1;
         break;
+    count_hit:
+        /* The block retires and its last instruction waits for the trace
+         * (the general step's count_hit), unless it is an environment call
+         * that traps: that one does not retire. */
+        if ((b->cf == RVT_CF_ECALL || b->cf == RVT_CF_EBREAK) && f->cfg.ecall == RVT_FLOW_ECALL_TRAP)
+            break;
+        hw -= bhw;
+        in -= n;
+        f->blk.last = b->last;
+        f->blk.cf = b->cf;
+        f->blk_end = b->next;
+        {
+            struct pending *p = &f->p;
+            f->pending = true;
+            p->addr = b->last;
+            p->next = b->next;
+            p->cf = b->cf;
+            p->target = b->target;
+            p->sij = (b->flags & RVT_BI_SIJUMP) != 0;
+            p->len = (uint8_t)(b->next - b->last);
+        }
+        rc = 2;
+        break;
     }
 handback:
     bq_done(f, &q);
@@ -1065,6 +1095,10 @@ handback:
         fs->in_left -= in0 - in;
     if (rc == 1)
         fill_stop(f, st, RVT_STOP_BRANCH);
+    if (rc == 2) {
+        fill_stop(f, st, RVT_STOP_COUNT);
+        rc = 1;
+    }
     return rc;
 }
 

@@ -314,8 +314,99 @@ static void generated(unsigned xlen, uint64_t seed, uint32_t features)
     rvt_gen_program_free(prog);
 }
 
+/* Walks whose halfword count ends exactly with a cache block, on a few
+ * instructions: the last instruction waits (a sequentially inferable jump
+ * keeps its inferred target for the next walk), except an ecall that traps,
+ * which does not retire. */
+struct scenario {
+    int rc[3];
+    struct rvt_stop st[3];
+    uint64_t pc[3];
+    struct trace t;
+};
+
+static void run_scenario(const struct rvt_image *img, bool fast, uint64_t start, const uint64_t *hws, int nwalks,
+                         struct scenario *sc)
+{
+    memset(sc, 0, sizeof *sc);
+    struct rvt_flow_config fc = {.size = sizeof fc,
+                                 .image = img,
+                                 .ecall = RVT_FLOW_ECALL_TRAP,
+                                 .sijump = true,
+                                 .sink = {on_block, on_note, &sc->t},
+                                 .no_fast_walk = !fast};
+    struct rvt_flow *f = rvt_flow_new(&fc);
+    REQUIRE(f != NULL);
+    sc->t.f = f;
+    REQUIRE(rvt_flow_sync(f, start, RVT_PRIV_M, 0, true) == 0);
+    for (int i = 0; i < nwalks; i++) {
+        struct rvt_walk w = {.flags = RVT_WALK_HALFWORDS, .halfwords = hws[i]};
+        sc->rc[i] = rvt_flow_walk(f, &w, &sc->st[i]);
+        sc->pc[i] = rvt_flow_pc(f);
+    }
+    rvt_flow_finish(f);
+    rvt_flow_free(f);
+}
+
+static void exact_counts(void)
+{
+    /* 0x1000 nop; nop; auipc t1,0; jalr x0,16(t1)   (-> 0x1018, sequentially inferable)
+     * 0x1010 nop; ecall
+     * 0x1018 nop; nop; j . */
+    static const uint32_t code[] = {0x00000013, 0x00000013, 0x00000317, 0x01030067, 0x00000013,
+                                    0x00000073, 0x00000013, 0x00000013, 0x0000006f};
+    uint8_t bytes[sizeof code];
+    for (size_t i = 0; i < sizeof code / 4; i++)
+        for (int k = 0; k < 4; k++)
+            bytes[4 * i + (size_t)k] = (uint8_t)(code[i] >> (8 * k));
+    struct rvt_image *img = rvt_img_new();
+    REQUIRE(rvt_img_add_raw(img, 0x1000, bytes, sizeof bytes, "code") == 0);
+    const struct {
+        const char *what;
+        uint64_t start;
+        uint64_t hws[3];
+        int n;
+    } cases[] = {
+        {"a count ending on a sequentially inferable jump", 0x1000, {8, 2, 2}, 3},
+        {"a count ending on a trapping ecall", 0x1010, {4, 2, 2}, 2},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct scenario a, b;
+        run_scenario(img, true, cases[c].start, cases[c].hws, cases[c].n, &a);
+        run_scenario(img, false, cases[c].start, cases[c].hws, cases[c].n, &b);
+        for (int i = 0; i < cases[c].n; i++)
+            CHECK_MSG(a.rc[i] == b.rc[i] && a.st[i].reason == b.st[i].reason && a.st[i].insns == b.st[i].insns &&
+                          a.st[i].halfwords == b.st[i].halfwords && a.st[i].last == b.st[i].last &&
+                          a.st[i].pc == b.st[i].pc && a.st[i].cf == b.st[i].cf &&
+                          a.st[i].target == b.st[i].target && a.pc[i] == b.pc[i],
+                      "%s, walk %d: fast path rc %d stop %u after %" PRIu64 " (next 0x%" PRIx64 "), general step "
+                      "rc %d stop %u after %" PRIu64 " (next 0x%" PRIx64 ")",
+                      cases[c].what, i, a.rc[i], a.st[i].reason, a.st[i].insns, a.pc[i], b.rc[i], b.st[i].reason,
+                      b.st[i].insns, b.pc[i]);
+        CHECK_MSG(a.t.n == b.t.n, "%s: %zu events, general step %zu", cases[c].what, a.t.n, b.t.n);
+        for (size_t i = 0; i < a.t.n && i < b.t.n; i++)
+            CHECK_MSG(a.t.ev[i].is_note == b.t.ev[i].is_note &&
+                          (a.t.ev[i].is_note ? same_note(&a.t.ev[i], &b.t.ev[i]) : same_block(&a.t.ev[i].b, &b.t.ev[i].b)),
+                      "%s: event %zu differs", cases[c].what, i);
+        free(a.t.ev);
+        free(b.t.ev);
+    }
+    /* and what the general step does there, so that both are checked */
+    struct scenario g;
+    run_scenario(img, false, 0x1000, cases[0].hws, 3, &g);
+    CHECK_MSG(g.st[0].reason == RVT_STOP_COUNT && g.st[0].last == 0x100c && g.st[1].last == 0x1018,
+              "general step: stop %u last 0x%" PRIx64 " rc %d %d, next 0x%" PRIx64 " 0x%" PRIx64, g.st[0].reason,
+              g.st[0].last, g.rc[0], g.rc[1], g.pc[0], g.pc[1]);
+    free(g.t.ev);
+    run_scenario(img, false, 0x1010, cases[1].hws, 2, &g);
+    CHECK(g.st[0].reason == RVT_STOP_TRAPINSN && g.st[0].insns == 1);
+    free(g.t.ev);
+    rvt_img_free(img);
+}
+
 int main(void)
 {
+    exact_counts();
     real_capture();
     generated(64, 11, RVT_GEN_ALL_FEATURES);
     generated(32, 12, RVT_GEN_ALL_FEATURES);
