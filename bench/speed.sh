@@ -31,6 +31,9 @@ command -v valgrind >/dev/null || { echo "bench/speed.sh: valgrind is needed" >&
 [ -x /usr/bin/time ] || { echo "bench/speed.sh: GNU time (/usr/bin/time) is needed" >&2; exit 1; }
 s=$work/speed
 mkdir -p "$s"
+# the commit measured (the build is made from the working tree)
+rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || rev="$rev+"
 ELF=$work/bzip2
 HTM="--format ntrace --ntrace-mode htm --callstack 8 --repeat 2"
 
@@ -207,8 +210,6 @@ if [ ! -f "$h" ]; then
         echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     } > "$h"
 fi
-rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || rev="$rev+"
 echo "| $(date -u +%Y-%m-%d) | $rev | $N | $r_nat | $r_pi | $r_pl | $e_nat | $e_pi | $d_htm | $d_etir | $d_et | $d_btm | $d_pcs | $d_insn | $rss1g |" >> "$h"
 echo
 echo "(A row was added to bench/HISTORY.md; peak RSS: one copy $rss1 KiB, 100 MB $rss100 KiB, 1 GB $rss1g KiB.)"
