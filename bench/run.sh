@@ -7,6 +7,10 @@
 #     vs a per-instruction walk);
 #   - every trace family and option set: bytes, bits/instruction, encode and
 #     decode speed (counting and PC-list output), peak memory.
+#   - speed and scale (bench/speed.sh, issue 12): readers, encode, decode
+#     per family with the core/family split, output writers, decode memory
+#     against trace size, the N-Trace reference tool beside rvtrace (with
+#     NEXRV=/path/to/NexRv.exe), one row per commit in bench/HISTORY.md.
 # Prints Markdown; bench/RESULTS.md holds a run of it.
 #   bench/run.sh [WORKDIR]
 set -euo pipefail
@@ -14,7 +18,8 @@ cd "$(dirname "$0")/.."
 top=$PWD
 work=${1:-$top/build/bench-work}
 mkdir -p "$work"
-cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DRVT_BUILD_TESTS=OFF >/dev/null
+# -g changes no code; callgrind needs it to split costs by source folder (bench/speed.sh)
+cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="-O3 -DNDEBUG -g" -DRVT_BUILD_TESTS=OFF >/dev/null
 cmake --build build/bench -j"$(nproc)" >/dev/null
 RV=$top/build/bench/tools/rvtrace
 bzip2=$(bash tests/programs/build-real.sh --quiet --cache "$work/real" | awk -F'\t' '$1=="bzip2"{print $2}')
@@ -117,3 +122,6 @@ for spec in "ntrace|--format ntrace --ntrace-mode htm --callstack 8 --repeat 2 -
     done
     echo "$row | $rt |"
 done
+
+echo
+bash "$top/bench/speed.sh" "$work"

@@ -191,6 +191,11 @@ struct rvt_decode_options {
     size_t size;        /* sizeof(struct rvt_decode_options) */
     int ecall;          /* < 0: the family's setting, else enum rvt_flow_ecall */
     uint64_t max_insns; /* 0: rvt_decode_default_limit(len); RVT_DECODE_UNLIMITED: none */
+    /* Optional: the flow's progress callback (struct rvt_flow_config),
+     * told how far into the buffer the decode has moved. */
+    void (*progress)(void *ctx, uint64_t offset);
+    void *progress_ctx;
+    uint64_t progress_every;
 };
 
 /* Decode a whole trace buffer with family c into `sink` through a flow on
@@ -227,6 +232,28 @@ struct rvt_probe_result {
  * on error.  Bounded: each trial stops after 2^20 instructions. */
 int rvt_decode_probe(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
                      const uint8_t *buf, size_t len, struct rvt_probe_result *res, struct rvt_diag *d);
+
+/* ---- trace files: decoding with memory that does not grow with the file - */
+
+/* A trace file opened for decoding: mapped into memory, so that only the
+ * part being decoded is resident (a pipe, stdin "-" or a file that cannot
+ * be mapped is read whole instead). */
+struct rvt_trace_file;
+int rvt_trace_file_open(struct rvt_trace_file **out, const char *path, struct rvt_diag *d);
+const uint8_t *rvt_trace_file_data(const struct rvt_trace_file *t);
+size_t rvt_trace_file_size(const struct rvt_trace_file *t);
+/* The decode will not need the bytes before `offset` again (if it does,
+ * they are read again): their memory is given back. */
+void rvt_trace_file_done_before(struct rvt_trace_file *t, uint64_t offset);
+void rvt_trace_file_close(struct rvt_trace_file *t);
+
+/* rvt_decode over a whole trace file, giving back the file's pages behind
+ * the decode as it goes: the memory a decode uses is the image, the
+ * decoder's state and a window of the trace, whatever the file's size.
+ * opt as for rvt_decode (its progress fields are this function's). */
+int rvt_decode_file(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                    const struct rvt_decode_options *opt, struct rvt_trace_file *t, const struct rvt_flow_sink *sink,
+                    struct rvt_diag *d);
 
 #ifdef __cplusplus
 }

@@ -220,6 +220,16 @@ struct rvt_flow_config {
      * report fails with RVT_ERR_LIMIT, so a decoder stops however it
      * handles the error. */
     uint64_t max_insns;
+    /* Walk every cache block with the engine's general step, not its fast
+     * path.  The result is the same, only slower: this is the reference
+     * the tests hold the fast path to. */
+    bool no_fast_walk;
+    /* Optional: called from rvt_flow_set_offset each time the decode has
+     * moved at least progress_every bytes (0: 1 MiB) past the offset of the
+     * last call (e.g. to give back the pages of a mapped trace behind it). */
+    void (*progress)(void *ctx, uint64_t offset);
+    void *progress_ctx;
+    uint64_t progress_every;
 };
 
 struct rvt_flow;

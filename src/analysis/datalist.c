@@ -168,6 +168,11 @@ int rvt_datalist_add(struct rvt_datalist *l, const struct rvt_note *n, uint64_t 
     return 0;
 }
 
+size_t rvt_datalist_pending(const struct rvt_datalist *l)
+{
+    return l->n;
+}
+
 size_t rvt_datalist_take(struct rvt_datalist *l, uint64_t index, char *out, size_t size)
 {
     size_t n = 0;

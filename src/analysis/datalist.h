@@ -18,6 +18,8 @@ int rvt_datalist_add(struct rvt_datalist *l, const struct rvt_note *n, uint64_t 
 /* After printing instruction `index`: the line of its notes (and of any
  * older ones still waiting) into out; 0 if none. */
 size_t rvt_datalist_take(struct rvt_datalist *l, uint64_t index, char *out, size_t size);
+/* Notes waiting for their instruction (0: nothing to take). */
+size_t rvt_datalist_pending(const struct rvt_datalist *l);
 /* Everything still waiting (a gap, a sync, the end). */
 size_t rvt_datalist_flush(struct rvt_datalist *l, char *out, size_t size);
 

@@ -5,11 +5,24 @@
 #include "datalist.h"
 #include "an_output.h"
 
+#include "image/bcache_internal.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The instruction listing's lines, cached by address: a line depends only
+ * on the instruction there.  Direct-mapped, so its memory is fixed. */
+#define LINE_SLOTS_LOG2 15
+#define LINE_TEXT 110
+struct line_slot {
+    uint64_t pc;                    /* UINT64_MAX (odd): unused */
+    const struct rvt_symbol *sym;   /* rvt_img_symbol_at(pc) */
+    uint16_t len;
+    char text[LINE_TEXT];
+};
 
 struct rvt_output {
     struct rvt_out_config cfg;
@@ -24,9 +37,14 @@ struct rvt_output {
     uint32_t cur_line;
     uint64_t diag_printed, diag_suppressed;
     char first_damage[400];
+    struct line_slot *lines;        /* RVT_OUT_INSN */
+    uint64_t hi_pc;                 /* pcs: the upper half of the last PC written ... */
+    uint64_t hi_text;               /* ... and its 8 hex digits */
+    uint64_t win;                   /* pcs: the PC whose line starts with head, mid */
+    uint64_t head, mid;
     int err;
     size_t len;
-    char buf[1 << 16];
+    char buf[1 << 18];
 };
 
 static void out_flush(struct rvt_output *o)
@@ -87,6 +105,17 @@ struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
         }
         o->an_sink = an_out_sink(o->an);
     }
+    if (cfg->image && cfg->kind == RVT_OUT_INSN) {
+        o->lines = malloc(sizeof *o->lines << LINE_SLOTS_LOG2);
+        if (!o->lines) {
+            rvt_out_free(o);
+            return NULL;
+        }
+        for (size_t i = 0; i < (size_t)1 << LINE_SLOTS_LOG2; i++)
+            o->lines[i].pc = UINT64_MAX;
+    }
+    o->hi_pc = UINT64_MAX;
+    o->win = UINT64_MAX; /* odd: no PC's */
     return o;
 }
 
@@ -97,6 +126,7 @@ void rvt_out_free(struct rvt_output *o)
     rvt_bcache_free(o->bc);
     rvt_datalist_free(o->data);
     an_out_free(o->an);
+    free(o->lines);
     free(o);
 }
 
@@ -181,28 +211,33 @@ char *rvt_out_describe(const struct rvt_out_stats *st, char *buf, size_t n)
     return buf;
 }
 
-static const char g_hex[] = "0123456789ABCDEF";
-
-static int pc_line(void *ctx, uint64_t pc, const struct rvt_block *b)
+/* Eight upper-case hex digits of v as they lie in memory, most significant
+ * first (no printf: this runs once per decoded instruction). */
+static inline uint64_t hex8(uint32_t v)
 {
-    (void)b;
-    struct rvt_output *o = ctx;
-    out_reserve(o, 24);
-    char *p = o->buf + o->len;
-    unsigned digits = o->cfg.xlen == 32 ? 8 : 16;
-    *p++ = '0';
-    *p++ = 'x';
-    for (int i = (int)digits - 1; i >= 0; i--)
-        *p++ = g_hex[(pc >> (4 * i)) & 15];
-    *p++ = '\n';
-    o->len = (size_t)(p - o->buf);
-    return 0;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x = v;
+    x = (x | x << 16) & 0x0000FFFF0000FFFFull;
+    x = (x | x << 8) & 0x00FF00FF00FF00FFull;
+    x = (x | x << 4) & 0x0F0F0F0F0F0F0F0Full; /* byte i = nibble i */
+    uint64_t letters = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull; /* nibble >= 10 */
+    x += 0x3030303030303030ull + letters * 7;  /* '0' + n, or 'A' + n - 10 */
+    return __builtin_bswap64(x);                 /* most significant digit first */
+#else
+    static const char hex[] = "0123456789ABCDEF";
+    uint64_t x;
+    char t[8];
+    for (int i = 0; i < 8; i++)
+        t[i] = hex[(v >> (28 - 4 * i)) & 15];
+    memcpy(&x, t, 8);
+    return x;
+#endif
 }
 
 /* The data notes of instruction `index` (and older ones), after its line. */
 static void data_lines(struct rvt_output *o, uint64_t index)
 {
-    if (!o->data)
+    if (!o->data || (index != UINT64_MAX && !rvt_datalist_pending(o->data)))
         return;
     out_reserve(o, 4096);
     if (index == UINT64_MAX)
@@ -211,19 +246,90 @@ static void data_lines(struct rvt_output *o, uint64_t index)
         o->len += rvt_datalist_take(o->data, index, o->buf + o->len, sizeof o->buf - o->len);
 }
 
-static int insn_line(void *ctx, uint64_t pc, const struct rvt_block *b)
+/* Two hex digits of each byte value, as they lie in memory. */
+static const char g_hex2[512] =
+    "000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
+    "202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
+    "404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
+    "606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
+    "808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
+    "A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
+    "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
+    "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
+
+/* The PC list's lines of k instructions from addr (rvc: bit i set if
+ * instruction i is 16-bit): "0x%016" PRIX64 "\n" (RV64) or "0x%08" PRIX64
+ * "\n" (RV32).  A line is three stores: "0x" and the first digits, which
+ * change rarely; the middle digits, made when the PC leaves its 256-byte
+ * window; the last two digits and the newline from a table.  The last
+ * store writes one byte past the line (the next line overwrites it; the
+ * caller reserves it).  Returns the address after the last instruction. */
+static inline uint64_t pc_lines(struct rvt_output *o, uint64_t addr, uint32_t k, uint64_t rvc, const bool rv32)
 {
-    (void)b;
-    struct rvt_output *o = ctx;
-    const struct rvt_image *img = o->cfg.image;
-    const struct rvt_symbol *s = rvt_img_symbol_at(img, pc);
-    if (s && s != o->cur_sym) {
-        if (s->addr == pc)
-            out_printf(o, "\n<%s>:\n", s->name);
-        else
-            out_printf(o, "\n<%s+0x%" PRIx64 ">:\n", s->name, pc - s->addr);
+    const uint64_t mask = rv32 ? 0xffffffffull : ~0ull;
+    char *p = o->buf + o->len;
+    uint64_t win = o->win, head = o->head, mid = o->mid; /* the window's digits, kept across calls */
+    for (uint32_t i = 0; i < k; i++, rvc >>= 1) {
+        if ((addr ^ win) >> 8) {
+            win = addr;
+            uint64_t lo = hex8((uint32_t)addr);
+            if (rv32) { /* "0x" + digits 0-5 */
+                head = 0x7830 | lo << 16;
+            } else {
+                if (addr >> 32 != o->hi_pc) {
+                    o->hi_pc = addr >> 32;
+                    o->hi_text = hex8((uint32_t)(addr >> 32));
+                }
+                head = 0x7830 | o->hi_text << 16;     /* "0x" + upper digits 0-5 */
+                mid = o->hi_text >> 48 | lo << 16;   /* upper digits 6-7 + lower digits 0-5 */
+            }
+        }
+        uint16_t last2;
+        memcpy(&last2, g_hex2 + 2 * (addr & 0xff), 2);
+        const uint32_t tail = (uint32_t)last2 | (uint32_t)'\n' << 16; /* + 1 spare byte */
+        memcpy(p, &head, 8);
+        if (rv32) {
+            memcpy(p + 8, &tail, 4);
+            p += 11;
+        } else {
+            memcpy(p + 8, &mid, 8);
+            memcpy(p + 16, &tail, 4);
+            p += 19;
+        }
+        addr = (addr + 4 - 2 * (rvc & 1)) & mask;
     }
-    o->cur_sym = s;
+    o->len = (size_t)(p - o->buf);
+    o->win = win;
+    o->head = head;
+    o->mid = mid;
+    return addr;
+}
+
+/* The listing line of the instruction at pc (without a function header). */
+static size_t insn_text(struct rvt_output *o, uint64_t pc, char *buf, size_t size)
+{
+    struct rvt_insn in;
+    char text[96];
+    if (rvt_img_insn(o->cfg.image, pc, &in) < 0)
+        return (size_t)snprintf(buf, size, "%10" PRIx64 ":\t(no code)\n", pc);
+    rvt_isa_disasm(&in, o->cfg.xlen, text, sizeof text);
+    if (in.len == 2)
+        return (size_t)snprintf(buf, size, "%10" PRIx64 ":\t%04" PRIx32 "          \t%s\n", pc, in.bits & 0xffff, text);
+    return (size_t)snprintf(buf, size, "%10" PRIx64 ":\t%08" PRIx32 "      \t%s\n", pc, in.bits, text);
+}
+
+/* Execution enters function s at pc. */
+static void sym_header(struct rvt_output *o, const struct rvt_symbol *s, uint64_t pc)
+{
+    if (s->addr == pc)
+        out_printf(o, "\n<%s>:\n", s->name);
+    else
+        out_printf(o, "\n<%s+0x%" PRIx64 ">:\n", s->name, pc - s->addr);
+}
+
+/* The source line of pc, when it changes (DWARF line tables). */
+static void source_line(struct rvt_output *o, uint64_t pc)
+{
     struct rvt_srcline l;
     if (o->cfg.lines && rvt_srclines_find(o->cfg.lines, pc, &l) && l.line &&
         (l.file != o->cur_file || l.line != o->cur_line)) {
@@ -231,18 +337,68 @@ static int insn_line(void *ctx, uint64_t pc, const struct rvt_block *b)
         o->cur_file = l.file;
         o->cur_line = l.line;
     }
-    struct rvt_insn in;
-    char text[96];
-    if (rvt_img_insn(img, pc, &in) < 0) {
-        out_printf(o, "%10" PRIx64 ":\t(no code)\n", pc);
-        return 0;
+}
+
+static void insn_line(struct rvt_output *o, uint64_t pc)
+{
+    struct line_slot *l = &o->lines[(size_t)(((pc >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - LINE_SLOTS_LOG2))];
+    if (l->pc != pc) {
+        char text[256];
+        size_t n = insn_text(o, pc, text, sizeof text);
+        const struct rvt_symbol *s = rvt_img_symbol_at(o->cfg.image, pc);
+        if (n >= LINE_TEXT) { /* too long to keep: written as it is */
+            if (s && s != o->cur_sym)
+                sym_header(o, s, pc);
+            o->cur_sym = s;
+            source_line(o, pc);
+            out_reserve(o, n);
+            memcpy(o->buf + o->len, text, n);
+            o->len += n;
+            data_lines(o, o->next_index++);
+            return;
+        }
+        l->pc = pc;
+        l->sym = s;
+        l->len = (uint16_t)n;
+        memcpy(l->text, text, n);
     }
-    rvt_isa_disasm(&in, o->cfg.xlen, text, sizeof text);
-    if (in.len == 2)
-        out_printf(o, "%10" PRIx64 ":\t%04" PRIx32 "          \t%s\n", pc, in.bits & 0xffff, text);
-    else
-        out_printf(o, "%10" PRIx64 ":\t%08" PRIx32 "      \t%s\n", pc, in.bits, text);
+    if (l->sym && l->sym != o->cur_sym)
+        sym_header(o, l->sym, pc);
+    o->cur_sym = l->sym;
+    source_line(o, pc);
+    out_reserve(o, LINE_TEXT);
+    memcpy(o->buf + o->len, l->text, LINE_TEXT); /* the whole slot: fewer, wider moves */
+    o->len += l->len;
     data_lines(o, o->next_index++);
+}
+
+/* Every instruction of block b in order, through the output's block cache:
+ * its PC (pcs) or its listing line (insn).  <0 if the block leaves the code. */
+static int expand(struct rvt_output *o, const struct rvt_block *b, bool listing)
+{
+    const bool rv32 = o->cfg.xlen == 32;
+    const uint64_t mask = rv32 ? 0xffffffffull : ~0ull;
+    uint64_t addr = b->start, left = b->ninsns;
+    while (left) {
+        const struct rvt_block_info *bi = rvt_bcache_lookup(o->bc, addr);
+        if (bi->ninsns == 0)
+            return -RVT_ERR_NOCODE;
+        uint32_t k = left < bi->ninsns ? (uint32_t)left : bi->ninsns;
+        uint64_t rvc = bi->rvc_mask; /* bit i: instruction i is 16-bit */
+        left -= k;
+        if (listing) {
+            for (uint32_t i = 0; i < k; i++, rvc >>= 1) {
+                insn_line(o, addr);
+                addr = (addr + 4 - 2 * (rvc & 1)) & mask;
+            }
+        } else if (rv32) {
+            out_reserve(o, (size_t)k * 11 + 1);
+            addr = pc_lines(o, addr, k, rvc, true);
+        } else {
+            out_reserve(o, (size_t)k * 19 + 1);
+            addr = pc_lines(o, addr, k, rvc, false);
+        }
+    }
     return 0;
 }
 
@@ -268,12 +424,12 @@ static int on_block(void *ctx, const struct rvt_block *b)
         o->st.traps++;
     switch (o->cfg.kind) {
     case RVT_OUT_PCS:
-        if (!o->bc || rvt_block_insns(o->bc, o->cfg.xlen, b, pc_line, o) < 0)
+        if (!o->bc || expand(o, b, false) < 0)
             return no_listing(o, b);
         break;
     case RVT_OUT_INSN:
         o->next_index = b->index;
-        if (!o->bc || rvt_block_insns(o->bc, o->cfg.xlen, b, insn_line, o) < 0)
+        if (!o->bc || expand(o, b, true) < 0)
             return no_listing(o, b);
         if (b->end == RVT_END_TRAP)
             out_printf(o, "\t\t\t# %s 0x%" PRIx32 " tval 0x%" PRIx64 " -> 0x%" PRIx64 "\n",
@@ -422,9 +578,22 @@ static int on_note(void *ctx, const struct rvt_note *n)
     return o->err ? o->err : 0;
 }
 
+/* Counting only: the statistics on_block keeps, nothing else (this runs
+ * once per decoded block). */
+static int on_block_count(void *ctx, const struct rvt_block *b)
+{
+    struct rvt_output *o = ctx;
+    o->st.insns += b->ninsns;
+    o->st.blocks++;
+    o->st.ends[b->end & 15]++;
+    if (b->end == RVT_END_TRAP)
+        o->st.traps++;
+    return 0;
+}
+
 struct rvt_flow_sink rvt_out_sink(struct rvt_output *o)
 {
-    struct rvt_flow_sink s = {on_block, on_note, o};
+    struct rvt_flow_sink s = {o->cfg.kind == RVT_OUT_COUNT ? on_block_count : on_block, on_note, o};
     return s;
 }
 

@@ -84,6 +84,9 @@ int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_imag
         fc.ecall = (enum rvt_flow_ecall)o.ecall;
     uint64_t lim = o.max_insns ? o.max_insns : rvt_decode_default_limit(len);
     fc.max_insns = lim == RVT_DECODE_UNLIMITED ? 0 : lim;
+    fc.progress = o.progress;
+    fc.progress_ctx = o.progress_ctx;
+    fc.progress_every = o.progress_every;
     struct rvt_flow *f = rvt_flow_new(&fc);
     if (!f)
         return rvt_fail(d, RVT_ERR_NOMEM, "cannot create the flow engine (image and xlen needed)");

@@ -4,6 +4,8 @@
  * retired instructions. */
 #include "rvtrace/flow.h"
 
+#include "image/bcache_internal.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,14 @@ struct rvt_flow {
     bool limited;     /* max_insns reached: the decode is over */
     uint64_t limit_offset;
     char limit_text[160];
+
+    uint64_t progress_next, progress_every; /* cfg.progress: when next */
+
+    /* The walk's fast path: what it does per class of last instruction,
+     * for the walk flags in action_flags. */
+    bool action_valid;
+    uint32_t action_flags;
+    uint8_t action[RVT_CF_EBREAK + 1];
 };
 
 /* ---- call stack ----------------------------------------------------------- */
@@ -176,6 +186,8 @@ struct rvt_flow *rvt_flow_new(const struct rvt_flow_config *cfg)
     rvt_cs_init(&f->cs, cfg->callstack_depth, cfg->callstack_overflow);
     f->priv = RVT_PRIV_M;
     f->insn_cap = cfg->max_insns ? cfg->max_insns : UINT64_MAX;
+    f->progress_every = cfg->progress_every ? cfg->progress_every : 1u << 20;
+    f->progress_next = cfg->progress ? f->progress_every : UINT64_MAX;
     return f;
 }
 
@@ -206,6 +218,10 @@ void rvt_flow_reset(struct rvt_flow *f)
 void rvt_flow_set_offset(struct rvt_flow *f, uint64_t offset)
 {
     f->offset = offset;
+    if (offset >= f->progress_next) {
+        f->progress_next = offset + f->progress_every;
+        f->cfg.progress(f->cfg.progress_ctx, offset);
+    }
 }
 
 bool rvt_flow_have_pc(const struct rvt_flow *f)
@@ -382,15 +398,19 @@ int rvt_flow_push_branches(struct rvt_flow *f, uint64_t bits, unsigned n)
         return ffail(f, RVT_ERR_INVAL, "more than 64 branch outcomes pushed at once");
     if (f->bq_len + n > BQ_WORDS * 64)
         return ffail(f, RVT_ERR_OVERFLOW, "%u branch outcomes queued that the code never used", f->bq_len);
-    for (unsigned i = 0; i < n; i++) {
-        unsigned pos = (f->bq_head + f->bq_len) % (BQ_WORDS * 64);
-        uint64_t m = 1ull << (pos % 64);
-        if ((bits >> i) & 1)
-            f->bq[pos / 64] |= m;
-        else
-            f->bq[pos / 64] &= ~m;
-        f->bq_len++;
+    if (n == 0)
+        return 0;
+    /* Whole words: the outcomes land at the tail, the bits around them
+     * (the head may share the tail's word) stay. */
+    const uint64_t m = n == 64 ? ~0ull : (1ull << n) - 1;
+    bits &= m;
+    unsigned pos = (f->bq_head + f->bq_len) % (BQ_WORDS * 64), word = pos / 64, sh = pos % 64;
+    f->bq[word] = (f->bq[word] & ~(m << sh)) | bits << sh;
+    if (sh + n > 64) {
+        unsigned w2 = (word + 1) % BQ_WORDS, r = 64 - sh;
+        f->bq[w2] = (f->bq[w2] & ~(m >> r)) | bits >> r;
     }
+    f->bq_len += n;
     return 0;
 }
 
@@ -772,6 +792,316 @@ static void fill_stop(struct rvt_flow *f, struct rvt_stop *st, uint8_t reason)
     }
 }
 
+#if defined(__GNUC__)
+#define RVT_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define RVT_ALWAYS_INLINE inline
+#endif
+
+/* The branch queue read in words: `word` holds the next outcomes, bit 0
+ * first, above them a 1 that marks where they end (word == 1: none left);
+ * `loaded` counts the outcomes taken from the queue into a word so far. */
+struct bq_reader {
+    uint64_t word;
+    unsigned loaded;
+};
+
+/* Refill an empty reader and take an outcome: 1 taken, 0 not, -1 none. */
+static int bq_refill(const struct rvt_flow *f, struct bq_reader *r)
+{
+    if (r->loaded == f->bq_len)
+        return -1;
+    unsigned pos = (f->bq_head + r->loaded) % (BQ_WORDS * 64), left = f->bq_len - r->loaded;
+    unsigned k = 64 - pos % 64;
+    if (k > 63)
+        k = 63;
+    if (k > left)
+        k = left;
+    r->word = ((f->bq[pos / 64] >> (pos % 64)) & ((1ull << k) - 1)) | 1ull << k;
+    r->loaded += k;
+    int t = (int)(r->word & 1);
+    r->word >>= 1;
+    return t;
+}
+
+/* Write back what was used. */
+static void bq_done(struct rvt_flow *f, const struct bq_reader *r)
+{
+    unsigned unused = 0;
+#if defined(__GNUC__)
+    unused = 63u - (unsigned)__builtin_clzll(r->word); /* the marker's position */
+#else
+    for (uint64_t w = r->word; w > 1; w >>= 1)
+        unused++;
+#endif
+    unsigned used = r->loaded - unused;
+    f->bq_head = (f->bq_head + used) % (BQ_WORDS * 64);
+    f->bq_len -= used;
+}
+
+/* What the fast path does after a cache block, by the class of its last
+ * instruction (a table per walk: the walk's flags decide). */
+enum fast_action { FA_HANDBACK = 0, FA_SEQ, FA_BRANCH, FA_CALL, FA_OTHER, FA_JUMP, FA_RETURN };
+/* The limits a walk has (the fast path is instantiated per combination). */
+enum { LIM_HW = 1, LIM_IN = 2, LIM_ADDR = 4 };
+
+struct fast_state {
+    uint64_t hw_left, in_left; /* the walk's limits (UINT64_MAX: none) */
+    uint64_t stop;             /* RVT_WALK_ADDR's address (else odd: in no block) */
+    const uint8_t *action;     /* enum fast_action by enum rvt_cf */
+};
+
+/* A branch with no queued outcome: the walk's callback or its default;
+ * -1 if neither decides. */
+static int branch_default(const struct rvt_walk *w, uint64_t addr)
+{
+    bool taken = false;
+    if (w->branch_outcome && w->branch_outcome(w->branch_ctx, addr, &taken) > 0)
+        return taken;
+    return (w->flags & RVT_WALK_NT_DEFAULT) ? 0 : -1;
+}
+
+/* The walk's fast path: whole cache blocks that no limit of the walk cuts
+ * and whose successor the code, the branch queue, the call stack or the
+ * walk's branch-outcome callback decides.  It does what the general step in
+ * walk() (retire, set_pending, resolve_natural, transfer) does for such
+ * blocks, with the walk's state and the open output block in registers, and
+ * hands back (returning 0, nothing of that block retired) at the first
+ * block that needs anything else.  Returns 1 when the walk stopped at a
+ * branch nothing decides, or with a halfword limit reached exactly at the
+ * end of a block (st filled, the last instruction pending, as the general
+ * step leaves it), <0 on an error.  A decode spends most of its time in this
+ * loop: keep anything rare out of it. */
+static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st,
+                                       struct fast_state *fs, const unsigned lim)
+{
+    const uint64_t pc0 = f->pc;
+    /* Every block this loop ends has the flow's privilege, context and
+     * time.  A block this walk does not continue is flushed by the general
+     * step's retire() (and only if something retires); one it continues
+     * must have those fields too (a time that changed since it opened
+     * stays with it: the general step ends it). */
+    const uint64_t ctx = f->context, time = f->have_time ? f->time : 0;
+    const uint8_t priv = f->priv, base_flags = f->have_time ? RVT_BLK_HAS_TIME : 0;
+    if (f->blk_open && (f->blk_end != pc0 || f->blk.time != time || f->blk.flags != base_flags ||
+                        f->blk.context != ctx || f->blk.priv != priv))
+        return 0;
+    struct rvt_bcache *const bc = f->bc;
+    const struct bc_slot *const slots = bc->slots;
+    const unsigned shift = bc->shift;
+    const uint64_t stop = fs->stop;
+    /* hw and in count down what is walked, limited or not; the flow's
+     * instruction count is insns_base - in. */
+    /* in also stops the loop before a block that would pass the decode's
+     * instruction limit (the general step retires up to it and stops):
+     * it counts down from the smaller of the walk's limit and one more than
+     * what the decode may still retire. */
+    const uint64_t cap_left = f->insn_cap - f->insns;
+    const uint64_t in0 = cap_left < fs->in_left ? cap_left + 1 : fs->in_left;
+    const uint64_t hw0 = fs->hw_left, insns_base = f->insns + in0;
+    uint64_t pc = pc0, hw = hw0, in = in0;
+    /* The open output block: from bstart, in_open - in instructions (none
+     * yet after a discontinuity); f->blk holds the fields that stay. */
+    uint64_t bstart = pc0, in_open = in0;
+    if (f->blk_open) {
+        bstart = f->blk.start;
+        in_open = in0 + f->blk.ninsns; /* modulo 2^64, like in */
+    } else {
+        f->blk.context = ctx;
+        f->blk.time = time;
+        f->blk.tval = 0;
+        f->blk.cause = 0;
+        f->blk.priv = priv;
+    }
+    const uint64_t offset = f->offset;
+    struct bq_reader q = {1, 0};
+    int rc = 0;
+    for (;;) {
+        const struct bc_slot *s = &slots[rvt_bc_home(shift, pc)];
+        const struct rvt_block_info *b = &s->b;
+        if (s->b.start == pc) {
+            bc->hits++;
+        } else {
+            b = rvt_bcache_miss(bc, pc);
+            if (bc->slots != slots)
+                break; /* the table grew: the general step takes this block */
+        }
+        /* An empty block (no code) has no halfwords: 0 - 1 is never below
+         * hw - 1.  A limit reached exactly leaves the last instruction
+         * pending: the general step does that. */
+        const uint32_t bhw = b->halfwords, n = b->ninsns;
+        if ((lim & LIM_HW) ? (uint64_t)bhw - 1 >= hw - 1 : bhw == 0) {
+            /* The halfword limit ends exactly with this block (and nothing
+             * else stops inside it): it retires and its last instruction
+             * waits (the general step's count_hit). */
+            if ((lim & LIM_HW) && bhw == hw && !((lim & LIM_IN) && n >= in) &&
+                !((lim & LIM_ADDR) && stop - pc <= b->last - pc))
+                goto count_hit;
+            break;
+        }
+        if ((lim & LIM_IN) && n >= in)
+            break;
+        if ((lim & LIM_ADDR) && stop - pc <= b->last - pc)
+            break;
+
+        /* The successor of the block's last instruction (targets and
+         * fall-throughs in the cache are within xlen). */
+        const unsigned cf = b->cf, act = fs->action[cf];
+        uint64_t to;
+        uint8_t end, flags = 0;
+        if (act == FA_BRANCH) {
+            int t;
+            if (q.word > 1) {
+                t = (int)(q.word & 1);
+                q.word >>= 1;
+            } else if ((t = bq_refill(f, &q)) < 0 && (t = branch_default(w, b->last)) < 0) {
+                goto wait; /* nothing decides: it waits for the trace */
+            }
+            if (!t)
+                goto seq;
+            to = b->target;
+            end = RVT_END_BRANCH;
+        } else if (act == FA_SEQ) { /* no control flow, or an ecall that falls through */
+            goto seq;
+        } else {
+            switch ((enum fast_action)act) {
+            case FA_CALL:
+                rvt_cs_push(&f->cs, b->next);
+                to = b->target;
+                end = RVT_END_CALL;
+                break;
+            case FA_OTHER:
+                to = b->target;
+                end = RVT_END_CALL;
+                break;
+            case FA_JUMP:
+                to = b->target;
+                end = RVT_END_JUMP;
+                break;
+            case FA_RETURN:
+                if (!rvt_cs_pop(&f->cs, &to))
+                    goto handback; /* not implicit: the general step stops there */
+                to &= f->mask;
+                end = RVT_END_RETURN;
+                flags = RVT_BLK_IMPLICIT;
+                break;
+            default:
+                goto handback;
+            }
+        }
+
+        /* retire(), then transfer(): the block ends with a discontinuity */
+        hw -= bhw;
+        in -= n;
+        {
+            struct rvt_block *k = &f->blk;
+            k->start = bstart;
+            k->last = b->last;
+            k->next = to;
+            k->ninsns = in_open - in;
+            k->index = insns_base - in_open;
+            k->trace_offset = offset;
+            k->end = end;
+            k->cf = (uint8_t)cf;
+            k->flags = base_flags | flags;
+            k->last_len = (uint8_t)(b->next - b->last);
+            f->blk_end = b->next;
+            f->blk_open = false;
+            f->insns = insns_base - in;
+            bstart = pc = to;
+            in_open = in;
+            if (f->cfg.sink.block && f->cfg.sink.block(f->cfg.sink.ctx, k)) {
+                rc = ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
+                break;
+            }
+        }
+        /* The sink may have used this cache: a table that grew is the
+         * general step's. */
+        if (bc->slots != slots)
+            break;
+        continue;
+    seq: /* retire(); the output block goes on */
+        hw -= bhw;
+        in -= n;
+        f->blk.last = b->last;
+        f->blk.cf = (uint8_t)cf;
+        pc = f->blk_end = b->next;
+        continue;
+    wait:
+        hw -= bhw;
+        in -= n;
+        f->blk.last = b->last;
+        f->blk.cf = (uint8_t)cf;
+        f->blk_end = b->next;
+        {
+            struct pending *p = &f->p;
+            f->pending = true;
+            p->addr = b->last;
+            p->next = b->next;
+            p->cf = RVT_CF_BRANCH;
+            p->target = b->target;
+            p->sij = false;
+            p->len = (uint8_t)(b->next - b->last);
+        }
+        rc = 1;
+        break;
+    count_hit:
+        /* The block retires and its last instruction waits for the trace
+         * (the general step's count_hit), unless it is an environment call
+         * that traps: that one does not retire. */
+        if ((b->cf == RVT_CF_ECALL || b->cf == RVT_CF_EBREAK) && f->cfg.ecall == RVT_FLOW_ECALL_TRAP)
+            break;
+        hw -= bhw;
+        in -= n;
+        f->blk.last = b->last;
+        f->blk.cf = b->cf;
+        f->blk_end = b->next;
+        {
+            struct pending *p = &f->p;
+            f->pending = true;
+            p->addr = b->last;
+            p->next = b->next;
+            p->cf = b->cf;
+            p->target = b->target;
+            p->sij = (b->flags & RVT_BI_SIJUMP) != 0;
+            p->len = (uint8_t)(b->next - b->last);
+        }
+        rc = 2;
+        break;
+    }
+handback:
+    bq_done(f, &q);
+    f->insns = insns_base - in;
+    f->pc = pc;
+    if (in != in0) {
+        /* f->blk.last, .cf and blk_end are the last retired cache block's */
+        if (in_open != in) {
+            struct rvt_block *k = &f->blk;
+            f->blk_open = true;
+            k->start = bstart;
+            k->ninsns = in_open - in;
+            k->index = insns_base - in_open;
+            k->flags = base_flags;
+            k->last_len = (uint8_t)(f->blk_end - k->last);
+        }
+        f->lr_valid = true;
+        f->lr_addr = f->blk.last;
+        st->last = f->blk.last;
+        st->insns += in0 - in;
+        st->halfwords += hw0 - hw;
+    }
+    fs->hw_left = (lim & LIM_HW) ? hw : hw0;
+    if (fs->in_left != UINT64_MAX)
+        fs->in_left -= in0 - in;
+    if (rc == 1)
+        fill_stop(f, st, RVT_STOP_BRANCH);
+    if (rc == 2) {
+        fill_stop(f, st, RVT_STOP_COUNT);
+        rc = 1;
+    }
+    return rc;
+}
+
 static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st)
 {
     memset(st, 0, sizeof *st);
@@ -807,7 +1137,61 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
     const uint64_t stop_addr = w->addr & f->mask;
     bool first = true;
 
+    /* What the fast path does with each class of last instruction (the
+     * flow keeps the table of the last walk flags that matter). */
+    const uint32_t afl = fl & (RVT_WALK_STOP_BRANCH | RVT_WALK_STOP_JUMP | RVT_WALK_IMPLICIT_RET);
+    if (!f->action_valid || f->action_flags != afl) {
+        memset(f->action, FA_HANDBACK, sizeof f->action);
+        f->action[RVT_CF_NONE] = FA_SEQ;
+        if (!(afl & RVT_WALK_STOP_BRANCH))
+            f->action[RVT_CF_BRANCH] = FA_BRANCH;
+        if (!(afl & RVT_WALK_STOP_JUMP)) {
+            f->action[RVT_CF_CALL_INF] = FA_CALL;
+            f->action[RVT_CF_OTHER_INF] = FA_OTHER;
+            f->action[RVT_CF_JUMP_INF] = FA_JUMP;
+        }
+        if (afl & RVT_WALK_IMPLICIT_RET)
+            f->action[RVT_CF_RETURN] = FA_RETURN;
+        if (f->cfg.ecall == RVT_FLOW_ECALL_SEQUENTIAL)
+            f->action[RVT_CF_ECALL] = f->action[RVT_CF_EBREAK] = FA_SEQ;
+        f->action_flags = afl;
+        f->action_valid = true;
+    }
+    struct fast_state fs = {.hw_left = hw_left,
+                            .in_left = in_left,
+                            .stop = addr_lim ? stop_addr : UINT64_MAX, /* never inside a block: odd */
+                            .action = f->action};
+    /* The instruction count always limits: the decode's own limit. */
+    const unsigned lim = (hw_left != UINT64_MAX ? LIM_HW : 0) | (addr_lim ? LIM_ADDR : 0);
+
+    const bool fast = !f->cfg.no_fast_walk;
     for (;;) {
+        uint64_t before = st->insns;
+        int frc = 0;
+        fs.hw_left = hw_left;
+        fs.in_left = in_left;
+        switch (fast ? lim : 8u) { /* the usual combinations get a loop of their own */
+        case 8: /* no fast path */
+            break;
+        case 0:
+            frc = walk_fast(f, w, st, &fs, LIM_IN);
+            break;
+        case LIM_HW:
+            frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN);
+            break;
+        case LIM_ADDR:
+            frc = walk_fast(f, w, st, &fs, LIM_ADDR | LIM_IN);
+            break;
+        default:
+            frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN | LIM_ADDR);
+            break;
+        }
+        hw_left = fs.hw_left;
+        in_left = fs.in_left;
+        if (frc)
+            return frc < 0 ? frc : 0;
+        if (st->insns != before)
+            first = false;
         uint64_t pc = f->pc;
         if (addr_lim && pc == stop_addr && !(first && (fl & RVT_WALK_ADDR_NOT_FIRST))) {
             fill_stop(f, st, RVT_STOP_ADDR);

@@ -11,39 +11,11 @@
  * above one half, or a full window) until it reaches its cap, then a full
  * window evicts one of its slots round-robin.
  */
+#include "image/bcache_internal.h"
 #include "image/image_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define BC_PROBE 8
-#define BC_DEFAULT_MAX_LOG2 16 /* 64 Ki blocks, 4 MiB */
-#define BC_INITIAL_LOG2 10
-#define BC_LIMIT_LOG2 24
-#define BC_EMPTY UINT64_MAX /* start of an unused slot; never a cached key */
-
-struct bc_slot {
-    struct rvt_block_info b;
-    uint64_t pad; /* one slot per 64-byte line */
-};
-_Static_assert(sizeof(struct bc_slot) == 64, "a slot is one cache line");
-
-struct rvt_bcache {
-    struct bc_slot *slots;
-    unsigned shift; /* 64 - log2 */
-    unsigned log2, max_log2;
-    size_t mask;
-    size_t used;
-    uint64_t hits, misses;
-    uint32_t victim;
-    const struct rvt_image *img;
-    struct rvt_block_info spare; /* for the one address that equals BC_EMPTY */
-};
-
-static inline size_t bc_home(unsigned shift, uint64_t addr)
-{
-    return (size_t)(((addr >> 1) * 0x9E3779B97F4A7C15ull) >> shift);
-}
 
 static size_t bc_window(const struct rvt_bcache *bc)
 {
@@ -56,8 +28,13 @@ static struct bc_slot *alloc_slots(unsigned log2)
     struct bc_slot *s = aligned_alloc(64, n * sizeof *s);
     if (!s)
         return NULL;
-    for (size_t i = 0; i < n; i++)
-        s[i].b.start = BC_EMPTY;
+    /* An unused slot holds what decode_block gives for BC_EMPTY, an odd
+     * address: no instruction (so a lookup of BC_EMPTY may hit it). */
+    for (size_t i = 0; i < n; i++) {
+        memset(&s[i], 0, sizeof s[i]);
+        s[i].b.start = s[i].b.last = s[i].b.next = BC_EMPTY;
+        s[i].b.flags = RVT_BI_EMPTY | RVT_BI_STOP_BADINSN;
+    }
     return s;
 }
 
@@ -208,7 +185,7 @@ static void decode_block(const struct rvt_image *img, uint64_t addr, struct rvt_
 static bool place(struct bc_slot *slots, unsigned shift, size_t mask, size_t window,
                   const struct rvt_block_info *b, struct bc_slot **where)
 {
-    size_t home = bc_home(shift, b->start);
+    size_t home = rvt_bc_home(shift, b->start);
     for (size_t j = 0; j < window; j++) {
         struct bc_slot *s = &slots[(home + j) & mask];
         if (s->b.start == BC_EMPTY) {
@@ -259,20 +236,20 @@ static const struct rvt_block_info *insert(struct rvt_bcache *bc, const struct r
         if (bc->log2 >= bc->max_log2 || grow(bc) < 0)
             break;
     }
-    size_t home = bc_home(bc->shift, b->start);
+    size_t home = rvt_bc_home(bc->shift, b->start);
     struct bc_slot *s = &bc->slots[(home + bc->victim++ % bc_window(bc)) & bc->mask];
     s->b = *b;
     return &s->b;
 }
 
-static const struct rvt_block_info *bcache_slow(struct rvt_bcache *bc, uint64_t addr)
+const struct rvt_block_info *rvt_bcache_miss(struct rvt_bcache *bc, uint64_t addr)
 {
     if (addr == BC_EMPTY) { /* cannot be a key: decode into the spare block */
         bc->misses++;
         decode_block(bc->img, addr, &bc->spare);
         return &bc->spare;
     }
-    size_t home = bc_home(bc->shift, addr), window = bc_window(bc);
+    size_t home = rvt_bc_home(bc->shift, addr), window = bc_window(bc);
     for (size_t j = 0; j < window; j++) {
         struct bc_slot *s = &bc->slots[(home + j) & bc->mask];
         if (s->b.start == BC_EMPTY)
@@ -282,7 +259,7 @@ static const struct rvt_block_info *bcache_slow(struct rvt_bcache *bc, uint64_t 
         bc->hits++;
         /* Move to the home slot if the block there stays inside its own window. */
         struct bc_slot *h = &bc->slots[home];
-        size_t h_home = bc_home(bc->shift, h->b.start);
+        size_t h_home = rvt_bc_home(bc->shift, h->b.start);
         if (j && ((home + j - h_home) & bc->mask) < window) {
             struct rvt_block_info t = h->b;
             h->b = s->b;
@@ -299,10 +276,5 @@ static const struct rvt_block_info *bcache_slow(struct rvt_bcache *bc, uint64_t 
 
 const struct rvt_block_info *rvt_bcache_get(struct rvt_bcache *bc, uint64_t addr)
 {
-    struct bc_slot *s = &bc->slots[bc_home(bc->shift, addr)];
-    if (s->b.start == addr && addr != BC_EMPTY) {
-        bc->hits++;
-        return &s->b;
-    }
-    return bcache_slow(bc, addr);
+    return rvt_bcache_lookup(bc, addr);
 }

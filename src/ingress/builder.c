@@ -40,6 +40,18 @@ struct rvt_ing_builder {
     uint64_t last_context;
     uint64_t insns;
     bool warned_cause; /* the ecall/ebreak trap cause assumption was reported */
+
+    /* Decoded instructions by address: text inputs give the same few
+     * thousand instructions millions of times.  Direct-mapped, fixed size. */
+    struct decoded *dcache;
+};
+
+#define DCACHE_LOG2 13
+struct decoded {
+    uint64_t pc;       /* UINT64_MAX (odd): empty */
+    uint32_t bits;     /* the bits given, or read from the image */
+    bool from_image;   /* bits were read from the image (a PC list) */
+    struct rvt_insn in;
 };
 
 struct rvt_ing_builder *rvt_ing_builder_new(const struct rvt_ing_builder_config *cfg)
@@ -59,11 +71,20 @@ struct rvt_ing_builder *rvt_ing_builder_new(const struct rvt_ing_builder_config 
     b->ctype_on_change = RVT_CTYPE_PRECISE;
     b->ip = 0;
     b->ib = 1;
+    b->dcache = malloc(sizeof *b->dcache << DCACHE_LOG2);
+    if (!b->dcache) {
+        free(b);
+        return NULL;
+    }
+    for (size_t i = 0; i < (size_t)1 << DCACHE_LOG2; i++)
+        b->dcache[i].pc = UINT64_MAX;
     return b;
 }
 
 void rvt_ing_builder_free(struct rvt_ing_builder *b)
 {
+    if (b)
+        free(b->dcache);
     free(b);
 }
 
@@ -354,6 +375,13 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
      * successor, ip == ib and only ib matters). */
     const unsigned inew = b->have_prev ? 3 - b->ip - b->ib : (b->ib + 1) % 3;
     struct rvt_insn *in = &b->slot[inew];
+    struct decoded *dc = &b->dcache[((pc >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - DCACHE_LOG2)];
+    if (dc->pc == pc && (bits < 0 ? dc->from_image : !dc->from_image && dc->bits == (uint64_t)bits)) {
+        *in = dc->in;
+        goto decoded;
+    }
+    dc->pc = UINT64_MAX; /* refilled below once decoded */
+    dc->from_image = bits < 0;
     if (bits < 0) {
         if (!b->cfg.image)
             return rvt_fail(&b->diag, RVT_ERR_INVAL, "pc 0x%" PRIx64 ": no instruction bits and no image", pc);
@@ -372,7 +400,10 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
         return rvt_fail(&b->diag, RVT_ERR_BADINSN,
                         "pc 0x%" PRIx64 ": instruction bits 0x%08" PRIx32 " are a %u-byte encoding (only 16/32-bit supported)",
                         pc, (uint32_t)bits, in->len);
-
+    dc->pc = pc;
+    dc->bits = (uint32_t)bits;
+    dc->in = *in;
+decoded:
     if (b->have_prev) {
         int rc = resolve_prev(b, pc);
         if (rc < 0)

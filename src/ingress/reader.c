@@ -5,6 +5,8 @@
 #include "refcsv.h"
 #include "refdata.h"
 
+#include "image/bcache_internal.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -239,6 +241,9 @@ static int open_native(struct rvt_ing_reader **out, FILE *f, const char *path, s
 /* ---- text: PC list and PC INSN ----------------------------------------- */
 
 #define TEXT_QUEUE 8
+#define TEXT_CHUNK (1u << 20) /* read at a time */
+#define TEXT_LINE_MAX 4094    /* longest line accepted (characters before the newline) */
+#define TEXT_PAD 16           /* bytes after the data that hex parsing may look at */
 
 struct text_src {
     FILE *f;
@@ -248,35 +253,91 @@ struct text_src {
     struct rvt_diag diag;
     unsigned xlen;
     uint64_t line;
-    bool eof;
+    bool eof;      /* no more to read */
+    bool done;     /* the builder has been finished */
     struct rvt_ing_rec q[TEXT_QUEUE];
     unsigned qhead, qlen;
-    char buf[4096];
+    struct rvt_ing_rec *out; /* text_next's record while it is empty */
+    uint16_t *pair;          /* pair_table() */
+    char *buf;     /* TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD bytes */
+    size_t pos, len;
 };
 
 static int text_emit(void *ctx, const struct rvt_ing_rec *r)
 {
     struct text_src *s = ctx;
+    if (s->out) { /* straight to the caller of text_next */
+        *s->out = *r;
+        s->out = NULL;
+        return 0;
+    }
     if (s->qlen == TEXT_QUEUE)
         return -RVT_ERR_OVERFLOW; /* cannot happen: at most two records per line */
     s->q[(s->qhead + s->qlen++) % TEXT_QUEUE] = *r;
     return 0;
 }
 
+/* One more than the value of a hex digit; 0 for anything else. */
+static const unsigned char g_hexval1[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+/* Value of a hex digit, -1 for anything else. */
+static inline int hexval(char c)
+{
+    return (int)g_hexval1[(unsigned char)c] - 1;
+}
+
+/* Hex digit pairs: for the 16 bits of two characters (as they lie in
+ * memory), their value, or PAIR_BAD.  Made per reader (no global state). */
+#define PAIR_BAD 0x100u
+
+static uint16_t *pair_table(void)
+{
+    uint16_t *t = malloc(sizeof *t << 16);
+    if (!t)
+        return NULL;
+    for (unsigned i = 0; i < 1u << 16; i++) {
+        const unsigned char c[2] = {(unsigned char)(i & 0xff), (unsigned char)(i >> 8)};
+        uint16_t k;
+        memcpy(&k, c, 2); /* the key is the two bytes in memory order */
+        int hi = hexval((char)c[0]), lo = hexval((char)c[1]);
+        t[k] = hi < 0 || lo < 0 ? PAIR_BAD : (uint16_t)(hi << 4 | lo);
+    }
+    return t;
+}
+
+/* Eight hex digits at p (either case) as a number, if all eight are; p may
+ * be read 8 bytes ahead (the buffer is padded).  Four table lookups. */
+static inline bool hex8_at(const uint16_t *pair, const char *p, uint32_t *out)
+{
+    uint16_t k[4];
+    memcpy(k, p, 8);
+    const uint32_t a = pair[k[0]], b = pair[k[1]], c = pair[k[2]], d = pair[k[3]];
+    if ((a | b | c | d) & PAIR_BAD)
+        return false;
+    *out = a << 24 | b << 16 | c << 8 | d;
+    return true;
+}
+
 /* Parse a hex number with optional 0x; returns pointer past it or NULL. */
-static const char *parse_hex(const char *p, uint64_t *v, unsigned *digits)
+static const char *parse_hex(const uint16_t *pair, const char *p, uint64_t *v, unsigned *digits)
 {
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
         p += 2;
     uint64_t x = 0;
     unsigned n = 0;
-    while (isxdigit((unsigned char)*p)) {
+    uint32_t w;
+    while (n < 16 && hex8_at(pair, p, &w)) {
+        x = x << 32 | w;
+        p += 8;
+        n += 8;
+    }
+    for (int h; (h = hexval(*p)) >= 0; p++, n++) {
         if (n == 16)
             return NULL;
-        int d = isdigit((unsigned char)*p) ? *p - '0' : (tolower((unsigned char)*p) - 'a' + 10);
-        x = x << 4 | (uint64_t)d;
-        p++;
-        n++;
+        x = x << 4 | (uint64_t)h;
     }
     if (!n)
         return NULL;
@@ -293,14 +354,66 @@ static const char *skip_ws(const char *p)
     return p;
 }
 
+/* The usual lines, as rvtrace convert and QEMU logs write them: a PC of 8
+ * or 16 digits (optional 0x) alone, or with a space and 4 or 8 digits of
+ * instruction.  Anything else (and every error) takes text_line's general
+ * parse.  1: parsed into *pc and *bits (-1: no bits), 0: not this shape. */
+static inline int usual_line(const uint16_t *pair, const char *p, bool pcinsn, uint64_t *pc, int64_t *bits)
+{
+    uint32_t hi, lo;
+    if (p[0] == '0' && (p[1] | 0x20) == 'x')
+        p += 2;
+    if (!hex8_at(pair, p, &hi))
+        return 0;
+    p += 8;
+    if (hex8_at(pair, p, &lo)) {
+        *pc = (uint64_t)hi << 32 | lo;
+        p += 8;
+    } else {
+        *pc = hi;
+    }
+    if (!pcinsn) {
+        *bits = -1;
+        return *p == 0;
+    }
+    if (*p != ' ')
+        return 0;
+    p++;
+    uint32_t w;
+    if (hex8_at(pair, p, &w)) {
+        if (p[8] != 0 || (w & 3) != 3) /* eight digits are a 32-bit instruction */
+            return 0;
+    } else {
+        uint16_t k[2];
+        memcpy(k, p, 4);
+        const uint32_t a = pair[k[0]], b = pair[k[1]];
+        if ((a | b) & PAIR_BAD || p[4] != 0)
+            return 0;
+        w = a << 8 | b;
+        if ((w & 3) == 3) /* four digits are a compressed one */
+            return 0;
+    }
+    *bits = w;
+    return 1;
+}
+
 static int text_line(struct text_src *s, const char *line)
 {
+    uint64_t upc;
+    int64_t ubits;
+    if (usual_line(s->pair, line, s->fmt == RVT_ING_FMT_PCINSN, &upc, &ubits)) {
+        int rc = rvt_ing_builder_insn(s->b, upc, ubits, RVT_PRIV_M, 0, NULL);
+        if (rc < 0)
+            return rvt_fail(&s->diag, (enum rvt_err)-rc, "%s: line %" PRIu64 ": %s", s->name, s->line,
+                            rvt_ing_builder_error(s->b));
+        return 0;
+    }
     const char *p = skip_ws(line);
     if (!*p || *p == '#')
         return 0;
     uint64_t pc, bits = 0;
     unsigned digits = 0;
-    const char *q = parse_hex(p, &pc, NULL);
+    const char *q = parse_hex(s->pair, p, &pc, NULL);
     if (!q || (*q && !isspace((unsigned char)*q) && *q != ':'))
         return rvt_fail(&s->diag, RVT_ERR_FORMAT, "%s: line %" PRIu64 ": expected a hex PC such as 0x20010522, got '%.40s'",
                         s->name, s->line, p);
@@ -309,7 +422,7 @@ static int text_line(struct text_src *s, const char *line)
     q = skip_ws(q);
     int64_t ibits = -1;
     if (s->fmt == RVT_ING_FMT_PCINSN) {
-        const char *r = parse_hex(q, &bits, &digits);
+        const char *r = parse_hex(s->pair, q, &bits, &digits);
         if (!r || (digits != 4 && digits != 8) || *skip_ws(r))
             return rvt_fail(&s->diag, RVT_ERR_FORMAT,
                             "%s: line %" PRIu64 ": expected 'PC INSN' with INSN as 4 (compressed) or 8 hex digits, got '%.60s'",
@@ -332,6 +445,51 @@ static int text_line(struct text_src *s, const char *line)
     return 0;
 }
 
+/* The next line, NUL-terminated in place (its newline replaced), or NULL
+ * at the end of the input (or on an error, in s->diag). */
+static char *text_getline(struct text_src *s)
+{
+    for (;;) {
+        char *start = s->buf + s->pos;
+        char *nl = s->len > s->pos ? memchr(start, '\n', s->len - s->pos) : NULL;
+        if (nl && nl - start <= TEXT_LINE_MAX) {
+            *nl = 0;
+            s->pos = (size_t)(nl - s->buf) + 1;
+            s->line++;
+            return start;
+        }
+        if (nl || s->len - s->pos > TEXT_LINE_MAX) {
+            rvt_fail(&s->diag, RVT_ERR_FORMAT, "%s: line %" PRIu64 ": line longer than %d characters", s->name,
+                     s->line + 1, TEXT_LINE_MAX);
+            return NULL;
+        }
+        if (s->eof) {
+            if (s->pos == s->len)
+                return NULL;
+            s->buf[s->len] = 0; /* a last line without newline */
+            s->pos = s->len;
+            s->line++;
+            return start;
+        }
+        /* Keep the partial line, read the next chunk behind it. */
+        size_t keep = s->len - s->pos;
+        memmove(s->buf, start, keep);
+        s->pos = 0;
+        s->len = keep;
+        size_t got = fread(s->buf + s->len, 1, TEXT_CHUNK, s->f);
+        if (got == 0) {
+            if (ferror(s->f)) {
+                rvt_fail(&s->diag, RVT_ERR_IO, "%s: read error after line %" PRIu64 ": %s", s->name, s->line,
+                         strerror(errno));
+                return NULL;
+            }
+            s->eof = true;
+        }
+        s->len += got;
+        memset(s->buf + s->len, 0, TEXT_PAD);
+    }
+}
+
 static int text_next(void *self, struct rvt_ing_rec *rec)
 {
     struct text_src *s = self;
@@ -342,30 +500,36 @@ static int text_next(void *self, struct rvt_ing_rec *rec)
             s->qlen--;
             return 1;
         }
+        if (!s->out) /* the builder emitted into rec */
+            return 1;
         if (s->diag.code)
             return -s->diag.code;
-        if (s->eof)
+        if (s->done)
             return 0;
-        if (!fgets(s->buf, sizeof s->buf, s->f)) {
-            if (ferror(s->f))
-                return rvt_fail(&s->diag, RVT_ERR_IO, "%s: read error after line %" PRIu64 ": %s", s->name,
-                                s->line, strerror(errno));
-            s->eof = true;
+        char *line = text_getline(s);
+        if (!line) {
+            if (s->diag.code)
+                return -s->diag.code;
+            s->done = true;
             int rc = rvt_ing_builder_finish(s->b);
             if (rc < 0)
                 return rvt_fail(&s->diag, (enum rvt_err)-rc, "%s: at end: %s", s->name,
                                 rvt_ing_builder_error(s->b));
             continue;
         }
-        s->line++;
-        size_t n = strlen(s->buf);
-        if (n == sizeof s->buf - 1 && s->buf[n - 1] != '\n')
-            return rvt_fail(&s->diag, RVT_ERR_FORMAT, "%s: line %" PRIu64 ": line longer than %zu characters",
-                            s->name, s->line, sizeof s->buf - 2);
-        int rc = text_line(s, s->buf);
+        int rc = text_line(s, line);
         if (rc < 0)
             return rc;
     }
+}
+
+static int text_next_out(void *self, struct rvt_ing_rec *rec)
+{
+    struct text_src *s = self;
+    s->out = rec;
+    int rc = text_next(self, rec);
+    s->out = NULL;
+    return rc;
 }
 
 static const char *text_error(const void *self)
@@ -384,10 +548,12 @@ static void text_close(void *self)
     close_input(s->f);
     rvt_ing_builder_free(s->b);
     free(s->name);
+    free(s->buf);
+    free(s->pair);
     free(s);
 }
 
-static const struct rvt_ing_source_ops g_text_ops = {text_next, text_error, text_close, text_xlen};
+static const struct rvt_ing_source_ops g_text_ops = {text_next_out, text_error, text_close, text_xlen};
 
 static int open_text(struct rvt_ing_reader **out, FILE *f, const char *path, const struct rvt_ing_reader_config *cfg,
                      enum rvt_ing_format fmt, struct rvt_diag *diag)
@@ -405,6 +571,12 @@ static int open_text(struct rvt_ing_reader **out, FILE *f, const char *path, con
     s->f = f;
     s->name = strdup(path);
     s->fmt = fmt;
+    s->buf = calloc(1, TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD + 1);
+    s->pair = pair_table();
+    if (!s->buf || !s->pair) {
+        text_close(s);
+        return rvt_fail(diag, RVT_ERR_NOMEM, "%s: out of memory", path);
+    }
     s->xlen = cfg->xlen ? cfg->xlen : cfg->image ? rvt_img_xlen(cfg->image) : 64;
     struct rvt_ing_builder_config bc = {
         .size = sizeof bc,
@@ -574,24 +746,32 @@ int rvt_ing_count_insns(const struct rvt_ing_rec *r, struct rvt_bcache *bc, uint
     }
     if (!bc)
         return -RVT_ERR_INVAL;
-    /* Walk the code of the block: sizes of the instructions before the last. */
+    /* Walk the code of the block: sizes of the instructions before the last.
+     * Runs once or twice per record of every encode: cache blocks whole,
+     * the last one instruction by instruction from its size bits. */
     uint64_t n = 0, addr = r->iaddr, end = rvt_ing_last_addr(r);
     while (addr < end) {
-        const struct rvt_block_info *b = rvt_bcache_get(bc, addr);
+        const struct rvt_block_info *b = rvt_bcache_lookup(bc, addr);
         if (b->ninsns == 0)
             return -RVT_ERR_NOCODE;
         uint64_t span = 2ull * b->halfwords;
         if (addr + span <= end) {
             n += b->ninsns;
             addr += span;
+        } else if (b->last == end) { /* the usual end: the cache block's last instruction */
+            n += b->ninsns - 1;
+            addr = end;
         } else {
+            uint64_t rvc = b->rvc_mask; /* bit i: instruction i is 16-bit */
             uint32_t i = 0;
-            while (addr + 2ull * rvt_block_hw_offset(b, i) < end)
+            while (addr < end && i < b->ninsns) {
+                addr += 4 - 2 * (rvc & 1);
+                rvc >>= 1;
                 i++;
-            if (addr + 2ull * rvt_block_hw_offset(b, i) != end)
+            }
+            if (addr != end)
                 return -RVT_ERR_MISMATCH;
             n += i;
-            addr = end;
         }
     }
     if (addr != end)

@@ -125,6 +125,10 @@ int cli_filter_wrap(struct cli_opts *o, struct rvt_ing_reader **r, int drop, str
  * `.sink` description (or --wp/--wrap/--sink-start given), linearised oldest
  * byte first; reports bytes lost to wrapping on stderr.  0 or exit status. */
 int cli_load_trace(struct cli_opts *o, const char *path, struct rvt_sink_image *img);
+/* True if `path` is the trace itself: no TRACE.sink description, no RAM
+ * options (--wp, --wrap, --sink-start) and no --atb.  Such a file is
+ * decoded mapped (rvt_decode_file), in memory that does not grow with it. */
+bool cli_plain_trace(struct cli_opts *o, const char *path);
 double cli_now(void);
 
 /* --regs FILE: the Trace Control Interface register model (16 encoders of

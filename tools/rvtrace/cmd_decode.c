@@ -80,6 +80,8 @@ int cmd_decode(int argc, char **argv)
     FILE *f = NULL;
     struct rvt_output *out = NULL;
     struct rvt_sink_image sim = {0};
+    struct rvt_trace_file *tf = NULL; /* a plain trace file, mapped */
+    const uint8_t *data = NULL;
     uint64_t max_insns = 0;
     struct rvt_srclines *lines = NULL;
     struct rvt_progress *prog = NULL;
@@ -128,17 +130,34 @@ int cmd_decode(int argc, char **argv)
             goto done;
         }
     }
-    if (cli_finish_codec(&o, rvt_img_xlen(o.img)) || cli_load_trace(&o, o.trace, &sim)) {
+    if (cli_finish_codec(&o, rvt_img_xlen(o.img))) {
         rc = usage;
         goto done;
     }
     struct rvt_diag d = {0};
-    buf = sim.data;
-    len = sim.len;
-    sim.data = NULL;
-    if (cli_extra(&o, "atb") && cli_atb_extract(&o, cli_extra(&o, "atb"), &buf, &len)) {
-        rc = usage;
-        goto done;
+    if (cli_plain_trace(&o, o.trace)) {
+        /* Mapped, and given back behind the decode: memory stays flat
+         * whatever the file's size. */
+        if (rvt_trace_file_open(&tf, o.trace, &d) < 0) {
+            cli_fail("decode", "%s", d.msg);
+            rc = usage;
+            goto done;
+        }
+        data = rvt_trace_file_data(tf);
+        len = rvt_trace_file_size(tf);
+    } else {
+        if (cli_load_trace(&o, o.trace, &sim)) {
+            rc = usage;
+            goto done;
+        }
+        buf = sim.data;
+        len = sim.len;
+        sim.data = NULL;
+        if (cli_extra(&o, "atb") && cli_atb_extract(&o, cli_extra(&o, "atb"), &buf, &len)) {
+            rc = usage;
+            goto done;
+        }
+        data = buf;
     }
     f = !o.output || strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "wb");
     if (!f) {
@@ -175,7 +194,9 @@ int cmd_decode(int argc, char **argv)
     struct rvt_decode_options dopt = {.size = sizeof dopt, .ecall = o.ecall, .max_insns = max_insns};
     double t0 = cli_now();
     /* An empty trace is reported the same way whatever the family. */
-    int drc = len ? rvt_decode(o.codec, o.ccfg, o.img, &dopt, buf, len, &sink, &d) : 0;
+    int drc = !len ? 0
+              : tf   ? rvt_decode_file(o.codec, o.ccfg, o.img, &dopt, tf, &sink, &d)
+                     : rvt_decode(o.codec, o.ccfg, o.img, &dopt, buf, len, &sink, &d);
     double t1 = cli_now();
     if (prog)
         rvt_progress_done(prog);
@@ -188,7 +209,7 @@ int cmd_decode(int argc, char **argv)
         rc = usage;
         goto done;
     }
-    rc = cli_report_decode(&o, out, &d, drc, buf, len, t1 - t0);
+    rc = cli_report_decode(&o, out, &d, drc, data, len, t1 - t0);
 done:
     rvt_progress_free(prog);
     rvt_out_free(out);
@@ -196,6 +217,7 @@ done:
     if (f && f != stdout)
         fclose(f);
     free(buf);
+    rvt_trace_file_close(tf);
     rvt_sink_image_free(&sim);
     cli_free(&o);
     return rc;

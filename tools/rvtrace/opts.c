@@ -2,6 +2,7 @@
  * option of the selected trace family (from its codec option table). */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,6 +408,26 @@ int cli_load_trace(struct cli_opts *o, const char *path, struct rvt_sink_image *
         fprintf(stderr, "rvtrace %s: %s: %s\n", o->cmd, path, what);
     }
     return 0;
+}
+
+bool cli_plain_trace(struct cli_opts *o, const char *path)
+{
+    if (cli_extra(o, "wp") || cli_extra(o, "wrap") || cli_extra(o, "sink-start") || cli_extra(o, "atb"))
+        return false;
+    if (strcmp(path, "-") == 0)
+        return true;
+    size_t n = strlen(path);
+    char *side = malloc(n + 6);
+    if (!side)
+        return false;
+    memcpy(side, path, n);
+    memcpy(side + n, ".sink", 6);
+    FILE *f = fopen(side, "rb");
+    bool plain = !f && errno == ENOENT;
+    if (f)
+        fclose(f);
+    free(side);
+    return plain;
 }
 
 int cli_filter_wrap(struct cli_opts *o, struct rvt_ing_reader **r, int drop, struct rvt_filter **filter)

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# Speed and scale (issue 12), on the real bzip2 capture bench/run.sh made:
+# every measurement in host instructions per traced instruction (valgrind
+# callgrind: the whole process, load-independent) beside wall time (best of
+# 3; the machine is shared, so read those speeds as lower bounds; its CPU
+# time accounting is not usable: a VM under load reports a fraction of the
+# time its processes run), all in one invocation:
+#   - readers: native ingress, PC INSN text, PC list text (bench_readers);
+#   - encode from native ingress and from PC INSN text (N-Trace HTM);
+#   - counting decode per family, split into the shared core (flow engine,
+#     block cache, output) and the family's own decoder;
+#   - decode to a PC list file and to an instruction listing;
+#   - flat memory: a >= 1 GB trace (the capture's N-Trace BTM trace
+#     repeated, each copy starting at its sync message) and a 100 MB one,
+#     peak RSS;
+#   - with NEXRV=/path/to/NexRv.exe (the N-Trace reference C tool,
+#     riscv-non-isa/tg-nexus-trace refcode/c, built by you), that tool on the
+#     same PC sequence: its PC-list conversion, encode and decode.
+# Prints Markdown and appends one row per commit to bench/HISTORY.md.
+#   bench/speed.sh [WORKDIR]      (bench/run.sh WORKDIR first)
+# RVT_BENCH_BIG=1 also captures bzip2 -9 of a 250 KB text (> 100 M
+# instructions) and decodes it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+work=${1:-$top/build/bench-work}
+B=$top/build/bench
+RV=$B/tools/rvtrace
+[ -x "$RV" ] && [ -f "$work/bzip2.ing" ] || { echo "bench/speed.sh: run bench/run.sh $work first" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "bench/speed.sh: valgrind is needed" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "bench/speed.sh: GNU time (/usr/bin/time) is needed" >&2; exit 1; }
+s=$work/speed
+mkdir -p "$s"
+# the commit measured (the build is made from the working tree)
+rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || rev="$rev+"
+ELF=$work/bzip2
+HTM="--format ntrace --ntrace-mode htm --callstack 8 --repeat 2"
+
+# ---- helpers -------------------------------------------------------------------------------------
+ir() { # command...: host instructions of the whole process (callgrind)
+    valgrind --tool=callgrind --callgrind-out-file="$s/cg.out" "$@" 2>"$s/cg.err" >/dev/null ||
+        { cat "$s/cg.err" >&2; return 1; }
+    sed -n 's/.*refs: *\([0-9,]*\).*/\1/p' "$s/cg.err" | tr -d ,
+}
+split_core() { # core% family%: self cost of src/flow, src/image, src/analysis vs src/<family> in the last ir run
+    callgrind_annotate --auto=no --threshold=100 "$s/cg.out" 2>/dev/null | awk -v fam="$1" '
+        /^ *[0-9,]+ / && /src\// { v = $1; gsub(",", "", v);
+            if ($0 ~ /src\/(flow|image|analysis)\//) core += v; else if ($0 ~ "src/" fam "/") f += v }
+        /PROGRAM TOTALS/ { t = $1; gsub(",", "", t) }
+        END { printf "%.0f %.0f", 100 * core / t, 100 * f / t }'
+}
+best3() { # command...: wall seconds, the best of 3 runs
+    local wall= t0 t1 w
+    for _ in 1 2 3; do
+        t0=$(date +%s.%N)
+        "$@" >/dev/null 2>"$s/err" || { cat "$s/err" >&2; return 1; }
+        t1=$(date +%s.%N)
+        w=$(echo "$t1 - $t0" | bc -l)
+        if [ -z "$wall" ] || [ "$(echo "$w < $wall" | bc -l)" = 1 ]; then wall=$w; fi
+    done
+    printf '%.3f\n' "$wall"
+}
+rate() { # instructions seconds -> M/s
+    if [ "$(echo "$2 > 0" | bc -l)" = 1 ]; then printf '%.0f' "$(echo "$1 / $2 / 1000000" | bc -l)"; else echo "-"; fi
+}
+per() { printf '%.1f' "$(echo "$1 / $2" | bc -l)"; }
+row() { # label instructions command...: a table row (host/insn, wall, M/s)
+    local label=$1 n=$2; shift 2
+    local h w
+    h=$(ir "$@")
+    w=$(best3 "$@")
+    printf '| %s | %s | %s | %s | %s |\n' "$label" "$(per "$h" "$n")" "$h" "$w" "$(rate "$n" "$w")"
+    last_per=$(per "$h" "$n")
+}
+
+# ---- inputs --------------------------------------------------------------------------------------
+N=$("$RV" check --elf "$ELF" --input "$work/bzip2.ing" | sed -n 's/.* records, \([0-9]*\) instructions.*/\1/p')
+[ -f "$s/bzip2.pcinsn" ] || "$RV" convert --elf "$ELF" --input "$work/bzip2.ing" --to pcinsn -o "$s/bzip2.pcinsn"
+[ -f "$s/bzip2.pcs" ] || "$RV" convert --elf "$ELF" --input "$work/bzip2.ing" --to pclist -o "$s/bzip2.pcs"
+"$RV" encode $HTM --elf "$ELF" --input "$work/bzip2.ing" -o "$s/htm.bin"
+"$RV" encode --format etrace --implicit-return fixed --elf "$ELF" --input "$work/bzip2.ing" -o "$s/etir.bin"
+"$RV" encode --format etrace --elf "$ELF" --input "$work/bzip2.ing" -o "$s/et.bin"
+"$RV" encode --format ntrace --ntrace-mode btm --callstack 0 --repeat 0 --elf "$ELF" --input "$work/bzip2.ing" -o "$s/btm.bin"
+pcinsn_mb=$(($(stat -c %s "$s/bzip2.pcinsn") / 1000000)); pcs_mb=$(($(stat -c %s "$s/bzip2.pcs") / 1000000))
+
+echo "## Speed and scale (issue 12)"
+echo
+echo "\`bench/speed.sh\` on the bzip2 capture: $N instructions ($(stat -c %s "$work/bzip2.ing") bytes of native ingress, ${pcinsn_mb} MB as PC INSN text, ${pcs_mb} MB as a PC list)."
+echo "Host instructions are valgrind's count for the whole process (start-up, ELF load and file reading included), divided by the traced instructions: they do not depend on the machine's load and are the numbers to compare.  Wall times are the best of 3 runs on a shared machine (load average at start: $(cut -d' ' -f1-3 /proc/loadavg)), so their speeds are lower bounds."
+echo
+echo "| work | host instructions per traced instruction | host instructions | wall s | M instructions/s |"
+echo "|---|---|---|---|---|"
+row "read native ingress" "$N" "$B/bench/bench_readers" "$ELF" "$work/bzip2.ing" 0; r_nat=$last_per
+row "read PC INSN text (${pcinsn_mb} MB)" "$N" "$B/bench/bench_readers" "$ELF" "$s/bzip2.pcinsn" 0; r_pi=$last_per
+row "read PC list text (${pcs_mb} MB)" "$N" "$B/bench/bench_readers" "$ELF" "$s/bzip2.pcs" 0; r_pl=$last_per
+row "encode native ingress -> N-Trace HTM" "$N" "$RV" encode $HTM --elf "$ELF" --input "$work/bzip2.ing" -o "$s/e.bin"; e_nat=$last_per
+row "encode PC INSN text -> N-Trace HTM" "$N" "$RV" encode $HTM --elf "$ELF" --input "$s/bzip2.pcinsn" -o "$s/e.bin"; e_pi=$last_per
+row "decode N-Trace HTM -> count" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output count; d_htm=$last_per; c_htm=$(split_core ntrace)
+row "decode E-Trace implicit return -> count" "$N" "$RV" decode --format etrace --implicit-return fixed --elf "$ELF" "$s/etir.bin" --output count; d_etir=$last_per; c_etir=$(split_core etrace)
+row "decode E-Trace defaults -> count" "$N" "$RV" decode --format etrace --elf "$ELF" "$s/et.bin" --output count; d_et=$last_per; c_et=$(split_core etrace)
+row "decode N-Trace BTM -> count" "$N" "$RV" decode --format ntrace --ntrace-mode btm --callstack 0 --repeat 0 --elf "$ELF" "$s/btm.bin" --output count; d_btm=$last_per; c_btm=$(split_core ntrace)
+row "decode N-Trace HTM -> PC list file" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output pcs -o "$s/out.pcs"; d_pcs=$last_per
+row "decode N-Trace HTM -> instruction listing file" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output insn -o "$s/out.insn"; d_insn=$last_per
+# The same written to /dev/null: the process's own speed, without the
+# kernel's cost of a new file's pages (a few hundred MB/s on a VM).
+row "decode N-Trace HTM -> PC list, /dev/null" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output pcs -o /dev/null
+row "decode N-Trace HTM -> instruction listing, /dev/null" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output insn -o /dev/null
+cmp -s "$s/out.pcs" "$s/bzip2.pcs" || echo "**the decoded PC list differs from the capture's**"
+rm -f "$s/out.pcs" "$s/out.insn"
+echo
+echo "Text reading in MB of text per second (wall): PC INSN $(printf '%.0f' "$(echo "$pcinsn_mb / $(best3 "$B/bench/bench_readers" "$ELF" "$s/bzip2.pcinsn" 0)" | bc -l)"), PC list $(printf '%.0f' "$(echo "$pcs_mb / $(best3 "$B/bench/bench_readers" "$ELF" "$s/bzip2.pcs" 0)" | bc -l)")."
+echo
+echo "Where a counting decode's host instructions go (self cost by source folder, same runs): N-Trace HTM ${c_htm% *}% shared core (src/flow, src/image, src/analysis), ${c_htm#* }% src/ntrace; E-Trace implicit return ${c_etir% *}% core, ${c_etir#* }% src/etrace; E-Trace defaults ${c_et% *}% core, ${c_et#* }% src/etrace; N-Trace BTM ${c_btm% *}% core, ${c_btm#* }% src/ntrace (the rest: start-up, ELF loading, libc)."
+
+# ---- flat memory ---------------------------------------------------------------------------------
+BTM="--format ntrace --ntrace-mode btm --callstack 0 --repeat 0"
+copies_for() { echo $(( ($1 + $(stat -c %s "$s/btm.bin") - 1) / $(stat -c %s "$s/btm.bin") )); }
+k100=$(copies_for 100000000); k1g=$(copies_for 1000000000)
+for i in $(seq "$k100"); do cat "$s/btm.bin"; done > "$s/btm100m.bin"
+for i in $(seq $((k1g / k100 + 1))); do cat "$s/btm100m.bin"; done > "$s/btm1g.bin"
+k1g=$(( (k1g / k100 + 1) * k100 ))
+mem() { # trace copies -> table row
+    /usr/bin/time -f '%M %e' -o "$s/time" "$RV" decode $BTM --elf "$ELF" "$1" --output count > "$s/cnt"
+    read -r m w < "$s/time"
+    local n; n=$(sed -n 's/^instructions //p' "$s/cnt")
+    [ "$n" = $(($2 * N)) ] || echo "**$1: $n instructions, expected $(($2 * N))**"
+    printf '| %s | %s | %s | %s | %s |\n' "$(stat -c %s "$1")" "$2" "$n" "$m" "$w"
+    last_rss=$m
+}
+echo
+echo "### Decode memory against trace size"
+echo
+echo "The capture's N-Trace BTM trace ($(stat -c %s "$s/btm.bin") bytes) repeated; each copy starts with its sync message.  \`rvtrace decode --format ntrace --ntrace-mode btm --output count\`, peak RSS from GNU time."
+echo
+echo "| trace bytes | copies | instructions decoded | peak RSS KiB | wall s |"
+echo "|---|---|---|---|---|"
+mem "$s/btm.bin" 1; rss1=$last_rss
+mem "$s/btm100m.bin" "$k100"; rss100=$last_rss
+mem "$s/btm1g.bin" "$k1g"; rss1g=$last_rss
+rm -f "$s/btm100m.bin" "$s/btm1g.bin"
+
+# ---- the reference tool --------------------------------------------------------------------------
+if [ -n "${NEXRV:-}" ]; then
+    [ -x "$NEXRV" ] || { echo "bench/speed.sh: NEXRV=$NEXRV is not executable" >&2; exit 1; }
+    # The bundled capture (tests/data/real): a whole run, which the
+    # reference tool decodes (a prefix of a run it does not).
+    xz -dc tests/data/real/bzip2.xz > "$s/rbzip2"
+    xz -dc tests/data/real/bzip2-9.ing.xz > "$s/r.ing"
+    RE=$s/rbzip2
+    P=$("$RV" check --elf "$RE" --input "$s/r.ing" | sed -n 's/.* records, \([0-9]*\) instructions.*/\1/p')
+    "$RV" convert --elf "$RE" --input "$s/r.ing" --to pclist -o "$s/p.pcs"
+    "$RV" convert --elf "$RE" --input "$s/r.ing" --to pcinsn -o "$s/p.pcinsn"
+    riscv64-linux-gnu-objdump -d "$RE" > "$s/objd.txt"
+    "$NEXRV" -conv -objd "$s/objd.txt" -pcinfo "$s/pcinfo.txt" >/dev/null
+    "$NEXRV" -conv -pcinfo "$s/pcinfo.txt" -pconly "$s/p.pcs" -pcseq "$s/p.pcseq" >/dev/null
+    # Without a call stack: the reference decoder fails on its own traces of
+    # this run made with one (-cs 8: "ICNT too small").
+    RH="--format ntrace --ntrace-mode htm --callstack 0 --repeat 2"
+    "$NEXRV" -enco "$s/p.pcseq" -nex "$s/ref.nex" -rpt 2 -none >/dev/null
+    "$RV" encode $RH --elf "$RE" --input "$s/p.pcinsn" -o "$s/ours.nex"
+    echo
+    echo "### Beside the N-Trace reference tool"
+    echo
+    echo "The bundled capture (tests/data/real: bzip2 -9 of 2 KB, $P instructions) as a PC list; N-Trace HTM with repeated history and no call stack (\`NexRv -rpt 2\`, \`--callstack 0 --repeat 2\`: the reference decoder fails on its own traces of this run made with a call stack), each tool decoding its own trace ($(stat -c %s "$s/ref.nex") and $(stat -c %s "$s/ours.nex") bytes; they differ where the reference treats ecall as an uninferable call).  Host instructions per traced instruction for the whole process, measured in this run."
+    echo
+    echo "| work | reference tool | rvtrace | ratio rvtrace / reference |"
+    echo "|---|---|---|---|"
+    ref() { local h; h=$(ir "$@") && per "$h" "$P"; }
+    rc=$(ref "$NEXRV" -conv -pcinfo "$s/pcinfo.txt" -pconly "$s/p.pcs" -pcseq "$s/x.pcseq")
+    re=$(ref "$NEXRV" -enco "$s/p.pcseq" -nex "$s/x.nex" -rpt 2 -none)
+    ours_e=$(ref "$RV" encode $RH --elf "$RE" --input "$s/p.pcinsn" -o "$s/x.nex")
+    ours_el=$(ref "$RV" encode $RH --elf "$RE" --input "$s/p.pcs" -o "$s/x.nex")
+    rd=$(ref "$NEXRV" -deco "$s/ref.nex" -pcinfo "$s/pcinfo.txt" -pcout "$s/ref.pcout" -none)
+    ours_d=$(ref "$RV" decode $RH --elf "$RE" "$s/ours.nex" --output pcs -o "$s/x.pcs")
+    ours_c=$(ref "$RV" decode $RH --elf "$RE" "$s/ours.nex" --output count)
+    ratio() { printf '%.3f' "$(echo "$1 / $2" | bc -l)"; }
+    conv_enc=$(echo "$rc + $re" | bc -l)
+    echo "| encode from PC+instruction text (reference: its pcseq text) | $re | $ours_e | $(ratio "$ours_e" "$re") |"
+    echo "| encode from a PC list (reference: its PC-list conversion + encode) | $conv_enc | $ours_el | $(ratio "$ours_el" "$conv_enc") |"
+    echo "| decode -> PC text | $rd | $ours_d | $(ratio "$ours_d" "$rd") |"
+    echo "| decode -> count | - | $ours_c | - |"
+fi
+
+# ---- a run of more than 100 M instructions -------------------------------------------------------
+if [ "${RVT_BENCH_BIG:-0}" = 1 ]; then
+    [ -f "$s/big.ing" ] || {
+        bash tests/programs/gen-text.sh 250000 > "$s/big.txt"
+        "$RV" capture -q -o "$s/big.ing" --stdout "$s/big.bz2" -- "$ELF" -9 -c "$s/big.txt"
+    }
+    NB=$("$RV" check --elf "$ELF" --input "$s/big.ing" | sed -n 's/.* records, \([0-9]*\) instructions.*/\1/p')
+    "$RV" encode $HTM --elf "$ELF" --input "$s/big.ing" -o "$s/bightm.bin"
+    "$RV" encode --format etrace --implicit-return fixed --elf "$ELF" --input "$s/big.ing" -o "$s/bigetir.bin"
+    echo
+    echo "### bzip2 -9 of a 250 KB text: $NB instructions"
+    echo
+    echo "| work | host instructions per traced instruction | host instructions | wall s | M instructions/s |"
+    echo "|---|---|---|---|---|"
+    row "encode native ingress -> N-Trace HTM" "$NB" "$RV" encode $HTM --elf "$ELF" --input "$s/big.ing" -o "$s/e.bin"
+    row "decode N-Trace HTM -> count" "$NB" "$RV" decode $HTM --elf "$ELF" "$s/bightm.bin" --output count
+    row "decode E-Trace implicit return -> count" "$NB" "$RV" decode --format etrace --implicit-return fixed --elf "$ELF" "$s/bigetir.bin" --output count
+    row "decode N-Trace HTM -> PC list file" "$NB" "$RV" decode $HTM --elf "$ELF" "$s/bightm.bin" --output pcs -o "$s/out.pcs"
+    rm -f "$s/out.pcs"
+fi
+
+# ---- history ---------------------------------------------------------------------------------------
+h=$top/bench/HISTORY.md
+if [ ! -f "$h" ]; then
+    {
+        echo "# Benchmark history"
+        echo
+        echo "One row per \`bench/speed.sh\` run: host instructions per traced instruction on the bzip2 capture (callgrind, load-independent: compare these across commits), and the peak RSS of decoding a 1 GB trace."
+        echo
+        echo "| date | commit | instructions | read native | read PC INSN | read PC list | encode native | encode PC INSN | decode HTM count | decode E-Trace IR count | decode E-Trace count | decode BTM count | decode HTM pcs | decode HTM insn | 1 GB decode peak RSS KiB |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    } > "$h"
+fi
+echo "| $(date -u +%Y-%m-%d) | $rev | $N | $r_nat | $r_pi | $r_pl | $e_nat | $e_pi | $d_htm | $d_etir | $d_et | $d_btm | $d_pcs | $d_insn | $rss1g |" >> "$h"
+echo
+echo "(A row was added to bench/HISTORY.md; peak RSS: one copy $rss1 KiB, 100 MB $rss100 KiB, 1 GB $rss1g KiB.)"

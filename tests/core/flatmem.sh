@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Decode memory does not grow with the trace: a 10 MiB and a 100 MiB trace
+# (the N-Trace reference trace repeated, each copy starting at its sync
+# message, padded with idle bytes to 1 MiB) decode with the same peak
+# resident memory, give the same instructions per copy, and a trace read
+# from a pipe still decodes.  Without the mapped, released trace file the
+# larger decode holds the whole file (twice).
+set -u
+RV=${RVT_BIN:?}; D=${RVT_TEST_DATA:?}; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL: $*" >&2; }
+if [ ! -x /usr/bin/time ]; then
+    echo "flatmem: /usr/bin/time (GNU time) is needed to measure peak memory" >&2
+    exit 1
+fi
+
+E=$D/ntrace-t1/test.elf; N=$D/ntrace-t1/test-NEX.bin
+size=$(stat -c %s "$N")
+{ cat "$N"; head -c $((1048576 - size)) /dev/zero | tr '\0' '\377'; } > "$T/chunk"
+for i in $(seq 10); do cat "$T/chunk"; done > "$T/t10"
+for i in $(seq 10); do cat "$T/t10"; done > "$T/t100"
+
+peak() { # trace -> "peak-KiB instructions"; the summary in $1.out
+    /usr/bin/time -f '%M' -o "$T/rss" "$RV" decode --format ntrace --elf "$E" "$1" --output count > "$1.out" 2> "$T/err" ||
+        bad "decode $1: $(cat "$T/err")"
+    echo "$(tail -1 "$T/rss") $(sed -n 's/^instructions //p' "$1.out")"
+}
+read -r m10 n10 <<<"$(peak "$T/t10")"
+read -r m100 n100 <<<"$(peak "$T/t100")"
+[ "$n10" = $((10 * 164959)) ] && ok || bad "10 MiB trace: $n10 instructions, expected $((10 * 164959))"
+[ "$n100" = $((100 * 164959)) ] && ok || bad "100 MiB trace: $n100 instructions, expected $((100 * 164959))"
+echo "peak resident memory: 10 MiB trace $m10 KiB, 100 MiB trace $m100 KiB"
+[ $((m100 - m10)) -lt 8192 ] && ok || bad "peak memory grew from $m10 KiB to $m100 KiB with a 10 times larger trace"
+
+# a pipe cannot be mapped: read whole, same result
+cat "$T/t10" | "$RV" decode --format ntrace --elf "$E" - --output count > "$T/pipe.out" 2>"$T/err" && ok || bad "decode from a pipe: $(cat "$T/err")"
+cmp -s "$T/t10.out" "$T/pipe.out" && ok || bad "the pipe's decode differs: $(cat "$T/pipe.out")"
+
+echo "flatmem: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,271 @@
+/* The PC list and instruction listing writers (rvt_output kinds pcs and
+ * insn) against a plain printf formatting of the same blocks: RV64 PCs
+ * whose upper half changes inside a block (across 4 GiB), PCs with hex
+ * letters, RV32, more distinct instructions than the listing's line cache
+ * holds (so lines are evicted and made again), blocks that start and end
+ * anywhere, and function headers on a generated program's execution. */
+#include "roundtrip.h"
+#include "testlib.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct text {
+    char *p;
+    size_t n, cap;
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void tprintf(struct text *t, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    REQUIRE(n >= 0 && (size_t)n < sizeof line);
+    if (t->n + (size_t)n + 1 > t->cap) {
+        t->cap = (t->n + (size_t)n + 1) * 2;
+        t->p = realloc(t->p, t->cap);
+        REQUIRE(t->p != NULL);
+    }
+    memcpy(t->p + t->n, line, (size_t)n + 1);
+    t->n += (size_t)n;
+}
+
+/* What the writers must produce, the slow and obvious way. */
+struct reference {
+    struct text t;
+    const struct rvt_image *img;
+    unsigned xlen;
+    bool listing;
+    const struct rvt_symbol *cur;
+};
+
+static int ref_insn(void *ctx, uint64_t pc, const struct rvt_block *b)
+{
+    (void)b;
+    struct reference *r = ctx;
+    if (!r->listing) {
+        tprintf(&r->t, "0x%0*" PRIX64 "\n", r->xlen / 4, pc);
+        return 0;
+    }
+    const struct rvt_symbol *s = rvt_img_symbol_at(r->img, pc);
+    if (s && s != r->cur) {
+        if (s->addr == pc)
+            tprintf(&r->t, "\n<%s>:\n", s->name);
+        else
+            tprintf(&r->t, "\n<%s+0x%" PRIx64 ">:\n", s->name, pc - s->addr);
+    }
+    r->cur = s;
+    struct rvt_insn in;
+    char dis[96];
+    if (rvt_img_insn(r->img, pc, &in) < 0) {
+        tprintf(&r->t, "%10" PRIx64 ":\t(no code)\n", pc);
+        return 0;
+    }
+    rvt_isa_disasm(&in, r->xlen, dis, sizeof dis);
+    if (in.len == 2)
+        tprintf(&r->t, "%10" PRIx64 ":\t%04" PRIx32 "          \t%s\n", pc, in.bits & 0xffff, dis);
+    else
+        tprintf(&r->t, "%10" PRIx64 ":\t%08" PRIx32 "      \t%s\n", pc, in.bits, dis);
+    return 0;
+}
+
+/* The blocks given to both. */
+struct blocks {
+    struct rvt_block *b;
+    size_t n, cap;
+};
+
+static int keep_block(void *ctx, const struct rvt_block *b)
+{
+    struct blocks *v = ctx;
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 1024;
+        v->b = realloc(v->b, v->cap * sizeof *v->b);
+        if (!v->b)
+            abort();
+    }
+    v->b[v->n++] = *b;
+    return 0;
+}
+
+static void check_kind(const char *what, const struct rvt_image *img, const struct blocks *v, enum rvt_out_kind kind)
+{
+    FILE *f = tmpfile();
+    REQUIRE(f != NULL);
+    struct rvt_out_config oc = {.size = sizeof oc, .kind = kind, .f = f, .image = img, .xlen = rvt_img_xlen(img)};
+    struct rvt_output *o = rvt_out_new(&oc);
+    REQUIRE(o != NULL);
+    struct rvt_flow_sink s = rvt_out_sink(o);
+    struct reference r = {.img = img, .xlen = rvt_img_xlen(img), .listing = kind == RVT_OUT_INSN};
+    struct rvt_bcache *bc = rvt_bcache_new(img, 0);
+    tprintf(&r.t, "%s", "");
+    for (size_t i = 0; i < v->n; i++) {
+        CHECK(s.block(s.ctx, &v->b[i]) == 0);
+        const struct rvt_block *b = &v->b[i];
+        CHECK(rvt_block_insns(bc, r.xlen, b, ref_insn, &r) == 0);
+        if (kind != RVT_OUT_INSN)
+            continue;
+        if (b->end == RVT_END_TRAP)
+            tprintf(&r.t, "\t\t\t# %s 0x%" PRIx32 " tval 0x%" PRIx64 " -> 0x%" PRIx64 "\n",
+                    b->flags & RVT_BLK_INTERRUPT ? "interrupt" : "exception", b->cause, b->tval, b->next);
+        else if (b->flags & RVT_BLK_IMPLICIT)
+            tprintf(&r.t, "\t\t\t# return (implicit) -> 0x%" PRIx64 "\n", b->next);
+    }
+    CHECK(rvt_out_finish(o) == 0);
+    rvt_out_free(o);
+    rvt_bcache_free(bc);
+    long len = ftell(f);
+    REQUIRE(len >= 0);
+    char *got = malloc((size_t)len + 1);
+    REQUIRE(got != NULL);
+    rewind(f);
+    REQUIRE(fread(got, 1, (size_t)len, f) == (size_t)len);
+    got[len] = 0;
+    fclose(f);
+    size_t at = 0;
+    while (at < (size_t)len && at < r.t.n && got[at] == r.t.p[at])
+        at++;
+    size_t from = at > 60 ? at - 60 : 0;
+    CHECK_MSG((size_t)len == r.t.n && at == r.t.n, "%s %s: %ld bytes, expected %zu; first difference at %zu:\n"
+                                                   "got:      ...%.90s\nexpected: ...%.90s",
+              what, kind == RVT_OUT_INSN ? "insn" : "pcs", len, r.t.n, at, got + from, r.t.p + from);
+    free(got);
+    free(r.t.p);
+}
+
+/* Sequential code: c.nop and addi in a pseudo-random mix. */
+static size_t add_code(struct rvt_image *img, uint64_t addr, size_t bytes, uint32_t seed)
+{
+    uint8_t *code = malloc(bytes);
+    if (!code)
+        abort();
+    size_t at = 0, insns = 0;
+    while (at + 4 <= bytes) {
+        seed = seed * 1103515245u + 12345u;
+        if ((seed >> 16) & 1) {
+            const uint8_t c[2] = {0x01, 0x00}; /* c.nop */
+            memcpy(code + at, c, 2);
+            at += 2;
+        } else {
+            uint32_t addi = 0x00000013u | ((seed >> 20) & 0x7ffu) << 20 | 5u << 7 | 5u << 15; /* addi t0,t0,imm */
+            for (int k = 0; k < 4; k++)
+                code[at + (size_t)k] = (uint8_t)(addi >> (8 * k));
+            at += 4;
+        }
+        insns++;
+    }
+    CHECK(rvt_img_add_raw(img, addr, code, at, "code") == 0);
+    free(code);
+    return insns;
+}
+
+/* Blocks over [addr, addr + n instructions): one whole, then pieces. */
+static void add_blocks(struct blocks *v, const struct rvt_image *img, uint64_t addr, size_t n, uint32_t seed)
+{
+    struct rvt_block b = {.start = addr, .ninsns = n, .end = RVT_END_SEQ};
+    keep_block(v, &b);
+    uint64_t pc = addr;
+    size_t left = n;
+    while (left) {
+        seed = seed * 1103515245u + 12345u;
+        size_t k = 1 + (seed >> 16) % 150;
+        if (k > left)
+            k = left;
+        struct rvt_block p = {.start = pc, .ninsns = k, .end = RVT_END_JUMP};
+        keep_block(v, &p);
+        for (size_t i = 0; i < k; i++) {
+            struct rvt_insn in;
+            REQUIRE(rvt_img_insn(img, pc, &in) == 0);
+            pc += in.len;
+        }
+        left -= k;
+    }
+}
+
+static void raw_images(void)
+{
+    /* RV64: across 4 GiB, hex letters, and more instructions than the
+     * listing's line cache has slots. */
+    struct rvt_image *img = rvt_img_new();
+    struct blocks v = {0};
+    size_t n1 = add_code(img, 0xFFFFFF00ull, 0x400, 1);
+    size_t n2 = add_code(img, 0xABCDEF00ull, 0x300, 2);
+    size_t n3 = add_code(img, 0x80000000ull, 0x30000, 3);
+    size_t n4 = add_code(img, 0xFEDCBA9876540000ull, 0x200, 4);
+    CHECK(n3 > (1u << 15));
+    add_blocks(&v, img, 0xFFFFFF00ull, n1, 5);
+    add_blocks(&v, img, 0xABCDEF00ull, n2, 6);
+    add_blocks(&v, img, 0x80000000ull, n3, 7);
+    add_blocks(&v, img, 0xFEDCBA9876540000ull, n4, 8);
+    add_blocks(&v, img, 0x80000000ull, n3, 9); /* again: the line cache's second round */
+    check_kind("rv64 raw code", img, &v, RVT_OUT_PCS);
+    check_kind("rv64 raw code", img, &v, RVT_OUT_INSN);
+    free(v.b);
+    rvt_img_free(img);
+
+    img = rvt_img_new();
+    rvt_img_set_xlen(img, 32);
+    memset(&v, 0, sizeof v);
+    n1 = add_code(img, 0xFFFFF000ull, 0xf00, 10);
+    n2 = add_code(img, 0x0000A5C0ull, 0x800, 11);
+    add_blocks(&v, img, 0xFFFFF000ull, n1, 12);
+    add_blocks(&v, img, 0x0000A5C0ull, n2, 13);
+    check_kind("rv32 raw code", img, &v, RVT_OUT_PCS);
+    check_kind("rv32 raw code", img, &v, RVT_OUT_INSN);
+    free(v.b);
+    rvt_img_free(img);
+}
+
+/* A real execution with function headers: a generated program's blocks
+ * from the ideal decoder. */
+static void generated(unsigned xlen, uint64_t seed)
+{
+    struct rvt_gen_config gc;
+    rvt_gen_config_init(&gc);
+    gc.xlen = xlen;
+    gc.seed = seed;
+    gc.features = RVT_GEN_ALL_FEATURES;
+    gc.insns = 30000;
+    struct rvt_gen_program *prog = NULL;
+    struct rvt_diag d = {0};
+    REQUIRE(rvt_gen_program_new(&prog, &gc, &d) == 0);
+    struct rvt_recs recs = {0};
+    REQUIRE(rvt_recs_gen(&recs, prog, &gc, true, &d) == 0);
+    struct rvt_image *img = rvt_gen_image(prog);
+    CHECK(rvt_gen_symbol_count(prog) > 0);
+    struct blocks v = {0};
+    struct rvt_flow_config fc = {.size = sizeof fc,
+                                 .image = img,
+                                 .ecall = RVT_FLOW_ECALL_TRAP,
+                                 .sink = {keep_block, NULL, &v}};
+    struct rvt_flow *f = rvt_flow_new(&fc);
+    struct rvt_ingflow *x = rvt_ingflow_new(f);
+    for (size_t i = 0; i < recs.n; i++)
+        REQUIRE(rvt_ingflow_put(x, &recs.r[i]) == 0);
+    REQUIRE(rvt_ingflow_finish(x) == 0);
+    rvt_ingflow_free(x);
+    rvt_flow_free(f);
+    CHECK(v.n > 100);
+    char what[64];
+    snprintf(what, sizeof what, "generated rv%u", xlen);
+    check_kind(what, img, &v, RVT_OUT_PCS);
+    check_kind(what, img, &v, RVT_OUT_INSN);
+    free(v.b);
+    rvt_recs_free(&recs);
+    rvt_img_free(img);
+    rvt_gen_program_free(prog);
+}
+
+int main(void)
+{
+    raw_images();
+    generated(64, 21);
+    generated(32, 22);
+    return rvt_test_summary("test_writers");
+}
