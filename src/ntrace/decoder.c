@@ -42,6 +42,9 @@ struct nt_decoder {
     bool ended;          /* the last message of this source was an end of trace */
     bool htm;            /* the trace has shown HIST: every branch has an outcome */
     bool btm;            /* the trace has shown DirectBranch */
+    /* Trap messages seen with B-TYPE 1 and with B-TYPE 2/3: an encoder
+     * reports one way only (check_btype). */
+    uint64_t traps_bt1, traps_bt23;
     /* Since the last synchronising message, for the placement of periodic
      * syncs (--sync-period, --sync-msgs): halfwords retired, messages sent,
      * and how many of the latest are ResourceFull/RepeatBranch (which the
@@ -278,9 +281,18 @@ static int resolve(struct nt_decoder *x, const struct range_end *re, unsigned bt
         /* The last instruction completed before the trap: an inferable
          * call pushed its return address, an implicit return popped one
          * (the encoder did the same); its target is where the trap hit.
-         * (An uninferable one was sent by a message of its own.) */
-        if (re->pending)
-            (void)rvt_flow_continue(x->flow);
+         * An uninferable one cannot be the last of a trap's range: "each
+         * program counter discontinuity results in one trace message"
+         * (Trace Control Interface, Branch Trace Messaging), so its target
+         * went in a message of its own before the trap's (seed 003's
+         * corner case "Exception/Interrupt immediately following trap
+         * return" shows it for MRET/SRET).  A flipped B-TYPE 0 -> 1/2/3
+         * turns that message into a trap. */
+        if (re->pending && rvt_flow_continue(x->flow) < 0)
+            return dec_fail(x, RVT_ERR_MISMATCH,
+                            "B-TYPE=%u (%s) after %s at 0x%" PRIx64
+                            ", whose target the trace has not given: an encoder sends that target before the trap",
+                            btype, nt_btype_name(btype), rvt_cf_name(re->cf), re->last);
         if ((rc = rvt_flow_trap(x->flow, btype == NT_BTYPE_INTERRUPT, 0, 0, true, target)) < 0)
             return flow_fail(x, rc, "applying a trap");
         return 0;
@@ -481,6 +493,30 @@ static int check_mode(struct nt_decoder *x, const struct nt_msg *m)
     return 0;
 }
 
+/* "Either 1-only or both 2 and 3 should be implemented and consistently
+ * reported" (B-TYPE field): a trap message of the other kind than the
+ * trace's earlier ones is damage (a flipped bit turns 3 into 1).  Unless
+ * --btype-compat says which kind (nt_msg_check), the kind seen more often
+ * so far is the trace's, the newer one on a tie: a damaged first trap
+ * then costs one error at the next one, not one at every later trap. */
+static int check_btype(struct nt_decoder *x, const struct nt_msg *m)
+{
+    if (!nt_has(m, NT_F_BTYPE) || m->v[NT_F_BTYPE] == NT_BTYPE_INDIRECT || (x->cfg.given & NT_GIVEN_BTYPE_COMPAT))
+        return 0;
+    bool one = m->v[NT_F_BTYPE] == NT_BTYPE_TRAP;
+    uint64_t same = one ? x->traps_bt1 : x->traps_bt23, other = one ? x->traps_bt23 : x->traps_bt1;
+    if (one)
+        x->traps_bt1++;
+    else
+        x->traps_bt23++;
+    if (other > same)
+        return dec_fail(x, RVT_ERR_FORMAT,
+                        "%s B-TYPE=%u after %" PRIu64 " trap message(s) with B-TYPE %s: an encoder reports traps "
+                        "either as 1 only or as 2 and 3",
+                        nt_tcode_name(m->tcode), (unsigned)m->v[NT_F_BTYPE], other, one ? "2/3" : "1");
+    return 0;
+}
+
 /* A ProgTraceCorrelation that covers no instruction. */
 static bool ptc_empty(const struct nt_msg *m)
 {
@@ -534,7 +570,7 @@ static int apply_msg(struct nt_decoder *x, const struct nt_msg *m)
     int rc;
     if (!nt_tcode_known(m->tcode))
         return 0; /* a vendor message the user asked to ignore */
-    if ((rc = check_mode(x, m)) < 0)
+    if ((rc = check_mode(x, m)) < 0 || (rc = check_btype(x, m)) < 0)
         return rc;
     /* "An Ownership message (if enabled) must be emitted immediately after
      * all synchronizing messages." */

@@ -691,6 +691,119 @@ static void given_options(void)
     rvt_codec_cfg_free(enc);
 }
 
+/* The i-th message of a trace with B-TYPE (from 0), rewritten with
+ * another B-TYPE in place (the field has a fixed width); returns its
+ * offset, or SIZE_MAX when there is no such message. */
+static size_t set_btype(uint8_t *buf, size_t len, size_t nth, unsigned from, unsigned to)
+{
+    struct nt_wire w = {0, 32, false};
+    struct rvt_diag d = {0};
+    size_t pos = 0, start = 0, n = 0, k = 0;
+    while (nt_frame_next(buf, len, &pos, &start, &n, &d) == 1) {
+        struct nt_msg m;
+        if (nt_msg_decode(&w, buf + start, n, start, &m, &d) < 0 || !nt_has(&m, NT_F_BTYPE) ||
+            m.v[NT_F_BTYPE] != from || nt_tcode_is_sync(m.tcode) || (from == 0 && m.v[NT_F_ICNT] == 0) ||
+            k++ != nth)
+            continue;
+        m.v[NT_F_BTYPE] = to;
+        uint8_t out[NT_MSG_MAX];
+        if (nt_msg_encode(&w, &m, out, &d) != (int)n)
+            return SIZE_MAX;
+        memcpy(buf + start, out, n);
+        return start;
+    }
+    return SIZE_MAX;
+}
+
+/* Trap messages: "Either 1-only or both 2 and 3 should be implemented and
+ * consistently reported" (B-TYPE), so a trace mixing them is damaged; and
+ * a trap cannot end a range at an uninferable jump (the jump's target is
+ * sent first), so B-TYPE 0 flipped to 2 is an error, not a trap. */
+static void trap_messages(void)
+{
+    /* t1 with two interrupts, each taken where the code goes on (the
+     * handler address is the next record's). */
+    size_t n = 0, want[2] = {1000, 2000};
+    static struct rvt_ing_rec recs[3000];
+    for (size_t i = 0; i < 2400; i++) {
+        recs[n++] = g_recs[i];
+        if (n < 2900 && (i == want[0] || i == want[1])) {
+            struct rvt_ing_rec t = {.iaddr = g_recs[i + 1].iaddr, .itype = RVT_ITYPE_INTERRUPT, .cause = 7,
+                                    .priv = g_recs[i].priv};
+            recs[n++] = t;
+        }
+    }
+    static const char *const cfgs[2] = {"", "btype-compat"};
+    for (int compat = 0; compat < 2; compat++) {
+        void *cfg = make_cfg(cfgs[compat]), *dcfg = make_cfg("");
+        struct rvt_membuf mb;
+        rvt_membuf_init(&mb);
+        struct rvt_byte_sink sink = rvt_membuf_sink(&mb);
+        void *enc;
+        struct rvt_diag d = {0};
+        REQUIRE(rvt_codec_ntrace.enc_new(&enc, cfg, &sink, &d) == 0);
+        for (size_t i = 0; i < n; i++)
+            REQUIRE(rvt_codec_ntrace.enc_put(enc, &recs[i]) == 0);
+        REQUIRE(rvt_codec_ntrace.enc_finish(enc) == 0);
+        rvt_codec_ntrace.enc_free(enc);
+        /* Either way decodes whole without being told which. */
+        struct notes x;
+        CHECK(decode_notes(dcfg, mb.data, mb.len, &x) == 0);
+        CHECK_MSG(x.errors == 0 && x.ends == 0 && x.insns == 2400, "%s: %zu errors, %zu instructions: %s",
+                  cfgs[compat], x.errors, x.insns, x.first);
+        unsigned bt = compat ? NT_BTYPE_TRAP : NT_BTYPE_INTERRUPT, other = compat ? NT_BTYPE_INTERRUPT : NT_BTYPE_TRAP;
+        /* The second trap of the other kind: an error there. */
+        uint8_t *copy = malloc(mb.len);
+        REQUIRE(copy);
+        memcpy(copy, mb.data, mb.len);
+        size_t second = set_btype(copy, mb.len, 1, bt, other);
+        REQUIRE(second != SIZE_MAX);
+        CHECK(decode_notes(dcfg, copy, mb.len, &x) == 0);
+        CHECK_MSG(x.errors == 1 && x.first_offset == second && strstr(x.first, "either as 1 only or as 2 and 3"),
+                  "%s: second trap changed: %zu errors, the first at 0x%llx (changed 0x%zx): %s", cfgs[compat],
+                  x.errors, (unsigned long long)x.first_offset, second, x.first);
+        /* The first one changed: the second, now the odd one out by a tie,
+         * is reported (the damage is found one trap late, not never). */
+        memcpy(copy, mb.data, mb.len);
+        size_t first = set_btype(copy, mb.len, 0, bt, other);
+        second = set_btype(mb.data, mb.len, 1, bt, bt);
+        REQUIRE(first != SIZE_MAX && second != SIZE_MAX && first < second);
+        CHECK(decode_notes(dcfg, copy, mb.len, &x) == 0);
+        CHECK_MSG(x.errors == 1 && x.first_offset == second, "%s: first trap changed: %zu errors, the first at 0x%llx: %s",
+                  cfgs[compat], x.errors, (unsigned long long)x.first_offset, x.first);
+        /* Told --btype-compat, the first one is wrong at once. */
+        void *told = make_cfg(compat ? "btype-compat" : "btype-compat=0");
+        CHECK(decode_notes(told, copy, mb.len, &x) == 0);
+        CHECK_MSG(x.errors >= 1 && x.first_offset == first, "%s, told: first error at 0x%llx, expected 0x%zx: %s",
+                  cfgs[compat], (unsigned long long)x.first_offset, first, x.first);
+        rvt_codec_cfg_free(told);
+        free(copy);
+        rvt_membuf_free(&mb);
+        rvt_codec_cfg_free(cfg);
+        rvt_codec_cfg_free(dcfg);
+    }
+
+    /* An uninferable jump's message turned into a trap to the same address. */
+    void *cfg = make_cfg("callstack=0");
+    static struct trace t;
+    encode(cfg, &t);
+    struct notes x;
+    for (size_t k = 0; k < 3; k++) {
+        uint8_t *copy = malloc(t.buf.len);
+        REQUIRE(copy);
+        memcpy(copy, t.buf.data, t.buf.len);
+        size_t at = set_btype(copy, t.buf.len, k, NT_BTYPE_INDIRECT, k == 1 ? NT_BTYPE_TRAP : NT_BTYPE_EXCEPTION);
+        REQUIRE(at != SIZE_MAX);
+        CHECK(decode_notes(cfg, copy, t.buf.len, &x) == 0);
+        CHECK_MSG(x.errors >= 1 && x.first_offset == at && strstr(x.first, "whose target the trace has not given"),
+                  "jump %zu as a trap at 0x%zx: %zu errors, the first at 0x%llx: %s", k, at, x.errors,
+                  (unsigned long long)x.first_offset, x.first);
+        free(copy);
+    }
+    rvt_membuf_free(&t.buf);
+    rvt_codec_cfg_free(cfg);
+}
+
 int main(void)
 {
     char *elf = rvt_test_data("ntrace-t1/test.elf");
@@ -733,6 +846,7 @@ int main(void)
     bounded_work();
     corner_cases();
     given_options();
+    trap_messages();
 
     free(g_recs);
     free(g_pcs);
