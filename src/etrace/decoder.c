@@ -58,6 +58,11 @@ struct et_decoder {
 
     uint64_t packets;
     int frc; /* last flow engine return code (FL) */
+
+    /* Before the first sync packet: bytes skipped to find packets, or
+     * packets that describe execution from an unknown place (lead_note). */
+    bool ever_synced, lead;
+    uint64_t lead_off;
 };
 
 /* Remember a flow engine call's result for flow_fail. */
@@ -981,6 +986,32 @@ static int note_error(struct et_decoder *dec, uint64_t offset, const char *text)
     return 0;
 }
 
+/* The first sync packet: say what could not be decoded before it, as the
+ * other families do (RVT_GAP_WRAP; the flow engine makes it an error when
+ * the trace starts where tracing started). */
+static int lead_note(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
+{
+    bool start = k->msg != ET_MSG_TE_SUPPORT && k->format == ET_F3 &&
+                 (k->subformat == ET_SF_START || k->subformat == ET_SF_TRAP);
+    if (!start) {
+        if (!dec->lead && k->msg != ET_MSG_TE_SUPPORT && k->format != ET_F3) {
+            dec->lead = true;
+            dec->lead_off = offset;
+        }
+        return 0;
+    }
+    dec->ever_synced = true;
+    if (!dec->lead)
+        return 0;
+    snprintf(dec->note_text, sizeof dec->note_text,
+             "etrace: %" PRIu64 " bytes before the first sync packet (format 3, offset 0x%" PRIx64 ") cannot be decoded",
+             offset - dec->lead_off, offset);
+    rvt_flow_set_offset(dec->f, dec->lead_off);
+    if (FL(rvt_flow_gap(dec->f, RVT_GAP_WRAP, dec->note_text)) < 0)
+        return flow_fail(dec);
+    return 0;
+}
+
 int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
 {
     et_deframer_init(&dec->df, &dec->p, buf, len);
@@ -997,6 +1028,13 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
             pos++;
         dec->df.pos = pos;
     }
+    /* (Encap: the null run before a sync sequence is idle, not skipped.) */
+    size_t first = dec->df.pos;
+    while (dec->p.framing == ET_FRAME_ENCAP && first > 0 && first < len && (buf[first - 1] & 0x1f) == 0)
+        first--;
+    dec->ever_synced = false;
+    dec->lead = first > 0 && dec->df.pos < len;
+    dec->lead_off = 0;
 
     struct pkt cur, nxt;
     next_packet(dec, &cur);
@@ -1022,6 +1060,8 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
             continue;
         }
         next_packet(dec, &nxt);
+        if (!dec->ever_synced && (rc = lead_note(dec, &cur.k, cur.offset)) < 0)
+            return rc;
         rc = process(dec, &cur.k, nxt.status > 0 ? &nxt.k : NULL, cur.offset);
         if (rc < 0) {
             if (rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT || dec->p.strict)

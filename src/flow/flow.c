@@ -59,10 +59,12 @@ struct rvt_flow {
     uint64_t time;
     uint64_t offset;
     uint64_t insns;
+    uint64_t implicit_returns; /* returns the call stack predicted */
     uint64_t insn_cap; /* max_insns, or UINT64_MAX for none */
     bool limited;     /* max_insns reached: the decode is over */
     uint64_t limit_offset;
     char limit_text[160];
+    char lead_text[640]; /* a damaged start's note (classify_lead) */
 };
 
 /* ---- call stack ----------------------------------------------------------- */
@@ -238,6 +240,11 @@ struct rvt_callstack *rvt_flow_callstack(struct rvt_flow *f)
     return &f->cs;
 }
 
+uint64_t rvt_flow_implicit_returns(const struct rvt_flow *f)
+{
+    return f->implicit_returns;
+}
+
 struct rvt_bcache *rvt_flow_bcache(struct rvt_flow *f)
 {
     return f->bc;
@@ -279,6 +286,26 @@ static void describe_at(struct rvt_flow *f, uint64_t addr, char *buf, size_t n)
 
 static int limit_error(struct rvt_flow *f);
 
+/* Decoders report the bytes they cannot decode before their first sync
+ * point as RVT_GAP_WRAP: the older part of a wrapped trace RAM, or a
+ * damaged start, which the bytes alone cannot tell apart.  The caller can:
+ * a trace that starts where tracing started has a sync point first, so
+ * there the note is an error. */
+static const struct rvt_note *classify_lead(struct rvt_flow *f, const struct rvt_note *n, struct rvt_note *tmp)
+{
+    if (!f->cfg.starts_at_trace_start || n->kind != RVT_NOTE_GAP || n->reason != RVT_GAP_WRAP)
+        return n;
+    *tmp = *n;
+    tmp->kind = RVT_NOTE_ERROR;
+    tmp->reason = RVT_GAP_ERROR;
+    snprintf(f->lead_text, sizeof f->lead_text,
+             "damaged start: %s; this trace is not a wrapped trace RAM, so it begins with a sync point (decode a "
+             "wrapped RAM with its .sink description, or --wp ADDR --wrap 1)",
+             n->text ? n->text : "bytes before the first sync point cannot be decoded");
+    tmp->text = f->lead_text;
+    return tmp;
+}
+
 static int note(struct rvt_flow *f, struct rvt_note *n)
 {
     if (f->limited)
@@ -287,7 +314,8 @@ static int note(struct rvt_flow *f, struct rvt_note *n)
         return 0;
     n->offset = f->offset;
     n->index = f->insns;
-    int rc = f->cfg.sink.note(f->cfg.sink.ctx, n);
+    struct rvt_note tmp;
+    int rc = f->cfg.sink.note(f->cfg.sink.ctx, classify_lead(f, n, &tmp));
     return rc ? ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode") : 0;
 }
 
@@ -534,6 +562,7 @@ static int resolve_natural(struct rvt_flow *f, uint32_t wflags)
             uint64_t ret;
             rvt_cs_pop(&f->cs, &ret);
             f->pending = false;
+            f->implicit_returns++;
             return transfer(f, RVT_END_RETURN, ret, RVT_BLK_IMPLICIT) < 0 ? -1 : 1;
         }
         /* fall through: maybe sequentially inferable */
@@ -971,13 +1000,21 @@ int rvt_flow_block_insns(struct rvt_flow *f, const struct rvt_block *blk, rvt_in
 
 /* ---- pass-through for decoders without code ------------------------------------- */
 
+void rvt_flow_buffer_wrapped(struct rvt_flow *f)
+{
+    f->cfg.starts_at_trace_start = false;
+}
+
 int rvt_flow_note(struct rvt_flow *f, const struct rvt_note *n)
 {
     if (f->limited)
         return limit_error(f);
     if (!f->cfg.sink.note)
         return 0;
-    return f->cfg.sink.note(f->cfg.sink.ctx, n) ? ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode") : 0;
+    struct rvt_note tmp;
+    return f->cfg.sink.note(f->cfg.sink.ctx, classify_lead(f, n, &tmp))
+               ? ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode")
+               : 0;
 }
 
 int rvt_flow_emit_block(struct rvt_flow *f, const struct rvt_block *b)

@@ -45,6 +45,9 @@ struct nt_decoder {
     /* Trap messages seen with B-TYPE 1 and with B-TYPE 2/3: an encoder
      * reports one way only (check_btype). */
     uint64_t traps_bt1, traps_bt23;
+    /* Without --callstack: returns sent although this decoder's stack
+     * predicted them (no_callstack). */
+    uint64_t returns_sent_predicted;
     /* Since the last synchronising message, for the placement of periodic
      * syncs (--sync-period, --sync-msgs): halfwords retired, messages sent,
      * and how many of the latest are ResourceFull/RepeatBranch (which the
@@ -262,6 +265,20 @@ static int end_range(struct nt_decoder *x, uint64_t icnt, struct range_end *re)
     return 0;
 }
 
+/* Did the encoder have no implicit-return stack?  Told (--callstack 0),
+ * or learnt: without --callstack the decoder predicts with the deepest
+ * stack; an encoder with a stack sends a return only when its own stack is
+ * empty or predicts wrongly, and it predicts returns (implicitly) before
+ * its stack can run out of the entries this one holds.  So a trace that
+ * sent a return this decoder's stack predicted, and never left one
+ * implicit, comes from an encoder without a stack. */
+static bool no_callstack(struct nt_decoder *x)
+{
+    if (x->cfg.given & NT_GIVEN_CALLSTACK)
+        return x->cfg.callstack == 0;
+    return x->returns_sent_predicted && !rvt_flow_implicit_returns(x->flow);
+}
+
 /* Classes whose successor a message gives as an address.  An ecall ending
  * a range with an address was traced as an uninferable call (the flow
  * pushes its return address if its ecall mode says so, as the encoder's
@@ -288,7 +305,7 @@ static int resolve(struct nt_decoder *x, const struct range_end *re, unsigned bt
          * corner case "Exception/Interrupt immediately following trap
          * return" shows it for MRET/SRET).  A flipped B-TYPE 0 -> 1/2/3
          * turns that message into a trap. */
-        if (re->pending && rvt_flow_continue(x->flow) < 0)
+        if (re->pending && ((re->cf == RVT_CF_RETURN && no_callstack(x)) || rvt_flow_continue(x->flow) < 0))
             return dec_fail(x, RVT_ERR_MISMATCH,
                             "B-TYPE=%u (%s) after %s at 0x%" PRIx64
                             ", whose target the trace has not given: an encoder sends that target before the trap",
@@ -388,6 +405,11 @@ static int branch_msg(struct nt_decoder *x, unsigned tcode, unsigned btype, uint
                         "%s to 0x%" PRIx64 ": the instruction I-CNT ends at (%s at 0x%" PRIx64
                         ") has no uninferable target",
                         nt_tcode_name(tcode), target, re.pending ? rvt_cf_name(re.cf) : "none", re.last);
+    if (btype == NT_BTYPE_INDIRECT && re.pending && re.cf == RVT_CF_RETURN && !(x->cfg.given & NT_GIVEN_CALLSTACK)) {
+        uint64_t top;
+        if (rvt_cs_peek(rvt_flow_callstack(x->flow), &top) && (top & x->addr_mask) == target)
+            x->returns_sent_predicted++;
+    }
     /* (A sync after an implicit return on linear code also ends a range
      * at it: only branch messages are checked.) */
     if (btype == NT_BTYPE_INDIRECT && re.pending && re.cf == RVT_CF_RETURN && (x->cfg.given & NT_GIVEN_CALLSTACK) && x->cfg.callstack) {
@@ -713,9 +735,9 @@ static int report_prefix(struct nt_decoder *x, size_t sync_off)
     if (!x->prefix_bytes)
         return 0;
     char text[300];
-    snprintf(text, sizeof text,
-             "%zu bytes before the first synchronising message (offset 0x%zx) cannot be decoded: the older part of a "
-             "wrapped trace buffer, a capture that began mid-stream, or a damaged start%s",
+    /* (Whether that is damage only the caller knows: the flow engine's
+     * starts_at_trace_start.) */
+    snprintf(text, sizeof text, "%zu bytes before the first synchronising message (offset 0x%zx) cannot be decoded%s",
              x->prefix_bytes, sync_off, x->first_nocode ? " (the first message is a sync to an address without code)" : "");
     rvt_flow_set_offset(x->flow, x->prefix_start);
     int rc = rvt_flow_gap(x->flow, RVT_GAP_WRAP, text);

@@ -293,6 +293,56 @@ static void per_family(const char *fam)
     free(bytes);
 }
 
+/* A damaged start looks like a wrapped RAM: a decoder cannot tell the
+ * bytes before its first sync point apart.  The caller can: a trace file
+ * starts where tracing started, so there they are damage (status 1, the
+ * offset named); the same bytes as a wrapped RAM (--wp, --wrap 1) are its
+ * overwritten part (status 0).  Each of the first bytes is damaged in turn
+ * (all 8 bits; each bit of the first 8 bytes): every damage the wrapped
+ * decode reports as overwritten trace must be a damaged start in the
+ * file. */
+static void damaged_start(const char *fam)
+{
+    /* Options that make later sync points to decode from. */
+    const char *sync = strcmp(fam, "ntrace") == 0 ? "--sync-period 2000"
+                       : strcmp(fam, "etrace") == 0 ? "--resync-max 0"
+                                                    : "";
+    REQUIRE(cli("encode --format %s --ecall trap --elf g.elf --input g.ing %s -o lead", fam, sync) == 0);
+    size_t len = 0;
+    uint8_t *bytes = read_bytes("lead", &len);
+    REQUIRE(bytes && len > 64);
+    uint8_t *d = malloc(len);
+    REQUIRE(d);
+    unsigned leading = 0, wrapped_whole = 0;
+    for (size_t i = 0; i < 48; i++)
+        for (unsigned m = 0; m < 9; m++) {
+            uint8_t x = m == 8 ? 0xff : (uint8_t)(1u << m);
+            if (m < 8 && i >= 8)
+                continue;
+            memcpy(d, bytes, len);
+            d[i] ^= x;
+            write_bytes("lead.bad", d, len);
+            int w = cli("decode --format %s --ecall trap --elf g.elf lead.bad --output count --wp %zu --wrap 1", fam,
+                        len);
+            if (!err_has("older trace was overwritten"))
+                continue;
+            leading++;
+            char wrapped_err[700];
+            snprintf(wrapped_err, sizeof wrapped_err, "%s", last_err());
+            int p = cli("decode --format %s --ecall trap --elf g.elf lead.bad --output count", fam);
+            CHECK_MSG(p == RVT_DECODE_DAMAGED && err_has("damaged start") && err_has("trace offset 0x"),
+                      "%s: byte 0x%zx ^ 0x%02x: as a wrapped RAM the start is overwritten trace (status %d: %.300s), "
+                      "as a file status %d: %.400s",
+                      fam, i, x, w, wrapped_err, p, last_err());
+            wrapped_whole += w == 0;
+        }
+    CHECK_MSG(leading > 0 && wrapped_whole > 0,
+              "%s: no damage to the first bytes made a wrapped RAM's leading gap (%u, %u of them status 0)", fam,
+              leading, wrapped_whole);
+    free(d);
+    free(bytes);
+}
+
 static void framing_hint(void)
 {
     /* An encapsulated E-Trace file read as the reference flow's raw file. */
@@ -320,6 +370,7 @@ int main(void)
         if (!only || strcmp(only, g_families[i]) == 0) {
             unsigned long before = rvt_test_failures;
             per_family(g_families[i]);
+            damaged_start(g_families[i]);
             printf("  %s: %s\n", g_families[i], rvt_test_failures == before ? "ok" : "FAILED");
         }
     if (!only || strcmp(only, "etrace") == 0)

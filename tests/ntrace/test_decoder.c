@@ -801,6 +801,26 @@ static void trap_messages(void)
         free(copy);
     }
     rvt_membuf_free(&t.buf);
+    /* Not told the encoder's call stack: once the trace has sent a return
+     * this decoder's (deepest) stack predicts and never left one implicit,
+     * the encoder has none, so a return cannot end a trap's range either.
+     * (t1's first return message comes before any such evidence.) */
+    void *plain = make_cfg("");
+    encode(plain, &t);
+    for (size_t k = 1; k < 3; k++) {
+        uint8_t *copy = malloc(t.buf.len);
+        REQUIRE(copy);
+        memcpy(copy, t.buf.data, t.buf.len);
+        size_t at = set_btype(copy, t.buf.len, k, NT_BTYPE_INDIRECT, NT_BTYPE_EXCEPTION);
+        REQUIRE(at != SIZE_MAX);
+        CHECK(decode_notes(plain, copy, t.buf.len, &x) == 0);
+        CHECK_MSG(x.errors >= 1 && x.first_offset == at && strstr(x.first, "after return"),
+                  "return %zu as a trap at 0x%zx, no --callstack: %zu errors, the first at 0x%llx: %s", k, at,
+                  x.errors, (unsigned long long)x.first_offset, x.first);
+        free(copy);
+    }
+    rvt_membuf_free(&t.buf);
+    rvt_codec_cfg_free(plain);
     rvt_codec_cfg_free(cfg);
 }
 
