@@ -306,6 +306,11 @@ struct rvt_callstack *rvt_flow_callstack(struct rvt_flow *f);
  * decoder not told the encoder's stack depth learns from them whether it
  * has one. */
 uint64_t rvt_flow_implicit_returns(const struct rvt_flow *f);
+/* Sequentially inferable jumps followed so far (rvt_flow_config.sijump),
+ * and whether the pending instruction is one: likewise for the encoder's
+ * sequential-jump setting. */
+uint64_t rvt_flow_sijumps(const struct rvt_flow *f);
+bool rvt_flow_pending_sijump(const struct rvt_flow *f);
 struct rvt_bcache *rvt_flow_bcache(struct rvt_flow *f);
 unsigned rvt_flow_xlen(const struct rvt_flow *f);
 

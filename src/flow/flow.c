@@ -60,6 +60,7 @@ struct rvt_flow {
     uint64_t offset;
     uint64_t insns;
     uint64_t implicit_returns; /* returns the call stack predicted */
+    uint64_t sijumps;          /* sequentially inferable jumps followed */
     uint64_t insn_cap; /* max_insns, or UINT64_MAX for none */
     bool limited;     /* max_insns reached: the decode is over */
     uint64_t limit_offset;
@@ -243,6 +244,17 @@ struct rvt_callstack *rvt_flow_callstack(struct rvt_flow *f)
 uint64_t rvt_flow_implicit_returns(const struct rvt_flow *f)
 {
     return f->implicit_returns;
+}
+
+uint64_t rvt_flow_sijumps(const struct rvt_flow *f)
+{
+    return f->sijumps;
+}
+
+bool rvt_flow_pending_sijump(const struct rvt_flow *f)
+{
+    const struct pending *p = &f->p;
+    return f->pending && p->sij && f->cfg.sijump && p->cf != RVT_CF_TRAPRET && p->cf != RVT_CF_RETURN;
 }
 
 struct rvt_bcache *rvt_flow_bcache(struct rvt_flow *f)
@@ -572,6 +584,7 @@ static int resolve_natural(struct rvt_flow *f, uint32_t wflags)
          * 14: never to returns (13) or trap returns (3). */
         if (p->sij && f->cfg.sijump && p->cf != RVT_CF_TRAPRET && p->cf != RVT_CF_RETURN) {
             f->pending = false;
+            f->sijumps++;
             if (p->cf == RVT_CF_COSWAP && f->cfg.pop_on_explicit_return) {
                 uint64_t ret;
                 rvt_cs_pop(&f->cs, &ret);

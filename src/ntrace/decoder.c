@@ -48,6 +48,8 @@ struct nt_decoder {
     /* Without --callstack: returns sent although this decoder's stack
      * predicted them (no_callstack). */
     uint64_t returns_sent_predicted;
+    /* Without --sijump: sequentially inferable jumps sent (no_sijump). */
+    uint64_t sijumps_sent;
     /* Since the last synchronising message, for the placement of periodic
      * syncs (--sync-period, --sync-msgs): halfwords retired, messages sent,
      * and how many of the latest are ResourceFull/RepeatBranch (which the
@@ -85,6 +87,7 @@ struct range_end {
     uint8_t cf;     /* its class */
     uint64_t target;/* static target (branch) */
     uint64_t last;  /* its address */
+    bool at_hist_branch; /* the range ends at the branch of its last HIST outcome */
 };
 
 static int dec_fail(struct nt_decoder *x, enum rvt_err code, const char *fmt, ...)
@@ -231,6 +234,7 @@ static int end_range(struct nt_decoder *x, uint64_t icnt, struct range_end *re)
                         "I-CNT %" PRIu64 " is less than the %" PRIu64 " halfwords the HIST outcomes already cover",
                         total, x->walked);
     uint64_t rem = total - x->walked;
+    re->at_hist_branch = total && !rem;
     x->hw_since_sync += total;
     x->icnt_acc = 0;
     x->walked = 0;
@@ -279,6 +283,18 @@ static bool no_callstack(struct nt_decoder *x)
     return x->returns_sent_predicted && !rvt_flow_implicit_returns(x->flow);
 }
 
+/* Did the encoder send sequentially inferable jumps?  Told (--sijump), or
+ * learnt in the same way: without --sijump the decoder infers every one;
+ * an encoder with the option sends none (but the first instruction after
+ * a sync, which the decoder does not infer either), so a trace that sent
+ * one and never left one out comes from an encoder without it. */
+static bool no_sijump(struct nt_decoder *x)
+{
+    if (x->cfg.given & NT_GIVEN_SIJUMP)
+        return !x->cfg.sijump;
+    return x->sijumps_sent && !rvt_flow_sijumps(x->flow);
+}
+
 /* Classes whose successor a message gives as an address.  An ecall ending
  * a range with an address was traced as an uninferable call (the flow
  * pushes its return address if its ecall mode says so, as the encoder's
@@ -305,7 +321,8 @@ static int resolve(struct nt_decoder *x, const struct range_end *re, unsigned bt
          * corner case "Exception/Interrupt immediately following trap
          * return" shows it for MRET/SRET).  A flipped B-TYPE 0 -> 1/2/3
          * turns that message into a trap. */
-        if (re->pending && ((re->cf == RVT_CF_RETURN && no_callstack(x)) || rvt_flow_continue(x->flow) < 0))
+        if (re->pending && ((re->cf == RVT_CF_RETURN && no_callstack(x)) ||
+                            (rvt_flow_pending_sijump(x->flow) && no_sijump(x)) || rvt_flow_continue(x->flow) < 0))
             return dec_fail(x, RVT_ERR_MISMATCH,
                             "B-TYPE=%u (%s) after %s at 0x%" PRIx64
                             ", whose target the trace has not given: an encoder sends that target before the trap",
@@ -405,6 +422,8 @@ static int branch_msg(struct nt_decoder *x, unsigned tcode, unsigned btype, uint
                         "%s to 0x%" PRIx64 ": the instruction I-CNT ends at (%s at 0x%" PRIx64
                         ") has no uninferable target",
                         nt_tcode_name(tcode), target, re.pending ? rvt_cf_name(re.cf) : "none", re.last);
+    if (btype == NT_BTYPE_INDIRECT && re.pending && rvt_flow_pending_sijump(x->flow))
+        x->sijumps_sent++;
     if (btype == NT_BTYPE_INDIRECT && re.pending && re.cf == RVT_CF_RETURN && !(x->cfg.given & NT_GIVEN_CALLSTACK)) {
         uint64_t top;
         if (rvt_cs_peek(rvt_flow_callstack(x->flow), &top) && (top & x->addr_mask) == target)
@@ -459,6 +478,17 @@ static int sync_msg(struct nt_decoder *x, const struct nt_msg *m)
             if (rvt_flow_pc(x->flow) != target)
                 return dec_fail(x, RVT_ERR_MISMATCH, "DirectBranchSync F-ADDR 0x%" PRIx64 " is not the branch target 0x%" PRIx64,
                                 target, rvt_flow_pc(x->flow));
+        } else if (btype != NT_BTYPE_INDIRECT && re.at_hist_branch && m->v[NT_F_SYNC] == NT_SYNC_PERIODIC &&
+                   (x->cfg.sync_period || x->cfg.sync_msgs)) {
+            /* A periodic sync replaces the message due at a record
+             * boundary.  A trap after a branch is reported in a record of
+             * its own (the branch's outcome is the other record's), and the
+             * boundary before that record already had the sync due:
+             * neither halfwords nor messages grow across it. */
+            return dec_fail(x, RVT_ERR_FORMAT,
+                            "%s SYNC=2 (periodic) with B-TYPE=%u after a conditional branch: the sync was due before "
+                            "the trap, at the branch",
+                            nt_tcode_name(m->tcode), btype);
         } else if ((rc = resolve(x, &re, btype, target)) < 0) {
             return rc;
         }

@@ -3,6 +3,7 @@
  * input from there), truncation (a prefix of the input), bit flips and
  * garbage (errors with offsets, resynchronisation, never a crash). */
 #include "ntrace/ntrace.h"
+#include "roundtrip.h"
 #include "rvtrace/rvtrace.h"
 #include "testlib.h"
 
@@ -824,6 +825,105 @@ static void trap_messages(void)
     rvt_codec_cfg_free(cfg);
 }
 
+/* A periodic sync (SYNC=2) replaces the message due at a record boundary;
+ * one that carries a trap's B-TYPE right after a conditional branch cannot
+ * be: the trap is a record of its own and the sync was due at the
+ * boundary before it already.  t1's periodic syncs, each made a trap. */
+static void periodic_trap_sync(void)
+{
+    void *cfg = make_cfg("callstack=8 repeat=2 sync-period=4000");
+    static struct trace t;
+    encode(cfg, &t);
+    struct nt_wire w = {0, 32, false};
+    struct rvt_diag d = {0};
+    size_t pos = 0, start = 0, n = 0, tried = 0, found = 0;
+    uint8_t *copy = malloc(t.buf.len);
+    REQUIRE(copy);
+    while (nt_frame_next(t.buf.data, t.buf.len, &pos, &start, &n, &d) == 1) {
+        struct nt_msg m;
+        if (nt_msg_decode(&w, t.buf.data + start, n, start, &m, &d) < 0 || !nt_has(&m, NT_F_BTYPE) ||
+            m.v[NT_F_SYNC] != NT_SYNC_PERIODIC || m.v[NT_F_BTYPE] != NT_BTYPE_INDIRECT)
+            continue;
+        memcpy(copy, t.buf.data, t.buf.len);
+        m.v[NT_F_BTYPE] = NT_BTYPE_EXCEPTION;
+        REQUIRE(nt_msg_encode(&w, &m, copy + start, &d) == (int)n);
+        struct notes x;
+        CHECK(decode_notes(cfg, copy, t.buf.len, &x) == 0);
+        tried++;
+        if (x.errors && strstr(x.first, "SYNC=2 (periodic) with B-TYPE=2 after a conditional branch")) {
+            found++;
+            CHECK_MSG(x.first_offset == start, "sync at 0x%zx: error at 0x%llx", start,
+                      (unsigned long long)x.first_offset);
+        }
+    }
+    CHECK_MSG(tried > 10 && found > 0, "%zu periodic syncs with B-TYPE 0, %zu found", tried, found);
+    free(copy);
+    rvt_membuf_free(&t.buf);
+    rvt_codec_cfg_free(cfg);
+}
+
+/* Not told --callstack or --sijump, the decoder learns from the trace that
+ * its encoder had neither (a return its stack predicts, or a sequentially
+ * inferable jump, sent; none left out), and then a trap message that ends
+ * its range at one is damage: a generated program with traps, calls and
+ * auipc/jalr pairs, every B-TYPE 0 message turned into an exception. */
+static void learnt_options(void)
+{
+    struct rvt_gen_config gc;
+    rvt_gen_config_init(&gc);
+    gc.seed = 3;
+    gc.insns = 20000;
+    gc.features |= RVT_GEN_TRAPS | RVT_GEN_INTERRUPTS | RVT_GEN_PRIV;
+    struct rvt_gen_program *p = NULL;
+    struct rvt_diag d = {0};
+    REQUIRE(rvt_gen_program_new(&p, &gc, &d) == 0);
+    struct rvt_image *img = rvt_gen_image(p);
+    struct rvt_recs recs = {0};
+    REQUIRE(img && rvt_recs_gen(&recs, p, &gc, true, &d) == 0);
+    void *cfg = rvt_codec_cfg_new(&rvt_codec_ntrace);
+    REQUIRE(rvt_codec_ntrace.cfg_set(cfg, "ecall", "trap", &d) == 0);
+    REQUIRE(rvt_codec_ntrace.cfg_finish(cfg, rvt_img_xlen(img), img, &d) == 0);
+    struct rvt_membuf mb;
+    rvt_membuf_init(&mb);
+    struct rvt_byte_sink sink = rvt_membuf_sink(&mb);
+    void *enc;
+    REQUIRE(rvt_codec_ntrace.enc_new(&enc, cfg, &sink, &d) == 0);
+    for (size_t i = 0; i < recs.n; i++)
+        REQUIRE(rvt_codec_ntrace.enc_put(enc, &recs.r[i]) == 0);
+    REQUIRE(rvt_codec_ntrace.enc_finish(enc) == 0);
+    rvt_codec_ntrace.enc_free(enc);
+    uint8_t *copy = malloc(mb.len);
+    REQUIRE(copy);
+    size_t flipped = 0, missed = 0, late = 0;
+    for (size_t k = 0;; k++) {
+        memcpy(copy, mb.data, mb.len);
+        size_t at = set_btype(copy, mb.len, k, NT_BTYPE_INDIRECT, NT_BTYPE_EXCEPTION);
+        if (at == SIZE_MAX)
+            break;
+        struct notes x;
+        memset(&x, 0, sizeof x);
+        struct rvt_flow_sink s = {count_insn, count_note, &x};
+        CHECK(rvt_decode_buffer(&rvt_codec_ntrace, cfg, img, -1, copy, mb.len, &s, &d) == 0);
+        flipped++;
+        if (x.errors == 0)
+            missed++;
+        else if (x.first_offset != at)
+            late++;
+        /* Once the first messages have shown how the encoder works, none
+         * is missed. */
+        CHECK_MSG(k < 20 || (x.errors && x.first_offset == at), "message %zu at 0x%zx as a trap: %zu errors, the first at 0x%llx: %s", k, at,
+                  x.errors, (unsigned long long)x.first_offset, x.first);
+    }
+    CHECK(flipped > 500);
+    printf("learnt options: %zu B-TYPE 0 messages made exceptions: %zu missed, %zu reported late\n", flipped, missed,
+           late);
+    free(copy);
+    rvt_membuf_free(&mb);
+    rvt_codec_cfg_free(cfg);
+    rvt_recs_free(&recs);
+    rvt_gen_program_free(p);
+}
+
 int main(void)
 {
     char *elf = rvt_test_data("ntrace-t1/test.elf");
@@ -867,6 +967,8 @@ int main(void)
     corner_cases();
     given_options();
     trap_messages();
+    learnt_options();
+    periodic_trap_sync();
 
     free(g_recs);
     free(g_pcs);
