@@ -921,6 +921,7 @@ static void learnt_options(void)
     rvt_membuf_free(&mb);
     rvt_codec_cfg_free(cfg);
     rvt_recs_free(&recs);
+    rvt_img_free(img);
     rvt_gen_program_free(p);
 }
 
