@@ -1,6 +1,6 @@
 /* Fuzz the E-Trace framing and decoder: arbitrary bytes decoded with the t1
  * program as the code image, through both framings and several option sets
- * (the first byte selects them).  Errors are fine; crashes, hangs and
+ * (the first two bytes select them).  Errors are fine; crashes, hangs and
  * out-of-bounds reads are not. */
 #include "etrace/etrace.h"
 #include "rvtrace/rvtrace.h"
@@ -34,7 +34,7 @@ static int on_block(void *ctx, const struct rvt_block *b)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 1)
+    if (size < 2)
         return 0;
     if (!g_img)
         LLVMFuzzerInitialize(NULL, NULL);
@@ -54,11 +54,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         c->cfg_set(cfg, "sijump", "1", &d);
     if (sel & 128)
         c->cfg_set(cfg, "etrace-version", "0.026", &d);
+    /* the second byte: resync period, encapsulation fields, decoder modes */
+    uint8_t sel2 = data[1];
+    static const char *const resync[] = {"6", "0", "any", "off"};
+    c->cfg_set(cfg, "resync-max", resync[sel2 & 3], &d);
+    if (sel2 & 4)
+        c->cfg_set(cfg, "src-bits", (sel2 & 8) ? "12" : "8", &d);
+    if (sel2 & 16)
+        c->cfg_set(cfg, "encap-timestamp", "2", &d);
+    if (sel2 & 32)
+        c->cfg_set(cfg, "encap-type-bits", "1", &d);
+    if (sel2 & 64)
+        c->cfg_set(cfg, "partial-compression", "1", &d);
+    if (sel2 & 128)
+        c->cfg_set(cfg, "strict", "1", &d);
     if (c->cfg_finish(cfg, 32, g_img, &d) == 0) {
         unsigned long blocks = 0;
         struct rvt_flow_sink sink = {on_block, NULL, &blocks};
-        rvt_decode_buffer(c, cfg, g_img, -1, data + 1, size - 1, &sink, &d);
-        c->dump(cfg, data + 1, size - 1, g_null, &d);
+        rvt_decode_buffer(c, cfg, g_img, -1, data + 2, size - 2, &sink, &d);
+        c->dump(cfg, data + 2, size - 2, g_null, &d);
     }
     rvt_codec_cfg_free(cfg);
     return 0;

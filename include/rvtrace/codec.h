@@ -92,6 +92,11 @@ struct rvt_codec {
      * ("framing=refraw", ...: option=value, NULL-terminated; may be NULL):
      * rvt_decode_probe tries each with the family's defaults. */
     const char *const *probe_options;
+
+    /* Optional: what the decoder of a finished configuration reports besides
+     * the instructions (enum rvt_traced), for `verify` and the round-trip
+     * tests to compare.  NULL: instructions only. */
+    unsigned (*traced)(const void *cfg);
 };
 
 /* All families, NULL-terminated. */

@@ -123,6 +123,26 @@ enum rvt_data_kind {
     RVT_DATA_TRACEPOINT,    /* value = tracepoint type */
     RVT_DATA_HART           /* value = hart whose trace follows */
 };
+/* What a decoder reports besides the instruction flow, for one family
+ * configuration (struct rvt_codec.traced): the round-trip comparison
+ * (rvt_seqcmp) checks exactly these against the ingress records. */
+enum rvt_traced {
+    RVT_TRACED_PRIV = 1u << 0,        /* blocks carry the privilege of their instructions */
+    RVT_TRACED_PRIV_UMS = 1u << 1,    /* ...as U, S or M only (VU -> U, VS -> S, debug -> M) */
+    RVT_TRACED_TIME = 1u << 2,        /* RVT_NOTE_TIME at every change of the records' time, in order */
+    RVT_TRACED_REG_WRITE = 1u << 3,   /* RVT_DATA_REG_WRITE for every register write */
+    RVT_TRACED_LOAD_ADDR = 1u << 4,   /* RVT_DATA_LOAD_ADDR for every load */
+    RVT_TRACED_STORE_ADDR = 1u << 5,  /* RVT_DATA_STORE_ADDR for every store */
+    RVT_TRACED_LOAD_VALUE = 1u << 6,  /* RVT_DATA_LOAD_VALUE for every load (and CSR read, below) */
+    RVT_TRACED_STORE_VALUE = 1u << 7, /* RVT_DATA_STORE_VALUE for every store (and CSR write) */
+    RVT_TRACED_CSR_VALUES = 1u << 8,  /* CSR instructions: the value read as load data, the value written
+                                         (a store value without an address) as store data */
+    RVT_TRACED_TRACEPOINT = 1u << 9,  /* RVT_DATA_TRACEPOINT for every tracepoint */
+    RVT_TRACED_HART = 1u << 10,       /* RVT_DATA_HART at every change of the records' hart */
+    RVT_TRACED_DATA_INDEX = 1u << 11, /* data notes name their instruction exactly (`index`) */
+    RVT_TRACED_TIME_SAMPLED = 1u << 12 /* RVT_NOTE_TIME with the time of some records, in order (a format
+                                          that sends the time only with some packets) */
+};
 enum rvt_gap_reason {
     RVT_GAP_TRACE_OFF = 1, /* tracing disabled / filtered out */
     RVT_GAP_LOST,          /* overflow: the encoder dropped trace */

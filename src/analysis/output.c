@@ -2,6 +2,7 @@
  * counting.  The PC list is the hot one: blocks are expanded with the block
  * cache and formatted by hand into a large buffer. */
 #include "rvtrace/analysis.h"
+#include "an_output.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -14,21 +15,16 @@ struct rvt_output {
     struct rvt_bcache *bc;
     struct rvt_out_stats st;
     const struct rvt_symbol *cur_sym;
+    struct an_out *an; /* analysis kinds and JSON Lines */
+    struct rvt_flow_sink an_sink;
+    const char *cur_file;
+    uint32_t cur_line;
     uint64_t diag_printed, diag_suppressed;
     char first_damage[400];
     int err;
     size_t len;
     char buf[1 << 16];
 };
-
-int rvt_out_kind_parse(const char *name)
-{
-    static const char *const names[] = {"pcs", "insn", "blocks", "count"};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(name, names[i]) == 0)
-            return i;
-    return -1;
-}
 
 static void out_flush(struct rvt_output *o)
 {
@@ -74,6 +70,14 @@ struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
             return NULL;
         }
     }
+    if (cfg->kind >= RVT_OUT_CALLTREE) {
+        if (!(o->an = an_out_new(&o->cfg))) {
+            rvt_bcache_free(o->bc);
+            free(o);
+            return NULL;
+        }
+        o->an_sink = an_out_sink(o->an);
+    }
     return o;
 }
 
@@ -82,6 +86,7 @@ void rvt_out_free(struct rvt_output *o)
     if (!o)
         return;
     rvt_bcache_free(o->bc);
+    an_out_free(o->an);
     free(o);
 }
 
@@ -197,6 +202,13 @@ static int insn_line(void *ctx, uint64_t pc, const struct rvt_block *b)
             out_printf(o, "\n<%s+0x%" PRIx64 ">:\n", s->name, pc - s->addr);
     }
     o->cur_sym = s;
+    struct rvt_srcline l;
+    if (o->cfg.lines && rvt_srclines_find(o->cfg.lines, pc, &l) && l.line &&
+        (l.file != o->cur_file || l.line != o->cur_line)) {
+        out_printf(o, "%s:%" PRIu32 "\n", l.file, l.line);
+        o->cur_file = l.file;
+        o->cur_line = l.line;
+    }
     struct rvt_insn in;
     char text[96];
     if (rvt_img_insn(img, pc, &in) < 0) {
@@ -262,6 +274,10 @@ static int on_block(void *ctx, const struct rvt_block *b)
         break;
     }
     case RVT_OUT_COUNT:
+        break;
+    default:
+        if (!o->err && (o->err = o->an_sink.block(o->an_sink.ctx, b)) != 0)
+            an_out_report(o->an);
         break;
     }
     return o->err ? o->err : 0;
@@ -364,6 +380,8 @@ static int on_note(void *ctx, const struct rvt_note *n)
     default:
         break;
     }
+    if (o->an && !o->err)
+        o->err = an_out_note(o->an, n);
     return o->err ? o->err : 0;
 }
 
@@ -384,6 +402,8 @@ int rvt_out_finish(struct rvt_output *o)
                    o->st.traps, o->st.gaps, o->st.errors);
     }
     out_flush(o);
+    if (o->an && !o->err)
+        o->err = an_out_finish(o->an);
     if (!o->err && fflush(o->cfg.f) != 0)
         o->err = -RVT_ERR_IO;
     return o->err;

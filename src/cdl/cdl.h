@@ -83,8 +83,11 @@ enum cdl_field_kind {
     CDL_F_LOST        /* 1100 1000: trace data dropped */
 };
 
-/* Largest data field: RV64 register write = rd byte + 8 value bytes. */
+/* Largest data field: a 64-bit register write = rd byte + 8 value bytes
+ * (the wide extension's code 7). */
 #define CDL_MAX_DATA_BYTES 9
+/* Largest data field the seed's reading allows: code 7 = 2*7 nybbles. */
+#define CDL_SEED_MAX_DATA_BYTES 7
 /* Longest field in nybbles: 1100, RNNN, 18 data nybbles. */
 #define CDL_MAX_FIELD_NYBBLES (2 + 2 * CDL_MAX_DATA_BYTES)
 
@@ -100,29 +103,43 @@ struct cdl_field {
     uint64_t value;   /* DATA: PC, or RFW register value */
 };
 
-/* Data bytes for a length code.  RV32 (and the seed): NNN bytes.  RV64
- * extension: codes 0..6 are bytes as in the seed, code 7 means 9 bytes so a
- * 64-bit register write (rd byte + 8 value bytes) fits in one field. */
-unsigned cdl_data_bytes(unsigned nnn, unsigned xlen);
+/* What a stream's data fields hold: the traced hart's XLEN (the widest PC
+ * and integer register value; floating-point register values are up to 64
+ * bits, FLEN = 64) and the meaning of length code 7. */
+struct cdl_fmt {
+    unsigned xlen; /* 32 or 64 */
+    bool wide;     /* extension: code 7 = 9 bytes (else the seed's 7) */
+};
+
+/* Data bytes for a length code: NNN bytes ("the next 2*NNN nybbles", the
+ * seed), except code 7 in the wide extension: 9 bytes, so that a 64-bit
+ * register write (rd byte + 8 value bytes) or a PC above 2^56 fits. */
+unsigned cdl_data_bytes(unsigned nnn, bool wide);
 
 /* Fill a DATA field with the shortest length code for the value (PC) or
- * rd/value (RFW), at least one byte (the empty fields are the markers). */
-void cdl_field_pc(struct cdl_field *f, uint64_t pc, unsigned xlen);
-void cdl_field_rfw(struct cdl_field *f, unsigned rd, uint64_t value, unsigned xlen);
+ * rd/value (RFW), at least one byte (the empty fields are the markers).
+ * False if the value needs more bytes than the format's longest field
+ * (more than 7 without the wide extension): the field is not filled. */
+bool cdl_field_pc(struct cdl_field *f, uint64_t pc, struct cdl_fmt fm);
+bool cdl_field_rfw(struct cdl_field *f, unsigned rd, uint64_t value, struct cdl_fmt fm);
+/* Data bytes a PC / register write needs (before the length code is chosen). */
+unsigned cdl_pc_bytes(uint64_t pc, unsigned xlen);
+unsigned cdl_rfw_bytes(unsigned rd, uint64_t value, unsigned xlen);
 
 /* Encode one field into nybbles (at most CDL_MAX_FIELD_NYBBLES); returns
  * the count. */
-unsigned cdl_field_encode(const struct cdl_field *f, unsigned xlen, uint8_t *nyb);
+unsigned cdl_field_encode(const struct cdl_field *f, struct cdl_fmt fm, uint8_t *nyb);
 
 /* Decode one field from `avail` nybbles.  Returns the nybbles used (> 0),
  * 0 if the field is cut by the end of the input, or <0 with d explaining
- * (reserved code, data wider than xlen allows, register number > 63). */
-int cdl_field_decode(const uint8_t *nyb, size_t avail, unsigned xlen, struct cdl_field *f,
+ * (reserved code, a PC wider than XLEN or odd, an integer register value
+ * wider than XLEN, a register number > 63). */
+int cdl_field_decode(const uint8_t *nyb, size_t avail, struct cdl_fmt fm, struct cdl_field *f,
                      struct rvt_diag *d);
 
 /* Length in nybbles of the field starting at nyb[0] (0 if the available
  * nybbles do not hold its length code).  Fields the encoder wrote only. */
-unsigned cdl_field_len(const uint8_t *nyb, size_t avail, unsigned xlen);
+unsigned cdl_field_len(const uint8_t *nyb, size_t avail, bool wide);
 
 /* One line of text for a field ("seq 3", "data pc 0x80000010 (8 nybbles)"). */
 int cdl_field_format(const struct cdl_field *f, char *buf, size_t size);
@@ -172,6 +189,7 @@ enum cdl_code_mode {
 
 struct cdl_cfg {
     unsigned xlen;            /* 32 or 64 (0: from stream/image at cfg_finish) */
+    bool wide;                /* --cdl-data wide: length code 7 = 9 bytes (extension) */
     unsigned pack;            /* enum cdl_pack_flags */
     unsigned pc_mode;         /* enum cdl_pc_mode */
     unsigned sync_interval;   /* nybbles between sync marks (0: only at start/after loss) */
@@ -191,6 +209,11 @@ struct cdl_cfg {
 };
 
 void cdl_cfg_defaults(struct cdl_cfg *c);
+static inline struct cdl_fmt cdl_cfg_fmt(const struct cdl_cfg *c)
+{
+    struct cdl_fmt fm = {c->xlen, c->wide};
+    return fm;
+}
 
 /* Recorder state file: "key=value" lines written by the encoder and read by
  * the decoder so that a raw buffer image can be ordered. */

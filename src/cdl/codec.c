@@ -24,6 +24,10 @@ static const struct rvt_codec_opt g_opts[] = {
     {"cdl-pack", "LIST",
      "what the packed trace holds, comma-separated: flow (sequential counts, non-sequential reasons and "
      "PCs), rfw (committed register-file writes), traps, tracepoints; default flow,traps"},
+    {"cdl-data", "seed|wide",
+     "data field lengths: seed (length code NNN = NNN bytes, at most 7: values that need more are refused, "
+     "default) or wide (an rvtrace extension: code 7 = 9 bytes, for 64-bit register values and PCs above "
+     "2^56; a decoder must be given the same)"},
     {"cdl-pc", "all|uninferable",
      "PC data after every non-sequential field (all: decodable without the ELF, default) or only after "
      "jalr, traps and trap returns (uninferable: needs the ELF)"},
@@ -103,6 +107,13 @@ static int cdl_cfg_set(void *cfgp, const char *key, const char *val, struct rvt_
         c->xlen = (unsigned)v;
     } else if (strcmp(key, "cdl-pack") == 0) {
         return parse_pack(val, &c->pack, d);
+    } else if (strcmp(key, "cdl-data") == 0) {
+        if (strcmp(val, "seed") == 0)
+            c->wide = false;
+        else if (strcmp(val, "wide") == 0)
+            c->wide = true;
+        else
+            return rvt_fail(d, RVT_ERR_INVAL, "--cdl-data: expected seed or wide, got '%s'", val);
     } else if (strcmp(key, "cdl-pc") == 0) {
         if (strcmp(val, "all") == 0)
             c->pc_mode = CDL_PC_ALL;
@@ -331,6 +342,8 @@ static int info(const void *cfgp, FILE *out, struct rvt_diag *d)
     fprintf(out, "xlen: %u\n", c->xlen);
     fprintf(out, "pack: %s%s%s%s\n", (c->pack & CDL_PACK_FLOW) ? "flow " : "", (c->pack & CDL_PACK_RFW) ? "rfw " : "",
             (c->pack & CDL_PACK_TRAPS) ? "traps " : "", (c->pack & CDL_PACK_TRACEPOINTS) ? "tracepoints" : "");
+    fprintf(out, "data: %s\n", c->wide ? "wide (extension: length code 7 = 9 bytes)"
+                                        : "seed (length code NNN = NNN bytes, at most 7)");
     fprintf(out, "pc: %s\n", c->pc_mode == CDL_PC_ALL ? "all non-sequential targets" : "uninferable targets");
     fprintf(out, "sync: %u zero nybbles every %u nybbles\n", c->sync_nybbles, c->sync_interval);
     if (c->buffer)
@@ -340,6 +353,24 @@ static int info(const void *cfgp, FILE *out, struct rvt_diag *d)
         fprintf(out, "buffer: none (stream)\n");
     return 0;
 }
+
+/* The flow's register writes and tracepoints name their instruction; the
+ * seed has no privilege, time or memory data. */
+static unsigned traced(const void *cfgp)
+{
+    const struct cdl_cfg *c = cfgp;
+    unsigned t = 0;
+    if (c->pack & CDL_PACK_RFW)
+        t |= RVT_TRACED_REG_WRITE;
+    if (c->pack & CDL_PACK_TRACEPOINTS)
+        t |= RVT_TRACED_TRACEPOINT;
+    if (c->pack & CDL_PACK_FLOW)
+        t |= RVT_TRACED_DATA_INDEX;
+    return t;
+}
+
+/* A stream with 9-byte data fields (64-bit values) reads only with them. */
+static const char *const g_probe_options[] = {"cdl-data=wide", NULL};
 
 const struct rvt_codec rvt_codec_cdl = {
     .name = "cdl",
@@ -364,4 +395,6 @@ const struct rvt_codec rvt_codec_cdl = {
     .dump = dump,
     .sync_hint = "CDL sync marks come from --cdl-sync-interval N (a mark once N nybbles were written)",
     .info = info,
+    .traced = traced,
+    .probe_options = g_probe_options,
 };

@@ -46,6 +46,10 @@ struct cdl_dec {
     size_t seq_pos;       /* position of the first of those counts */
     unsigned zero_run;    /* skip nybbles just before the current field */
     bool after_mark;      /* the current field follows a sync mark */
+    bool expect_mark;     /* a stop or lost marker was read: a sync mark and PC (or a final stop) must follow */
+    bool have_mark;       /* a sync mark was read since the last marker or error: mark_end is valid */
+    size_t mark_end;      /* position after it (and its PC field) */
+    uint64_t marker_off;  /* ...its byte offset */
     enum pending pending;
     uint64_t pend_addr;   /* address of the instruction that left `pending` */
     uint8_t pend_ns;      /* its non-sequential reason */
@@ -118,6 +122,7 @@ static int trace_error(struct cdl_dec *dec, const char *fmt, ...)
         rvt_fail(&dec->diag, RVT_ERR_MISMATCH, "%s", dec->text);
     dec->errors++;
     dec->synced = false;
+    dec->expect_mark = dec->have_mark = false;
     dec->seq_acc = 0;
     dec->pending = PEND_NONE;
     int rc;
@@ -334,6 +339,11 @@ static int apply_marker(struct cdl_dec *dec, const struct cdl_field *f)
     dec->synced = false;
     dec->pending = PEND_NONE;
     dec->seq_acc = 0;
+    if (!end) {
+        dec->expect_mark = true;
+        dec->marker_off = byte_offset(dec, dec->field_pos);
+    }
+    dec->have_mark = false; /* the next mark is due at once */
     if (end || (!lost && !was_synced))
         return 1; /* the end, or a stop where nothing was being traced */
     uint64_t off = byte_offset(dec, dec->field_pos);
@@ -545,6 +555,15 @@ static bool starts_at_boundary(const struct cdl_cfg *c, size_t len)
     return !(c->buffer && c->overflow == CDL_OVF_WRAP && len >= c->buffer);
 }
 
+/* Zero nybbles just before pos. */
+static unsigned zeros_before(const uint8_t *nyb, size_t pos)
+{
+    unsigned n = 0;
+    while (pos > n && !nyb[pos - n - 1] && n < 0xffff)
+        n++;
+    return n;
+}
+
 int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
 {
     uint8_t *nyb;
@@ -566,6 +585,13 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
         }
 
     size_t pos;
+    if (!nlen) {
+        /* An empty trace: nothing to decode, nothing to report (the caller
+         * says so). */
+        free(nyb);
+        dec->nyb = NULL;
+        return 0;
+    }
     bool boundary = starts_at_boundary(&dec->cfg, len);
     if (!boundary)
         rvt_flow_buffer_wrapped(dec->flow); /* what precedes the first sync mark was overwritten */
@@ -573,8 +599,10 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
         free(nyb);
         dec->nyb = NULL;
         return rvt_fail(&dec->diag, RVT_ERR_NOSYNC,
-                        "cdl: no sync point in %zu bytes: expected a run of %u zero nybbles followed by PC data",
-                        len, dec->cfg.sync_nybbles);
+                        "cdl: no sync point in %zu bytes: expected a run of %u zero nybbles followed by %s (the "
+                        "encoder writes one at the start and every --cdl-sync-interval nybbles)",
+                        len, dec->cfg.sync_nybbles,
+                        (dec->cfg.pack & CDL_PACK_FLOW) ? "a PC data field" : "a field");
     }
     if (pos) {
         /* Data before the first sync point (the older part of a wrapped
@@ -601,12 +629,13 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
     }
 
     rc = 0;
+    dec->zero_run = zeros_before(nyb, pos); /* (the mark a sync point follows) */
     bool reached_end = true; /* the parse got to the end of the data */
     size_t cut_at = SIZE_MAX; /* a field cut by the end of the data starts here */
     while (pos < nlen) {
         struct cdl_field f;
         dec->field_pos = pos;
-        int n = cdl_field_decode(nyb + pos, nlen - pos, dec->cfg.xlen, &f, &dec->diag);
+        int n = cdl_field_decode(nyb + pos, nlen - pos, cdl_cfg_fmt(&dec->cfg), &f, &dec->diag);
         if (n == 0) {
             /* Cut by the end of the recording (reported below). */
             for (size_t i = pos; i < nlen && cut_at == SIZE_MAX; i++)
@@ -625,15 +654,61 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
                 continue;
             }
             dec->after_mark = dec->zero_run >= dec->cfg.sync_nybbles;
+            size_t run_start = pos - dec->zero_run;
             dec->zero_run = 0;
             if (!dec->nocode)
                 rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
-            if (!(dec->cfg.pack & CDL_PACK_FLOW))
+            bool flow = (dec->cfg.pack & CDL_PACK_FLOW) != 0;
+            if (dec->expect_mark) {
+                /* The encoder resumes after a stop or lost marker with a sync
+                 * mark and the full PC (with the flow traced), or ends the
+                 * recording with another stop: anything else is damage. */
+                dec->expect_mark = false;
+                bool resumes = dec->after_mark && (!flow || (f.kind == CDL_F_DATA && f.reason == CDL_DATA_PC));
+                if (!resumes && f.kind != CDL_F_STOP) {
+                    char got[96];
+                    cdl_field_format(&f, got, sizeof got);
+                    rc = trace_error(dec, "after the stop/lost marker at offset 0x%" PRIx64 ": expected a sync mark "
+                                          "(%u zero nybbles)%s, got %s%s",
+                                     dec->marker_off, dec->cfg.sync_nybbles, flow ? " and a PC field" : "",
+                                     dec->after_mark ? "" : "no sync mark and ", got);
+                    pos += (size_t)n;
+                    goto next;
+                }
+            }
+            if (dec->after_mark) {
+                /* A periodic sync mark comes at the first cycle boundary once
+                 * --cdl-sync-interval nybbles were written since the last
+                 * one (ending with its PC field): never earlier, and never
+                 * without an interval.  (After a stop or lost marker the
+                 * mark is due at once: have_mark is cleared there.)  A mark
+                 * too early means data in between is missing. */
+                if (dec->have_mark && (!dec->cfg.sync_interval || run_start - dec->mark_end < dec->cfg.sync_interval)) {
+                    uint64_t since = run_start - dec->mark_end;
+                    dec->have_mark = false;
+                    if (!dec->cfg.sync_interval)
+                        rc = trace_error(dec, "a sync mark, but marks come only at the start and after a stop or lost "
+                                              "marker (--cdl-sync-interval 0)");
+                    else
+                        rc = trace_error(dec, "a sync mark %" PRIu64 " nybbles after the last one, expected at least "
+                                              "%u (--cdl-sync-interval): data in between is missing",
+                                         since, dec->cfg.sync_interval);
+                    if (rc <= 0) {
+                        /* Resynchronise at this mark (it may well be sound). */
+                        dec->field_pos = run_start ? run_start - 1 : 0;
+                        goto next;
+                    }
+                }
+                dec->have_mark = true;
+                dec->mark_end = flow ? pos + (size_t)n : pos;
+            }
+            if (!flow)
                 rc = apply_log(dec, &f);
             else
                 rc = dec->nocode ? apply_nocode(dec, &f) : apply_code(dec, &f);
             pos += (size_t)n;
         }
+    next:
         if (rc < 0)
             goto out;
         if (rc == 0) {
@@ -642,6 +717,7 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
                 reached_end = false;
                 break;
             }
+            dec->zero_run = zeros_before(nyb, pos);
         }
         rc = 0;
     }
@@ -671,6 +747,11 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
      * inside a field) the later trace was not recorded. */
     if (halted || (reached_end && !dec->ended)) {
         dec->field_pos = end_pos;
+        /* A halted recorder reports its own loss; a recording that just
+         * stops (cut inside a field, or without the stop marker every
+         * recording ends with) ends unexpectedly: the decoder contract's
+         * RVT_GAP_END, in every mode. */
+        uint8_t reason = halted ? RVT_GAP_LOST : RVT_GAP_END;
         if (halted)
             snprintf(dec->text, sizeof dec->text,
                      "cdl: recording halted at offset 0x%" PRIx64 ": the %" PRIu64
@@ -678,19 +759,19 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
                      (uint64_t)end_pos / 2, dec->cfg.buffer);
         else if (cut_at != SIZE_MAX)
             snprintf(dec->text, sizeof dec->text,
-                     "cdl: offset 0x%" PRIx64 ": the recording ends inside a field (%zu nybbles left): later trace "
-                     "was not recorded",
+                     "cdl: trace ends inside a field at offset 0x%" PRIx64 " (%zu nybbles left): later trace was not "
+                     "recorded",
                      byte_offset(dec, cut_at), nlen - cut_at);
         else
             snprintf(dec->text, sizeof dec->text,
-                     "cdl: offset 0x%" PRIx64 ": the recording ends without its end (stop) marker: later trace was "
-                     "not recorded (the output stopped taking data, or the capture was cut)",
+                     "cdl: trace ends at offset 0x%" PRIx64 " without its end (stop) marker: later trace was not "
+                     "recorded (the output stopped taking data, or the capture was cut)",
                      byte_offset(dec, dec->data_end));
         if (dec->nocode || !(dec->cfg.pack & CDL_PACK_FLOW))
-            rc = note(dec, RVT_NOTE_GAP, RVT_GAP_LOST, 0, 0, dec->nocode ? dec->nc_index : UINT64_MAX, dec->text);
+            rc = note(dec, RVT_NOTE_GAP, reason, 0, 0, dec->nocode ? dec->nc_index : UINT64_MAX, dec->text);
         else {
             rvt_flow_set_offset(dec->flow, byte_offset(dec, end_pos));
-            rc = rvt_flow_gap(dec->flow, RVT_GAP_LOST, dec->text);
+            rc = rvt_flow_gap(dec->flow, (enum rvt_gap_reason)reason, dec->text);
         }
         if (rc < 0)
             goto out;

@@ -73,6 +73,8 @@ int cdl_dump(const struct cdl_cfg *c, const uint8_t *buf, size_t len, FILE *out,
     uint64_t total = 2 * (uint64_t)len;
     struct histo h = {NULL, 0, 0};
     uint64_t fields = 0, errors = 0;
+    char first[sizeof d->msg] = ""; /* the first damage, returned after the listing (the decoder contract) */
+    enum rvt_err first_code = RVT_OK;
     fprintf(out, "# cdl: %zu bytes, xlen %u, sync mark = %u zero nybbles\n", len, c->xlen, c->sync_nybbles);
 
     bool boundary = !(c->buffer && c->overflow == CDL_OVF_WRAP && len >= c->buffer) &&
@@ -107,15 +109,25 @@ int cdl_dump(const struct cdl_cfg *c, const uint8_t *buf, size_t len, FILE *out,
             continue;
         }
         struct cdl_field f;
-        int k = cdl_field_decode(nyb + pos, n - pos, c->xlen, &f, d);
+        int k = cdl_field_decode(nyb + pos, n - pos, cdl_cfg_fmt(c), &f, d);
         print_off(out, base, total, pos);
         if (k == 0) {
             fprintf(out, "truncated field (%zu nybbles left)\n", n - pos);
+            if (!first[0]) {
+                snprintf(first, sizeof first, "cdl: trace ends inside a field at offset 0x%" PRIx64,
+                         (total ? (base + pos) % total : pos) / 2);
+                first_code = RVT_ERR_TRUNCATED;
+            }
             break;
         }
         if (k < 0) {
             errors++;
             fprintf(out, "error: %s\n", d->msg);
+            if (!first[0]) {
+                snprintf(first, sizeof first, "cdl: offset 0x%" PRIx64 ": %.400s",
+                         (total ? (base + pos) % total : pos) / 2, d->msg);
+                first_code = RVT_ERR_FORMAT;
+            }
             size_t next;
             if (!cdl_next_sync(nyb, n, pos + 1, c, false, &next))
                 break;
@@ -158,5 +170,7 @@ int cdl_dump(const struct cdl_cfg *c, const uint8_t *buf, size_t len, FILE *out,
     }
     free(h.slot);
     free(nyb);
+    if (first[0])
+        return rvt_fail(d, first_code, "%s (%" PRIu64 " damaged fields)", first, errors);
     return 0;
 }

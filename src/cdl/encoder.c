@@ -113,10 +113,10 @@ void cdl_enc_state(const struct cdl_enc *e, struct cdl_state *st)
 
 /* ---- recorder ----------------------------------------------------------- */
 
-/* The writer's unit: a field (ctx: the xlen). */
-static unsigned field_len(const uint8_t *nyb, size_t avail, const void *xlen)
+/* The writer's unit: a field (ctx: the wide flag). */
+static unsigned field_len(const uint8_t *nyb, size_t avail, const void *wide)
 {
-    return cdl_field_len(nyb, avail, *(const unsigned *)xlen);
+    return cdl_field_len(nyb, avail, *(const bool *)wide);
 }
 
 /* Record one field, or a run of skip nybbles (each its own field). */
@@ -143,7 +143,7 @@ static int record_nybbles(struct cdl_enc *e, const uint8_t *nyb, size_t n)
 static int put_field(struct cdl_enc *e, const struct cdl_field *f)
 {
     uint8_t nyb[CDL_MAX_FIELD_NYBBLES];
-    unsigned n = cdl_field_encode(f, e->cfg.xlen, nyb);
+    unsigned n = cdl_field_encode(f, cdl_cfg_fmt(&e->cfg), nyb);
     e->fields++;
     return record_nybbles(e, nyb, n);
 }
@@ -216,10 +216,24 @@ int cdl_record_cycles(const struct rvt_ing_rec *r, uint64_t n, bool have_next, u
 
 /* ---- compressor: packed record -> fields in the seed's order ---------------- */
 
+/* A value longer than the seed's longest data field is refused, never cut
+ * (docs/cdl.md, "Data lengths"). */
+static int too_wide(struct cdl_enc *e, const char *what, unsigned bytes)
+{
+    return rvt_fail(&e->diag, RVT_ERR_UNSUPPORTED,
+                    "cdl: %s needs %u data bytes, but a data field holds at most %u (length code 7 = 14 nybbles, the "
+                    "seed's reading); --cdl-data wide (an rvtrace extension: code 7 = 9 bytes) records it",
+                    what, bytes, CDL_SEED_MAX_DATA_BYTES);
+}
+
 static int put_pc(struct cdl_enc *e, uint64_t pc)
 {
     struct cdl_field f;
-    cdl_field_pc(&f, pc, e->cfg.xlen);
+    if (!cdl_field_pc(&f, pc, cdl_cfg_fmt(&e->cfg))) {
+        char what[64];
+        snprintf(what, sizeof what, "PC 0x%" PRIx64, pc);
+        return too_wide(e, what, cdl_pc_bytes(pc, e->cfg.xlen));
+    }
     return put_field(e, &f);
 }
 
@@ -240,7 +254,12 @@ static int compress(struct cdl_enc *e, const struct cdl_packed *p)
     if (p->has_pc && (rc = put_pc(e, p->pc)) < 0)
         return rc;
     if (p->has_rfw) {
-        cdl_field_rfw(&f, p->rd, p->rfw_value, e->cfg.xlen);
+        if (!cdl_field_rfw(&f, p->rd, p->rfw_value, cdl_cfg_fmt(&e->cfg))) {
+            char what[96];
+            snprintf(what, sizeof what, "the register write %s%u = 0x%" PRIx64 " (register number + value)",
+                     p->rd >= 32 ? "f" : "x", p->rd & 31u, p->rfw_value);
+            return too_wide(e, what, cdl_rfw_bytes(p->rd, p->rfw_value, e->cfg.xlen));
+        }
         if ((rc = put_field(e, &f)) < 0)
             return rc;
     }
@@ -532,7 +551,7 @@ int cdl_enc_new(struct cdl_enc **ep, const struct cdl_cfg *cfg, const struct rvt
     if (!e)
         return rvt_fail(d, RVT_ERR_NOMEM, "cdl: out of memory");
     e->cfg = *cfg;
-    rvt_nyb_writer_init(&e->stream, out, "cdl", &e->diag, field_len, &e->cfg.xlen, &e->sp);
+    rvt_nyb_writer_init(&e->stream, out, "cdl", &e->diag, field_len, &e->cfg.wide, &e->sp);
     e->sync_due = true; /* the trace starts with a sync mark and a full PC */
     if (cfg->image && !(e->bc = rvt_bcache_new(cfg->image, 0))) {
         free(e);

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-unsigned cdl_data_bytes(unsigned nnn, unsigned xlen)
+unsigned cdl_data_bytes(unsigned nnn, bool wide)
 {
-    if (xlen == 64 && nnn == 7)
+    if (wide && nnn == 7)
         return 9;
     return nnn & 7;
 }
@@ -25,43 +25,71 @@ static unsigned bytes_needed(uint64_t lo, unsigned hi)
     return n;
 }
 
-/* Shortest length code that holds `bytes` bytes. */
-static unsigned nnn_for(unsigned bytes, unsigned xlen)
+/* Shortest length code that holds `bytes` bytes; 0 if none does. */
+static unsigned nnn_for(unsigned bytes, bool wide)
 {
-    if (bytes <= 6)
+    if (bytes <= 6 || (bytes == 7 && !wide))
         return bytes;
-    if (xlen == 64)
-        return 7; /* 9 bytes */
-    return bytes; /* RV32: 7 is the largest the seed allows; callers stay <= 5 */
+    return wide ? 7 : 0; /* wide: code 7 = 9 bytes */
 }
 
-void cdl_field_pc(struct cdl_field *f, uint64_t pc, unsigned xlen)
+static uint64_t pc_value(uint64_t pc, unsigned xlen)
+{
+    return xlen == 32 ? (pc & 0xffffffffu) : pc;
+}
+
+/* A register value as traced: integer registers are XLEN wide, floating
+ * point registers FLEN = 64 wide (a single-precision value NaN-boxed). */
+static uint64_t rfw_value(unsigned rd, uint64_t value, unsigned xlen)
+{
+    return xlen == 32 && (rd & 63) < 32 ? (value & 0xffffffffu) : value;
+}
+
+unsigned cdl_pc_bytes(uint64_t pc, unsigned xlen)
+{
+    unsigned nb = bytes_needed(pc_value(pc, xlen), 0);
+    return nb ? nb : 1;
+}
+
+unsigned cdl_rfw_bytes(unsigned rd, uint64_t value, unsigned xlen)
+{
+    /* The field's integer is rd | value << 8 (72 bits at most); byte 0 (rd)
+     * is always sent. */
+    uint64_t v = rfw_value(rd, value, xlen);
+    unsigned nb = bytes_needed((uint64_t)(rd & 63) | (v << 8), (unsigned)(v >> 56));
+    return nb ? nb : 1;
+}
+
+bool cdl_field_pc(struct cdl_field *f, uint64_t pc, struct cdl_fmt fm)
 {
     memset(f, 0, sizeof *f);
+    unsigned nnn = nnn_for(cdl_pc_bytes(pc, fm.xlen), fm.wide);
+    if (!nnn)
+        return false;
     f->kind = CDL_F_DATA;
     f->reason = CDL_DATA_PC;
-    f->value = xlen == 32 ? (pc & 0xffffffffu) : pc;
-    unsigned nb = bytes_needed(f->value, 0);
-    f->nnn = (uint8_t)nnn_for(nb ? nb : 1, xlen);
-    f->nbytes = (uint8_t)cdl_data_bytes(f->nnn, xlen);
+    f->value = pc_value(pc, fm.xlen);
+    f->nnn = (uint8_t)nnn;
+    f->nbytes = (uint8_t)cdl_data_bytes(nnn, fm.wide);
+    return true;
 }
 
-void cdl_field_rfw(struct cdl_field *f, unsigned rd, uint64_t value, unsigned xlen)
+bool cdl_field_rfw(struct cdl_field *f, unsigned rd, uint64_t value, struct cdl_fmt fm)
 {
     memset(f, 0, sizeof *f);
+    unsigned nnn = nnn_for(cdl_rfw_bytes(rd, value, fm.xlen), fm.wide);
+    if (!nnn)
+        return false;
     f->kind = CDL_F_DATA;
     f->reason = CDL_DATA_RFW;
     f->rd = (uint8_t)(rd & 63);
-    f->value = xlen == 32 ? (value & 0xffffffffu) : value;
-    /* The field's integer is rd | value << 8 (72 bits at most). */
-    uint64_t lo = (uint64_t)f->rd | (f->value << 8);
-    unsigned hi = (unsigned)(f->value >> 56);
-    unsigned nb = bytes_needed(lo, hi);
-    f->nnn = (uint8_t)nnn_for(nb ? nb : 1, xlen); /* byte 0 (rd) is always sent */
-    f->nbytes = (uint8_t)cdl_data_bytes(f->nnn, xlen);
+    f->value = rfw_value(rd, value, fm.xlen);
+    f->nnn = (uint8_t)nnn;
+    f->nbytes = (uint8_t)cdl_data_bytes(nnn, fm.wide);
+    return true;
 }
 
-unsigned cdl_field_encode(const struct cdl_field *f, unsigned xlen, uint8_t *nyb)
+unsigned cdl_field_encode(const struct cdl_field *f, struct cdl_fmt fm, uint8_t *nyb)
 {
     switch (f->kind) {
     case CDL_F_SKIP:
@@ -83,7 +111,7 @@ unsigned cdl_field_encode(const struct cdl_field *f, unsigned xlen, uint8_t *nyb
         nyb[1] = f->kind == CDL_F_LOST ? 0x8 : 0x0;
         return 2;
     case CDL_F_DATA: {
-        unsigned nb = cdl_data_bytes(f->nnn, xlen);
+        unsigned nb = cdl_data_bytes(f->nnn, fm.wide);
         nyb[0] = CDL_DATA;
         nyb[1] = (uint8_t)(((f->reason & 1) << 3) | (f->nnn & 7));
         uint64_t lo;
@@ -107,7 +135,7 @@ unsigned cdl_field_encode(const struct cdl_field *f, unsigned xlen, uint8_t *nyb
     }
 }
 
-int cdl_field_decode(const uint8_t *nyb, size_t avail, unsigned xlen, struct cdl_field *f, struct rvt_diag *d)
+int cdl_field_decode(const uint8_t *nyb, size_t avail, struct cdl_fmt fm, struct cdl_field *f, struct rvt_diag *d)
 {
     if (avail == 0)
         return 0;
@@ -146,7 +174,7 @@ int cdl_field_decode(const uint8_t *nyb, size_t avail, unsigned xlen, struct cdl
         f->kind = f->reason == CDL_DATA_RFW ? CDL_F_LOST : CDL_F_STOP;
         return 2;
     }
-    unsigned nb = cdl_data_bytes(f->nnn, xlen);
+    unsigned nb = cdl_data_bytes(f->nnn, fm.wide);
     f->nbytes = (uint8_t)nb;
     if (avail < 2 + 2 * (size_t)nb)
         return 0;
@@ -161,8 +189,8 @@ int cdl_field_decode(const uint8_t *nyb, size_t avail, unsigned xlen, struct cdl
             hi |= (unsigned)v << (bit - 64);
     }
     if (f->reason == CDL_DATA_PC) {
-        if (hi || (xlen == 32 && (lo >> 32)))
-            return rvt_fail(d, RVT_ERR_FORMAT, "PC data of %u bytes is wider than XLEN=%u", nb, xlen);
+        if (hi || (fm.xlen == 32 && (lo >> 32)))
+            return rvt_fail(d, RVT_ERR_FORMAT, "PC data of %u bytes is wider than XLEN=%u", nb, fm.xlen);
         if (lo & 1)
             return rvt_fail(d, RVT_ERR_FORMAT, "PC data 0x%" PRIx64 " is odd, expected a 2-byte aligned address",
                             lo);
@@ -172,14 +200,16 @@ int cdl_field_decode(const uint8_t *nyb, size_t avail, unsigned xlen, struct cdl
         if (f->rd > 63)
             return rvt_fail(d, RVT_ERR_FORMAT, "register write names register %u, expected 0..63", f->rd);
         uint64_t val = (lo >> 8) | ((uint64_t)hi << 56);
-        if (xlen == 32 && (val >> 32))
-            return rvt_fail(d, RVT_ERR_FORMAT, "register write value of %u bytes is wider than XLEN=32", nb - 1);
+        if (fm.xlen == 32 && f->rd < 32 && (val >> 32))
+            return rvt_fail(d, RVT_ERR_FORMAT,
+                            "write of x%u = 0x%" PRIx64 " is wider than XLEN=32 (only f registers hold 64 bits)",
+                            f->rd, val);
         f->value = val;
     }
     return (int)(2 + 2 * nb);
 }
 
-unsigned cdl_field_len(const uint8_t *nyb, size_t avail, unsigned xlen)
+unsigned cdl_field_len(const uint8_t *nyb, size_t avail, bool wide)
 {
     if (!avail)
         return 0;
@@ -190,7 +220,7 @@ unsigned cdl_field_len(const uint8_t *nyb, size_t avail, unsigned xlen)
         return 2;
     if (avail < 2)
         return 0;
-    return 2 + 2 * cdl_data_bytes(nyb[1] & 7, xlen);
+    return 2 + 2 * cdl_data_bytes(nyb[1] & 7, wide);
 }
 
 int cdl_field_format(const struct cdl_field *f, char *buf, size_t size)
@@ -258,7 +288,7 @@ bool cdl_sync_valid(const uint8_t *nyb, size_t len, size_t pos, const struct cdl
     struct rvt_diag d;
     while (pos < end) {
         struct cdl_field f;
-        int n = cdl_field_decode(nyb + pos, len - pos, c->xlen, &f, &d);
+        int n = cdl_field_decode(nyb + pos, len - pos, cdl_cfg_fmt(c), &f, &d);
         if (n < 0)
             return false;
         if (n == 0)

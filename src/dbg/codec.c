@@ -17,7 +17,7 @@ void dbg_cfg_defaults(struct dbg_cfg *c)
                     DBG_TRACE_EMITPC | DBG_TRACE_EMITBRANCH | DBG_TRACE_EMITPRIV;
     c->regs.tbufstart = 0;
     c->regs.tbufend = 4096;
-    c->custom = DBG_CUSTOM_VALUE;
+    c->custom = DBG_CUSTOM_REJECT; /* the encoder never writes custom packets: one is damage */
     c->code = DBG_CODE_AUTO;
     c->ecall = RVT_FLOW_ECALL_SEQUENTIAL; /* the CLI's default */
 }
@@ -46,8 +46,16 @@ static const struct rvt_codec_opt g_opts[] = {
                          "the FIFO is full (0; needs --dbg-fifo)"},
     {"dbg-fifo", "NYBBLES", "FIFO model for --dbg-stall 0: capacity in nybbles"},
     {"dbg-drain", "NYBBLES", "FIFO model: nybbles drained per retired instruction (default 2)"},
+    {"dbg-trap-pc", "seed|epc",
+     "the first PC of a trap: seed (default: an interrupt names the last instruction executed, ecall/ebreak "
+     "themselves, as seed 004's event table says) or epc (every trap names the instruction that did not "
+     "complete; rvtrace's older form, ambiguous without emitpriv); encoder and decoder must agree"},
     {"dbg-custom", "value|none|reject",
-     "what follows a custom header (1110, 1111): a value sequence (default), nothing, or reject it as an error"},
+     "what follows a custom header (1110, 1111): a value sequence, nothing, or reject it as an error (default: "
+     "rvtrace never writes them, so one is damage)"},
+    {"dbg-nops", "padding|anywhere",
+     "decoder: Nops only pad up to a synchronisation point (default, as rvtrace's encoder writes them; others are "
+     "an error) or may appear anywhere (another trace source's idle fill)"},
     {"dbg-code", "auto|elf|none", "decode by walking the ELF, or from PC pairs only (needs emit pc without "
                                   "branch); auto: walk when an ELF is loaded"},
     {"ecall", "sequential|trap|uninferable",
@@ -115,6 +123,20 @@ static int dbg_cfg_set(void *cfgp, const char *key, const char *val, struct rvt_
         if (parse_u64(val, &v) || (v != 32 && v != 64))
             return rvt_fail(d, RVT_ERR_INVAL, "--xlen: expected 32 or 64, got '%s'", val);
         c->xlen = (unsigned)v;
+    } else if (strcmp(key, "dbg-nops") == 0) {
+        if (strcmp(val, "padding") == 0)
+            c->nops_anywhere = false;
+        else if (strcmp(val, "anywhere") == 0)
+            c->nops_anywhere = true;
+        else
+            return rvt_fail(d, RVT_ERR_INVAL, "--dbg-nops: expected padding or anywhere, got '%s'", val);
+    } else if (strcmp(key, "dbg-trap-pc") == 0) {
+        if (strcmp(val, "seed") == 0)
+            c->trap_pc = DBG_TRAP_PC_SEED;
+        else if (strcmp(val, "epc") == 0)
+            c->trap_pc = DBG_TRAP_PC_EPC;
+        else
+            return rvt_fail(d, RVT_ERR_INVAL, "--dbg-trap-pc: expected seed or epc, got '%s'", val);
     } else if (strcmp(key, "dbg-rvc") == 0) {
         if (strcmp(val, "on") == 0 || strcmp(val, "1") == 0)
             c->rvc = true;
@@ -420,12 +442,37 @@ static int info(const void *cfgp, FILE *out, struct rvt_diag *d)
             dbg_emits(c, DBG_TRACE_EMITLOADDATA) ? " loaddata" : "",
             dbg_emits(c, DBG_TRACE_EMITSTOREDATA) ? " storedata" : "",
             dbg_emits(c, DBG_TRACE_EMITTIMESTAMP) ? " timestamp" : "");
+    fprintf(out, "trap pc: %s\n", c->trap_pc == DBG_TRAP_PC_SEED ? "seed (interrupts: the last instruction executed)"
+                                                                 : "epc (every trap: the instruction that did not "
+                                                                   "complete)");
     fprintf(out, "destination: %s, fullaction: %s, stall: %u\n", dest[dbg_regs_dest(&c->regs)],
             full[dbg_regs_fullaction(&c->regs)], (c->regs.trace & DBG_TRACE_STALL) ? 1 : 0);
     fprintf(out, "buffer: %" PRIu64 " bytes, sync points every %" PRIu64 " bytes\n", dbg_cfg_buffer(c),
             dbg_cfg_buffer(c) / 8);
     dbg_regs_format(&c->regs, out);
     return 0;
+}
+
+/* The emit bits say what the packets carry: Privilege Level (U/S/M),
+ * timestamps, load/store addresses and data (CSR values as data), and
+ * always Change Hart. */
+static unsigned traced(const void *cfgp)
+{
+    const struct dbg_cfg *c = cfgp;
+    unsigned t = RVT_TRACED_HART;
+    if (dbg_emits(c, DBG_TRACE_EMITPRIV))
+        t |= RVT_TRACED_PRIV | RVT_TRACED_PRIV_UMS;
+    if (dbg_emits(c, DBG_TRACE_EMITTIMESTAMP))
+        t |= RVT_TRACED_TIME;
+    if (dbg_emits(c, DBG_TRACE_EMITLOADADDR))
+        t |= RVT_TRACED_LOAD_ADDR;
+    if (dbg_emits(c, DBG_TRACE_EMITSTOREADDR))
+        t |= RVT_TRACED_STORE_ADDR;
+    if (dbg_emits(c, DBG_TRACE_EMITLOADDATA))
+        t |= RVT_TRACED_LOAD_VALUE | RVT_TRACED_CSR_VALUES;
+    if (dbg_emits(c, DBG_TRACE_EMITSTOREDATA))
+        t |= RVT_TRACED_STORE_VALUE | RVT_TRACED_CSR_VALUES;
+    return t;
 }
 
 const struct rvt_codec rvt_codec_dbg = {
@@ -452,4 +499,5 @@ const struct rvt_codec rvt_codec_dbg = {
     .sync_hint = "dbg sync points are at every eighth of the trace buffer: --dbg-buffer BYTES (and "
                  "--dbg-tbufstart/--dbg-tbufwrite for a RAM image) must describe the buffer the trace was recorded in",
     .info = info,
+    .traced = traced,
 };

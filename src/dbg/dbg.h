@@ -161,6 +161,18 @@ int dbg_regs_format(const struct dbg_regs *r, FILE *out);
 
 /* ---- configuration ------------------------------------------------------ */
 
+/* Which PC a trap names first (seed 004, "Trace Data Events"). */
+enum dbg_trap_pc {
+    /* The seed: an interrupt names "the last instruction executed"; ecall,
+     * ebreak (and with emitpriv every exception) their own address, "the
+     * same as if they were jal".  Without emitpriv every other exception
+     * names the last instruction executed too (docs/dbg.md). */
+    DBG_TRAP_PC_SEED = 0,
+    /* rvtrace before: every trap names its epc (the first instruction that
+     * did not complete). */
+    DBG_TRAP_PC_EPC = 1
+};
+
 enum dbg_code_mode {
     DBG_CODE_AUTO = 0,
     DBG_CODE_ELF,
@@ -175,6 +187,8 @@ struct dbg_cfg {
     uint64_t fifo;            /* stall == 0: FIFO capacity in nybbles (0: never drops) */
     uint64_t drain;           /* nybbles the FIFO drains per retired instruction */
     unsigned custom;          /* enum dbg_custom */
+    unsigned trap_pc;         /* enum dbg_trap_pc */
+    bool nops_anywhere;       /* decoder: accept Nops between sync points (another source's idle fill) */
     unsigned code;            /* enum dbg_code_mode */
     unsigned ecall;           /* enum rvt_flow_ecall */
     bool strict;

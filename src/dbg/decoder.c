@@ -63,6 +63,7 @@ struct dbg_dec {
     uint8_t prv;
 
     int sync_stage;   /* -1: not in sync fields; else the next field allowed */
+    bool sync_open;   /* sync fields were read that must still end with a PC */
     bool confirm;     /* the sync fields follow a Trace Enabled while synced (a notify) */
     bool ended;       /* Trace Disabled with nothing after it: the trace is complete */
     size_t last_td;   /* position after the last Trace Disabled packet */
@@ -76,6 +77,14 @@ struct dbg_dec {
     enum state st;
     uint64_t src;
     uint8_t src_priv;
+    bool src_retired; /* the source PC is the instruction the walk retired last (a trap after it) */
+    /* The last instruction the walk retired, and the instruction count
+     * then (a trap's "last instruction executed" may name it). */
+    bool have_last;
+    uint64_t last_addr, last_count;
+    /* Without code: the last pair, for a trap naming its source again. */
+    uint64_t nc_last_src, nc_last_dst;
+    bool nc_have_last;
 
     /* Without code: the block in progress. */
     uint64_t blk_start, nc_index;
@@ -113,7 +122,15 @@ static bool is_sync_point(const struct dbg_dec *dec, size_t pos)
 
 /* Do the packets at pos look like sync fields: optional Trace Enabled or
  * Disabled, Timestamp, Change Hart, Privilege Level, then a full-width PC? */
+static bool sync_fields_end(const struct dbg_dec *dec, const uint8_t *nyb, size_t len, size_t pos, size_t *end);
 static bool sync_fields_at(const struct dbg_dec *dec, const uint8_t *nyb, size_t len, size_t pos)
+{
+    size_t end;
+    return sync_fields_end(dec, nyb, len, pos, &end);
+}
+
+/* ...and where they end (after the PC). */
+static bool sync_fields_end(const struct dbg_dec *dec, const uint8_t *nyb, size_t len, size_t pos, size_t *end)
 {
     int stage = 0;
     unsigned full = (dec->pc_width + 3) / 4;
@@ -124,12 +141,108 @@ static bool sync_fields_at(const struct dbg_dec *dec, const uint8_t *nyb, size_t
         if (n <= 0)
             return false;
         int st = sync_stage_of(p.hdr);
-        if (st < stage)
+        if (st < 0 || (st < stage && st != 0) || (st == 0 && stage > 1))
+            return false; /* (Trace Disabled, Trace Enabled may both lead) */
+        if (p.hdr == DBG_TRACE_ENABLED && p.arg != 0)
             return false;
-        if (p.hdr == DBG_PC)
-            return p.nval == full;
+        if (p.hdr == DBG_PRIV && (p.arg & 8 || ((p.arg >> 1) & 3) == 2))
+            return false;
+        if (p.hdr == DBG_PC) {
+            if (p.nval != full || (p.bits >> dec->pc_width))
+                return false;
+            *end = pos + (size_t)n;
+            /* ...naming code, when the code is known. */
+            struct rvt_insn in;
+            uint64_t pc = p.bits << dec->pc_shift;
+            return !dec->image || dec->nocode || rvt_img_insn(dec->image, dec->cfg.xlen == 32 ? pc & 0xffffffffu : pc,
+                                                              &in) == 0;
+        }
         stage = st + 1;
         pos += (size_t)n;
+    }
+    return false;
+}
+
+/* Only Nops from pos to the end of the data. */
+static bool nops_to_end(const struct dbg_dec *dec, size_t pos)
+{
+    return pos > dec->last_nonzero || !dec->nyb[dec->last_nonzero];
+}
+
+/* Can a synchronisation point be checked?  Its sync fields end with a
+ * full PC only with emitpc. */
+static bool sync_checkable(const struct dbg_dec *dec)
+{
+    return dec->epc;
+}
+
+/* Do valid sync fields start at pos and run into the end of the data
+ * (a trace cut there: reported as its end)? */
+static bool sync_fields_cut(const struct dbg_dec *dec, size_t pos)
+{
+    struct rvt_diag d;
+    int stage = 0;
+    while (pos < dec->len) {
+        struct dbg_packet p;
+        int n = dbg_packet_decode(dec->nyb + pos, dec->len - pos, dec->cfg.custom, &p, &d);
+        if (n == 0)
+            return true;
+        int st = n < 0 ? -1 : sync_stage_of(p.hdr);
+        if (st < 0 || p.hdr == DBG_PC || (st < stage && st != 0))
+            return false;
+        stage = st + 1;
+        pos += (size_t)n;
+    }
+    return true;
+}
+
+/* Is pos a sound synchronisation point: sync fields ending with a full PC
+ * (or only Nops to the end of the data, or sync fields the end cuts)? */
+static bool sync_point_ok(const struct dbg_dec *dec, size_t pos)
+{
+    return !sync_checkable(dec) || nops_to_end(dec, pos) || sync_fields_at(dec, dec->nyb, dec->len, pos) ||
+           sync_fields_cut(dec, pos);
+}
+
+/* The earliest start of the sync fields that end where those at pos end
+ * (pos may be inside them). */
+static size_t sync_fields_start(const struct dbg_dec *dec, size_t pos)
+{
+    size_t end, e2, best = pos;
+    if (!sync_fields_end(dec, dec->nyb, dec->len, pos, &end))
+        return pos;
+    /* (Trace Enabled/Disabled, Timestamp, Change Hart, Privilege Level:
+     * at most 2 + 2 + 18 + 18 + 2 nybbles before the PC.) */
+    for (size_t k = 1; k <= 42 && k <= pos; k++)
+        if (sync_fields_end(dec, dec->nyb, dec->len, pos - k, &e2) && e2 == end)
+            best = pos - k;
+    return best;
+}
+
+/* The next synchronisation point at or after `from`, at any nybble offset
+ * (inserted or deleted bytes shift the grid): sync fields ending with a
+ * full-width PC of code, confirmed by the sync point one spacing later
+ * (or the end of the data there).  False if there is none. */
+static bool find_sync(const struct dbg_dec *dec, size_t from, size_t *at)
+{
+    if (!sync_checkable(dec))
+        return false;
+    for (size_t q = from; q < dec->len && !nops_to_end(dec, q); q++) {
+        if (dec->nyb[q] == DBG_NOP || !sync_fields_at(dec, dec->nyb, dec->len, q))
+            continue;
+        size_t next = q + (size_t)dec->spacing;
+        if (next >= dec->len || nops_to_end(dec, next)) {
+            *at = q;
+            return true;
+        }
+        if (!sync_point_ok(dec, next))
+            continue;
+        /* Sync fields are found from any of their packets on (a damaged
+         * Privilege Level leaves the PC a valid sequence of its own): the
+         * grid point is where they start, as at the next sync point. */
+        size_t qs = sync_fields_start(dec, q), ns = sync_fields_start(dec, next);
+        *at = ns - qs == dec->spacing ? qs : ns;
+        return true;
     }
     return false;
 }
@@ -191,6 +304,8 @@ static int gap(struct dbg_dec *dec, uint8_t reason, const char *text)
 {
     dec->synced = false;
     dec->st = ST_IDLE;
+    dec->have_last = dec->nc_have_last = dec->src_retired = false;
+    dec->sync_open = false;
     if (dec->nocode) {
         dec->have_held = false;
         return note(dec, reason == RVT_GAP_ERROR ? RVT_NOTE_ERROR : RVT_NOTE_GAP, reason, 0, 0, cur_index(dec),
@@ -266,7 +381,41 @@ static int walk(struct dbg_dec *dec, const struct rvt_walk *w, struct rvt_stop *
     int rc = rvt_flow_walk(dec->flow, w, st);
     if (rc < 0)
         return flow_failed(dec, what, rc);
+    if (st->insns) {
+        dec->have_last = true;
+        dec->last_addr = st->last;
+        dec->last_count = rvt_flow_insns(dec->flow);
+    }
     return 1;
+}
+
+/* Is pc the instruction the walk retired last, with nothing retired since?
+ * Then a trap naming it as the last instruction executed comes now. */
+static bool retired_last(const struct dbg_dec *dec, uint64_t pc)
+{
+    return dec->cfg.trap_pc == DBG_TRAP_PC_SEED && dec->have_last && dec->last_addr == pc &&
+           rvt_flow_insns(dec->flow) == dec->last_count;
+}
+
+/* Is the instruction at pc an ecall or ebreak? */
+static bool is_ecall_at(const struct dbg_dec *dec, uint64_t pc)
+{
+    struct rvt_insn in;
+    return dec->image && rvt_img_insn(dec->image, pc, &in) == 0 && (in.cf == RVT_CF_ECALL || in.cf == RVT_CF_EBREAK);
+}
+
+/* Does a trap's source PC name the last instruction executed (it retired,
+ * the trap follows it), rather than the instruction that did not complete?
+ * The seed's events (see names_last in encoder.c): interrupts do, ecall
+ * and ebreak do not; other exceptions do exactly when there is no
+ * Privilege Level packet to tell them from interrupts. */
+static bool src_is_last(const struct dbg_dec *dec, bool have_priv, uint8_t priv)
+{
+    if (dec->cfg.trap_pc == DBG_TRAP_PC_EPC)
+        return false;
+    if (have_priv)
+        return (priv & 8) != 0;
+    return !is_ecall_at(dec, dec->src);
 }
 
 /* Retire exactly the instruction at the current pc. */
@@ -279,6 +428,50 @@ static int retire_one(struct dbg_dec *dec, struct rvt_stop *st, const char *what
     if (st->insns != 1)
         return trace_error(dec, "%s: the instruction at 0x%" PRIx64 " does not retire", what, st->pc);
     return 1;
+}
+
+/* The source PC read as the instruction just retired turned out to be
+ * ahead (it runs again): walk up to it (not retiring it). */
+static int walk_to_src(struct dbg_dec *dec)
+{
+    dec->src_retired = false;
+    struct rvt_walk w = {.flags = RVT_WALK_ADDR | RVT_WALK_INSNS |
+                                  (dec->ebr ? RVT_WALK_STOP_BRANCH : RVT_WALK_NT_DEFAULT | RVT_WALK_STOP_JUMP),
+                         .addr = dec->src,
+                         .insns = WALK_LIMIT};
+    struct rvt_stop st;
+    int rc = walk(dec, &w, &st, "PC");
+    if (rc <= 0)
+        return rc;
+    if (!(st.reason == RVT_STOP_ADDR || (st.reason == RVT_STOP_TRAPINSN && st.pc == dec->src)))
+        return trace_error(dec, "PC 0x%" PRIx64 ": the code leaves the straight path at 0x%" PRIx64 " (%s) before "
+                                "reaching it",
+                           dec->src, st.last, rvt_cf_name(st.cf));
+    return 1;
+}
+
+/* Does the walk from where it is reach `to` along the straight path a pair
+ * source is looked for on (untaken branches, no jumps), within a few
+ * cache blocks?  (Only looked at, not walked.) */
+static bool reaches(struct dbg_dec *dec, uint64_t to)
+{
+    if (!rvt_flow_have_pc(dec->flow) || rvt_flow_pending(dec->flow))
+        return false;
+    struct rvt_bcache *bc = rvt_flow_bcache(dec->flow);
+    uint64_t at = rvt_flow_pc(dec->flow);
+    for (unsigned i = 0; i < 64; i++) {
+        const struct rvt_block_info *b = rvt_bcache_get(bc, at);
+        if (!b->ninsns)
+            return false;
+        for (uint32_t k = 0; k < b->ninsns; k++)
+            if (b->start + 2ull * rvt_block_hw_offset(b, k) == to)
+                return true;
+        bool straight = !(b->flags & RVT_BI_CF_END) || (b->cf == RVT_CF_BRANCH && !dec->ebr);
+        if (!straight)
+            return false;
+        at = b->next;
+    }
+    return false;
 }
 
 static int insn_class(struct dbg_dec *dec, uint64_t addr, unsigned *cf, uint64_t *target)
@@ -296,6 +489,7 @@ static int insn_class(struct dbg_dec *dec, uint64_t addr, unsigned *cf, uint64_t
 static int src_was_jump_target(struct dbg_dec *dec)
 {
     dec->st = ST_IDLE;
+    dec->src_retired = false;
     struct rvt_walk w = {.flags = RVT_WALK_STOP_BRANCH | RVT_WALK_INSNS, .insns = WALK_LIMIT};
     struct rvt_stop st;
     int rc = walk(dec, &w, &st, "PC");
@@ -318,7 +512,19 @@ static int src_was_jump_target(struct dbg_dec *dec)
 static int do_trap(struct dbg_dec *dec, bool have_priv, uint8_t priv, uint64_t handler)
 {
     bool interrupt = have_priv && (priv & 8);
-    int rc = rvt_flow_trap(dec->flow, interrupt, 0, 0, true, handler);
+    int rc;
+    if (src_is_last(dec, have_priv, priv)) {
+        /* The trap follows the source instruction: retire it first (unless
+         * the walk did already). */
+        struct rvt_stop st;
+        if (!dec->src_retired && (rc = retire_one(dec, &st, interrupt ? "interrupted instruction" : "trap source")) <= 0)
+            return rc;
+    } else if (dec->src_retired && !(rvt_flow_have_pc(dec->flow) && rvt_flow_pc(dec->flow) == dec->src) &&
+               (rc = walk_to_src(dec)) <= 0) {
+        return rc; /* (an exception at the instruction, when it runs again) */
+    }
+    dec->src_retired = false;
+    rc = rvt_flow_trap(dec->flow, interrupt, 0, 0, true, handler);
     if (rc < 0)
         return flow_failed(dec, interrupt ? "interrupt" : "trap", rc);
     if (have_priv) {
@@ -337,12 +543,25 @@ static int ebr_pc(struct dbg_dec *dec, uint64_t pc)
     if (dec->st == ST_SRC_PRIV)
         return do_trap(dec, true, dec->src_priv, pc);
     if (dec->st == ST_SRC) {
-        if (!dec->epriv) /* trap source, then its handler */
+        /* Without Privilege Level packets two PCs are a trap source and its
+         * handler (the first could also be the target of an indirect jump
+         * that leads to the second: docs/dbg.md, emitbranch needs emitpriv
+         * for exact traps). */
+        if (!dec->epriv)
             return do_trap(dec, false, 0, pc);
         if ((rc = src_was_jump_target(dec)) <= 0)
             return rc;
     }
     dec->st = ST_IDLE;
+    dec->src_retired = false;
+    if (retired_last(dec, pc)) {
+        /* The last instruction executed, just retired: a trap after it (if
+         * a jump target after all, src_was_jump_target walks on). */
+        dec->st = ST_SRC;
+        dec->src = pc;
+        dec->src_retired = true;
+        return 1;
+    }
     /* Walk on: either the code reaches `pc` first (a trap source) or an
      * uninferable jump whose target it is. */
     struct rvt_walk w = {.flags = RVT_WALK_ADDR | RVT_WALK_STOP_BRANCH | RVT_WALK_INSNS,
@@ -397,6 +616,15 @@ static int pair_pc(struct dbg_dec *dec, uint64_t pc)
 {
     int rc;
     if (dec->st != ST_SRC && dec->st != ST_SRC_PRIV) {
+        dec->src_retired = false;
+        if (retired_last(dec, pc)) {
+            /* The instruction just retired (by its own pair): the source of
+             * a trap after it. */
+            dec->st = ST_SRC;
+            dec->src = pc;
+            dec->src_retired = true;
+            return 1;
+        }
         /* Source: walk the straight path (untaken branches) up to it. */
         dec->st = ST_IDLE;
         struct rvt_walk w = {.flags = RVT_WALK_ADDR | RVT_WALK_NT_DEFAULT | RVT_WALK_STOP_JUMP | RVT_WALK_INSNS,
@@ -423,6 +651,23 @@ static int pair_pc(struct dbg_dec *dec, uint64_t pc)
     uint64_t target = 0;
     if ((rc = insn_class(dec, dec->src, &cf, &target)) <= 0)
         return rc;
+    if (dec->src_retired) {
+        /* The source is the instruction the last pair retired: either a
+         * trap after it, or it runs again (a loop, or a recursive return
+         * into the code just before it).  Without a Privilege Level packet
+         * it runs again when the code gets back to it along the straight
+         * path and it can go to the destination (docs/dbg.md: the
+         * remaining ambiguity). */
+        bool fits = rvt_cf_uninferable(cf) || ((cf == RVT_CF_BRANCH || rvt_cf_inferable_jump(cf)) && target == pc);
+        bool again = dec->epriv || (fits && reaches(dec, dec->src));
+        if (!again) {
+            rc = do_trap(dec, false, 0, pc);
+            dec->st = ST_PAIR_DONE;
+            return rc;
+        }
+        if ((rc = walk_to_src(dec)) <= 0)
+            return rc;
+    }
     struct rvt_stop st;
     if (cf == RVT_CF_ECALL || cf == RVT_CF_EBREAK) {
         if (dec->cfg.ecall == RVT_FLOW_ECALL_UNINFERABLE && cf == RVT_CF_ECALL) {
@@ -478,8 +723,24 @@ static int nc_pair(struct dbg_dec *dec, uint64_t dst)
 {
     bool have_priv = dec->st == ST_SRC_PRIV;
     bool trap = have_priv;
-    bool retired = !have_priv; /* a trap's source PC is its epc: not executed */
+    /* A jump's source retired; a trap's did if it is the last instruction
+     * executed, not if it is the instruction that did not complete. */
+    bool retired = !trap || src_is_last(dec, true, dec->src_priv);
     uint64_t last = dec->src;
+    /* A trap naming the source of the previous pair again: no instruction
+     * in between. */
+    bool behind = trap && retired && dec->nc_have_last && last == dec->nc_last_src && dec->blk_start == dec->nc_last_dst;
+    dec->nc_have_last = true;
+    dec->nc_last_src = last;
+    dec->nc_last_dst = dst;
+    if (behind) {
+        if (have_priv)
+            dec->prv = (dec->src_priv >> 1) & 3;
+        dec->blk_start = dst;
+        dec->st = ST_PAIR_DONE;
+        int rc = note(dec, RVT_NOTE_TRAP, 0, last, 0, cur_index(dec), NULL);
+        return rc < 0 ? rc : 1;
+    }
     struct rvt_block b;
     memset(&b, 0, sizeof b);
     b.start = dec->blk_start;
@@ -576,12 +837,33 @@ static int end_of_trace(struct dbg_dec *dec, bool lost)
         dec->held.end = RVT_END_SEQ;
         return nc_flush_held(dec);
     }
+    struct rvt_stop st;
+    bool retired = dec->src_retired;
+    dec->src_retired = false;
     if (trap) {
+        /* The trap follows its source (the last instruction executed) or
+         * is at it (the instruction that did not complete). */
+        if (src_is_last(dec, true, dec->src_priv) && !retired &&
+            (rc = retire_one(dec, &st, "interrupted instruction")) <= 0)
+            return rc;
         if ((rc = rvt_flow_trap(dec->flow, (dec->src_priv & 8) != 0, 0, 0, false, 0)) < 0)
             return flow_failed(dec, "trap", rc);
         return 1;
     }
-    struct rvt_stop st;
+    /* A lone PC before Trace Disabled names the last instruction executed
+     * when the packets so far do not reach it: it is ahead, even if it is
+     * also the instruction the walk retired last (a loop). */
+    if (retired) {
+        dec->src_retired = true;
+        if ((rc = walk_to_src(dec)) <= 0)
+            return rc;
+    }
+    if (is_ecall_at(dec, dec->src) && dec->cfg.ecall == RVT_FLOW_ECALL_TRAP) {
+        /* An ecall/ebreak does not retire: a trap whose handler is not known. */
+        if ((rc = rvt_flow_trap(dec->flow, false, 0, 0, false, 0)) < 0)
+            return flow_failed(dec, "trap", rc);
+        return 1;
+    }
     return retire_one(dec, &st, "last instruction");
 }
 
@@ -656,6 +938,7 @@ static int sync_pc(struct dbg_dec *dec, uint64_t pc)
         if (!dec->synced) {
             dec->blk_start = pc;
             dec->synced = true;
+            dec->nc_have_last = false;
             rc = note(dec, RVT_NOTE_SYNC, 0, pc, 0, cur_index(dec), NULL);
             return rc < 0 ? rc : 1;
         }
@@ -663,6 +946,8 @@ static int sync_pc(struct dbg_dec *dec, uint64_t pc)
     }
     bool confirm = dec->confirm;
     dec->confirm = false;
+    if (confirm)
+        dec->have_last = false; /* the walk is at pc: a trap naming it names the next instruction */
     if (dec->synced && dec->st == ST_IDLE) {
         if (rvt_flow_pending(dec->flow) && (rc = rvt_flow_continue(dec->flow)) < 0)
             return flow_failed(dec, "sync PC", rc);
@@ -678,6 +963,7 @@ static int sync_pc(struct dbg_dec *dec, uint64_t pc)
             struct rvt_stop st;
             if ((rc = walk(dec, &w, &st, "notify PC")) <= 0)
                 return rc;
+            dec->have_last = false;
             if (st.reason == RVT_STOP_ADDR || (st.reason == RVT_STOP_TRAPINSN && st.pc == pc))
                 return 1;
             return trace_error(dec, "notify PC 0x%" PRIx64 ": the code leaves the path at 0x%" PRIx64 " (%s) before "
@@ -693,6 +979,7 @@ static int sync_pc(struct dbg_dec *dec, uint64_t pc)
         return flow_failed(dec, "sync", rc);
     dec->synced = true;
     dec->st = ST_IDLE;
+    dec->have_last = dec->src_retired = false;
     return 1;
 }
 
@@ -730,6 +1017,10 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
     if (hdr == DBG_NOP)
         return 1;
 
+    /* Change Hart opens sync fields: the new hart's Privilege Level and
+     * full PC follow it (the encoder never sends it alone). */
+    if (hdr == DBG_HART && dec->sync_stage < 0 && dec->epc)
+        dec->sync_stage = sync_stage_of(DBG_HART);
     bool in_sync = false;
     if (dec->sync_stage >= 0) {
         int s = sync_stage_of(hdr);
@@ -738,10 +1029,39 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
             dec->sync_stage = s + 1;
         } else {
             dec->sync_stage = -1;
+            if (dec->sync_open && dec->epc)
+                return trace_error(dec, "%s packet inside sync fields, expected them to end with a full-width PC",
+                                   dbg_hdr_name(hdr));
         }
     }
+    dec->sync_open = in_sync && hdr != DBG_PC && hdr != DBG_TRACE_DISABLED;
+    /* Sync fields carry full values: "a full PC ... and Timestamp". */
+    unsigned full_pc = (dec->pc_width + 3) / 4;
+    if (in_sync && hdr == DBG_PC && p->nval != full_pc)
+        return trace_error(dec, "PC of %u nybbles in sync fields, expected a full-width PC (%u nybbles)", p->nval,
+                           full_pc);
+    if (in_sync && hdr == DBG_TIMESTAMP && p->nval != 16)
+        return trace_error(dec, "Timestamp of %u nybbles in sync fields, expected a full one (16 nybbles)", p->nval);
     if (!in_sync && (rc = settle(dec, hdr)) <= 0)
         return rc;
+
+    /* Packets the configuration's emit bits never produce are damage. */
+    static const struct {
+        uint8_t hdr;
+        uint32_t bit;
+        const char *name;
+    } needs[] = {{DBG_PRIV, DBG_TRACE_EMITPRIV, "priv"},
+                 {DBG_TIMESTAMP, DBG_TRACE_EMITTIMESTAMP, "timestamp"},
+                 {DBG_LOAD_ADDR, DBG_TRACE_EMITLOADADDR, "loadaddr"},
+                 {DBG_STORE_ADDR, DBG_TRACE_EMITSTOREADDR, "storeaddr"},
+                 {DBG_LOAD_DATA, DBG_TRACE_EMITLOADDATA, "loaddata"},
+                 {DBG_STORE_DATA, DBG_TRACE_EMITSTOREDATA, "storedata"}};
+    for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
+        if (hdr == needs[i].hdr && !dbg_emits(&dec->cfg, needs[i].bit))
+            return trace_error(dec, "%s packet, but the trace register does not emit it (emit%s is off)",
+                               dbg_hdr_name(hdr), needs[i].name);
+    if (hdr == DBG_PRIV && ((p->arg >> 1) & 3) == 2)
+        return trace_error(dec, "Privilege Level with PRV = 2 (reserved), expected U (0), S (1) or M (3)");
 
     switch (hdr) {
     case DBG_TRACE_ENABLED:
@@ -796,6 +1116,15 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
             return flow_failed(dec, "change hart", rc);
         return data_note(dec, RVT_DATA_HART, dec->hart);
     case DBG_PRIV:
+        if ((in_sync || dec->st == ST_ERET || dec->st == ST_PAIR_DONE || dec->st == ST_IDLE) && (p->arg & 8))
+            return trace_error(dec, "Privilege Level says interrupt, but no trap's source PC came before it");
+        /* Outside sync fields a Privilege Level follows a trap's source PC
+         * or an xRET's PCs (with emitpc: a pair that was not an xRET or a
+         * trap's handler cannot have one; without the code an xRET is not
+         * known). */
+        if (!in_sync && dec->epc && dec->synced &&
+            (dec->st == ST_IDLE || (dec->st == ST_PAIR_DONE && !dec->nocode)))
+            return trace_error(dec, "Privilege Level packet that follows no trap source PC and no xRET");
         if (in_sync || dec->st == ST_ERET || dec->st == ST_PAIR_DONE || dec->st == ST_IDLE) {
             dec->prv = (p->arg >> 1) & 3;
             if (dec->nocode) {
@@ -808,6 +1137,21 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
             }
             if (!in_sync)
                 dec->st = ST_IDLE;
+            return 1;
+        }
+        if (dec->st == ST_SRC && dec->src_retired && !(p->arg & 8) && !dec->nocode && dec->ebr &&
+            !(rvt_flow_have_pc(dec->flow) && rvt_flow_pc(dec->flow) == dec->src)) {
+            /* Not an interrupt after the instruction just retired, and no
+             * exception can be at it: the PC was the target of an indirect
+             * jump ahead (an xRET, whose Privilege Level this is). */
+            if ((rc = src_was_jump_target(dec)) <= 0)
+                return rc;
+            if (dec->st != ST_ERET)
+                return trace_error(dec, "Privilege Level after the target of a jump that is not an xRET");
+            dec->prv = (p->arg >> 1) & 3;
+            dec->st = ST_IDLE;
+            if ((rc = rvt_flow_set_context(dec->flow, dec->prv, dec->hart)) < 0)
+                return flow_failed(dec, "privilege level", rc);
             return 1;
         }
         if (dec->st == ST_SRC) {
@@ -858,12 +1202,10 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
         return data_note(dec, RVT_DATA_STORE_ADDR, dec->sa);
     case DBG_LOAD_DATA:
     case DBG_STORE_DATA: {
-        uint64_t v = dbg_fill_signed(p->bits, p->nval, dec->cfg.xlen);
-        /* More nybbles than XLEN holds must be the sign extension. */
-        if (4u * p->nval > dec->cfg.xlen &&
-            (dbg_fill_signed(p->bits, p->nval, 64) != dbg_fill_signed(v, dec->cfg.xlen / 4, 64)))
-            return trace_error(dec, "%s value 0x%" PRIx64 " does not fit XLEN=%u", dbg_hdr_name(hdr), p->bits,
-                               dec->cfg.xlen);
+        /* Sign extension fills the missing bits, to XLEN; on RV32 a value
+         * of more than 8 nybbles is 64 bits wide (an FLD/FSD's data). */
+        unsigned width = dec->cfg.xlen == 32 && p->nval > 8 ? 64 : dec->cfg.xlen;
+        uint64_t v = dbg_fill_signed(p->bits, p->nval, width);
         return data_note(dec, hdr == DBG_LOAD_DATA ? RVT_DATA_LOAD_VALUE : RVT_DATA_STORE_VALUE, v);
     }
     default: /* custom data: skipped (the dump shows it) */
@@ -952,6 +1294,13 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
     dec->nyb = nyb;
     dec->len = nlen;
     dec->total = 2 * (uint64_t)len;
+    if (!nlen) {
+        /* An empty trace (or a RAM buffer nothing was written to):
+         * nothing to decode, nothing to report (the caller says so). */
+        free(nyb);
+        dec->nyb = NULL;
+        return 0;
+    }
     dec->spacing = dbg_cfg_sync_spacing(&dec->cfg);
     dec->last_nonzero = 0;
     for (size_t i = nlen; i > 0; i--)
@@ -982,7 +1331,22 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
             goto out;
     }
     size_t cut_at = SIZE_MAX; /* a packet cut by the end of the data starts here */
+    size_t nop_run = SIZE_MAX; /* start of the Nops just read */
     while (pos < nlen) {
+        if (is_sync_point(dec, pos) && !sync_point_ok(dec, pos)) {
+            /* Damage, or bytes inserted or deleted before it: the grid has
+             * moved.  Search for it again. */
+            dec->pkt_pos = pos;
+            rc = trace_error(dec, "no sync fields at the synchronisation point (expected Trace Enabled/Disabled, "
+                                  "Timestamp, Change Hart, Privilege Level and a full-width PC%s; sync points are "
+                                  "every %" PRIu64 " bytes, an eighth of --dbg-buffer %" PRIu64 ": is that the "
+                                  "encoder's?)",
+                             nop_run != SIZE_MAX ? ", not Nops in between" : "", dec->spacing / 2,
+                             dbg_cfg_buffer(&dec->cfg));
+            if (rc < 0)
+                goto out;
+            goto resync;
+        }
         if (is_sync_point(dec, pos)) {
             if (dec->st == ST_SRC && !dec->nocode && dec->ebr) {
                 dec->pkt_pos = pos;
@@ -1009,22 +1373,51 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
             snprintf(msg, sizeof msg, "%s", dec->diag.msg);
             rc = trace_error(dec, "%s", msg);
             n = 1;
+        } else if (p.hdr == DBG_NOP) {
+            if (nop_run == SIZE_MAX)
+                nop_run = pos;
+            pos++;
+            continue;
         } else {
-            if (!dec->nocode)
-                rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
-            rc = apply(dec, &p);
-            if (p.hdr != DBG_NOP)
+            bool stray = nop_run != SIZE_MAX && !is_sync_point(dec, pos) && p.hdr != DBG_TRACE_DISABLED &&
+                         !dec->cfg.nops_anywhere;
+            size_t nops = nop_run != SIZE_MAX ? pos - nop_run : 0;
+            nop_run = SIZE_MAX;
+            if (stray) {
+                /* The encoder pads with Nops only up to a synchronisation
+                 * point (a refused output may also leave some before Trace
+                 * Disabled): elsewhere they stand for lost packets. */
+                dec->pkt_pos = pos - nops;
+                rc = trace_error(dec, "%zu Nops end at a %s packet between synchronisation points, expected them to "
+                                      "run up to one (--dbg-nops anywhere accepts them)",
+                                 nops, dbg_hdr_name(p.hdr));
+            } else {
+                if (!dec->nocode)
+                    rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
+                rc = apply(dec, &p);
                 dec->last_end = pos + (size_t)n;
+            }
         }
         if (rc < 0)
             goto out;
         if (rc == 0) {
-            /* Resynchronise at the next synchronisation point. */
-            size_t next = pos + 1;
+        resync:
+            /* Resynchronise at the next synchronisation point: on the grid
+             * if it is sound, else wherever the sync fields are now. */
+            nop_run = SIZE_MAX;
+            dec->sync_stage = -1;
+            dec->sync_open = false;
+            size_t next = pos + 1, found;
             while ((next + dec->phase) % dec->spacing)
                 next++;
-            pos = next;
-            dec->sync_stage = -1;
+            if (next < nlen && sync_point_ok(dec, next) && !nops_to_end(dec, next)) {
+                pos = next;
+            } else if (find_sync(dec, pos + 1, &found)) {
+                pos = found;
+                dec->phase = (dec->spacing - found % dec->spacing) % dec->spacing;
+            } else {
+                pos = next; /* (no sync point left, or none to check: the grid) */
+            }
             continue;
         }
         pos += (size_t)n;
@@ -1060,18 +1453,20 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
     } else if (!dec->ended) {
         /* A complete trace ends with Trace Disabled: this one was cut
          * short (an output that stopped taking data, a cut capture). */
-        dec->pkt_pos = cut_at != SIZE_MAX ? cut_at : dec->last_end;
+        /* (Where the data ends: after the last packet and any Nops.) */
+        dec->pkt_pos = cut_at != SIZE_MAX ? cut_at : nlen;
         if (cut_at != SIZE_MAX)
             snprintf(dec->text, sizeof dec->text,
-                     "dbg: offset 0x%" PRIx64 ": the trace ends inside a packet (%zu nybbles left): later trace was "
-                     "not recorded",
+                     "dbg: trace ends inside a packet at offset 0x%" PRIx64 " (%zu nybbles left): later trace was not "
+                     "recorded",
                      byte_offset(dec, cut_at), nlen - cut_at);
         else
             snprintf(dec->text, sizeof dec->text,
-                     "dbg: offset 0x%" PRIx64 ": the trace ends without Trace Disabled: later trace was not recorded "
+                     "dbg: trace ends at offset 0x%" PRIx64 " without Trace Disabled: later trace was not recorded "
                      "(the output stopped taking data, or the capture was cut)",
-                     byte_offset(dec, dec->last_end));
-        if ((rc = gap(dec, RVT_GAP_LOST, dec->text)) < 0)
+                     byte_offset(dec, nlen));
+        /* The decoder contract: an unexpected end, in every mode. */
+        if ((rc = gap(dec, RVT_GAP_END, dec->text)) < 0)
             goto out;
     }
     rc = rvt_flow_finish(dec->flow);

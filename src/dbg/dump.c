@@ -29,6 +29,8 @@ int dbg_dump(const struct dbg_cfg *cfg, const uint8_t *buf, size_t len, FILE *ou
     uint64_t pc = 0, la = 0, sa = 0, ts = 0;
     bool hpc = false, hla = false, hsa = false, hts = false;
     uint64_t packets = 0, errors = 0;
+    char first[sizeof d->msg] = ""; /* the first damage, returned after the listing (the decoder contract) */
+    enum rvt_err first_code = RVT_OK;
     fprintf(out, "# dbg: %zu bytes, xlen %u, sync points every %" PRIu64 " bytes\n", len, c.xlen, spacing / 2);
     size_t pos = (size_t)((spacing - base % spacing) % spacing);
     if (pos)
@@ -50,11 +52,19 @@ int dbg_dump(const struct dbg_cfg *cfg, const uint8_t *buf, size_t len, FILE *ou
         fprintf(out, "%08" PRIx64 ".%u  %s", raw / 2, (unsigned)(raw & 1), sync ? "[sync] " : "");
         if (k == 0) {
             fprintf(out, "truncated packet (%zu nybbles left)\n", n - pos);
+            if (!first[0]) {
+                snprintf(first, sizeof first, "dbg: trace ends inside a packet at offset 0x%" PRIx64, raw / 2);
+                first_code = RVT_ERR_TRUNCATED;
+            }
             break;
         }
         if (k < 0) {
             errors++;
             fprintf(out, "error: %s\n", d->msg);
+            if (!first[0]) {
+                snprintf(first, sizeof first, "dbg: offset 0x%" PRIx64 ": %.400s", raw / 2, d->msg);
+                first_code = RVT_ERR_FORMAT;
+            }
             pos++;
             while (pos < n && (base + pos) % spacing != 0)
                 pos++;
@@ -103,5 +113,7 @@ int dbg_dump(const struct dbg_cfg *cfg, const uint8_t *buf, size_t len, FILE *ou
     }
     fprintf(out, "# %" PRIu64 " packets, %" PRIu64 " errors\n", packets, errors);
     free(nyb);
+    if (first[0])
+        return rvt_fail(d, first_code, "%s (%" PRIu64 " damaged packets)", first, errors);
     return 0;
 }

@@ -83,6 +83,17 @@ struct dbg_enc {
     uint64_t insns, records, packets, dropped_groups, dropped_nybbles, bytes_lost;
     uint64_t produced;      /* off-chip: nybbles offered to the stream */
     uint64_t pend_before;   /* instructions retired before the pending record */
+    /* The first PC of the pending record's trap (seed: an interrupt names
+     * the last instruction executed), and whether that instruction is
+     * behind the decoder's walk (no instruction retired since resume_pc). */
+    uint64_t pend_src;
+    bool pend_src_behind;
+    bool pend_src_ahead_again; /* ...ahead, but the same instruction the walk retired last */
+    uint64_t last_insn;     /* the last instruction executed (traced) */
+    bool have_last_insn;
+    uint64_t dec_last;      /* the instruction the decoder's walk retired last (the last one executed when
+                               resume_pc was set) */
+    bool have_dec_last;
     struct rvt_nyb_syncs sp;
     bool finished;
 };
@@ -209,10 +220,19 @@ static void g_addr(const struct dbg_enc *e, struct group *g, unsigned hdr, uint6
     *full = false;
 }
 
-static void g_data(const struct dbg_enc *e, struct group *g, unsigned hdr, uint64_t v)
+/* Load/Store Data: "missing bits must be filled in by sign extending the
+ * value", so the fewest nybbles whose sign extension gives the `bytes`-wide
+ * value.  The decoder extends to XLEN, except that on RV32 more than 8
+ * nybbles are a 64-bit value (FLD/FSD): an 8-byte value goes out with at
+ * least 9 nybbles there, so that all its bits arrive (docs/dbg.md). */
+static void g_data(const struct dbg_enc *e, struct group *g, unsigned hdr, uint64_t v, unsigned bytes)
 {
-    v &= dbg_mask(e->xlen);
-    g_value(g, hdr, v, dbg_nyb_signed(v, e->xlen));
+    unsigned width = bytes && bytes <= 8 ? 8 * bytes : e->xlen; /* (size unknown: XLEN) */
+    v &= dbg_mask(width);
+    unsigned n = dbg_nyb_signed(v, width);
+    if (e->xlen == 32 && width == 64 && n < 9)
+        n = 9;
+    g_value(g, hdr, v, n);
 }
 
 static void g_ts(struct group *g, struct vstate *vs, uint64_t t)
@@ -297,21 +317,21 @@ static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, c
             /* CSR instructions: reads emit Load Data, writes Store Data
              * (the write value comes in the record's memory value). */
             if ((p->flags & RVT_ING_HAS_RD) && dbg_emits(c, DBG_TRACE_EMITLOADDATA))
-                g_data(e, g, DBG_LOAD_DATA, p->rd_value);
+                g_data(e, g, DBG_LOAD_DATA, p->rd_value, e->xlen / 8);
             if ((p->flags & RVT_ING_MEM_STORE) && (p->flags & RVT_ING_HAS_MEMVAL) &&
                 dbg_emits(c, DBG_TRACE_EMITSTOREDATA))
-                g_data(e, g, DBG_STORE_DATA, p->mem_value);
+                g_data(e, g, DBG_STORE_DATA, p->mem_value, e->xlen / 8);
         } else if (p->flags & RVT_ING_HAS_MEM) {
             if (p->flags & RVT_ING_MEM_STORE) {
                 if (dbg_emits(c, DBG_TRACE_EMITSTOREADDR))
                     g_addr(e, g, DBG_STORE_ADDR, &vs->sa, &vs->full_sa, p->mem_addr);
                 if ((p->flags & RVT_ING_HAS_MEMVAL) && dbg_emits(c, DBG_TRACE_EMITSTOREDATA))
-                    g_data(e, g, DBG_STORE_DATA, p->mem_value);
+                    g_data(e, g, DBG_STORE_DATA, p->mem_value, p->mem_size);
             } else {
                 if (dbg_emits(c, DBG_TRACE_EMITLOADADDR))
                     g_addr(e, g, DBG_LOAD_ADDR, &vs->la, &vs->full_la, p->mem_addr);
                 if ((p->flags & RVT_ING_HAS_MEMVAL) && dbg_emits(c, DBG_TRACE_EMITLOADDATA))
-                    g_data(e, g, DBG_LOAD_DATA, p->mem_value);
+                    g_data(e, g, DBG_LOAD_DATA, p->mem_value, p->mem_size);
             }
         }
     }
@@ -319,15 +339,12 @@ static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, c
     unsigned it = p->itype;
     uint64_t src = rvt_ing_last_addr(p);
     if (it == RVT_ITYPE_EXCEPTION || it == RVT_ITYPE_INTERRUPT) {
-        /* PC, Privilege Level, new PC.  The first PC is the trap's epc —
-         * the first instruction that did not complete (the faulting one, or
-         * where an interrupted hart resumes) — rather than the seed's "last
-         * instruction executed" for interrupts: that one may already have
-         * been reported by its own branch/jump packets, and then a decoder
-         * could not tell where the interrupt fell. */
-        src = rvt_ing_next_addr(p);
+        /* PC, Privilege Level, new PC.  The first PC (e->pend_src, see
+         * trap_source) is the last instruction executed for interrupts (the
+         * seed's table), the trap's epc for ecall/ebreak ("the same as if
+         * they were jal") -- or the epc for every trap (--dbg-trap-pc epc). */
         if (epc)
-            g_pc(e, g, vs, src);
+            g_pc(e, g, vs, e->pend_src);
         if (epriv)
             g_priv(g, it == RVT_ITYPE_INTERRUPT, have_next ? next_priv : p->priv);
         if (epc && have_next)
@@ -377,6 +394,38 @@ static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, c
     }
 }
 
+/* An ecall/ebreak exception: by the code when the encoder has it, else by
+ * the cause (breakpoint, environment calls). */
+static bool ecall_trap(const struct dbg_enc *e, const struct rvt_ing_rec *t)
+{
+    if (t->itype != RVT_ITYPE_EXCEPTION)
+        return false;
+    struct rvt_insn in;
+    if (e->cfg.image && rvt_img_insn(e->cfg.image, t->iaddr, &in) == 0)
+        return in.cf == RVT_CF_ECALL || in.cf == RVT_CF_EBREAK;
+    return t->cause == 3 || (t->cause >= 8 && t->cause <= 11);
+}
+
+/* Does trap record t name the last instruction executed (rather than its
+ * epc)?  The seed: interrupts do; ecall and ebreak name themselves ("the
+ * same as if they were jal").  The seed lists no other exception: with
+ * emitpriv they name the faulting instruction (the Privilege Level's
+ * interrupt bit tells the two readings apart); without it they are named
+ * like interrupts, so that where a trap falls never depends on whether it
+ * was an interrupt (docs/dbg.md). */
+static bool names_last(const struct dbg_enc *e, const struct rvt_ing_rec *t)
+{
+    if (e->cfg.trap_pc == DBG_TRAP_PC_EPC)
+        return false;
+    if (t->itype == RVT_ITYPE_INTERRUPT)
+        return true;
+    return t->itype == RVT_ITYPE_EXCEPTION && !ecall_trap(e, t) && !dbg_emits(&e->cfg, DBG_TRACE_EMITPRIV);
+}
+
+/* Nybbles a trap group may take (timestamp, hart, PC, Privilege Level, PC,
+ * and a tail's PC and Trace Disabled). */
+#define TRAP_GROUP_MAX 96
+
 /* Does record p's group (with a successor) take the decoder's walk to its
  * end?  The same cases as build_group's `flow`, without building it (the
  * packets go out whether or not the FIFO drops them). */
@@ -420,7 +469,7 @@ enum tail {
  * With a tail, the decoder is taken to p's last instruction (a PC packet
  * if the group does not get it there) and Trace Disabled follows. */
 static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have_next, uint64_t next,
-                       uint8_t next_priv, enum tail tail)
+                       uint8_t next_priv, enum tail tail, unsigned reserve)
 {
     int rc;
     struct group s, g;
@@ -440,6 +489,21 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
      * give it (Trace Enabled, sync fields), before its own packets. */
     uint64_t notify_pc = p ? rvt_ing_last_addr(p) : 0;
     bool notify = p && (p->flags & RVT_ING_NOTIFY) && p->iretire && epc;
+    if (p && p->itype == RVT_ITYPE_TRAPRET && p->iretire && have_next && next == e->resume_pc && epc &&
+        dbg_emits(&e->cfg, DBG_TRACE_EMITBRANCH) && dbg_emits(&e->cfg, DBG_TRACE_EMITPRIV)) {
+        /* An xRET back to where the decoder's walk stands: its PC and
+         * Privilege Level would read like an exception there.  Say where
+         * the xRET is first, as a notify would. */
+        notify = true;
+        notify_pc = rvt_ing_last_addr(p);
+    }
+    if (p == &e->pend && e->pend_src_ahead_again && epc) {
+        /* A trap after an instruction that is both the decoder's last
+         * retired one and, after a loop, the next one on its path: say
+         * where the walk is, as a notify would (docs/dbg.md). */
+        notify = true;
+        notify_pc = e->pend_src;
+    }
 
     for (;;) {
         bool at_sync = e->pos % e->spacing == 0;
@@ -464,6 +528,11 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
             g_put(&s, &te);
             build_sync(e, &s, &vs, p, notify_pc, p->priv);
         }
+        if (p && p->hart != vs.hart && epc)
+            /* Another hart's data follows: its sync fields (Change Hart,
+             * Privilege Level, full PC), so that the change is never a lone
+             * packet a damaged stream could fake. */
+            build_sync(e, &s, &vs, p, e->resume_pc, e->resume_priv);
         if (p)
             build_group(e, &g, &vs, p, have_next, next, next_priv);
         if (tail) {
@@ -481,9 +550,15 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
                             e->misaligned_pc);
         if (s.len + g.len == 0)
             return 0;
+        /* `reserve`: room for the trap group that follows, so that a trap
+         * naming an instruction behind the decoder's walk is not the first
+         * group after a sync point (a decoder starting there would not know
+         * that instruction). */
         uint64_t next_sync = (e->pos / e->spacing + 1) * e->spacing;
-        if (at_sync || e->pos + s.len + g.len <= next_sync)
+        if (at_sync || e->pos + s.len + g.len + reserve <= next_sync)
             break;
+        if (!e->ram_nyb && e->stream.lost && e->pos + s.len + g.len <= next_sync)
+            break; /* (dropped anyway: no padding for the reservation) */
         /* The group would straddle a sync point: Nops up to it, then the
          * group is rebuilt after fresh sync fields. */
         if (stop_mode && (e->halted || next_sync >= e->ram_nyb))
@@ -492,6 +567,8 @@ static int emit_record(struct dbg_enc *e, const struct rvt_ing_rec *p, bool have
         size_t npad = (size_t)(next_sync - e->pos);
         if ((rc = write_nybbles(e, nops, npad, npad - 1)) < 0)
             return rc;
+        if (!e->ram_nyb && e->stream.lost)
+            break; /* the sink refused the padding: the group is dropped too (the loss is resolved later) */
     }
 
     uint64_t total = (uint64_t)s.len + g.len;
@@ -558,6 +635,15 @@ static int emit_end_only(struct dbg_enc *e)
     return write_nybbles(e, &td, 1, 0);
 }
 
+/* The pending trap names an instruction the decoder cannot know: one that
+ * retired before the trace (re)starts with fresh sync fields (before the
+ * start, before trace was turned off, or in dropped data).  It retires
+ * nothing, so it is left out: the next sync fields name its handler. */
+static bool pending_trap_unplaceable(const struct dbg_enc *e)
+{
+    return e->have_pending && e->pend_src_behind && (!e->started || e->resync_due || e->stream.lost);
+}
+
 int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
 {
     int rc;
@@ -567,10 +653,10 @@ int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
         /* Filtered out: the last traced record's group and Trace Disabled;
          * Trace Enabled and the sync fields come with the next traced
          * record. */
-        if (e->have_pending) {
-            if ((rc = emit_record(e, &e->pend, true, r->iaddr, r->priv, e->off ? TAIL_NONE : TAIL_STOP)) < 0)
+        if (e->have_pending && !pending_trap_unplaceable(e)) {
+            if ((rc = emit_record(e, &e->pend, true, r->iaddr, r->priv, e->off ? TAIL_NONE : TAIL_STOP, 0)) < 0)
                 return rc;
-        } else if (e->started && !e->off && (rc = emit_record(e, NULL, false, 0, 0, TAIL_STOP)) < 0) {
+        } else if (e->started && !e->off && (rc = emit_record(e, NULL, false, 0, 0, TAIL_STOP, 0)) < 0) {
             return rc;
         }
         e->have_pending = false;
@@ -584,19 +670,49 @@ int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
         e->off = false;
         e->started = false;
     }
+    bool trap = r->itype == RVT_ITYPE_EXCEPTION || r->itype == RVT_ITYPE_INTERRUPT;
     if (!e->have_pending) {
         e->resume_pc = r->iaddr;
         e->resume_priv = r->priv;
         e->resume_insns = e->insns;
+        e->have_dec_last = false;
+    } else if (pending_trap_unplaceable(e)) {
+        /* (The sync fields name its handler instead.) */
+        e->resume_pc = r->iaddr;
+        e->resume_priv = r->priv;
+        e->resume_insns = e->insns;
+        e->have_dec_last = false;
     } else {
-        /* The pending record's successor is r. */
-        if ((rc = emit_record(e, &e->pend, true, r->iaddr, r->priv, TAIL_NONE)) < 0)
+        /* The pending record's successor is r.  A trap that will name an
+         * instruction the walk has already passed stays in this group's
+         * sync segment. */
+        unsigned reserve = trap && !r->iretire && names_last(e, r) && moves_walk(e, &e->pend) ? TRAP_GROUP_MAX : 0;
+        if ((rc = emit_record(e, &e->pend, true, r->iaddr, r->priv, TAIL_NONE, reserve)) < 0)
             return rc;
         if (moves_walk(e, &e->pend)) {
             e->resume_pc = r->iaddr;
             e->resume_priv = r->priv;
             e->resume_insns = e->insns;
+            e->dec_last = e->last_insn;
+            e->have_dec_last = e->have_last_insn;
         }
+    }
+    /* The first PC of r's trap, and whether it is behind the walk (or, at
+     * the start, not known at all). */
+    e->pend_src = rvt_ing_next_addr(r);
+    e->pend_src_behind = e->pend_src_ahead_again = false;
+    if (trap && names_last(e, r)) {
+        if (r->iretire) {
+            e->pend_src = rvt_ing_last_addr(r);
+        } else {
+            e->pend_src = e->last_insn;
+            e->pend_src_behind = !e->have_last_insn || e->insns == e->resume_insns;
+        }
+        e->pend_src_ahead_again = !e->pend_src_behind && e->have_dec_last && e->dec_last == e->pend_src;
+    }
+    if (r->iretire) {
+        e->last_insn = rvt_ing_last_addr(r);
+        e->have_last_insn = true;
     }
     /* Instructions retired, for the FIFO drain model and the statistics
      * only (no packet depends on it): exact with an image, else a lower
@@ -622,8 +738,10 @@ int dbg_enc_finish(struct dbg_enc *e)
      * has ended, so the FIFO drains before it (the end always gets out). */
     e->fifo_level = 0;
     e->insns_since_group = 0;
+    if (pending_trap_unplaceable(e))
+        e->have_pending = false; /* a trap the decoder could not place, retiring nothing: left out */
     if (e->have_pending || (e->started && !e->off))
-        rc = emit_record(e, e->have_pending ? &e->pend : NULL, false, 0, 0, TAIL_END);
+        rc = emit_record(e, e->have_pending ? &e->pend : NULL, false, 0, 0, TAIL_END, 0);
     else
         rc = e->started ? emit_end_only(e) : 0;
     if (rc < 0)

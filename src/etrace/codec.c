@@ -135,7 +135,8 @@ static const struct rvt_codec_opt options[] = {
     {"scf", "FILE", "reference-flow static configuration (hardware parameters, INI)"},
     {"ucf", "FILE", "reference-flow user configuration ([codec] options, INI)"},
     {"etrace-version", "2.0|0.026", "protocol: E-Trace 2.0 (default) or the 0.026 draft"},
-    {"resync-max", "N|off", "periodic sync every 2^(N+4) packets (default 6); off: none"},
+    {"resync-max", "N|off|any", "periodic sync every 2^(N+4) packets (default 6); off: none; any (decode only): "
+                                "sync packets may come at any time (a resync not counted in packets)"},
     {"full-address", NULL, "report full addresses instead of differences"},
     {"implicit-return", "off|2.0|fixed", "returns from a call stack; irdepth as in 2.0, or the corrected count"},
     {"implicit-except", NULL, "omit trap handler addresses (needs --tvec-m/--tvec-s)"},
@@ -144,6 +145,10 @@ static const struct rvt_codec_opt options[] = {
     {"sijump", NULL, "sequentially inferable jumps are not reported (also --si-jump)"},
     {"si-jump", NULL, "same as --sijump"},
     {"model-compat", NULL, "irdepth filled with ones when unused, as the reference Python model"},
+    {"disambiguate", "on|off", "extension (default on): notify where the spec's packets would have two readings "
+                               "(code re-entered with no branch or address in between; 2.0 irdepth, issue 254)"},
+    {"partial-compression", NULL, "decoder: accept packets longer than their sign-compressed form (an encoder that "
+                                  "compresses only the address, as payload.adoc allows)"},
     {"strict", NULL, "decoder: stop at the first error instead of resynchronising"},
     {"src-bits", "N", "encap: srcID width in bits (0..16)"},
     {"src-id", "N", "encap: srcID value (decode, dump: only this source's packets, e.g. one hart of a funnel)"},
@@ -200,6 +205,15 @@ static const struct rvt_codec_opt options[] = {
 /* Layouts a file in another framing or protocol version would need. */
 static const char *const g_probe_options[] = {"framing=refraw", "framing=encap", "etrace-version=0.026", NULL};
 
+/* What `verify` and the round-trip tests compare besides instructions
+ * (the decoder's blocks carry the privilege of format 3 packets).  Time is
+ * not: a trap record without a time is sent with time 0. */
+static unsigned traced(const void *cfg)
+{
+    (void)cfg;
+    return RVT_TRACED_PRIV;
+}
+
 const struct rvt_codec rvt_codec_etrace = {
     .name = "etrace",
     .summary = "RISC-V E-Trace 2.0 te_inst (and the 0.026 draft), e-trace-encap or reference raw framing",
@@ -225,4 +239,5 @@ const struct rvt_codec rvt_codec_etrace = {
     .sync_hint = "E-Trace sync packets (format 3) recur only with periodic resynchronisation: encode with "
                  "--resync-max N (every 2^(N+4) packets), not off",
     .probe_options = g_probe_options,
+    .traced = traced,
 };

@@ -36,6 +36,7 @@ void et_params_default(struct et_params *p)
     p->version = ET_V2_0;
     p->framing = ET_FRAME_ENCAP;
     p->resync_max = 6; /* every 1024 packets */
+    p->disambiguate = true;
     p->type_bits = 0;
     p->ecall_mode = RVT_FLOW_ECALL_SEQUENTIAL;
 }
@@ -120,6 +121,10 @@ int et_params_check(const struct et_params *p, struct rvt_diag *d)
         (p->branch_prediction || p->jump_target_cache || p->implicit_return != ET_IR_OFF))
         return rvt_fail(d, RVT_ERR_INVAL,
                         "etrace: the 0.026 draft has no implicit return, branch prediction or jump target cache");
+    if (p->version == ET_V0_026 && p->implicit_except)
+        return rvt_fail(d, RVT_ERR_INVAL,
+                        "etrace: --implicit-except is an E-Trace 2.0 option; the 0.026 draft has no thaddr bit "
+                        "and its exception packet always carries the handler address (seed 001 table 6.3)");
     if (p->implicit_except) {
         bool any = false;
         for (int i = 0; i < 8; i++)
@@ -329,14 +334,21 @@ int et_param_set(struct et_params *p, const char *key, const char *val, struct r
     }
     if (!strcmp(key, "resync-max")) {
         if (val && (!strcasecmp(val, "off") || !strcasecmp(val, "none") || !strcmp(val, "-1"))) {
-            p->resync_max = -1;
+            p->resync_max = ET_RESYNC_OFF;
+            return 0;
+        }
+        if (val && !strcasecmp(val, "any")) {
+            p->resync_max = ET_RESYNC_ANY;
+            p->resync_counted = false;
             return 0;
         }
         if (parse_u64(val, &v) || v > 40)
             return rvt_fail(d, RVT_ERR_INVAL,
-                            "etrace: resync-max expects 0..40 (period 2^(n+4) packets) or off, got \"%s\"",
+                            "etrace: resync-max expects 0..40 (period 2^(n+4) packets), off, or any (decoder: "
+                            "a resync not counted in packets), got \"%s\"",
                             val ? val : "");
         p->resync_max = (int)v;
+        p->resync_counted = true;
         return 0;
     }
     if (!strcmp(key, "implicit-return")) {
@@ -362,6 +374,8 @@ int et_param_set(struct et_params *p, const char *key, const char *val, struct r
         {"branch-prediction", &p->branch_prediction},
         {"jump-target-cache", &p->jump_target_cache},
         {"model-compat", &p->model_compat},
+        {"disambiguate", &p->disambiguate},
+        {"partial-compression", &p->partial_compression},
         {"strict", &p->strict},
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {

@@ -57,7 +57,16 @@ struct et_decoder {
     bool ir_on;
 
     uint64_t packets;
-    int frc; /* last flow engine return code (FL) */
+    bool open; /* tracing is on: the trace must end with a support packet ending it */
+    bool expect_sync; /* only a format 3 may come next (after a support packet, a trap without handler) */
+    bool after_packet;    /* a normal packet was read (null runs after it are checked) */
+    bool data_on;         /* the last support packet enabled data trace (its packets are skipped) */
+    bool counting;        /* since_sync counts the packets after the last sync packet */
+    uint64_t since_sync;
+    uint64_t period;      /* the resync period in packets, from the first resync (0: not seen) */
+    uint64_t ctx;         /* context the trace last reported */
+    const char *expect_why;
+    int frc;   /* last flow engine return code (FL) */
 
     /* Before the first sync packet: bytes skipped to find packets, or
      * packets that describe execution from an unknown place (lead_note). */
@@ -526,10 +535,11 @@ static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, u
     dec->synced = true;
     dec->trap_open = false;
     dec->priv = k->privilege;
+    dec->ctx = k->context;
     return 0;
 }
 
-static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
+static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t offset, bool unretired)
 {
     struct rvt_flow *f = dec->f;
     dec->held = false;
@@ -541,7 +551,14 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
             /* after an uninferable jump the address is the EPC: its target */
             if (rvt_flow_pending(f) && rvt_cf_uninferable(dec->single_cf) && k->has_address &&
                 dec->have_single) {
-                if (FL(rvt_flow_jump(f, full_addr(dec, k->address))) < 0)
+                struct rvt_insn in;
+                uint64_t epc = full_addr(dec, k->address);
+                if (!insn_at(dec, epc, &in))
+                    return dfail(dec, offset,
+                                 "trap packet (thaddr 0) after an uninferable jump: its EPC 0x%" PRIx64
+                                 ", the jump's target, is not an instruction of the program",
+                                 epc);
+                if (FL(rvt_flow_jump(f, epc)) < 0)
                     return flow_fail(dec);
             }
             if (FL(rvt_flow_trap(f, k->interrupt, k->ecause, k->tval, false, 0)) < 0)
@@ -555,6 +572,7 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
             if (FL(rvt_flow_trap(f, k->interrupt, k->ecause, k->tval, false, 0)) < 0)
                 return flow_fail(dec);
             dec->priv = k->privilege;
+            dec->ctx = k->context;
             dec->trap_open = true;
         }
         dec->synced = false; /* the handler comes with the next sync packet */
@@ -570,6 +588,17 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
         return flow_fail(dec);
     if (FL(rvt_flow_set_context(f, k->privilege, k->context)) < 0)
         return flow_fail(dec);
+    if (unretired) {
+        /* the next trap is taken at the handler address */
+        reset_sync_state(dec);
+        dec->last_addr = handler;
+        dec->synced = true;
+        dec->trap_open = false;
+        dec->priv = k->privilege;
+        dec->ctx = k->context;
+        dec->have_single = false;
+        return 0;
+    }
     (void)offset;
     return retire_sync_insn(dec, k, handler);
 }
@@ -831,17 +860,163 @@ static int do_support(struct et_decoder *dec, const struct et_packet *k, bool at
     return 0;
 }
 
+/* Fields the configured (and support-packet announced) options cannot
+ * produce, and values the spec reserves. */
+static int check_fields(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
+{
+    const bool v026 = dec->p.version == ET_V0_026;
+    if (k->msg == ET_MSG_TE_SUPPORT) {
+        if (k->support_type != 0)
+            return dfail(dec, offset, "te_support support_type %u (only 0, itrace_status, is defined)",
+                         k->support_type);
+        if (k->qual_status == ET_QUAL_TRACE_LOST)
+            return dfail(dec, offset, "te_support qual_status 2 is reserved in the 0.026 draft");
+    }
+    if ((k->msg == ET_MSG_TE_SUPPORT || (k->format == ET_F3 && k->subformat == ET_SF_SUPPORT)) && k->encoder_mode)
+        return dfail(dec, offset, "support packet encoder_mode %u (only 0, branch trace, is defined)",
+                     k->encoder_mode);
+    if (k->format == ET_F0 && !v026 && k->msg == ET_MSG_TE_INST) {
+        if (k->subformat == ET_SF0_BPRED && !bp_on(dec))
+            return dfail(dec, offset, "format 0 branch-count packet, but branch prediction is off");
+        if (k->subformat == ET_SF0_JTC && !(dec->p.jump_target_cache && dec->jtc.valid))
+            return dfail(dec, offset, "format 0 jump-target-cache packet, but the jump target cache is off");
+    }
+    if (k->has_ir && k->irreport) {
+        if (!dec->ir_on || dec->p.implicit_return == ET_IR_OFF)
+            return dfail(dec, offset, "%s packet with irreport set, but implicit return is off", et_pkt_name(k));
+        unsigned entries = et_callstack_depth(&dec->p);
+        if (dec->p.implicit_return == ET_IR_20 && k->irdepth > entries)
+            return dfail(dec, offset, "irdepth %" PRIu32 " is deeper than the return stack (%u entries)",
+                         k->irdepth, entries);
+    }
+    return 0;
+}
+
+static int note_error(struct et_decoder *dec, uint64_t offset, const char *text);
+
+/* Periodic resynchronisation (exampleAlgorithm.adoc): the encoder counts
+ * the packets it sends; once the count passes the resync period, the next
+ * instruction gets a format 3 start packet, which resets the count (as do
+ * trap packets).  So the position of a resync start is fixed by the period:
+ * one that comes early, or none when one is due, means packets were lost or
+ * added (deleted or inserted bytes that still parse).  A start is a resync
+ * when nothing else explains it: not the first after the decoder lost sync
+ * (start of trace, support packet, trap without handler, error) and with the
+ * same privilege and context.  The period is not in the trace (and
+ * `rvtrace encode` into a wrapping RAM picks one), so the decoder takes it
+ * from the first resync: a power of two of at least 16 packets
+ * (2^(resync-max+4)), plus the few packets the encoder may send at the
+ * instruction whose packet passed it; every later resync must match.  The
+ * 0.026 draft also sends a start at a trace-notify trigger: there only the
+ * missing resync is checked.
+ * The spec lets an encoder's resync timer count "packets, cycle or
+ * instruction half-words" (exampleAlgorithm.adoc), and a cycle or half-word
+ * timer gives resyncs at any packet count, so the check runs only when the
+ * decoder is told the timer counts packets: --resync-max N given to the
+ * decoder (or trTeInstSyncMode = 1 in a register file).  Without it a
+ * spec-valid stream from other hardware is never reported as damaged. */
+#define ET_RESYNC_SLACK 8 /* packets the encoder may send at the instruction whose packet passed the period */
+static int check_resync(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
+{
+    if (!dec->p.resync_counted || dec->p.resync_max == ET_RESYNC_ANY)
+        return 0;
+    static const char hint[] =
+        "packets lost or added? (omit --resync-max when decoding if the encoder's resync is not a packet count)";
+    uint64_t period = dec->period;
+    bool sync = k->msg == ET_MSG_TE_INST && k->format == ET_F3 &&
+                (k->subformat == ET_SF_START || k->subformat == ET_SF_TRAP);
+    if (!sync) {
+        if (!dec->counting || !dec->synced)
+            return 0;
+        dec->since_sync++;
+        if (period && dec->since_sync > period + 1 + ET_RESYNC_SLACK) {
+            dec->counting = false;
+            return dfail(dec, offset,
+                         "%" PRIu64 " packets since the last sync packet and no resync, where the trace resyncs after "
+                         "%" PRIu64 ": %s",
+                         dec->since_sync, period, hint);
+        }
+        return 0;
+    }
+    uint64_t n = dec->since_sync;
+    bool counted = dec->counting;
+    dec->counting = true;
+    dec->since_sync = 0;
+    if (k->subformat != ET_SF_START || !counted || !dec->synced ||
+        k->privilege != dec->priv || (et_ctx_bits(&dec->p) && k->context != dec->ctx))
+        return 0;
+    if (dec->p.version != ET_V2_0)
+        return 0;
+    if (!period) {
+        /* the first resync gives the period */
+        uint64_t p2 = n > 1 ? 1ull << (63 - __builtin_clzll(n - 1)) : 0;
+        if (p2 < 16 || n - 1 - p2 > ET_RESYNC_SLACK)
+            return dfail(dec, offset,
+                         "resync after %" PRIu64 " packets: a resync period of packets is a power of two of at "
+                         "least 16 (2^(resync-max+4)): %s",
+                         n, hint);
+        dec->period = p2;
+        return 0;
+    }
+    if (n < period + 1)
+        return dfail(dec, offset,
+                     "sync packet after %" PRIu64 " packets with nothing to explain it (no trap, privilege or "
+                     "context change), where the trace resyncs after %" PRIu64 ": %s",
+                     n, period, hint);
+    return 0;
+}
+
 static int process(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next, uint64_t offset)
 {
     struct rvt_flow *f = dec->f;
     rvt_flow_set_offset(f, offset);
     dec->packets++;
-    if (k->msg == ET_MSG_TE_SUPPORT || (k->format == ET_F3 && k->subformat == ET_SF_SUPPORT))
-        return do_support(dec, k, next == NULL);
+    int crc = check_fields(dec, k, offset);
+    if (crc < 0)
+        return crc;
+    /* What may follow: tracing (re)starts with a sync packet after a support
+     * packet ("before the first sync packet", and after tracing ceased or
+     * packets were lost), and a trap packet without its handler (thaddr 0)
+     * is followed by the packet reporting the handler ("via a subsequent
+     * format 3, subformat 0 packet") or by another trap. */
+    bool f3 = k->msg == ET_MSG_TE_SUPPORT || (k->format == ET_F3 && k->subformat != ET_SF_CONTEXT);
+    if (dec->expect_sync && !f3) {
+        dec->expect_sync = false;
+        return dfail(dec, offset, "%s packet where a format 3 packet must come (after %s)", et_pkt_name(k),
+                     dec->expect_why);
+    }
+    dec->expect_sync = false;
+    if ((crc = check_resync(dec, k, offset)) < 0) {
+        if (dec->p.strict || !(k->format == ET_F3 && k->msg == ET_MSG_TE_INST))
+            return crc;
+        /* the sync packet itself is sound: the decode starts again from it */
+        char text[600];
+        snprintf(text, sizeof text, "%s", dec->diag.msg);
+        rvt_diag_clear(&dec->diag);
+        if ((crc = note_error(dec, offset, text)) < 0)
+            return crc;
+        rvt_flow_set_offset(f, offset);
+        dec->counting = true;
+        dec->since_sync = 0;
+    }
+    if (k->msg == ET_MSG_TE_SUPPORT || (k->format == ET_F3 && k->subformat == ET_SF_SUPPORT)) {
+        dec->open = k->ienable && (k->qual_status == ET_QUAL_NO_CHANGE || k->qual_status == ET_QUAL_TRACE_LOST);
+        dec->data_on = k->msg == ET_MSG_TE_INST && dec->p.denable_p && k->denable;
+        int rc = do_support(dec, k, next == NULL);
+        dec->expect_sync = rc == 0 && !dec->synced;
+        dec->expect_why = "a support packet";
+        return rc;
+    }
+    if (k->format == ET_F3 && k->subformat == ET_SF_TRAP && !k->thaddr && dec->p.version == ET_V2_0) {
+        dec->expect_sync = true;
+        dec->expect_why = "a trap packet without its handler address (thaddr 0)";
+    }
+    dec->open = true;
     switch (k->format) {
     case ET_F3:
         if (k->subformat == ET_SF_CONTEXT) {
             dec->priv = k->privilege;
+            dec->ctx = k->context;
             if (FL(rvt_flow_set_context(f, k->privilege, k->context)) < 0)
                 return flow_fail(dec);
             if (et_time_bits(&dec->p))
@@ -851,11 +1026,17 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
         if (et_time_bits(&dec->p))
             rvt_flow_set_time(f, k->time);
         if (k->subformat == ET_SF_TRAP && dec->p.version == ET_V2_0)
-            return do_trap(dec, k, offset);
-        if (k->subformat == ET_SF_TRAP) { /* 0.026: always the handler */
+            return do_trap(dec, k, offset, false);
+        if (k->subformat == ET_SF_TRAP) {
+            /* 0.026: always the handler; another trap packet right after
+             * says the handler's first instruction did not retire (a second
+             * trap was taken there; the encoder repeats the handler address
+             * when it retired and then trapped) */
             struct et_packet t = *k;
             t.thaddr = 1;
-            return do_trap(dec, &t, offset);
+            bool unretired = next && next->msg == ET_MSG_TE_INST && next->format == ET_F3 &&
+                             next->subformat == ET_SF_TRAP;
+            return do_trap(dec, &t, offset, unretired);
         }
         {
             uint64_t a = full_addr(dec, k->address);
@@ -883,15 +1064,33 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
 struct pkt {
     struct et_packet k;
     uint64_t offset;
-    int status; /* 1 ok, 0 end, <0 error */
+    int status;   /* 1 ok, 0 end, <0 error */
+    bool framed;  /* (error) the frame itself was delimited: the next one starts after it */
 };
 
-/* Next te_inst packet (null, data and unparseable frames are skipped or
- * reported). */
+/* A frame's payload: the packet, checked against what the configuration
+ * can produce. */
+static int unpack_frame(struct et_decoder *dec, const struct et_frame *fr, struct et_packet *k, struct rvt_diag *d)
+{
+    int rc = et_pkt_unpack_bits(&dec->p, fr->msg, &fr->bits, k, d);
+    if (rc == 0 && fr->sign_padded)
+        rc = et_pkt_check_padding(&fr->bits, k, d);
+    if (rc == 0 && fr->sign_padded && !dec->p.partial_compression)
+        rc = et_pkt_check_compressed(&fr->bits, k, d);
+    return rc;
+}
+
+/* Next te_inst packet.  Null packets are skipped, but a run of them before
+ * a packet must end with a null.alignment (e-trace-encap: "a null.alignment
+ * packet must be transmitted as the final null before a normal packet");
+ * data packets and other sources' packets are skipped. */
 static void next_packet(struct et_decoder *dec, struct pkt *out)
 {
     struct et_frame fr;
     struct rvt_diag d = {0};
+    bool nulls = false, aligned = false;
+    uint64_t last_null = 0;
+    out->framed = false;
     for (;;) {
         int rc = et_deframer_next(&dec->df, &fr, &d);
         if (rc == 0) {
@@ -904,12 +1103,44 @@ static void next_packet(struct et_decoder *dec, struct pkt *out)
             snprintf(dec->note_text, sizeof dec->note_text, "%s", d.msg);
             return;
         }
-        if (fr.is_null || fr.is_data || fr.is_other)
+        if (fr.is_null) {
+            nulls = true;
+            aligned = fr.is_align;
+            last_null = fr.offset;
+            continue;
+        }
+        if (nulls && !aligned && dec->after_packet) {
+            /* (the packet itself is fine: it is read again after the note) */
+            dec->df.pos = (size_t)fr.offset;
+            out->status = -RVT_ERR_FORMAT;
+            out->offset = last_null;
+            out->framed = true;
+            snprintf(dec->note_text, sizeof dec->note_text,
+                     "offset 0x%" PRIx64 ": null packet 0x00 before the packet at offset 0x%" PRIx64
+                     " (expected a null.alignment 0x80 as the last null before a packet: a damaged "
+                     "synchronisation sequence?)",
+                     last_null, fr.offset);
+            return;
+        }
+        nulls = false;
+        dec->after_packet = true;
+        if (fr.is_data && !dec->data_on) {
+            out->status = -RVT_ERR_FORMAT;
+            out->offset = fr.offset;
+            out->framed = true;
+            snprintf(dec->note_text, sizeof dec->note_text,
+                     "offset 0x%" PRIx64 ": a data trace packet, but no support packet enabled data trace "
+                     "(denable)",
+                     fr.offset);
+            return;
+        }
+        if (fr.is_data || fr.is_other)
             continue;
         out->offset = fr.offset;
-        rc = et_pkt_unpack_bits(&dec->p, fr.msg, &fr.bits, &out->k, &d);
+        rc = unpack_frame(dec, &fr, &out->k, &d);
         if (rc < 0) {
             out->status = rc;
+            out->framed = true;
             snprintf(dec->note_text, sizeof dec->note_text, "offset 0x%" PRIx64 ": %s", fr.offset, d.msg);
             return;
         }
@@ -918,57 +1149,51 @@ static void next_packet(struct et_decoder *dec, struct pkt *out)
     }
 }
 
-/* Is there a plausible chain of packets starting at pos (refraw resync)? */
-static bool refraw_chain_ok(struct et_decoder *dec, size_t pos)
+/* Do the frames from pos on parse (n packets, or to the end)?  With
+ * want_sync the first packet must be one the decoder can start from. */
+static bool chain_ok(struct et_decoder *dec, size_t pos, int n, bool want_sync)
 {
     struct et_deframer df = dec->df;
     df.pos = pos;
     struct et_frame fr;
     struct et_packet k;
     struct rvt_diag d = {0};
-    int rc = et_deframer_next(&df, &fr, &d);
-    if (rc <= 0 || fr.is_data || et_pkt_unpack_bits(&dec->p, fr.msg, &fr.bits, &k, &d) < 0)
-        return false;
-    /* must be a sync packet the decoder can start from */
-    if (k.msg == ET_MSG_TE_SUPPORT || k.format != ET_F3 ||
-        !(k.subformat == ET_SF_START || (k.subformat == ET_SF_TRAP && k.thaddr)))
-        return false;
-    for (int i = 0; i < 6; i++) {
-        rc = et_deframer_next(&df, &fr, &d);
-        if (rc == 0)
-            return true;
-        if (rc < 0 || (!fr.is_data && et_pkt_unpack_bits(&dec->p, fr.msg, &fr.bits, &k, &d) < 0))
-            return false;
-    }
-    return true;
-}
-
-/* Do the first packets at pos parse (a trace need not start with a sync)? */
-static bool refraw_plain_ok(struct et_decoder *dec, size_t pos)
-{
-    struct et_deframer df = dec->df;
-    df.pos = pos;
-    struct et_frame fr;
-    struct et_packet k;
-    struct rvt_diag d = {0};
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < n;) {
         int rc = et_deframer_next(&df, &fr, &d);
-        if (rc == 0)
-            return true;
-        if (rc < 0 || (!fr.is_data && et_pkt_unpack_bits(&dec->p, fr.msg, &fr.bits, &k, &d) < 0))
+        if (rc == 0 || rc == -RVT_ERR_TRUNCATED) /* (the end of the trace) */
+            return i > 0 || !want_sync;
+        if (rc < 0)
             return false;
+        if (fr.is_null || fr.is_data || fr.is_other)
+            continue;
+        if (unpack_frame(dec, &fr, &k, &d) < 0)
+            return false;
+        if (i == 0 && want_sync &&
+            (k.msg == ET_MSG_TE_SUPPORT || k.format != ET_F3 ||
+             !(k.subformat == ET_SF_START || (k.subformat == ET_SF_TRAP && k.thaddr))))
+            return false;
+        i++;
     }
     return true;
 }
 
-static void resync(struct et_decoder *dec)
+/* After damage: the next position to read packets from.  A packet whose
+ * frame was delimited (its payload is damaged) is followed by the next
+ * frame when the frames from there parse; otherwise, and after a damaged
+ * frame, e-trace-encap resumes after the next synchronisation sequence and
+ * the raw format at the next offset where a sync packet and the packets
+ * after it parse. */
+static void resync(struct et_decoder *dec, bool framed)
 {
+    if (framed && chain_ok(dec, dec->df.pos, 6, false))
+        return;
+    dec->after_packet = false;
     if (dec->p.framing == ET_FRAME_ENCAP) {
         et_deframer_resync(&dec->df);
         return;
     }
     size_t pos = dec->df.pos;
-    while (pos < dec->df.len && !refraw_chain_ok(dec, pos))
+    while (pos < dec->df.len && !chain_ok(dec, pos, 7, true))
         pos++;
     dec->df.pos = pos;
 }
@@ -976,6 +1201,8 @@ static void resync(struct et_decoder *dec)
 static int note_error(struct et_decoder *dec, uint64_t offset, const char *text)
 {
     rvt_flow_set_offset(dec->f, offset);
+    dec->expect_sync = false;
+    dec->counting = false;
     dec->synced = false;
     dec->trap_open = false;
     dec->held = false;
@@ -994,7 +1221,8 @@ static int lead_note(struct et_decoder *dec, const struct et_packet *k, uint64_t
     bool start = k->msg != ET_MSG_TE_SUPPORT && k->format == ET_F3 &&
                  (k->subformat == ET_SF_START || k->subformat == ET_SF_TRAP);
     if (!start) {
-        if (!dec->lead && k->msg != ET_MSG_TE_SUPPORT && k->format != ET_F3) {
+        /* (After a support packet such a packet is an error already.) */
+        if (!dec->lead && !dec->expect_sync && k->msg != ET_MSG_TE_SUPPORT && k->format != ET_F3) {
             dec->lead = true;
             dec->lead_off = offset;
         }
@@ -1012,40 +1240,87 @@ static int lead_note(struct et_decoder *dec, const struct et_packet *k, uint64_t
     return 0;
 }
 
+/* Where the packets start.  A trace file begins with the encoder's first
+ * byte: a synchronisation sequence (encap), or a packet.  A buffer that
+ * begins inside a packet (a wrapped trace RAM, a cut) is read from its
+ * first synchronisation sequence (encap) or sync packet (refraw) on.  Which
+ * one it is: packets that parse from offset 0, or (encap) a buffer that
+ * begins with mostly null bytes (a synchronisation sequence, perhaps
+ * damaged), start at 0 and every error there is reported; otherwise the
+ * bytes before the first synchronisation point are the tail of older
+ * trace and are skipped. */
+static size_t start_offset(struct et_decoder *dec, const uint8_t *buf, size_t len)
+{
+    if (len == 0 || chain_ok(dec, 0, 6, false))
+        return 0;
+    if (dec->p.framing == ET_FRAME_ENCAP) {
+        /* (a synchronisation sequence is n = 32 + T + S null bytes) */
+        size_t s = et_encap_find_sync(&dec->p, buf, len, 0);
+        size_t n = 32 + dec->p.ts_bytes + dec->p.src_bits / 8, zero = 0;
+        if (s <= 2 * n)
+            return s; /* the tail of a packet before a synchronisation sequence */
+        for (size_t i = 0; i < n && i < len; i++)
+            zero += (buf[i] & 0x1f) == 0;
+        if (zero * 4 >= (n < len ? n : len) * 3)
+            return 0; /* a damaged synchronisation sequence */
+        return s;
+    }
+    /* a raw file is written from its first packet on */
+    size_t pos = 1;
+    while (pos < len && !chain_ok(dec, pos, 7, true))
+        pos++;
+    return pos;
+}
+
+/* A raw file starts with a packet: bytes skipped at its start are damage. */
+static int report_start(struct et_decoder *dec, size_t start)
+{
+    if (dec->p.framing != ET_FRAME_REFRAW || start == 0)
+        return 0;
+    struct pkt first;
+    dec->df.pos = 0;
+    next_packet(dec, &first);
+    dec->df.pos = start;
+    char where[80], text[700];
+    if (start < dec->df.len)
+        snprintf(where, sizeof where, "the decode starts at the sync packet at offset 0x%zx", start);
+    else
+        snprintf(where, sizeof where, "no sync packet follows in the %zu bytes", dec->df.len);
+    snprintf(text, sizeof text, "%.500s%sno packet chain parses from offset 0: %s",
+             first.status < 0 ? dec->note_text : "", first.status < 0 ? "; " : "", where);
+    return note_error(dec, first.status < 0 ? first.offset : 0, text);
+}
+
 int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
 {
     et_deframer_init(&dec->df, &dec->p, buf, len);
     dec->df.only_src = dec->p.src_id_set;
-    /* Find where packets can be trusted to start. */
-    if (dec->p.framing == ET_FRAME_ENCAP) {
-        size_t s = et_encap_find_sync(&dec->p, buf, len, 0);
-        if (s < len)
-            dec->df.pos = s;
-    } else if (len && !refraw_chain_ok(dec, 0) && !refraw_plain_ok(dec, 0)) {
-        /* not a packet boundary: look for a sync packet */
-        size_t pos = 1;
-        while (pos < len && !refraw_chain_ok(dec, pos))
-            pos++;
-        dec->df.pos = pos;
-    }
-    /* (Encap: the null run before a sync sequence is idle, not skipped.) */
-    size_t first = dec->df.pos;
-    while (dec->p.framing == ET_FRAME_ENCAP && first > 0 && first < len && (buf[first - 1] & 0x1f) == 0)
-        first--;
+    size_t start = start_offset(dec, buf, len);
+    int rc0 = report_start(dec, start);
+    if (rc0 < 0)
+        return rc0;
+    if (dec->p.strict && start)
+        return rvt_fail(&dec->diag, RVT_ERR_FORMAT, "the trace does not start with a packet");
+    dec->df.pos = start;
+    /* (Encap: the bytes skipped before the first synchronisation sequence
+     * are reported at the first sync packet; raw: report_start did.) */
     dec->ever_synced = false;
-    dec->lead = first > 0 && dec->df.pos < len;
+    dec->lead = dec->p.framing == ET_FRAME_ENCAP && start > 0 && start < len;
     dec->lead_off = 0;
 
     struct pkt cur, nxt;
     next_packet(dec, &cur);
     int rc = 0;
+    bool cut = false;
+    uint64_t last_offset = 0;
     while (cur.status != 0) {
         if (cur.status == -RVT_ERR_TRUNCATED) {
             /* The trace ends inside a packet (a RAM sink that stopped when
-             * full, a cut file): the end of the trace, not damage. */
+             * full, a cut file): reported in every mode, not a decode error. */
             rvt_flow_set_offset(dec->f, cur.offset);
             if (FL(rvt_flow_gap(dec->f, RVT_GAP_END, dec->note_text)) < 0)
                 return flow_fail(dec);
+            cut = true;
             break;
         }
         if (cur.status < 0) {
@@ -1053,9 +1328,9 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
                 return rc;
             if (dec->p.strict)
                 return rvt_fail(&dec->diag, RVT_ERR_FORMAT, "%s", dec->note_text);
-            if (cur.offset >= dec->df.pos)
+            if (!cur.framed && cur.offset >= dec->df.pos)
                 dec->df.pos = (size_t)cur.offset;
-            resync(dec);
+            resync(dec, cur.framed);
             next_packet(dec, &cur);
             continue;
         }
@@ -1063,6 +1338,7 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
         if (!dec->ever_synced && (rc = lead_note(dec, &cur.k, cur.offset)) < 0)
             return rc;
         rc = process(dec, &cur.k, nxt.status > 0 ? &nxt.k : NULL, cur.offset);
+        last_offset = cur.offset;
         if (rc < 0) {
             if (rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT || dec->p.strict)
                 return rc;
@@ -1073,6 +1349,19 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
             rvt_diag_clear(&dec->diag);
         }
         cur = nxt;
+    }
+    if (!cut && dec->open) {
+        /* payload.adoc: a support packet "must be issued ... When tracing
+         * ceases for any reason"; without it the last instructions are not
+         * known to be the last ones executed */
+        char text[200];
+        snprintf(text, sizeof text,
+                 "trace ends at offset 0x%zx while tracing is on (the last packet, at offset 0x%" PRIx64
+                 ", is not a support packet ending tracing)",
+                 len, last_offset);
+        rvt_flow_set_offset(dec->f, len);
+        if (FL(rvt_flow_gap(dec->f, RVT_GAP_END, text)) < 0)
+            return flow_fail(dec);
     }
     if (FL(rvt_flow_finish(dec->f)) < 0)
         return flow_fail(dec);

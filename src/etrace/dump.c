@@ -5,13 +5,26 @@
 #include <inttypes.h>
 #include <string.h>
 
+/* Remember the first damage (returned at the end) and list it in place. */
+static void damage(FILE *out, uint64_t offset, const char *msg, struct rvt_diag *d, enum rvt_err code)
+{
+    fprintf(out, "0x%08" PRIx64 "  ERROR %s\n", offset, msg);
+    if (!d->code)
+        rvt_fail(d, code, "%s", msg);
+}
+
+/* Returns 0 when every unit is well formed; otherwise, after listing
+ * everything, the first damage (RVT_ERR_TRUNCATED for a trace that ends
+ * inside a packet), or RVT_ERR_NOSYNC when no packet was found at all. */
 int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out, struct rvt_diag *d)
 {
+    rvt_diag_clear(d);
     struct et_deframer df;
     et_deframer_init(&df, p, buf, len);
     df.only_src = p->src_id_set; /* one hart of a funnelled trace */
     struct et_params cur = *p; /* the support packet may switch modes (full address ...) */
     uint64_t npk = 0, nnull = 0, null_at = 0;
+    bool last_align = true, any = false, data_on = false;
     /* the differential address base, per source (a funnel merges harts) */
     enum { NSRC = 64 };
     uint64_t lasts[NSRC] = {0};
@@ -25,7 +38,7 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
         if (rc == 0)
             break;
         if (rc < 0) {
-            fprintf(out, "0x%08" PRIx64 "  ERROR %s\n", (uint64_t)fr.offset, fd.msg);
+            damage(out, fr.offset, fd.msg, d, (enum rvt_err)-rc);
             if (!et_deframer_resync(&df))
                 break;
             fprintf(out, "0x%08zx  (resynchronised)\n", df.pos);
@@ -35,6 +48,7 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
             if (!nnull)
                 null_at = fr.offset;
             nnull++;
+            last_align = fr.is_align;
             continue;
         }
         if (fr.is_other)
@@ -47,19 +61,32 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
         bool have_last = have_lasts[slot];
         if (nnull) {
             fprintf(out, "0x%08" PRIx64 "  null x%" PRIu64 "\n", null_at, nnull);
+            if (!last_align && any) {
+                char m[160];
+                snprintf(m, sizeof m, "the null packets before offset 0x%" PRIx64 " do not end with a "
+                         "null.alignment (0x80)", fr.offset);
+                damage(out, fr.offset - 1, m, d, RVT_ERR_FORMAT);
+            }
             nnull = 0;
         }
+        any = true;
         if (fr.is_data) {
             fprintf(out, "0x%08" PRIx64 "  data packet (%zu bytes, skipped)\n", fr.offset, fr.size);
+            if (!data_on)
+                damage(out, fr.offset, "a data trace packet, but no support packet enabled data trace (denable)", d,
+                       RVT_ERR_FORMAT);
             continue;
         }
         struct et_packet k;
         char fields[700];
         if (et_pkt_unpack_bits(&cur, fr.msg, &fr.bits, &k, &fd) < 0) {
-            fprintf(out, "0x%08" PRIx64 "  ERROR %s\n", fr.offset, fd.msg);
+            damage(out, fr.offset, fd.msg, d, RVT_ERR_FORMAT);
             continue;
         }
         npk++;
+        if (fr.sign_padded && (et_pkt_check_padding(&fr.bits, &k, &fd) < 0 ||
+                               (!cur.partial_compression && et_pkt_check_compressed(&fr.bits, &k, &fd) < 0)))
+            damage(out, fr.offset, fd.msg, d, RVT_ERR_FORMAT);
         et_pkt_format_fields(&cur, &k, fields, sizeof fields);
         char absbuf[48] = "";
         bool v026 = cur.version == ET_V0_026;
@@ -76,8 +103,10 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
             lasts[slot] = a;
             have_lasts[slot] = true;
         }
-        if (k.msg == ET_MSG_TE_INST && k.format == ET_F3 && k.subformat == ET_SF_SUPPORT)
+        if (k.msg == ET_MSG_TE_INST && k.format == ET_F3 && k.subformat == ET_SF_SUPPORT) {
             et_apply_ioptions(&cur, k.ioptions);
+            data_on = cur.denable_p && k.denable;
+        }
         char extra[64] = "";
         if (p->framing == ET_FRAME_ENCAP) {
             int n = p->src_bits ? snprintf(extra, sizeof extra, " src=%u flow=%u", fr.src_id, fr.flow)
@@ -91,6 +120,7 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
     if (nnull)
         fprintf(out, "0x%08" PRIx64 "  null x%" PRIu64 "\n", null_at, nnull);
     fprintf(out, "# %" PRIu64 " packets, %zu bytes\n", npk, len);
-    (void)d;
-    return 0;
+    if (!npk && len && !d->code)
+        rvt_fail(d, RVT_ERR_NOSYNC, "no E-Trace packet in the %zu bytes", len);
+    return d->code ? -(int)d->code : 0;
 }

@@ -123,6 +123,11 @@ struct et_encoder {
     struct et_bpred bp;
     struct et_jtc jtc;
 
+    uint64_t addr_bad; /* address bits the address field cannot carry (above the width, below the lsb) */
+    /* the context of the last record (0.026: a notification keeps it) */
+    uint64_t last_ctx;
+    bool have_ctx;
+
     /* cause filter: nesting of traps; bit i set = level i is a traced handler */
     uint32_t handler_bits;
     unsigned handler_depth;
@@ -493,9 +498,19 @@ static int send_address_at(struct et_encoder *e, uint64_t addr, enum akind kind,
 
 static int send_address(struct et_encoder *e, uint64_t addr, enum akind kind, bool updiscon, uint64_t time)
 {
-    /* Reporting the address just reported again (after a pass through a
-     * loop) as a notification: an ordinary repeat reads as a duplicate. */
-    if (kind == AK_INFERRED && addr == e->last_addr && e->p.version == ET_V2_0 && e->packets)
+    /* payload.adoc, format 1/2 notify: "If the value of this bit is
+     * different from the MSB of address, it indicates that this packet is
+     * reporting an instruction that is not the target of an uninferable
+     * discontinuity because a notification was requested via trigger[2]".
+     * So a repeat of the last reported address is an ordinary packet when
+     * branch outcomes come with it: they show that execution went round (the
+     * reference model's resync packets).  Only a repeat with no decision since
+     * the last report is a re-entry into code run since then, which
+     * --disambiguate reports as a notification like every other such
+     * re-entry (see the window below); without it the repeat would read as the
+     * reference model's duplicate final packet. */
+    if (kind == AK_INFERRED && addr == e->last_addr && e->p.version == ET_V2_0 && e->packets &&
+        e->p.disambiguate && !e->branches && !e->pbc && !e->bp_fail)
         kind = AK_NOTIFY;
     return send_address_at(e, addr, kind, updiscon, time, e->cs ? e->cs->count : 0);
 }
@@ -649,18 +664,29 @@ static bool uninferable_itype(const struct ent *c)
     }
 }
 
-/* Will the packet after one reporting c be a format 3 (or the end of trace)? */
+static bool mispredicted_ret(const struct et_encoder *e, const struct ent *c, const struct ent *n);
+
+/* Will the packet after one reporting the uninferable target c be a format
+ * 3 sync or trap packet?  That is when payload.adoc sets updiscon: "the
+ * instruction following an uninferable discontinuity and is also the
+ * instruction before an exception, privilege change or resync (i.e. it will
+ * be followed immediately by a format 3 te_inst)".  The end of tracing is
+ * not among them: the support packet's qual_status says it (ended_ntr, see
+ * step), as the spec's encoder without early access to the filter results
+ * does ("a different mechanism is required, and that is provided by having
+ * two codes").  A resync that waits for a mispredicted return (see
+ * mispredicted_ret) does not follow at once either. */
 static bool next_is_f3(const struct et_encoder *e, const struct ent *c, const struct ent *n)
 {
     if (c->retired && is_trap(c->itype))
         return true;
     if (!n || !n->qualified)
-        return true;
+        return false;
     if (!n->retired && is_trap(n->itype))
         return true;
     if (ppccd(e, c, n))
         return true;
-    if (e->resync_max && e->resync_count >= e->resync_max)
+    if (e->resync_max && e->resync_count >= e->resync_max && !mispredicted_ret(e, c, n))
         return true;
     return false;
 }
@@ -740,13 +766,28 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         if (exc_only) {
             /* a second trap before the handler's first instruction: report
              * the first one now, unless its EPC packet did (then this one is
-             * reported with its own handler) */
-            if (!v026 && !prev->trap_epc)
+             * reported with its own handler).  The 0.026 draft has no thaddr;
+             * it wants every trap traced with "the next valid instruction
+             * address (the first of the interrupt or exception handler)"
+             * (seed 001, 2.1.4): the first trap's packet carries its handler
+             * address, where the second trap was taken; the decoder knows it
+             * did not retire because another trap packet follows at once. */
+            if (v026)
+                rc = send_trap(e, c, prev, true);
+            else if (!prev->trap_epc)
                 rc = send_trap(e, c, prev, false);
         } else if (prev->trap_epc) {
             rc = send_start(e, c);
         } else {
             rc = send_trap(e, c, prev, true);
+            /* 0.026: the handler's first instruction retired and then
+             * trapped: "the final instruction executed beforehand must be
+             * traced" (2.1.4), so repeat its address, which also tells this
+             * case from a trap taken before it retired (above). */
+            bool traps_next = (c->retired && is_trap(c->itype)) ||
+                              (n && n->qualified && !n->retired && is_trap(n->itype));
+            if (rc >= 0 && v026 && traps_next)
+                rc = send_address(e, c->addr, AK_INFERRED, false, c->time);
         }
         handled = true;
     } else if (exc_only) {
@@ -767,7 +808,7 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         return rc;
 
     if (!handled && prev_upd) {
-        if (e->pend_conflict) {
+        if (e->pend_conflict && e->p.disambiguate) {
             /* 2.0 irdepth cannot tell this return from an earlier implicit one
              * at the same depth: report that earlier return's target first, as
              * a notification (its depth is one less than the return's). */
@@ -842,8 +883,8 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         if (!c->reported && !is_branch)
             win_add(e, c->rec_lo, c->rec_hi);
         /* (an uninferable jump reports its target anyway) */
-        if (!c->reported && !v026 && n && n->retired && n->qualified && !will_updiscon(e, c, n) &&
-            win_hits(e, n->rec_lo, n->rec_hi)) {
+        if (!c->reported && !v026 && e->p.disambiguate && n && n->retired && n->qualified &&
+            !will_updiscon(e, c, n) && win_hits(e, n->rec_lo, n->rec_hi)) {
             if ((rc = send_address(e, c->addr, AK_NOTIFY, false, c->time)) < 0)
                 return rc;
             c->reported = true;
@@ -1071,34 +1112,65 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
     if (et_ctx_bits(&e->p) && et_ctx_bits(&e->p) < 64 && (r->context >> et_ctx_bits(&e->p)))
         return rvt_fail(&e->diag, RVT_ERR_OVERFLOW, "context 0x%" PRIx64 " does not fit context_width_p = %u",
                         r->context, e->p.context_width_p);
-    if (e->p.iaddress_width_p < 64 && (r->iaddr >> e->p.iaddress_width_p))
-        return rvt_fail(&e->diag, RVT_ERR_OVERFLOW, "address 0x%" PRIx64 " wider than iaddress_width_p = %u",
-                        r->iaddr, e->p.iaddress_width_p);
+    /* Every address a packet may report (the first and last instruction
+     * of a record, the EPC of a trap) must fit the address field: its width
+     * and its alignment, iaddress_lsb_p bits are not sent.  A stream that
+     * cannot represent them would decode with errors far from the cause. */
+    uint64_t last = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
+    if (((r->iaddr | last) & e->addr_bad) != 0) {
+        uint64_t a = (r->iaddr & e->addr_bad) ? r->iaddr : last;
+        if (e->p.iaddress_width_p < 64 && (a >> e->p.iaddress_width_p))
+            return rvt_fail(&e->diag, RVT_ERR_OVERFLOW, "address 0x%" PRIx64 " wider than iaddress_width_p = %u",
+                            a, e->p.iaddress_width_p);
+        return rvt_fail(&e->diag, RVT_ERR_INVAL,
+                        "instruction address 0x%" PRIx64 " is not a multiple of %u: iaddress_lsb_p = %u cannot "
+                        "represent it (code with compressed instructions needs iaddress_lsb_p <= 1)",
+                        a, 1u << e->p.iaddress_lsb_p, e->p.iaddress_lsb_p);
+    }
     bool q = qualify(e, r);
     struct ent x;
     memset(&x, 0, sizeof x);
     x.tval = r->tval;
     x.context = r->context;
+    uint8_t ctype = r->ctype;
+    bool ctx_notify = false;
+    if (e->p.version == ET_V0_026) {
+        /* The draft's context_type values (seed 001 table 3.3) differ from
+         * 2.0's ctype: 0 context change with discontinuity ("treated the
+         * same as an exception"), 1 precise, 2 imprecise ("reported without
+         * any address information"), 3 notification ("output the address of
+         * the watchpoint instruction ... The context itself is not
+         * output"). */
+        static const uint8_t draft[4] = {RVT_CTYPE_ASYNC, RVT_CTYPE_PRECISE, RVT_CTYPE_IMPRECISE,
+                                         RVT_CTYPE_UNREPORTED};
+        ctype = draft[r->ctype & 3];
+        if ((r->ctype & 3) == 3 && e->have_ctx && r->context != e->last_ctx) {
+            ctx_notify = r->iretire != 0;
+            x.context = e->last_ctx;
+        }
+    }
+    e->last_ctx = x.context;
+    e->have_ctx = true;
     x.time = (r->flags & RVT_ING_HAS_TIME) ? r->time & mask64(et_time_bits(&e->p)) : 0;
     x.has_time = (r->flags & RVT_ING_HAS_TIME) != 0;
     x.cause = r->cause;
     x.priv = r->priv;
     x.qualified = q;
     x.rec_lo = r->iaddr;
-    x.rec_hi = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
+    x.rec_hi = last;
     uint8_t itype = map_itype(&e->p, r->itype);
     if (r->iretire > (1u << r->ilastsize)) {
         /* first instruction of a multi-instruction block */
         x.addr = r->iaddr;
         x.itype = RVT_ITYPE_NONE;
         x.retired = true;
-        x.ctype = r->ctype;
+        x.ctype = ctype;
         int rc = push_ent(e, &x);
         if (rc < 0)
             return rc;
         x.ctype = 0;
     } else {
-        x.ctype = r->ctype;
+        x.ctype = ctype;
     }
     x.retired = r->iretire != 0;
     x.last_of_rec = true;
@@ -1106,7 +1178,7 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
     x.next = rvt_ing_next_addr(r);
     x.itype = itype;
     x.sijump = (r->flags & RVT_ING_SIJUMP) != 0;
-    x.notify = (r->flags & RVT_ING_NOTIFY) != 0 && x.retired;
+    x.notify = ((r->flags & RVT_ING_NOTIFY) != 0 || ctx_notify) && x.retired;
     return push_ent(e, &x);
 }
 
@@ -1159,12 +1231,15 @@ int et_enc_new(struct et_encoder **out, const struct et_params *p, const struct 
     int rc = et_params_check(p, d);
     if (rc < 0)
         return rc;
+    if (p->resync_max == ET_RESYNC_ANY)
+        return rvt_fail(d, RVT_ERR_INVAL, "etrace: resync-max any is for decoding; the encoder needs a period or off");
     struct et_encoder *e = calloc(1, sizeof *e);
     if (!e)
         return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
     e->p = *p;
     et_framer_init(&e->fr, &e->p, sink);
     e->resync_max = p->resync_max < 0 ? 0 : (uint64_t)1 << (p->resync_max + 4);
+    e->addr_bad = ~mask64(p->iaddress_width_p) | mask64(p->iaddress_lsb_p);
     map_reset(e);
     unsigned shift = p->iaddress_lsb_p >= 2 ? 2 : 1;
     if ((p->branch_prediction && et_bpred_init(&e->bp, p->bpred_size_p, shift) < 0) ||

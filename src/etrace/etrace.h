@@ -51,6 +51,8 @@ enum et_ioption_bits {
 #define ET_IOPTIONS_WIDTH 7
 
 #define ET_MAX_FILTERS 8
+#define ET_RESYNC_OFF (-1)
+#define ET_RESYNC_ANY (-2)
 
 struct et_addr_range {
     uint64_t lo, hi; /* inclusive */
@@ -83,7 +85,10 @@ struct et_params {
     /* ---- run-time options ---- */
     enum et_version version;
     enum et_framing framing;
-    int resync_max;          /* reference-flow encoding: period 2^(n+4) packets; <0: never */
+    int resync_max;          /* reference-flow encoding: period 2^(n+4) packets; <0: never;
+                              * ET_RESYNC_ANY: (decoder) not a packet count, not checked */
+    bool resync_counted;     /* decoder: resync-max N was given (or trTeInstSyncMode = packets), so the
+                              * encoder's resync timer counts packets and its timing is checked */
     bool full_address;
     enum et_irmode implicit_return;
     bool implicit_except;
@@ -91,6 +96,8 @@ struct et_params {
     bool branch_prediction;
     bool jump_target_cache;
     bool model_compat;       /* reproduce the reference model's choices where the spec allows */
+    bool disambiguate;       /* extension: notifications where the spec's packets have two readings */
+    bool partial_compression;/* decoder: accept payloads longer than their sign-compressed form */
     uint64_t tvec[8];        /* implicit-except: trap vector (CSR value, mode in bits 1:0) per privilege */
     bool have_tvec[8];
     /* encapsulation */
@@ -209,6 +216,7 @@ struct et_packet {
     uint32_t irdepth;
     uint8_t raw_notify, raw_updiscon, raw_irreport;
     uint32_t raw_irdepth;
+    unsigned field_bits; /* unpack: where the packet's fields end (its uncompressed length) */
     bool has_status; /* notify/updiscon present (formats 1/2, 0.0 with address) */
     bool has_ir;     /* irreport present */
     /* support */
@@ -242,6 +250,16 @@ int et_pkt_unpack(const struct et_params *p, uint8_t msg, const uint8_t *payload
                   unsigned nbits, struct et_packet *k, struct rvt_diag *d);
 int et_pkt_unpack_bits(const struct et_params *p, uint8_t msg, const struct et_bits *b, struct et_packet *k,
                        struct rvt_diag *d);
+/* payload.adoc: a payload "must be sign-extended to the nearest byte
+ * boundary": the received bits beyond the packet's fields (k->field_bits,
+ * from et_pkt_unpack_bits) must all equal its last field bit.  Returns 0 or
+ * <0 with d saying which bit differs. */
+int et_pkt_check_padding(const struct et_bits *b, const struct et_packet *k, struct rvt_diag *d);
+/* payload.adoc: sign-based compression "ideally will be applied to the
+ * whole packet" (as rvtrace and the reference model do): a payload (of whole
+ * bytes) longer than its compressed form is an error unless the decoder
+ * accepts partly compressed packets (--partial-compression). */
+int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, struct rvt_diag *d);
 /* Number of branch_map bits carried for a branches value (and whether an
  * address follows, for format 1). */
 unsigned et_map_bits(const struct et_params *p, unsigned branches, bool *has_addr);
@@ -300,6 +318,10 @@ struct et_frame {
     bool has_ts;
     unsigned src_id;
     bool is_null;         /* encap null packet (idle/alignment): no payload */
+    bool is_align;        /* ...a null.alignment (extend = 1) */
+    bool sign_padded;     /* the payload's last byte is padded by sign extension alone (no
+                           * encapsulation padding of "don't care" bits: refraw, or encap
+                           * with srcID and type fields of whole bytes) */
     bool is_data;         /* a data-trace packet (skipped) */
     bool is_other;        /* another source's packet (et_deframer.only_src) */
 };

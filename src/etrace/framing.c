@@ -315,6 +315,7 @@ int et_deframer_next(struct et_deframer *df, struct et_frame *fr, struct rvt_dia
             return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%zx: raw header 0x%02x: unknown msg_type %u", df->pos, h,
                             mt);
         fr->payload_bytes = b + 1;
+        fr->sign_padded = true;
         fill_bits(fr, b + 1, 0, n * 8);
         df->pos += fr->size;
         return 1;
@@ -325,6 +326,7 @@ int et_deframer_next(struct et_deframer *df, struct et_frame *fr, struct rvt_dia
     fr->flow = (uint8_t)((h >> 5) & 3);
     if (length == 0) {
         fr->is_null = true;
+        fr->is_align = (h & 0x80) != 0;
         fr->size = 1;
         df->pos++;
         return 1;
@@ -366,6 +368,7 @@ int et_deframer_next(struct et_deframer *df, struct et_frame *fr, struct rvt_dia
                         df->pos, fr->type);
     }
     fill_bits(fr, b, pos, end - pos);
+    fr->sign_padded = (p->src_bits % 8 + p->type_bits) % 8 == 0;
     if (pos % 8 == 0)
         fr->payload_bytes = b + pos / 8;
     df->pos += total;

@@ -583,11 +583,48 @@ int et_pkt_unpack_bits(const struct et_params *p, uint8_t msg, const struct et_b
         break;
     }
 done:
+    k->field_bits = r.pos;
     /* A payload longer than its fields (after byte padding) is not a valid
      * sign-compressed packet: most likely corruption or a framing slip. */
     if (nbits >= r.pos + 8)
         return rvt_fail(d, RVT_ERR_FORMAT, "etrace: %s packet of %u bits, but its fields end at bit %u",
                         et_pkt_name(k), nbits, r.pos);
+    return 0;
+}
+
+int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, struct rvt_diag *d)
+{
+    unsigned end = k->field_bits;
+    if (end == 0 || b->n < 8 || end > ET_MAX_BITS)
+        return 0;
+    /* The packet at full length is the received bits sign-extended to
+     * `end` (or cut there): its compressed length is that of its first
+     * min(received, end) bits. */
+    struct et_bits head = *b;
+    if (head.n > end)
+        head.n = end;
+    unsigned need = (et_bits_compressed_len(&head) + 7) / 8;
+    if (b->n / 8 > need)
+        return rvt_fail(d, RVT_ERR_FORMAT,
+                        "etrace: %s packet of %u payload bytes, but its sign-compressed form has %u (an encoder "
+                        "that compresses whole packets, as rvtrace and the reference model do, cannot send it; "
+                        "--partial-compression accepts it)",
+                        et_pkt_name(k), b->n / 8, need);
+    return 0;
+}
+
+int et_pkt_check_padding(const struct et_bits *b, const struct et_packet *k, struct rvt_diag *d)
+{
+    unsigned end = k->field_bits;
+    if (end == 0 || end >= b->n)
+        return 0;
+    unsigned sign = bit_at(b, end - 1);
+    for (unsigned i = end; i < b->n; i++)
+        if (bit_at(b, i) != sign)
+            return rvt_fail(d, RVT_ERR_FORMAT,
+                            "etrace: %s packet: padding bit %u is %u, expected %u (a payload is sign-extended to "
+                            "a byte boundary from its last field bit %u)",
+                            et_pkt_name(k), i, bit_at(b, i), sign, end - 1);
     return 0;
 }
 

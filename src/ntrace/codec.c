@@ -369,6 +369,14 @@ static int info(const void *cfg, FILE *out, struct rvt_diag *d)
     return 0;
 }
 
+/* What `verify` and the round-trip tests compare besides instructions:
+ * privilege from Ownership messages, the timestamps messages carry. */
+static unsigned traced(const void *cfgp)
+{
+    const struct nt_cfg *c = cfgp;
+    return (c->context ? RVT_TRACED_PRIV : 0) | (c->timestamps ? RVT_TRACED_TIME_SAMPLED : 0);
+}
+
 const struct rvt_codec rvt_codec_ntrace = {
     .name = "ntrace",
     .summary = "RISC-V N-Trace 1.0 (Nexus): BTM/HTM messages, MSEO framing",
@@ -393,4 +401,5 @@ const struct rvt_codec rvt_codec_ntrace = {
     .idle_byte = 0xff, /* MSEO: a byte of all ones is idle between messages */
     .sync_hint = "N-Trace sync messages that survive in a RAM come from periodic synchronisation: encode with "
                  "--sync-period N (every N instruction halfwords) or --sync-msgs N (every N messages)",
+    .traced = traced,
 };

@@ -24,6 +24,20 @@ for f in "cdl" "cdl --cdl-pc uninferable" "cdl --cdl-pack all --cdl-sync-interva
     expect_out "OK: the decoded instructions equal the input (164959)"
 done
 
+# verify compares every traced value at its full width (issue 9 §4): a
+# generated RV32 program with F/D writes 64-bit f registers and does 8-byte
+# loads/stores.  cdl needs the wide data extension for them and says so.
+expect_ok "$RV" gen --xlen 32 --all --seed 3 --insns 20000 --elf "$T/g.elf" -o "$T/g.ing"
+expect_fail "$RV" verify --format cdl --elf "$T/g.elf" --input "$T/g.ing" --ecall trap --cdl-pack all
+expect_err "needs 9 data bytes.*--cdl-data wide"
+expect_ok "$RV" verify --format cdl --elf "$T/g.elf" --input "$T/g.ing" --ecall trap --cdl-pack all --cdl-data wide
+expect_out "^compared      instructions (20000), register writes ([1-9][0-9]*), tracepoints (0)$"
+expect_out "OK: the decoded instructions equal the input (20000), and so does everything else compared"
+expect_ok "$RV" verify --format dbg --elf "$T/g.elf" --input "$T/g.ing" --ecall trap --dbg-emit all
+expect_out "load values ([1-9][0-9]*), store values ([1-9][0-9]*), hart changes (0), privilege (20000), timestamps"
+# ...and the interrupts of that program with PC packets only (issue 9 §5)
+expect_ok "$RV" verify --format dbg --elf "$T/g.elf" --input "$T/g.ing" --ecall trap --dbg-emit pc
+
 # encode -> decode -> the same PC list
 for f in cdl dbg; do
     expect_ok "$RV" encode --format $f --elf "$E" --input "$P" -o "$T/t.$f"

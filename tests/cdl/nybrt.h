@@ -46,6 +46,8 @@ struct nrt_item {
     uint64_t addr;    /* register number for REG_WRITE */
     uint64_t value;
     uint64_t index;   /* instruction index (UINT64_MAX: not given) */
+    uint8_t size;     /* expected memory values: the access size in bytes (the
+                         bits a trace must carry; 0: the whole value) */
 };
 
 /* Expected data values of an execution, in order, with the instruction

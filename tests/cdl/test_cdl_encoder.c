@@ -183,10 +183,51 @@ static void test_rv64(void)
     r[0].flags = RVT_ING_HAS_RD;
     r[0].rd = 10;
     r[0].rd_value = 0xffffffffffffffffull;
-    /* RV64 extension: code 7 = 9 bytes, for the address and the write. */
+    /* The wide extension: code 7 = 9 bytes, for the address and the write. */
+    c.wide = true;
     EXPECT(&c, r, 0, 0, 0, 0, 0xC, 0x7, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF,
            0xF, 0x0, 0x0, 0x1, 0xC, 0xF, 0xA, 0x0, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF, 0xF,
            0xF, 0xF, 0xF, 0xC, 0x0);
+}
+
+/* The seed's lengths (the default): a value that needs more than 7 bytes
+ * is refused with the option that records it, never cut; one that fits
+ * uses code 7 = 14 nybbles. */
+static void test_seed_lengths(void)
+{
+    struct cdl_cfg c;
+    cdl_cfg_defaults(&c);
+    c.xlen = 32;
+    c.sync_interval = 0;
+    c.pack |= CDL_PACK_RFW;
+    /* RV32D: fld writes all 64 bits of f3. */
+    struct rvt_ing_rec r[] = {rec(0x1000, RVT_ITYPE_NONE)};
+    r[0].flags = RVT_ING_HAS_RD;
+    r[0].rd = 35;
+    r[0].rd_value = 0x400921fb54442d18ull;
+    struct rvt_membuf m;
+    rvt_membuf_init(&m);
+    struct rvt_byte_sink s = rvt_membuf_sink(&m);
+    struct cdl_enc *e;
+    struct rvt_diag d = {0};
+    REQUIRE(cdl_enc_new(&e, &c, &s, &d) == 0);
+    CHECK(cdl_enc_put(e, &r[0]) == 0);
+    CHECK(cdl_enc_finish(e) == -RVT_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(cdl_enc_error(e), "f3 = 0x400921fb54442d18") && strstr(cdl_enc_error(e), "--cdl-data wide"),
+              "%s", cdl_enc_error(e));
+    cdl_enc_free(e);
+    rvt_membuf_free(&m);
+    /* With the extension the whole value goes out (1100 1111, rd, 8 bytes). */
+    c.wide = true;
+    EXPECT(&c, r, 0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x0, 0x1, 0x1, 0xC, 0xF, 0x3, 0x2, 0x8, 0x1, 0xD, 0x2, 0x4, 0x4,
+           0x4, 0x5, 0xB, 0xF, 0x1, 0x2, 0x9, 0x0, 0x0, 0x4, 0xC, 0x0);
+    /* RV64, seed lengths: a 7-byte value is code 7 with 14 data nybbles. */
+    c.xlen = 64;
+    c.wide = false;
+    r[0].rd = 10;
+    r[0].rd_value = 0xfedcba987654ull; /* x10: 1 + 6 bytes */
+    EXPECT(&c, r, 0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x0, 0x1, 0x1, 0xC, 0xF, 0xA, 0x0, 0x4, 0x5, 0x6, 0x7, 0x8, 0x9,
+           0xA, 0xB, 0xC, 0xD, 0xE, 0xF, 0xC, 0x0);
 }
 
 static int on_block(void *ctx, const struct rvt_block *b)
@@ -237,7 +278,12 @@ static void test_dump_and_errors(void)
     FILE *f = fopen(path, "w");
     REQUIRE(f);
     struct rvt_diag d = {0};
-    CHECK(cdl_dump(&c, bytes, n / 2, f, &d) == 0);
+    /* The dump lists everything, then returns the first damage with its
+     * offset (the decoder contract). */
+    CHECK(cdl_dump(&c, bytes, n / 2, f, &d) == -RVT_ERR_FORMAT);
+    CHECK_MSG(strstr(d.msg, "cdl: offset 0x23: reserved control nybble 0xE") && strstr(d.msg, "(1 damaged fields)"),
+              "%s", d.msg);
+    d = (struct rvt_diag){0};
     fclose(f);
     CHECK(rvt_test_sh("grep -q '^00000000.0  sync mark (4 zero nybbles)$' %s", path) == 0);
     CHECK(rvt_test_sh("grep -q '^00000002.0  data pc 0x100 (nnn 2, 2 bytes)$' %s", path) == 0);
@@ -351,8 +397,8 @@ static void test_refusal(void)
     /* The first PC field at an even nybble past 5000. */
     size_t s = 0;
     while (s < 5000 || s % 2 || fn[s] != 0xC)
-        s += cdl_field_len(fn + s, 2 * full.len - s, 32);
-    REQUIRE(cdl_field_len(fn + s, 8, 32) == 6);
+        s += cdl_field_len(fn + s, 2 * full.len - s, false);
+    REQUIRE(cdl_field_len(fn + s, 8, false) == 6);
     size_t cutn = s + 2;
     struct cut_sink cs = {.cut = cutn / 2};
     rvt_membuf_init(&cs.out);
@@ -367,7 +413,7 @@ static void test_refusal(void)
     CHECK(on[s + 8] == 0 && on[s + 9] == 0 && on[s + 10] == 0 && on[s + 11] == 0); /* sync mark */
     struct cdl_field f;
     struct rvt_diag d = {0};
-    CHECK(cdl_field_decode(on + s + 12, 2 * cs.out.len - s - 12, 32, &f, &d) > 0 && f.kind == CDL_F_DATA &&
+    CHECK(cdl_field_decode(on + s + 12, 2 * cs.out.len - s - 12, (struct cdl_fmt){32, false}, &f, &d) > 0 && f.kind == CDL_F_DATA &&
           f.reason == CDL_DATA_PC && (f.value == 0x1000 || f.value == 0x1004 || f.value == 0x2000));
     /* Decoded: everything up to the cut, the loss, then from the PC on. */
     extern const struct rvt_codec rvt_codec_cdl;
@@ -394,6 +440,7 @@ int main(void)
     test_data();
     test_sync();
     test_rv64();
+    test_seed_lengths();
     test_gaps();
     test_refusal();
     return rvt_test_summary("test_cdl_encoder");

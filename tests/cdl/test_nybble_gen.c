@@ -129,6 +129,16 @@ static void test_dbg(const struct nrt_prog *p, bool rvc)
         if (k == 1 || k == 3)
             run_case(&rvt_codec_dbg, p, cfgs[k], true, kinds, false);
     }
+    /* PC packets only: an interrupt names the last instruction executed
+     * (seed 004), so one taken just before an indirect jump does not read
+     * as that jump (issue 9 §5; the old epc form decoded one instruction
+     * too many here).  The old form stays decodable with emitpriv. */
+    static const char *const pc_only[] = {"dbg-emit", "pc", NULL};
+    run_case(&rvt_codec_dbg, p, pc_only, false, NULL, false);
+    static const char *const epc[] = {"dbg-emit", "pc,priv", "dbg-trap-pc", "epc", NULL};
+    run_case(&rvt_codec_dbg, p, epc, false, NULL, false);
+    static const char *const epc_br[] = {"dbg-trap-pc", "epc", NULL};
+    run_case(&rvt_codec_dbg, p, epc_br, false, NULL, false);
     if (!rvc) {
         const char *const o[] = {"dbg-emit", "pc,priv", "dbg-rvc", "off", NULL};
         run_case(&rvt_codec_dbg, p, o, false, NULL, false);

@@ -21,8 +21,10 @@ static uint64_t rng(uint64_t *s)
     return *s;
 }
 
+/* `values`: the configuration traces data values, and the round trip must
+ * have compared some (every one of them, at full width: rvt_roundtrip). */
 static void run(const char *format, const char *const *opts, const struct rvt_image *img,
-                const struct rvt_recs *recs, unsigned xlen)
+                const struct rvt_recs *recs, unsigned xlen, bool values)
 {
     struct rvt_rt_opts o = {.format = format, .options = opts};
     struct rvt_rt_result res;
@@ -35,6 +37,8 @@ static void run(const char *format, const char *const *opts, const struct rvt_im
         snprintf(desc + l, sizeof desc - l, " --%s %s", opts[i], opts[i + 1]);
     }
     CHECK_MSG(rc == 0 && res.insns_out == res.insns_in, "%s rv%u%s: %s", format, xlen, desc, res.msg);
+    CHECK_MSG(!values || res.values > 1000, "%s rv%u%s: only %" PRIu64 " values compared", format, xlen, desc,
+              res.values);
     if (rc < 0 || !bytes)
         return;
     uint64_t s = 99 + xlen;
@@ -79,15 +83,19 @@ static void family_tests(unsigned xlen)
         struct rvt_image *img = rvt_gen_image(g);
         struct rvt_recs recs = {0};
         REQUIRE(img && rvt_recs_gen(&recs, g, &gc, xlen == 64, &d) == 0);
-        static const char *const cdl1[] = {"ecall", "trap", NULL};
-        static const char *const cdl2[] = {"ecall", "trap", "cdl-pc", "uninferable", "cdl-sync-interval", "256",
-                                           NULL};
+        /* (The generated programs jump to the top of the address space and
+         * write 64-bit f registers: cdl needs the wide data extension.) */
+        static const char *const cdl1[] = {"ecall", "trap", "cdl-data", "wide", "cdl-pack", "all", NULL};
+        static const char *const cdl2[] = {"ecall", "trap", "cdl-data", "wide", "cdl-pc", "uninferable",
+                                           "cdl-sync-interval", "256", NULL};
         static const char *const dbg1[] = {"ecall", "trap", NULL};
         static const char *const dbg2[] = {"ecall", "trap", "dbg-emit", "pc,priv", "dbg-buffer", "2048", NULL};
-        run("cdl", cdl1, img, &recs, xlen);
-        run("cdl", cdl2, img, &recs, xlen);
-        run("dbg", dbg1, img, &recs, xlen);
-        run("dbg", dbg2, img, &recs, xlen);
+        static const char *const dbg3[] = {"ecall", "trap", "dbg-emit", "all", NULL};
+        run("cdl", cdl1, img, &recs, xlen, true);
+        run("cdl", cdl2, img, &recs, xlen, false);
+        run("dbg", dbg1, img, &recs, xlen, false);
+        run("dbg", dbg2, img, &recs, xlen, false);
+        run("dbg", dbg3, img, &recs, xlen, true);
         rvt_recs_free(&recs);
         rvt_img_free(img);
         rvt_gen_program_free(g);

@@ -129,6 +129,49 @@ static void test_events(void)
            0x1, 0x0, 0x0, 0x5);
 }
 
+/* Seed 004's trace events for traps: "Interrupts: Emit PC (if enabled) of
+ * the last instruction executed.  Emit Privilege Level (if enabled).
+ * Finally emit the new PC"; ecall/ebreak "the same as if they were jal"
+ * (their own address).  --dbg-trap-pc epc keeps the older form (every trap
+ * names its epc). */
+static void test_trap_pcs(void)
+{
+    struct dbg_cfg c;
+    const struct rvt_ing_rec irq[] = {
+        rec(0x100, RVT_ITYPE_NONE, RVT_PRIV_U),
+        rec(0x104, RVT_ITYPE_NONE, RVT_PRIV_U),
+        {.iaddr = 0x108, .itype = RVT_ITYPE_INTERRUPT, .cause = 7, .priv = RVT_PRIV_U}, /* before 0x108 */
+        rec(0x800, RVT_ITYPE_NONE, RVT_PRIV_M),
+        rec(0x804, RVT_ITYPE_TRAPRET, RVT_PRIV_M), /* mret -> 0x108 */
+        rec(0x108, RVT_ITYPE_NONE, RVT_PRIV_U),
+    };
+    cfg(&c, NULL);
+    EXPECT(&c, irq, 0x4, 0x0, 0x6, 0x0, 0x1, 0x7, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, /* sync, PC 0x100 */
+           0x1, 0x0, 0x2,                /* the interrupt: the last instruction executed, 0x104 */
+           0x6, 0xE,                     /* Privilege Level: interrupt, M */
+           0x1, 0x2, 0x0, 0x0, 0x4,      /* the new PC 0x800 */
+           0x1, 0x2, 0x4, 0x8, 0x0,      /* mret -> 0x108 */
+           0x6, 0x0,                     /* U */
+           0x1, 0x0, 0x4, 0x5);          /* the end */
+    CHECK(rvt_codec_dbg.cfg_set(&c, "dbg-trap-pc", "epc", &(struct rvt_diag){0}) == 0);
+    EXPECT(&c, irq, 0x4, 0x0, 0x6, 0x0, 0x1, 0x7, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, /* sync, PC 0x100 */
+           0x1, 0x0, 0x4,                /* epc 0x108 */
+           0x6, 0xE, 0x1, 0x2, 0x0, 0x0, 0x4, 0x1, 0x2, 0x4, 0x8, 0x0, 0x6, 0x0, 0x1, 0x0, 0x4, 0x5);
+
+    /* Without Privilege Level packets an exception (other than ecall or
+     * ebreak) is named like an interrupt, so that where a trap falls never
+     * depends on telling them apart: the jal at 0x300 before the fault. */
+    execution();
+    cfg(&c, "pc,branch");
+    EXPECT(&c, g_recs, 0x4, 0x0, 0x1, 0x7, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, /* sync, PC 0x100 */
+           0x3, 0x2,                     /* branches */
+           0x1, 0x2, 0x0, 0x8, 0x1,      /* jalr -> 0x300 */
+           0x1, 0x0, 0x0,                /* the fault: the last instruction executed, the jal at 0x300 */
+           0x1, 0x2, 0x0, 0x0, 0x4,      /* handler 0x800 */
+           0x1, 0x2, 0x2, 0x0, 0x2,      /* mret -> 0x404 */
+           0x1, 0x0, 0x2, 0x5);          /* the end */
+}
+
 static void test_data(void)
 {
     struct dbg_cfg c;
@@ -216,7 +259,7 @@ static int on_note(void *ctx, const struct rvt_note *n)
         snprintf(g_err, sizeof g_err, "%s", n->text);
     if (n->kind == RVT_NOTE_GAP && n->reason < 8) {
         g_gaps[n->reason]++;
-        if (n->reason == RVT_GAP_LOST)
+        if (n->reason == RVT_GAP_LOST || n->reason == RVT_GAP_END)
             g_lost_offset = n->offset;
     }
     return 0;
@@ -292,8 +335,8 @@ static void test_gaps(void)
            0x5, 0x5);
 
     /* The decoder (PC pairs, without code) reads them: one trace-off gap
-     * for the first execution, none at the end; cut short, the rest is
-     * lost, said where. */
+     * for the first execution, none at the end; cut short, the end is
+     * unexpected (RVT_GAP_END), said where. */
     cfg(&c, "pc,priv");
     uint8_t nyb[256];
     size_t k = encode(&c, recs, sizeof recs / sizeof recs[0], nyb, sizeof nyb);
@@ -310,8 +353,8 @@ static void test_gaps(void)
               g_gaps[RVT_GAP_TRACE_OFF], g_gaps[RVT_GAP_LOST], g_err, d.msg);
     memset(g_gaps, 0, sizeof g_gaps);
     CHECK(rvt_decode_buffer(&rvt_codec_dbg, &c, img, -1, bytes, 20, &sink, &d) == 0);
-    CHECK_MSG(g_gaps[RVT_GAP_LOST] == 1 && g_lost_offset <= 20 && g_lost_offset >= 18, "%u lost at 0x%llx",
-              g_gaps[RVT_GAP_LOST], (unsigned long long)g_lost_offset);
+    CHECK_MSG(g_gaps[RVT_GAP_END] == 1 && g_lost_offset <= 20 && g_lost_offset >= 18, "%u unexpected ends at 0x%llx",
+              g_gaps[RVT_GAP_END], (unsigned long long)g_lost_offset);
     rvt_img_free(img);
 }
 
@@ -411,6 +454,7 @@ int main(void)
 {
     test_dump_and_errors();
     test_events();
+    test_trap_pcs();
     test_data();
     test_sync_points();
     test_gaps();

@@ -31,7 +31,7 @@ static size_t expected(const struct nrt_prog *p, struct nrt_item **out)
         }
         if (r->hart != hart) {
             hart = r->hart;
-            v[n++] = (struct nrt_item){RVT_DATA_HART, 0, hart, 0};
+            v[n++] = (struct nrt_item){RVT_DATA_HART, 0, hart, 0, 0};
         }
         if (!r->iretire)
             continue;
@@ -39,11 +39,11 @@ static size_t expected(const struct nrt_prog *p, struct nrt_item **out)
         bool csr = rvt_img_insn(p->img, rvt_ing_last_addr(r), &in) == 0 && (in.flags & RVT_IF_CSR);
         if (csr) {
             if (r->flags & RVT_ING_HAS_RD)
-                v[n++] = (struct nrt_item){RVT_DATA_LOAD_VALUE, 0, r->rd_value & mask, 0};
+                v[n++] = (struct nrt_item){RVT_DATA_LOAD_VALUE, 0, r->rd_value & mask, 0, 0};
         } else if (r->flags & RVT_ING_HAS_MEM) {
             bool st = r->flags & RVT_ING_MEM_STORE;
-            v[n++] = (struct nrt_item){st ? RVT_DATA_STORE_ADDR : RVT_DATA_LOAD_ADDR, 0, r->mem_addr & mask, 0};
-            v[n++] = (struct nrt_item){st ? RVT_DATA_STORE_VALUE : RVT_DATA_LOAD_VALUE, 0, r->mem_value & mask, 0};
+            v[n++] = (struct nrt_item){st ? RVT_DATA_STORE_ADDR : RVT_DATA_LOAD_ADDR, 0, r->mem_addr & mask, 0, 0};
+            v[n++] = (struct nrt_item){st ? RVT_DATA_STORE_VALUE : RVT_DATA_LOAD_VALUE, 0, r->mem_value, 0, r->mem_size};
         }
     }
     *out = v;

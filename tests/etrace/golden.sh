@@ -24,6 +24,24 @@ for c in default fulladdr lsb1 resync0 resync3 nocontext combo; do
     check test "$n" -eq "$m"
 done
 
+# the "resync" vector: a resync on a pending branch repeats the last address
+# without a notification (the spec's notify rule), byte for byte the model's
+RS=${RVT_TEST_DATA}/etrace-resync
+check "$R" encode --format etrace --framing refraw --scf "$RS/hw.scf" --ucf "$RS/encoder.ucf" \
+    --input "$RS/resync_itype4.csv" --input-format refcsv -o "$T/resync.raw"
+check cmp "$T/resync.raw" "$RS/resync.te_inst_raw"
+
+# an address width that cannot represent the program's addresses is an
+# encode-time error naming the first such address (t1 has compressed code)
+out=$("$R" encode --format etrace --elf "$ELF" --input "$PCS" --input-format pclist --iaddress_lsb_p 2 \
+      -o "$T/lsb2.bin" 2>&1)
+check test $? -ne 0
+check grep -q 'address 0x[0-9a-f]* is not a multiple of 4' <<< "$out"
+out=$("$R" encode --format etrace --elf "$ELF" --input "$PCS" --input-format pclist --iaddress_width_p 16 \
+      -o "$T/w16.bin" 2>&1)
+check test $? -ne 0
+check grep -q 'wider than iaddress_width_p = 16' <<< "$out"
+
 # refcsv -> native ingress -> refcsv gives the same file
 check "$R" convert --input "$D/t1_itype4.csv" --input-format refcsv --to ingress -o "$T/t1.ing" --xlen 32
 check "$R" convert --input "$T/t1.ing" --to refcsv -o "$T/t1.csv"

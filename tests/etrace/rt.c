@@ -81,6 +81,8 @@ static int on_pc(void *ctx, uint64_t pc, const struct rvt_block *b)
 static int on_block(void *ctx, const struct rvt_block *b)
 {
     struct rt_result *r = ctx;
+    if (b->end == RVT_END_TRAP && r->ntraps < 64)
+        r->trap_cause[r->ntraps++] = b->cause;
     return rvt_block_insns(r->bc, r->xlen, b, on_pc, r) < 0 ? 1 : 0;
 }
 
@@ -88,14 +90,19 @@ static int on_note(void *ctx, const struct rvt_note *n)
 {
     struct rt_result *r = ctx;
     if (n->kind == RVT_NOTE_ERROR) {
-        if (!r->errors)
+        if (!r->errors) {
             snprintf(r->first_error, sizeof r->first_error, "offset 0x%llx: %s", (unsigned long long)n->offset,
                      n->text ? n->text : "?");
+            r->first_error_offset = n->offset;
+        }
         r->errors++;
     } else if (n->kind == RVT_NOTE_GAP) {
         r->gaps++;
+        r->ends += n->reason == RVT_GAP_END;
     } else if (n->kind == RVT_NOTE_SYNC) {
         r->syncs++;
+    } else if (n->kind == RVT_NOTE_TRAP && r->ntraps < 64) {
+        r->trap_cause[r->ntraps++] = (uint32_t)n->value;
     }
     return 0;
 }

@@ -17,8 +17,12 @@ struct rt_result {
     size_t npcs, cap;
     unsigned errors;     /* RVT_NOTE_ERROR notes */
     unsigned gaps;
+    unsigned ends;       /* of the gaps: RVT_GAP_END (the trace ends early) */
+    uint64_t first_error_offset;
     unsigned syncs;
     char first_error[600];
+    uint32_t trap_cause[64]; /* the first traps decoded, in order (ending a block or alone) */
+    unsigned ntraps;
     struct rvt_bcache *bc;
     unsigned xlen;
 };

@@ -36,6 +36,34 @@ static const struct {
     {"0.026", {"etrace-version", "0.026", NULL}, true},
 };
 
+/* Issue 10: a flip in the leading synchronisation sequence dropped the
+ * first 3,354 instructions without a word.  Every flip of the bits that
+ * matter (length bits 0-4 of each null byte; the others keep it a null)
+ * gives the whole decode or an error. */
+static void leading_sync(const struct rvt_image *img, const struct rvt_rt_opts *o, const uint8_t *bytes, size_t len,
+                         uint64_t insns)
+{
+    uint8_t *buf = malloc(len);
+    unsigned whole = 0, reported = 0;
+    for (size_t at = 0; at < 33 && at < len; at++) {
+        for (unsigned bit = 0; bit < 5; bit++) {
+            memcpy(buf, bytes, len);
+            buf[at] ^= (uint8_t)(1u << bit);
+            struct rvt_rt_result r;
+            CHECK(rvt_decode_segments(o, img, buf, len, &r) > 0);
+            if (r.errors)
+                reported++;
+            else if (r.insns_out == insns && r.gaps == 0)
+                whole++;
+            else
+                CHECK_MSG(0, "leading sync byte %zu bit %u: %" PRIu64 " of %" PRIu64 " instructions, no error", at,
+                          bit, r.insns_out, insns);
+        }
+    }
+    printf("  leading sync flips: %u whole decodes, %u reported\n", whole, reported);
+    free(buf);
+}
+
 static void run(void)
 {
     const char *tmp = rvt_test_tmpdir();
@@ -83,6 +111,8 @@ static void run(void)
                           sets[i].name, ot.truncate, rr.msg);
             }
         }
+        if (i == 0 && rc == 0)
+            leading_sync(img, &o, bytes, len, r.insns_in);
         free(bytes);
     }
     rvt_recs_free(&recs);

@@ -46,6 +46,8 @@ static const struct optset sets[] = {
     {"0.026", {"etrace-version", "0.026", NULL}, false, false, false, false, F_NONE},
     {"0.026-refraw-full", {"etrace-version", "0.026", "framing", "refraw", "full-address", "1", NULL}, false,
      false, false, false, F_NONE},
+    {"0.026-context", {"etrace-version", "0.026", "nocontext_p", "0", "context_width_p", "8", NULL}, false, false,
+     false, true, F_NONE},
     {"all",
      {"implicit-return", "fixed", "return_stack_size_p", "3", "branch-prediction", "1", "jump-target-cache", "1",
       "f0s_width_p", "1", "sijump", "1", "resync-max", "0", "nocontext_p", "0", "context_width_p", "8", NULL},

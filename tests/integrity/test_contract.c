@@ -147,7 +147,9 @@ static void empty_library(const char *fam)
 
 static void per_family(const char *fam)
 {
-    const char *ecall = "--ecall trap"; /* the generated program traps on ecall */
+    /* The generated program traps on ecall; its RV64 code at the top of the
+     * address space needs cdl's 9-byte data fields (docs/cdl.md). */
+    const char *ecall = strcmp(fam, "cdl") == 0 ? "--ecall trap --cdl-data wide" : "--ecall trap";
     char trace[64];
     snprintf(trace, sizeof trace, "t.%s", fam);
     REQUIRE(cli("encode --format %s %s --elf g.elf --input g.ing -o %s", fam, ecall, trace) == 0);
@@ -162,7 +164,9 @@ static void per_family(const char *fam)
                       cli("decode --format %s %s --elf g.elf %s --output %s", fam, ecall, trace, kinds[k]), 0);
     CHECK(cli("decode --format %s %s --elf g.elf %s", fam, ecall, trace) == 0);
     CHECK_MSG(rvt_test_sh("cmp -s '%s/out.txt' '%s/g.pcs'", g_dir, g_dir) == 0, "%s: decoded PCs differ", fam);
-    EXPECT_STATUS(fam, "dump", cli("dump --format %s %s", fam, trace), 0);
+    EXPECT_STATUS(fam, "dump", cli("dump --format %s %s %s", fam, strcmp(fam, "cdl") == 0 ? "--cdl-data wide" : "",
+                                   trace),
+                  0);
 
     /* Empty: nothing decodable, said so, for decode and dump alike. */
     write_bytes("empty", NULL, 0);
@@ -237,7 +241,11 @@ static void per_family(const char *fam)
      * option makes sync points. */
     REQUIRE(cli("encode --format %s %s --elf g.elf --input g.ing --sink sram:1024:wrap -o ram", fam, ecall) == 0);
     st = cli("decode --format %s %s --elf g.elf ram", fam, ecall);
-    CHECK_MSG(st == 0 || st == RVT_DECODE_NOTHING, "%s: wrapped RAM: exit status %d: %s", fam, st, last_err());
+    /* (dbg decoded with another buffer size than the encoder's finds no
+     * sync fields where it expects them: damage, named with the option.) */
+    CHECK_MSG(st == 0 || st == RVT_DECODE_NOTHING ||
+                  (st == RVT_DECODE_DAMAGED && strcmp(fam, "dbg") == 0 && err_has("trace offset 0x")),
+              "%s: wrapped RAM: exit status %d: %s", fam, st, last_err());
     if (st == RVT_DECODE_NOTHING && err_has("no synchronisation point")) {
         const struct rvt_codec *c = rvt_codec_find(fam);
         CHECK_MSG(err_has("no synchronisation point found in the 1024 bytes searched") && c->sync_hint &&
@@ -297,23 +305,46 @@ static void per_family(const char *fam)
  * bytes before its first sync point apart.  The caller can: a trace file
  * starts where tracing started, so there they are damage (status 1, the
  * offset named); the same bytes as a wrapped RAM (--wp, --wrap 1) are its
- * overwritten part (status 0).  Each of the first bytes is damaged in turn
- * (all 8 bits; each bit of the first 8 bytes): every damage the wrapped
- * decode reports as overwritten trace must be a damaged start in the
- * file. */
+ * overwritten part (status 0).  First the tail of a trace (what a wrapped
+ * RAM keeps), then each of the first bytes damaged in turn (all 8 bits;
+ * each bit of the first 8 bytes): every damage the wrapped decode reports
+ * as overwritten trace must be a damaged start in the file (families that
+ * check their sync points report most as errors anyway). */
 static void damaged_start(const char *fam)
 {
+    const char *opts = strcmp(fam, "cdl") == 0 ? "--ecall trap --cdl-data wide" : "--ecall trap";
     /* Options that make later sync points to decode from. */
     const char *sync = strcmp(fam, "ntrace") == 0 ? "--sync-period 2000"
                        : strcmp(fam, "etrace") == 0 ? "--resync-max 0"
                                                     : "";
-    REQUIRE(cli("encode --format %s --ecall trap --elf g.elf --input g.ing %s -o lead", fam, sync) == 0);
+    REQUIRE(cli("encode --format %s %s --elf g.elf --input g.ing %s -o lead", fam, opts, sync) == 0);
     size_t len = 0;
     uint8_t *bytes = read_bytes("lead", &len);
     REQUIRE(bytes && len > 64);
+
+    /* (A cut inside the stream, not in an idle or null run: a buffer that
+     * starts at a synchronisation sequence is a whole trace to look at.) */
+    size_t cut = len / 3;
+    while (cut + 64 < len) {
+        bool quiet = false;
+        for (size_t k = cut - 1; k < cut + 8; k++)
+            quiet |= (bytes[k] & 0x1f) == 0;
+        if (!quiet)
+            break;
+        cut++;
+    }
+    write_bytes("lead.tail", bytes + cut, len - cut);
+    int st = cli("decode --format %s %s --elf g.elf lead.tail --output count", fam, opts);
+    EXPECT_STATUS(fam, "the tail of a trace as a file", st, RVT_DECODE_DAMAGED);
+    CHECK_MSG(err_has("damaged start") && err_has("trace offset 0x"), "%s: the tail of a trace as a file: %s", fam,
+              last_err());
+    st = cli("decode --format %s %s --elf g.elf lead.tail --output count --wp %zu --wrap 1", fam, opts, len - cut);
+    EXPECT_STATUS(fam, "the tail of a trace as a wrapped RAM", st, 0);
+    CHECK_MSG(err_has("older trace was overwritten"), "%s: the tail of a trace as a wrapped RAM: %s", fam, last_err());
+
     uint8_t *d = malloc(len);
     REQUIRE(d);
-    unsigned leading = 0, wrapped_whole = 0;
+    unsigned leading = 0;
     for (size_t i = 0; i < 48; i++)
         for (unsigned m = 0; m < 9; m++) {
             uint8_t x = m == 8 ? 0xff : (uint8_t)(1u << m);
@@ -322,23 +353,20 @@ static void damaged_start(const char *fam)
             memcpy(d, bytes, len);
             d[i] ^= x;
             write_bytes("lead.bad", d, len);
-            int w = cli("decode --format %s --ecall trap --elf g.elf lead.bad --output count --wp %zu --wrap 1", fam,
+            int w = cli("decode --format %s %s --elf g.elf lead.bad --output count --wp %zu --wrap 1", fam, opts,
                         len);
             if (!err_has("older trace was overwritten"))
                 continue;
             leading++;
             char wrapped_err[700];
             snprintf(wrapped_err, sizeof wrapped_err, "%s", last_err());
-            int p = cli("decode --format %s --ecall trap --elf g.elf lead.bad --output count", fam);
+            int p = cli("decode --format %s %s --elf g.elf lead.bad --output count", fam, opts);
             CHECK_MSG(p == RVT_DECODE_DAMAGED && err_has("damaged start") && err_has("trace offset 0x"),
                       "%s: byte 0x%zx ^ 0x%02x: as a wrapped RAM the start is overwritten trace (status %d: %.300s), "
                       "as a file status %d: %.400s",
                       fam, i, x, w, wrapped_err, p, last_err());
-            wrapped_whole += w == 0;
         }
-    CHECK_MSG(leading > 0 && wrapped_whole > 0,
-              "%s: no damage to the first bytes made a wrapped RAM's leading gap (%u, %u of them status 0)", fam,
-              leading, wrapped_whole);
+    printf("  %s: %u damaged starts a wrapped RAM would take for its overwritten part\n", fam, leading);
     free(d);
     free(bytes);
 }

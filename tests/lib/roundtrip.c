@@ -95,11 +95,14 @@ struct dec_ctx {
     struct ranges got;
     struct rvt_rt_result *res;
     bool after_gap; /* the next block starts a new range even if adjacent */
+    struct rvt_flow_sink cmp; /* the full comparison (exact round trips), or none */
 };
 
 static int dec_block(void *ctx, const struct rvt_block *b)
 {
     struct dec_ctx *c = ctx;
+    if (c->cmp.block)
+        c->cmp.block(c->cmp.ctx, b); /* (its first difference is read at the end) */
     c->res->insns_out += b->ninsns;
     bool nomerge = c->after_gap;
     c->after_gap = false;
@@ -109,6 +112,8 @@ static int dec_block(void *ctx, const struct rvt_block *b)
 static int dec_note(void *ctx, const struct rvt_note *n)
 {
     struct dec_ctx *c = ctx;
+    if (c->cmp.note)
+        c->cmp.note(c->cmp.ctx, n);
     if (n->kind == RVT_NOTE_ERROR)
         c->res->errors++;
     else if (n->kind == RVT_NOTE_GAP)
@@ -148,6 +153,21 @@ static int decode_to(const struct rvt_codec *codec, const void *cfg, const struc
     if (rc < 0)
         snprintf(c->res->msg, sizeof c->res->msg, "decode: %s", d.msg);
     return rc;
+}
+
+/* The expected records for the full comparison, in order. */
+struct rec_cursor {
+    const struct rvt_recs *recs;
+    size_t next;
+};
+
+static int pull_rec(void *ctx, struct rvt_ing_rec *r)
+{
+    struct rec_cursor *k = ctx;
+    if (k->next >= k->recs->n)
+        return 0;
+    *r = k->recs->r[k->next++];
+    return 1;
 }
 
 static void describe_diff(struct rvt_rt_result *res, const struct ranges *exp, size_t ei, const struct ranges *got,
@@ -220,7 +240,37 @@ int rvt_roundtrip(const struct rvt_rt_opts *o, const struct rvt_image *img, cons
         to = from;
     c->res = res;
     c->got.mask = exp.mask;
-    if ((rc = decode_to(codec, cfg, img, mb.data + from, to - from, c)) < 0)
+    /* An exact round trip compares everything the configuration traces
+     * (rvt_seqcmp: privilege, timestamps, every data value at full width),
+     * not only the instructions. */
+    struct rec_cursor cur = {recs, 0};
+    struct rvt_seqcmp *cmp = NULL;
+    if (!o->cut && !o->truncate) {
+        struct rvt_seqcmp_config scfg = {.size = sizeof scfg, .xlen = xlen,
+                                         .traced = codec->traced ? codec->traced(cfg) : 0, .image = img};
+        cmp = rvt_seqcmp_new_ex(pull_rec, &cur, &scfg);
+        if (!cmp) {
+            rc = -RVT_ERR_NOMEM;
+            goto out;
+        }
+        c->cmp = rvt_seqcmp_sink(cmp);
+        res->traced = scfg.traced;
+    }
+    rc = decode_to(codec, cfg, img, mb.data + from, to - from, c);
+    if (cmp) {
+        int crc = rc < 0 ? 0 : rvt_seqcmp_finish(cmp);
+        for (unsigned k = 1; k < RVT_CMP__COUNT; k++)
+            if (k != RVT_CMP_PRIV)
+                res->values += rvt_seqcmp_count(cmp, k);
+        if (crc < 0 && rc >= 0) {
+            snprintf(res->msg, sizeof res->msg, "%s", rvt_seqcmp_error(cmp));
+            rc = -RVT_ERR_MISMATCH;
+        }
+        rvt_seqcmp_free(cmp);
+        if (rc < 0)
+            goto out;
+    }
+    if (rc < 0)
         goto out;
     const struct ranges *got = &c->got;
     rc = 0;

@@ -36,10 +36,15 @@ struct rvt_rt_result {
     uint64_t packets;
     uint64_t errors;        /* decoder error notes */
     uint64_t gaps;          /* gap notes (trace off, lost, ...) */
+    unsigned traced;        /* exact round trips: what was compared besides instructions (enum rvt_traced) */
+    uint64_t values;        /* ...how many data values and timestamps were compared equal */
     char msg[768];          /* what went wrong */
 };
 
-/* Encode recs, decode, compare.  Exact equality without cut/truncate;
+/* Encode recs, decode, compare.  Exact equality without cut/truncate:
+ * the instructions and everything the family's configuration traces
+ * (struct rvt_codec.traced: privilege, timestamps, data values), the first
+ * difference in res->msg with its kind;
  * with a cut the decoded sequence must be a non-empty tail of the input (or
  * empty if no sync point followed the cut); with truncation a prefix.  The
  * encoded bytes are returned in *bytes_out if non-NULL (caller frees).

@@ -19,6 +19,7 @@ int cmd_capture(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 struct cli_command {
     const char *name;
@@ -163,6 +164,17 @@ const char *cli_printable(const char *s, char *buf, size_t n);
 struct rvt_output;
 int cli_report_decode(struct cli_opts *o, struct rvt_output *out, const struct rvt_diag *d, int drc,
                       const uint8_t *buf, size_t len, double secs);
+
+/* DWARF source lines from --dwarf FILE, else the --elf file's own (absent:
+ * *out = NULL, unless `required`).  0 or exit status. */
+int cli_load_lines(struct cli_opts *o, bool required, struct rvt_srclines **out);
+/* Progress on stderr: it is a terminal and neither -q nor --quiet was given. */
+bool cli_progress_wanted(const struct cli_opts *o);
+/* A progress line on stderr if wanted (else NULL), wrapping `inner`. */
+struct rvt_progress *cli_progress(const struct cli_opts *o, const char *what, uint64_t total_bytes,
+                                  const struct rvt_flow_sink *inner);
+/* The options that go with them, for a command's extra list. */
+#define CLI_ANALYSIS_EXTRAS "dwarf", "source-dir", "quiet!", "q!"
 
 /* Replace *buf with the bytes of ATB trace ID `id` found in its formatter
  * frames (starting at the first frame sync).  0 or exit status. */

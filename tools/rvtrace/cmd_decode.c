@@ -12,8 +12,7 @@
 
 static void help(const struct rvt_codec *only)
 {
-    printf("usage: rvtrace decode --format F [--elf PROG] TRACE [--output pcs|insn|blocks|count] [-o FILE] "
-           "[options]\n\n"
+    printf("usage: rvtrace decode --format F [--elf PROG] TRACE [--output KIND] [-o FILE] [options]\n\n"
            "Decode trace bytes back to the executed instructions.  The decode starts at the first\n"
            "synchronisation point; a damaged message is reported (byte offset, what was wrong) and the\n"
            "decoder resynchronises at the next one.  Without --elf only traces that record every target\n"
@@ -30,7 +29,10 @@ static void help(const struct rvt_codec *only)
            "  --regs FILE           the register-setting file the trace was made with: configures the decoder\n"
            "                        like encoder 0 (or encoder N with --hart N)\n"
            "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
-           "  --sink-start ADDR     trRamStart of the dump (default 0)\n");
+           "  --sink-start ADDR     trRamStart of the dump (default 0)\n"
+           "  --dwarf FILE          source lines from FILE (default: the ELF's own DWARF, if any)\n"
+           "  --source-dir DIR      where source files are (lcov, callgrind)\n"
+           "  -q, --quiet           no progress line (shown on a terminal only)\n");
     fputs(CLI_MAX_INSNS_HELP, stdout);
     printf("A TRACE written through --sink has a TRACE.sink description beside it; the decode then\n"
            "starts at the oldest surviving byte and reports how much was lost to wrapping.\n\n");
@@ -61,7 +63,7 @@ static void print_hint(const struct cli_opts *o, const struct rvt_probe_result *
 int cmd_decode(int argc, char **argv)
 {
     static const char *const extra[] = {"wp",         "wrap", "sink-start",      "hart", "regs",
-                                        "sram-bytes", "atb",  CLI_MAX_INSNS_OPT, NULL};
+                                        "sram-bytes", "atb",  CLI_MAX_INSNS_OPT, CLI_ANALYSIS_EXTRAS, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "decode", allowed, extra, argc, argv);
@@ -79,6 +81,8 @@ int cmd_decode(int argc, char **argv)
     struct rvt_output *out = NULL;
     struct rvt_sink_image sim = {0};
     uint64_t max_insns = 0;
+    struct rvt_srclines *lines = NULL;
+    struct rvt_progress *prog = NULL;
     if (!o.trace) {
         cli_fail("decode", "no TRACE file given");
         rc = usage;
@@ -142,19 +146,32 @@ int cmd_decode(int argc, char **argv)
         rc = usage;
         goto done;
     }
+    uint64_t hart_no = 0;
+    if (hart)
+        cli_parse_u64(hart, &hart_no);
+    if ((o.out_kind == RVT_OUT_INSN || rvt_out_kind_is_analysis(o.out_kind)) &&
+        cli_load_lines(&o, o.out_kind == RVT_OUT_LCOV, &lines)) {
+        rc = usage;
+        goto done;
+    }
     struct rvt_out_config oc = {.size = sizeof oc,
                                 .kind = o.out_kind < 0 ? RVT_OUT_PCS : (enum rvt_out_kind)o.out_kind,
                                 .f = f,
                                 .image = o.img,
                                 .xlen = rvt_img_xlen(o.img),
                                 .diag = stderr,
-                                .diag_max = cli_diag_max(&o)};
+                                .diag_max = cli_diag_max(&o),
+                                .lines = lines,
+                                .source_dir = cli_extra(&o, "source-dir"),
+                                .hart = (unsigned)hart_no};
     out = rvt_out_new(&oc);
     if (!out) {
         rc = cli_fail("decode", "out of memory");
         goto done;
     }
     struct rvt_flow_sink sink = rvt_out_sink(out);
+    if ((prog = cli_progress(&o, "decode", len, &sink)))
+        sink = rvt_progress_sink(prog);
     /* Only a wrapped RAM that lost older bytes starts mid-trace: anywhere
      * else bytes before the first sync point are damage. */
     struct rvt_decode_options dopt = {.size = sizeof dopt,
@@ -165,14 +182,22 @@ int cmd_decode(int argc, char **argv)
     /* An empty trace is reported the same way whatever the family. */
     int drc = len ? rvt_decode(o.codec, o.ccfg, o.img, &dopt, buf, len, &sink, &d) : 0;
     double t1 = cli_now();
-    if (rvt_out_finish(out) < 0) {
-        cli_fail("decode", "%s: write failed: %s", o.output ? o.output : "stdout", strerror(errno));
+    if (prog)
+        rvt_progress_done(prog);
+    int frc = rvt_out_finish(out);
+    if (frc < 0) {
+        /* Other failures (a view that needs the ELF or source lines) said
+         * why on stderr already. */
+        if (frc == -RVT_ERR_IO)
+            cli_fail("decode", "%s: write failed: %s", o.output ? o.output : "stdout", strerror(errno));
         rc = usage;
         goto done;
     }
     rc = cli_report_decode(&o, out, &d, drc, buf, len, t1 - t0);
 done:
+    rvt_progress_free(prog);
     rvt_out_free(out);
+    rvt_srclines_free(lines);
     if (f && f != stdout)
         fclose(f);
     free(buf);

@@ -36,10 +36,12 @@ int cmd_verify(int argc, char **argv)
     if (rc || o.help) {
         if (o.help) {
             printf("usage: rvtrace verify --format F --elf PROG --input IN [options]\n\n"
-                   "Encode IN, decode the bytes with PROG and compare the decoded instruction sequence with IN.\n"
-                   "Prints instructions, bytes, bits/instruction and encode/decode speeds; exit status 1 on any\n"
-                   "difference (the first one is described).  With filter options the decoded instructions must\n"
-                   "equal the qualified ones.\n\n");
+                   "Encode IN, decode the bytes with PROG and compare the decoded stream with IN: the instructions\n"
+                   "and everything the family's options trace (privilege, timestamps, register writes, load/store\n"
+                   "addresses and values at full width).  Prints what was compared, instructions, bytes,\n"
+                   "bits/instruction and encode/decode speeds; exit status 1 on any difference (the first one is\n"
+                   "described, with its kind).  With filter options the decoded stream must equal the qualified\n"
+                   "records.\n\n");
             fputs(rvt_filter_options_help(), stdout);
             fputs(CLI_MAX_INSNS_HELP, stdout);
             cli_help_common(stdout, allowed, o.codec);
@@ -94,7 +96,10 @@ int cmd_verify(int argc, char **argv)
 
     if ((rc = cli_open_input(&o, &in)) || (rc = cli_filter_wrap(&o, &in, 1, &filt2)))
         goto out;
-    cmp = rvt_seqcmp_new(pull, in, rvt_img_xlen(o.img));
+    unsigned traced = o.codec->traced ? o.codec->traced(o.ccfg) : 0;
+    struct rvt_seqcmp_config ccfg = {.size = sizeof ccfg, .xlen = rvt_img_xlen(o.img), .traced = traced,
+                                     .image = o.img};
+    cmp = rvt_seqcmp_new_ex(pull, in, &ccfg);
     if (!cmp) {
         rc = cli_fail("verify", "out of memory");
         goto out;
@@ -114,6 +119,25 @@ int cmd_verify(int argc, char **argv)
            o.codec->name, o.input, st.records, st.insns, mb.len, st.packets,
            st.insns ? 8.0 * (double)mb.len / (double)st.insns : 0.0, (double)st.insns / enc_s / 1e6,
            (double)cnt.insns / dec_s / 1e6);
+    /* What was compared besides the instructions, and how many of each. */
+    char compared[512];
+    int w = snprintf(compared, sizeof compared, "instructions (%" PRIu64 ")", rvt_seqcmp_insns(cmp));
+    for (unsigned k = 1; k < RVT_CMP__COUNT && w > 0 && (size_t)w < sizeof compared; k++) {
+        static const unsigned flag[RVT_CMP__COUNT] = {0,
+                                                      RVT_TRACED_REG_WRITE,
+                                                      RVT_TRACED_LOAD_ADDR,
+                                                      RVT_TRACED_STORE_ADDR,
+                                                      RVT_TRACED_LOAD_VALUE,
+                                                      RVT_TRACED_STORE_VALUE,
+                                                      RVT_TRACED_TRACEPOINT,
+                                                      RVT_TRACED_HART,
+                                                      RVT_TRACED_PRIV,
+                                                      RVT_TRACED_TIME | RVT_TRACED_TIME_SAMPLED};
+        if (traced & flag[k])
+            w += snprintf(compared + w, sizeof compared - (size_t)w, ", %s (%" PRIu64 ")", rvt_cmp_kind_name(k),
+                          rvt_seqcmp_count(cmp, k));
+    }
+    printf("compared      %s\n", compared);
     if (crc < 0 || (drc < 0 && !rvt_seqcmp_error(cmp)[0])) {
         printf("result        FAIL: %s\n", crc < 0 ? rvt_seqcmp_error(cmp) : d.msg);
         rc = 1;
@@ -121,7 +145,8 @@ int cmd_verify(int argc, char **argv)
         printf("result        FAIL: decoded %" PRIu64 " instructions, expected %" PRIu64 "\n", cnt.insns, expected);
         rc = 1;
     } else {
-        printf("result        OK: the decoded instructions equal the input (%" PRIu64 ")\n", rvt_seqcmp_insns(cmp));
+        printf("result        OK: the decoded instructions equal the input (%" PRIu64 ")%s\n", rvt_seqcmp_insns(cmp),
+               traced ? ", and so does everything else compared" : "");
     }
 out:
     rvt_seqcmp_free(cmp);

@@ -17,6 +17,7 @@ static const struct cli_command g_commands[] = {
     {"gen", cmd_gen, "generate a random program (ELF) and an execution of it"},
     {"convert", cmd_convert, "convert ingress between formats (ingress, pclist, pcinsn, refcsv)"},
     {"info", cmd_info, "a trace family's parameters and discovery information"},
+    {"report", cmd_report, "HTML report, profile, call tree, coverage (lcov), flame graph, callgrind, Perfetto"},
 };
 
 const struct cli_command *cli_commands(size_t *n)
@@ -30,6 +31,7 @@ const char *const cli_examples[] = {
     "rvtrace decode --format ntrace --elf prog.elf trace.bin --output insn",
     "rvtrace verify --format etrace --elf prog.elf --input run.ing",
     "rvtrace capture -o run.ing -- ./bzip2 -9 -k file",
+    "rvtrace report --elf prog.elf --input run.ing -o report   # report/report.html and exports",
     NULL,
 };
 
@@ -84,6 +86,8 @@ int main(int argc, char **argv)
         return cli_man(stdout);
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
         printf("rvtrace %s\n", RVT_VERSION_STRING);
+        printf("source lines from DWARF: %s\n", rvt_srclines_supported() ? "yes (elfutils libdw)"
+                                                                          : "no (built without elfutils libdw)");
         return 0;
     }
     for (size_t i = 0; i < sizeof g_commands / sizeof g_commands[0]; i++)

@@ -174,7 +174,7 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
                 return 2;
             o->out_kind = rvt_out_kind_parse(v);
             if (o->out_kind < 0) {
-                fprintf(stderr, "rvtrace %s: unknown --output '%s' (pcs, insn, blocks, count)\n", cmd, v);
+                fprintf(stderr, "rvtrace %s: unknown --output '%s' (%s)\n", cmd, v, rvt_out_kind_names());
                 return 2;
             }
         } else if ((allowed & CLI_ECALL) && strcmp(name, "ecall") == 0) {
@@ -276,7 +276,8 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
         fprintf(f, "  -o FILE               output file ('-' = stdout)\n");
     if (allowed & CLI_OUTKIND)
         fprintf(f, "  --output K            pcs (one PC per instruction: 0x and 8 hex digits for RV32, 16 for RV64)\n"
-                   "                        | insn (listing) | blocks | count\n");
+                   "                        | insn (listing) | blocks | count | calltree | profile | coverage\n"
+                   "                        | lcov | folded | callgrind | chrome | jsonl (docs/analysis.md)\n");
     if (allowed & CLI_ECALL)
         fprintf(f, "  --ecall M             how ecall behaves: sequential (user-mode emulation, default),\n"
                    "                        uninferable (reported with its target, as the N-Trace reference tool),\n"
