@@ -136,10 +136,10 @@ uint64_t rvt_seqcmp_insns(const struct rvt_seqcmp *c); /* decoded instructions c
  * rvt_data_kind), privilege and timestamps. */
 enum rvt_cmp_kind {
     RVT_CMP_INSN = 0,
-    /* 1..7: enum rvt_data_kind */
-    RVT_CMP_PRIV = 8,
-    RVT_CMP_TIME = 9,
-    RVT_CMP__COUNT = 10
+    /* 1..12: enum rvt_data_kind */
+    RVT_CMP_PRIV = 13,
+    RVT_CMP_TIME = 14,
+    RVT_CMP__COUNT = 15
 };
 const char *rvt_cmp_kind_name(unsigned kind); /* "instructions", "register writes", ... */
 /* How many of a kind were compared equal (privilege: instructions

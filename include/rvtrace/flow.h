@@ -121,7 +121,16 @@ enum rvt_data_kind {
     RVT_DATA_LOAD_VALUE,    /* value = data loaded (or CSR read) */
     RVT_DATA_STORE_VALUE,   /* value = data stored (or CSR written) */
     RVT_DATA_TRACEPOINT,    /* value = tracepoint type */
-    RVT_DATA_HART           /* value = hart whose trace follows */
+    RVT_DATA_HART,          /* value = hart whose trace follows */
+    /* E-Trace data trace (docs/etrace.md); `addr` is the access's address
+     * (CSR: number) for all of an access's notes: */
+    RVT_DATA_CSR_ADDR,      /* value = CSR number accessed */
+    RVT_DATA_CSR_VALUE,     /* value = the CSR's data (written, or read when nothing is written) */
+    RVT_DATA_OPERAND,       /* value = operand of an atomic (rs2) or CSR access (rs1 / immediate) */
+    RVT_DATA_SC_FAIL,       /* value = address of a store-conditional that failed */
+    RVT_DATA_LOST           /* the access of instruction `index` (at `addr`) is not in the trace:
+                               `text` says why; index UINT64_MAX: `value` packets that could not
+                               be decoded */
 };
 /* What a decoder reports besides the instruction flow, for one family
  * configuration (struct rvt_codec.traced): the round-trip comparison
@@ -140,8 +149,15 @@ enum rvt_traced {
     RVT_TRACED_TRACEPOINT = 1u << 9,  /* RVT_DATA_TRACEPOINT for every tracepoint */
     RVT_TRACED_HART = 1u << 10,       /* RVT_DATA_HART at every change of the records' hart */
     RVT_TRACED_DATA_INDEX = 1u << 11, /* data notes name their instruction exactly (`index`) */
-    RVT_TRACED_TIME_SAMPLED = 1u << 12 /* RVT_NOTE_TIME with the time of some records, in order (a format
+    RVT_TRACED_TIME_SAMPLED = 1u << 12, /* RVT_NOTE_TIME with the time of some records, in order (a format
                                           that sends the time only with some packets) */
+    /* The data trace interface's other accesses (records with a dtype, ingress.h): */
+    RVT_TRACED_CSR_ADDR = 1u << 13,  /* RVT_DATA_CSR_ADDR for every CSR access */
+    RVT_TRACED_CSR_VALUE = 1u << 14, /* RVT_DATA_CSR_VALUE for every CSR access with values */
+    RVT_TRACED_OPERAND = 1u << 15,   /* RVT_DATA_OPERAND for every atomic, failed store-conditional and CSR
+                                        access with values (but a read-only CSR's: it cannot be written, so
+                                        its operand is 0) */
+    RVT_TRACED_SC_FAIL = 1u << 16    /* RVT_DATA_SC_FAIL (its address) for every failed store-conditional */
 };
 enum rvt_gap_reason {
     RVT_GAP_TRACE_OFF = 1, /* tracing disabled / filtered out */
@@ -307,6 +323,12 @@ int rvt_flow_trap(struct rvt_flow *f, bool interrupt, uint32_t cause, uint64_t t
 int rvt_flow_gap(struct rvt_flow *f, enum rvt_gap_reason reason, const char *text);
 /* Flush the block in progress (end of trace). */
 int rvt_flow_finish(struct rvt_flow *f);
+
+/* The sink blocks and notes go to.  A decoder that must see them first
+ * (the E-Trace data trace ties accesses to the instructions of blocks)
+ * puts its own in front and passes them on. */
+struct rvt_flow_sink rvt_flow_get_sink(const struct rvt_flow *f);
+void rvt_flow_set_sink(struct rvt_flow *f, const struct rvt_flow_sink *sink);
 
 /* Pass a decoder's own note (e.g. RVT_NOTE_DATA) to the sink as given. */
 int rvt_flow_note(struct rvt_flow *f, const struct rvt_note *n);

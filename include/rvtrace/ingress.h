@@ -63,9 +63,56 @@ enum rvt_ing_flags {
     RVT_ING_TRACEPOINT = 1u << 7, /* the last instruction is a tracepoint (tp_type) */
     RVT_ING_UNQUALIFIED = 1u << 8,/* filtered out: not to be traced (encoders report the
                                      gap with their format's trace off/on and resync) */
-    RVT_ING_NOTIFY = 1u << 9      /* a trigger asks for the block's last instruction to be
+    RVT_ING_NOTIFY = 1u << 9,     /* a trigger asks for the block's last instruction to be
                                      reported explicitly (E-Trace notify, N-Trace SYNC 6) */
+    RVT_ING_HAS_DTYPE = 1u << 10  /* `dtype` gives the last instruction's data access type (the
+                                     ingress port's data interface, enum rvt_dtype) */
 };
+
+/* Data access type: the ingress port's dtype encoding (ingressPort.adoc,
+ * "Data access type (dtype) encoding").
+ *
+ * With RVT_ING_HAS_DTYPE a record describes its last instruction's data
+ * access as the data trace interface does.  Memory accesses (load, store,
+ * atomic) also set RVT_ING_HAS_MEM (and RVT_ING_MEM_STORE when memory is
+ * written: stores and atomics), so consumers that know only HAS_MEM see
+ * them; a CSR access and a failed store-conditional touch no memory and set
+ * HAS_DTYPE alone.  mem_addr is the address (CSR: the CSR number),
+ * mem_size the access size in bytes (CSR: XLEN / 8), and with
+ * RVT_ING_HAS_MEMVAL mem_value is the data: the value loaded or stored; for
+ * atomics the value stored; for CSRs the CSR's value after the instruction
+ * (what it wrote, or the value read when it writes nothing).  mem_operand
+ * is the operand of atomics (rs2) and CSR accesses (rs1 or the immediate) —
+ * the two values the spec's unified *data* signal carries "with the store
+ * data in the LSBs and the load data or operand in the MSBs".  A
+ * store-conditional that succeeds is a store; one that fails is
+ * RVT_DTYPE_SC_FAIL with its address and the value it did not store as the
+ * operand.  LR is a load. */
+enum rvt_dtype {
+    RVT_DTYPE_LOAD = 0,
+    RVT_DTYPE_STORE = 1,
+    RVT_DTYPE_CSR_RW = 4,
+    RVT_DTYPE_CSR_RS = 5,
+    RVT_DTYPE_CSR_RC = 6,
+    RVT_DTYPE_AMO_SWAP = 8,
+    RVT_DTYPE_AMO_ADD = 9,
+    RVT_DTYPE_AMO_AND = 10,
+    RVT_DTYPE_AMO_OR = 11,
+    RVT_DTYPE_AMO_XOR = 12,
+    RVT_DTYPE_AMO_MAX = 13,
+    RVT_DTYPE_AMO_MIN = 14,
+    RVT_DTYPE_SC_FAIL = 15
+};
+static inline bool rvt_dtype_is_csr(unsigned t)
+{
+    return t >= RVT_DTYPE_CSR_RW && t <= RVT_DTYPE_CSR_RC;
+}
+static inline bool rvt_dtype_is_amo(unsigned t)
+{
+    return t >= RVT_DTYPE_AMO_SWAP && t <= RVT_DTYPE_AMO_MIN;
+}
+/* "load", "store", "csrrw", ..., "amoswap", ..., "sc-fail"; "?" if reserved. */
+const char *rvt_dtype_name(unsigned dtype);
 
 struct rvt_ing_rec {
     uint64_t iaddr;     /* first instruction of the block (or faulting insn) */
@@ -75,6 +122,7 @@ struct rvt_ing_rec {
     uint64_t rd_value;  /* RVT_ING_HAS_RD */
     uint64_t mem_addr;  /* RVT_ING_HAS_MEM */
     uint64_t mem_value; /* RVT_ING_HAS_MEMVAL */
+    uint64_t mem_operand; /* RVT_ING_HAS_MEMVAL with an atomic or CSR dtype: the operand */
     uint32_t iretire;   /* halfwords retired in this block */
     uint32_t cause;     /* exception/interrupt cause (itype 1/2) */
     uint16_t flags;     /* enum rvt_ing_flags */
@@ -86,7 +134,19 @@ struct rvt_ing_rec {
     uint8_t mem_size;   /* RVT_ING_HAS_MEM: bytes */
     uint8_t tp_type;    /* RVT_ING_TRACEPOINT: 0..15 */
     uint16_t hart;      /* hart that retired the block (multi-hart streams; 0 otherwise) */
+    uint8_t dtype;      /* RVT_ING_HAS_DTYPE: enum rvt_dtype */
 };
+
+/* The data access type of a record's last instruction: dtype when given,
+ * else a load or store by RVT_ING_MEM_STORE; -1 if it made no data access. */
+static inline int rvt_ing_dtype(const struct rvt_ing_rec *r)
+{
+    if (r->flags & RVT_ING_HAS_DTYPE)
+        return r->dtype;
+    if (r->flags & RVT_ING_HAS_MEM)
+        return (r->flags & RVT_ING_MEM_STORE) ? RVT_DTYPE_STORE : RVT_DTYPE_LOAD;
+    return -1;
+}
 
 /* Address of the last instruction of a record's block (iaddr + 2*iretire - size). */
 static inline uint64_t rvt_ing_last_addr(const struct rvt_ing_rec *r)
@@ -130,6 +190,11 @@ struct rvt_ing_builder_config {
     bool merge_blocks;            /* merge sequential instructions into multi-instruction records (default: one per record) */
     rvt_ing_emit_fn emit;
     void *emit_ctx;
+    /* Derive each data access's type from the instruction (enum rvt_dtype:
+     * the atomic's kind, a store-conditional without a reported access as
+     * failed) and record Zicsr instructions as CSR accesses (number only),
+     * for sources that report memory addresses but no access kinds (QEMU). */
+    bool data_types;
     rvt_ing_warn_fn warn;         /* optional: told what was assumed (ecall trap causes) */
     void *warn_ctx;
 };
@@ -140,9 +205,11 @@ const char *rvt_ing_builder_error(const struct rvt_ing_builder *b);
 
 /* Optional per-instruction side data for rvt_ing_builder_insn. */
 struct rvt_ing_extra {
-    uint16_t flags;      /* RVT_ING_HAS_TIME/RD/MEM/MEM_STORE/MEMVAL/TRACEPOINT */
+    uint16_t flags;      /* RVT_ING_HAS_TIME/RD/MEM/MEM_STORE/MEMVAL/TRACEPOINT/HAS_DTYPE */
     uint8_t rd, mem_size, tp_type;
     uint64_t time, rd_value, mem_addr, mem_value;
+    uint8_t dtype;       /* RVT_ING_HAS_DTYPE */
+    uint64_t mem_operand;
 };
 
 /* One retired instruction.  `bits` < 0: read the instruction from the image.
@@ -170,10 +237,11 @@ enum rvt_ing_format {
     RVT_ING_FMT_PCINSN,   /* "20010522 4501" per line: hex pc, hex bits */
     RVT_ING_FMT_NATIVE,   /* rvtrace binary ingress (docs/ingress-format.md) */
     RVT_ING_FMT_REFCSV,   /* E-Trace reference flow encoder-port CSV */
+    RVT_ING_FMT_REFDATA,  /* E-Trace reference flow data-port CSV (data accesses only) */
     RVT_ING_FMT__COUNT
 };
 const char *rvt_ing_format_name(enum rvt_ing_format f);
-/* "pclist", "pcinsn", "ingress", "refcsv"; -1 if unknown. */
+/* "pclist", "pcinsn", "ingress", "refcsv", "refdata"; -1 if unknown. */
 int rvt_ing_format_parse(const char *name);
 
 struct rvt_ing_reader_config {

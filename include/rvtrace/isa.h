@@ -104,6 +104,16 @@ int rvt_isa_decode(uint32_t bits, uint64_t pc, unsigned xlen, struct rvt_insn *o
 bool rvt_isa_sijump_target(const struct rvt_insn *prev, const struct rvt_insn *jump, unsigned xlen,
                            uint64_t *target);
 
+/* The data access an instruction makes, in the ingress port's dtype
+ * encoding (enum rvt_dtype in ingress.h): loads (also LR and FP loads)
+ * load, stores (also FP stores) store, AMOs their atomic type (the unsigned
+ * max/min as max/min: the dtype table has no unsigned kinds), Zicsr
+ * instructions CSR read-write/set/clear.  A store-conditional returns
+ * RVT_ISA_DATA_SC: its dtype is its outcome (store, or conditional store
+ * failure).  -1: no data access. */
+#define RVT_ISA_DATA_SC 16
+int rvt_isa_data_access(const struct rvt_insn *in);
+
 /* Return address of a call/coswap at insn (pc + len), masked to xlen. */
 static inline uint64_t rvt_isa_next_pc(const struct rvt_insn *in, unsigned xlen)
 {

@@ -84,8 +84,9 @@ static const char *gap_reason(unsigned r)
 
 static const char *data_kind(unsigned k)
 {
-    static const char *const names[] = {"?",          "reg write",   "load addr",  "store addr",
-                                        "load value", "store value", "tracepoint", "hart"};
+    static const char *const names[] = {"?",          "reg write",   "load addr",  "store addr", "load value",
+                                        "store value", "tracepoint", "hart",      "csr addr",   "csr value",
+                                        "operand",    "sc fail",     "lost"};
     return k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
@@ -93,8 +94,12 @@ static int on_note(void *ctx, const struct rvt_note *n)
 {
     struct rvt_jsonl *j = ctx;
     FILE *f = j->f;
-    fprintf(f, "{\"type\":\"%s\",\"hart\":%u,\"index\":%" PRIu64 ",\"offset\":%" PRIu64, note_name(n->kind), j->hart,
-            n->index, n->offset);
+    fprintf(f, "{\"type\":\"%s\",\"hart\":%u", note_name(n->kind), j->hart);
+    if (n->index == UINT64_MAX) /* (a data access tied to no known instruction) */
+        fprintf(f, ",\"index\":null");
+    else
+        fprintf(f, ",\"index\":%" PRIu64, n->index);
+    fprintf(f, ",\"offset\":%" PRIu64, n->offset);
     switch (n->kind) {
     case RVT_NOTE_SYNC:
         fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"priv\":%u", n->addr, n->priv);
@@ -119,6 +124,10 @@ static int on_note(void *ctx, const struct rvt_note *n)
     case RVT_NOTE_DATA:
         fprintf(f, ",\"data\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"value\":\"0x%" PRIx64 "\"", data_kind(n->reason),
                 n->addr, n->value);
+        if (n->text) { /* RVT_DATA_LOST: why */
+            fprintf(f, ",\"text\":");
+            an_json_str(f, n->text);
+        }
         break;
     default:
         break;

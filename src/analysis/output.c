@@ -2,6 +2,7 @@
  * counting.  The PC list is the hot one: blocks are expanded with the block
  * cache and formatted by hand into a large buffer. */
 #include "rvtrace/analysis.h"
+#include "datalist.h"
 #include "an_output.h"
 
 #include <inttypes.h>
@@ -15,6 +16,8 @@ struct rvt_output {
     struct rvt_bcache *bc;
     struct rvt_out_stats st;
     const struct rvt_symbol *cur_sym;
+    struct rvt_datalist *data; /* listing: data notes waiting for their instruction */
+    uint64_t next_index;       /* listing: stream index of the next instruction printed */
     struct an_out *an; /* analysis kinds and JSON Lines */
     struct rvt_flow_sink an_sink;
     const char *cur_file;
@@ -70,9 +73,15 @@ struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
             return NULL;
         }
     }
+    if ((cfg->kind == RVT_OUT_INSN || cfg->kind == RVT_OUT_BLOCKS) && !(o->data = rvt_datalist_new())) {
+        rvt_bcache_free(o->bc);
+        free(o);
+        return NULL;
+    }
     if (cfg->kind >= RVT_OUT_CALLTREE) {
         if (!(o->an = an_out_new(&o->cfg))) {
             rvt_bcache_free(o->bc);
+            rvt_datalist_free(o->data);
             free(o);
             return NULL;
         }
@@ -86,6 +95,7 @@ void rvt_out_free(struct rvt_output *o)
     if (!o)
         return;
     rvt_bcache_free(o->bc);
+    rvt_datalist_free(o->data);
     an_out_free(o->an);
     free(o);
 }
@@ -189,6 +199,18 @@ static int pc_line(void *ctx, uint64_t pc, const struct rvt_block *b)
     return 0;
 }
 
+/* The data notes of instruction `index` (and older ones), after its line. */
+static void data_lines(struct rvt_output *o, uint64_t index)
+{
+    if (!o->data)
+        return;
+    out_reserve(o, 4096);
+    if (index == UINT64_MAX)
+        o->len += rvt_datalist_flush(o->data, o->buf + o->len, sizeof o->buf - o->len);
+    else
+        o->len += rvt_datalist_take(o->data, index, o->buf + o->len, sizeof o->buf - o->len);
+}
+
 static int insn_line(void *ctx, uint64_t pc, const struct rvt_block *b)
 {
     (void)b;
@@ -220,6 +242,7 @@ static int insn_line(void *ctx, uint64_t pc, const struct rvt_block *b)
         out_printf(o, "%10" PRIx64 ":\t%04" PRIx32 "          \t%s\n", pc, in.bits & 0xffff, text);
     else
         out_printf(o, "%10" PRIx64 ":\t%08" PRIx32 "      \t%s\n", pc, in.bits, text);
+    data_lines(o, o->next_index++);
     return 0;
 }
 
@@ -249,6 +272,7 @@ static int on_block(void *ctx, const struct rvt_block *b)
             return no_listing(o, b);
         break;
     case RVT_OUT_INSN:
+        o->next_index = b->index;
         if (!o->bc || rvt_block_insns(o->bc, o->cfg.xlen, b, insn_line, o) < 0)
             return no_listing(o, b);
         if (b->end == RVT_END_TRAP)
@@ -341,6 +365,8 @@ static int on_note(void *ctx, const struct rvt_note *n)
 {
     struct rvt_output *o = ctx;
     bool listing = o->cfg.kind == RVT_OUT_INSN || o->cfg.kind == RVT_OUT_BLOCKS;
+    if (n->kind == RVT_NOTE_SYNC || n->kind == RVT_NOTE_GAP || n->kind == RVT_NOTE_ERROR)
+        data_lines(o, UINT64_MAX); /* (notes that waited for an instruction that did not come) */
     switch (n->kind) {
     case RVT_NOTE_SYNC:
         o->st.syncs++;
@@ -377,6 +403,17 @@ static int on_note(void *ctx, const struct rvt_note *n)
         if (listing)
             out_printf(o, "# time %" PRIu64 "\n", n->value);
         break;
+    case RVT_NOTE_DATA:
+        if (o->data) {
+            out_reserve(o, 1024);
+            int w = rvt_datalist_add(o->data, n, o->cfg.kind == RVT_OUT_INSN ? o->next_index : UINT64_MAX,
+                                     o->buf + o->len, sizeof o->buf - o->len);
+            if (w < 0)
+                o->err = -RVT_ERR_NOMEM;
+            else
+                o->len += (size_t)w;
+        }
+        break;
     default:
         break;
     }
@@ -401,6 +438,7 @@ int rvt_out_finish(struct rvt_output *o)
         out_printf(o, "syncs %" PRIu64 "\ntraps %" PRIu64 "\ngaps %" PRIu64 "\nerrors %" PRIu64 "\n", o->st.syncs,
                    o->st.traps, o->st.gaps, o->st.errors);
     }
+    data_lines(o, UINT64_MAX);
     out_flush(o);
     if (o->an && !o->err)
         o->err = an_out_finish(o->an);

@@ -83,7 +83,8 @@ struct rvt_seqcmp {
 
 static const char *const g_kind_names[RVT_CMP__COUNT] = {
     "instructions",  "register writes", "load addresses", "store addresses", "load values",
-    "store values",  "tracepoints",     "hart changes",   "privilege",       "timestamps"};
+    "store values",  "tracepoints",     "hart changes",   "CSR addresses",   "CSR values",
+    "operands",      "failed store-conditionals", "lost accesses", "privilege", "timestamps"};
 
 const char *rvt_cmp_kind_name(unsigned kind)
 {
@@ -263,6 +264,33 @@ static int put_record(struct rvt_seqcmp *c, const struct rvt_ing_rec *r)
             return rc;
         return 0;
     }
+    /* The data trace interface's accesses that touch no memory, and the
+     * operands (ingress.h, enum rvt_dtype). */
+    int dt = (r->flags & RVT_ING_HAS_DTYPE) ? r->dtype : -1;
+    bool vals = (r->flags & RVT_ING_HAS_MEMVAL) != 0;
+    if (dt >= 0 && rvt_dtype_is_csr((unsigned)dt)) {
+        uint64_t csr = r->mem_addr & 0xfff;
+        if ((t & RVT_TRACED_CSR_ADDR) && (rc = push_data(c, RVT_DATA_CSR_ADDR, csr, 0, ~0ull, at)) < 0)
+            return rc;
+        if ((t & RVT_TRACED_CSR_VALUE) && vals &&
+            (rc = push_data(c, RVT_DATA_CSR_VALUE, r->mem_value, 0, c->mask, at)) < 0)
+            return rc;
+        if ((t & RVT_TRACED_OPERAND) && vals && ((csr >> 10) & 3) != 3 &&
+            (rc = push_data(c, RVT_DATA_OPERAND, r->mem_operand, 0, c->mask, at)) < 0)
+            return rc;
+        return 0;
+    }
+    if (dt == RVT_DTYPE_SC_FAIL) {
+        if ((t & RVT_TRACED_SC_FAIL) && (rc = push_data(c, RVT_DATA_SC_FAIL, r->mem_addr, 0, c->mask, at)) < 0)
+            return rc;
+        if ((t & RVT_TRACED_OPERAND) && vals &&
+            (rc = push_data(c, RVT_DATA_OPERAND, r->mem_operand, 0, size_mask(r->mem_size), at)) < 0)
+            return rc;
+        return 0;
+    }
+    if (dt >= 0 && rvt_dtype_is_amo((unsigned)dt) && (t & RVT_TRACED_OPERAND) && vals &&
+        (rc = push_data(c, RVT_DATA_OPERAND, r->mem_operand, 0, size_mask(r->mem_size), at)) < 0)
+        return rc;
     if (!(r->flags & RVT_ING_HAS_MEM))
         return 0;
     if ((t & (store ? RVT_TRACED_STORE_ADDR : RVT_TRACED_LOAD_ADDR)) &&
@@ -394,7 +422,7 @@ static int cmp_value(struct rvt_seqcmp *c, unsigned kind, const struct rvt_note 
     return 0;
 }
 
-static const unsigned g_data_flags[8] = {
+static const unsigned g_data_flags[RVT_DATA_LOST] = {
     0,
     RVT_TRACED_REG_WRITE,
     RVT_TRACED_LOAD_ADDR,
@@ -403,6 +431,10 @@ static const unsigned g_data_flags[8] = {
     RVT_TRACED_STORE_VALUE,
     RVT_TRACED_TRACEPOINT,
     RVT_TRACED_HART,
+    RVT_TRACED_CSR_ADDR,
+    RVT_TRACED_CSR_VALUE,
+    RVT_TRACED_OPERAND,
+    RVT_TRACED_SC_FAIL,
 };
 
 static int cmp_note(void *ctx, const struct rvt_note *n)
@@ -435,7 +467,15 @@ static int cmp_note(void *ctx, const struct rvt_note *n)
         }
         return cmp_value(c, RVT_CMP_TIME, n, n->value) ? 1 : 0;
     }
-    if (n->kind != RVT_NOTE_DATA || n->reason < 1 || n->reason > 7 || !(c->traced & g_data_flags[n->reason]))
+    if (n->kind == RVT_NOTE_DATA && n->reason == RVT_DATA_LOST && (c->traced & RVT_TRACED_DATA_INDEX)) {
+        /* an access the trace should have held is missing */
+        rvt_fail(&c->diag, RVT_ERR_MISMATCH, "the decoder reported a data access lost at trace offset 0x%" PRIx64
+                 " (instruction %" PRIu64 "): %s", n->offset, n->index, n->text ? n->text : "");
+        c->failed = RVT_DATA_LOST;
+        return 1;
+    }
+    if (n->kind != RVT_NOTE_DATA || n->reason < 1 || n->reason >= RVT_DATA_LOST ||
+        !(c->traced & g_data_flags[n->reason]))
         return 0;
     if (n->reason == RVT_DATA_HART) {
         if (n->value == c->dec_hart)

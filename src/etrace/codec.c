@@ -50,6 +50,12 @@ static int cfg_finish(void *cfg, unsigned xlen, const struct rvt_image *img, str
         p->sijump_p = 1;
     if (p->version == ET_V0_026 && p->framing == ET_FRAME_ENCAP && p->type_bits < 2)
         p->type_bits = 2; /* te_support is its own packet type in the draft */
+    if (p->version == ET_V0_026 && p->d.mode != ET_DATA_OFF)
+        return rvt_fail(d, RVT_ERR_UNSUPPORTED, "etrace: the 0.026 draft has no data trace");
+    p->d.image = img;
+    int rc = et_dparams_finish(&p->d, p->xlen, p->doptions_width, &p->type_bits, p->framing == ET_FRAME_ENCAP, d);
+    if (rc < 0)
+        return rc;
     return et_params_check(p, d);
 }
 
@@ -127,7 +133,11 @@ static int dump(const void *cfg, const uint8_t *buf, size_t len, FILE *out, stru
 static int info(const void *cfg, FILE *out, struct rvt_diag *d)
 {
     (void)d;
-    return et_print_discovery(&((const struct et_config *)cfg)->p, out);
+    const struct et_params *p = &((const struct et_config *)cfg)->p;
+    int rc = et_print_discovery(p, out);
+    if (rc >= 0)
+        et_dprint_discovery(&p->d, out);
+    return rc;
 }
 
 static const struct rvt_codec_opt options[] = {
@@ -196,8 +206,31 @@ static const struct rvt_codec_opt options[] = {
     {"notval_p", "0|1", "0.026 draft: no tval field"},
     {"encoder_mode_width", "N", "support packet encoder_mode width (default 1)"},
     {"ioptions_width", "N", "support packet ioptions width (default 7)"},
-    {"doptions_width", "N", "support packet doptions width (default 4)"},
+    {"doptions_width", "N", "support packet doptions width (default 10; the reference data model's is 4)"},
     {"denable_p", "0|1", "support packet carries denable/dloss/doptions (default 1)"},
+    {"data-trace", "on|off|only", "data trace (te_data): with the instruction trace, or alone (no instruction trace)"},
+    {"data-no-value", NULL, "data trace: addresses only (also no-data)"},
+    {"data-no-address", NULL, "data trace: values only (also no-address)"},
+    {"data-full-address", NULL, "data trace: never differential addresses (also full-daddress)"},
+    {"data-full-value", NULL, "data trace: never compressed values (also full-data)"},
+    {"data-compress", "diff|xor|best", "data trace: value compression (xor, best need doptions_width >= 10)"},
+    {"data-trim", NULL, "data trace: leave out upper bytes sign extension restores (data_len, op_len)"},
+    {"data-types", "LIST", "data trace: trace these accesses: load,store,atomic,csr (default all)"},
+    {"data-filter-range", "LO..HI", "data trace: only accesses of instructions in [LO, HI) (repeatable)"},
+    {"data-filter-address", "LO..HI", "data trace: only accesses to [LO, HI) (repeatable; the decoder cannot tie them)"},
+    {"data-model-compat", NULL, "data trace: the reference data model's labels (never the default; docs/etrace.md)"},
+    {"data-split-lag", "N", "data trace, data_split_p=1: responses follow N later data packets"},
+    {"daddress_width_p", "N", "data trace: address width (default xlen)"},
+    {"data_width_p", "N", "data trace: data bus width (default 64)"},
+    {"dtype_width_p", "N", "data trace: 1 loads/stores, 3 +CSR, 4 +atomics (default 4)"},
+    {"lrid_width_p", "N", "data trace: load request id width (split)"},
+    {"data_split_p", "0|1", "data trace: loads and atomics use the split protocol"},
+    {"dblock_width_p", "N", "hardware parameter (data trace)"},
+    {"dsize_width_p", "N", "hardware parameter (data trace)"},
+    {"iaddr_lsbs_width_p", "N", "hardware parameter (data trace)"},
+    {"lresp_width_p", "N", "hardware parameter (data trace)"},
+    {"ldata_width_p", "N", "hardware parameter (data trace)"},
+    {"sdata_width_p", "N", "hardware parameter (data trace)"},
     {NULL, NULL, NULL},
 };
 
@@ -207,11 +240,22 @@ static const char *const g_probe_options[] = {"framing=refraw", "framing=encap",
 
 /* What `verify` and the round-trip tests compare besides instructions
  * (the decoder's blocks carry the privilege of format 3 packets).  Time is
- * not: a trap record without a time is sent with time 0. */
+ * not: a trap record without a time is sent with time 0.  With data trace
+ * on, every access (each tied to its instruction), as far as the options
+ * keep addresses and values; data filters the comparison cannot apply to
+ * the records (a class left out, address ranges) leave the data out of it. */
 static unsigned traced(const void *cfg)
 {
-    (void)cfg;
-    return RVT_TRACED_PRIV;
+    const struct et_dparams *d = &((const struct et_config *)cfg)->p.d;
+    unsigned t = RVT_TRACED_PRIV;
+    if (d->mode != ET_DATA_ON || et_dclasses(d) != ET_DCL_ALL || d->n_ranges || d->n_dranges)
+        return t;
+    t |= RVT_TRACED_DATA_INDEX | RVT_TRACED_CSR_ADDR;
+    if (!d->no_address)
+        t |= RVT_TRACED_LOAD_ADDR | RVT_TRACED_STORE_ADDR | RVT_TRACED_SC_FAIL;
+    if (!d->no_data)
+        t |= RVT_TRACED_LOAD_VALUE | RVT_TRACED_STORE_VALUE | RVT_TRACED_CSR_VALUE | RVT_TRACED_OPERAND;
+    return t;
 }
 
 const struct rvt_codec rvt_codec_etrace = {

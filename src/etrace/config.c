@@ -31,7 +31,7 @@ void et_params_default(struct et_params *p)
     p->ecause_choice_p = 5;
     p->encoder_mode_width = 1;
     p->ioptions_width = ET_IOPTIONS_WIDTH;
-    p->doptions_width = 4;
+    p->doptions_width = ET_DOPTIONS_WIDTH; /* (zero when data trace is off: sign compression drops it) */
     p->denable_p = 1;
     p->version = ET_V2_0;
     p->framing = ET_FRAME_ENCAP;
@@ -39,6 +39,7 @@ void et_params_default(struct et_params *p)
     p->disambiguate = true;
     p->type_bits = 0;
     p->ecall_mode = RVT_FLOW_ECALL_SEQUENTIAL;
+    et_dparams_default(&p->d);
 }
 
 uint32_t et_ioptions(const struct et_params *p)
@@ -218,13 +219,10 @@ static const struct hw_param hw_params[] = {
 };
 #undef HP
 
-/* Parameters of the data-trace encoder that share the configuration files;
- * accepted and ignored (this is an instruction-trace codec). */
+/* ucf keys of the reference flow that have no meaning here (the data
+ * trace's parameters and options are set by et_dparam_set). */
 static const char *const ignored_params[] = {
-    "daddress_width_p", "dblock_width_p", "data_width_p", "dsize_width_p", "dtype_width_p",
-    "iaddr_lsbs_width_p", "lrid_width_p", "lresp_width_p", "ldata_width_p", "sdata_width_p",
-    /* ucf keys of the reference flow that have no meaning here */
-    "cycle-accurate", "full-daddress", "full-data", "no-address", "no-data", "data-compress",
+    "cycle-accurate",
 };
 
 static bool is_ignored(const char *key)
@@ -483,6 +481,9 @@ int et_param_set(struct et_params *p, const char *key, const char *val, struct r
         p->xlen = (unsigned)v;
         return 0;
     }
+    int drc = et_dparam_set(&p->d, key, val, d);
+    if (drc != -RVT_ERR_UNSUPPORTED)
+        return drc;
     if (is_ignored(key))
         return 0;
     return -RVT_ERR_UNSUPPORTED;

@@ -17,6 +17,7 @@
  *    packet after it (the decoder sees the whole buffer).
  */
 #include "etrace/decoder.h"
+#include "etrace/data_decoder.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@ struct et_decoder {
     uint64_t ctx;         /* context the trace last reported */
     const char *expect_why;
     int frc;   /* last flow engine return code (FL) */
+    struct et_dside *ds; /* data trace (data_decoder.c) */
 
     /* Before the first sync packet: bytes skipped to find packets, or
      * packets that describe execution from an unknown place (lead_note). */
@@ -93,6 +95,7 @@ void et_dec_free(struct et_decoder *dec)
         return;
     et_bpred_free(&dec->bp);
     et_jtc_free(&dec->jtc);
+    et_dside_free(dec->ds);
     free(dec);
 }
 
@@ -114,6 +117,11 @@ int et_dec_new(struct et_decoder **out, const struct et_params *p, struct rvt_fl
         return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
     }
     dec->ir_on = et_callstack_depth(p) > 0;
+    dec->data_on = p->d.mode != ET_DATA_OFF; /* (a trace cut before its support packet) */
+    if ((rc = et_dside_new(&dec->ds, &dec->p, f, d)) < 0) {
+        et_dec_free(dec);
+        return rc;
+    }
     *out = dec;
     return 0;
 }
@@ -1001,7 +1009,8 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
     }
     if (k->msg == ET_MSG_TE_SUPPORT || (k->format == ET_F3 && k->subformat == ET_SF_SUPPORT)) {
         dec->open = k->ienable && (k->qual_status == ET_QUAL_NO_CHANGE || k->qual_status == ET_QUAL_TRACE_LOST);
-        dec->data_on = k->msg == ET_MSG_TE_INST && dec->p.denable_p && k->denable;
+        /* (data_on is set where the deframer meets the packet: the data
+         * packets after it are read before it is processed) */
         int rc = do_support(dec, k, next == NULL);
         dec->expect_sync = rc == 0 && !dec->synced;
         dec->expect_why = "a support packet";
@@ -1134,10 +1143,25 @@ static void next_packet(struct et_decoder *dec, struct pkt *out)
                      fr.offset);
             return;
         }
-        if (fr.is_data || fr.is_other)
+        if (fr.is_data) {
+            /* decoded where met: its compression state is the stream's */
+            if ((rc = et_dside_frame(dec->ds, &fr)) < 0) {
+                out->status = rc;
+                out->offset = fr.offset;
+                snprintf(dec->note_text, sizeof dec->note_text, "offset 0x%" PRIx64 ": data trace: %s", fr.offset,
+                         rvt_errstr(rc));
+                return;
+            }
+            continue;
+        }
+        if (fr.is_other)
             continue;
         out->offset = fr.offset;
         rc = unpack_frame(dec, &fr, &out->k, &d);
+        if (rc >= 0)
+            rc = et_dside_inst(dec->ds, &out->k, fr.offset, &d);
+        if (rc >= 0 && out->k.msg == ET_MSG_TE_INST && out->k.format == ET_F3 && out->k.subformat == ET_SF_SUPPORT)
+            dec->data_on = dec->p.denable_p && out->k.denable; /* (in stream order: data packets follow it) */
         if (rc < 0) {
             out->status = rc;
             out->framed = true;
@@ -1201,6 +1225,7 @@ static void resync(struct et_decoder *dec, bool framed)
 static int note_error(struct et_decoder *dec, uint64_t offset, const char *text)
 {
     rvt_flow_set_offset(dec->f, offset);
+    et_dside_lost_sync(dec->ds);
     dec->expect_sync = false;
     dec->counting = false;
     dec->synced = false;
@@ -1365,5 +1390,7 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
     }
     if (FL(rvt_flow_finish(dec->f)) < 0)
         return flow_fail(dec);
+    if (et_dside_finish(dec->ds) < 0)
+        return rvt_fail(&dec->diag, RVT_ERR_LIMIT, "output consumer stopped the decode");
     return 0;
 }

@@ -3,6 +3,7 @@
 #include "etrace/etrace.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Remember the first damage (returned at the end) and list it in place. */
@@ -11,6 +12,30 @@ static void damage(FILE *out, uint64_t offset, const char *msg, struct rvt_diag 
     fprintf(out, "0x%08" PRIx64 "  ERROR %s\n", offset, msg);
     if (!d->code)
         rvt_fail(d, code, "%s", msg);
+}
+
+/* A te_data packet: its fields, and the access they give. */
+static void dump_data(const struct et_params *p, struct et_ddec *dd, const struct et_frame *fr, FILE *out,
+                      struct rvt_diag *d)
+{
+    struct et_dpkt k;
+    struct rvt_diag fd = {0};
+    if (et_dpkt_unpack(&p->d, &fr->bits, dd->lrid_size, &k, &fd) < 0) {
+        damage(out, fr->offset, fd.msg, d, RVT_ERR_FORMAT);
+        return;
+    }
+    char fields[400], acc[160] = "";
+    et_dpkt_format_fields(&p->d, &k, fields, sizeof fields);
+    struct et_access a;
+    uint32_t lrid;
+    int rc = et_ddec_packet(dd, &k, &a, &lrid, &fd);
+    if (rc == ET_DR_ACCESS || rc == ET_DR_REQUEST || rc == ET_DR_RESPONSE) {
+        int n = snprintf(acc, sizeof acc, " -> ");
+        et_access_format(&a, acc + n, sizeof acc - (size_t)n);
+    } else if (dd->valid) {
+        snprintf(acc, sizeof acc, " (%.150s)", fd.msg);
+    }
+    fprintf(out, "0x%08" PRIx64 "  %-10s len=%-2zu %s%s\n", fr->offset, et_dpkt_name(&k), fr->size, fields, acc);
 }
 
 /* Returns 0 when every unit is well formed; otherwise, after listing
@@ -24,13 +49,19 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
     df.only_src = p->src_id_set; /* one hart of a funnelled trace */
     struct et_params cur = *p; /* the support packet may switch modes (full address ...) */
     uint64_t npk = 0, nnull = 0, null_at = 0;
-    bool last_align = true, any = false, data_on = false;
+    bool last_align = true, any = false, data_on = p->d.mode != ET_DATA_OFF;
     /* the differential address base, per source (a funnel merges harts) */
     enum { NSRC = 64 };
     uint64_t lasts[NSRC] = {0};
     unsigned last_id[NSRC];
     bool have_lasts[NSRC] = {false};
     uint64_t amask = cur.iaddress_width_p >= 64 ? ~0ull : ((1ull << cur.iaddress_width_p) - 1);
+    /* te_data: each packet resolved to its access, per source */
+    struct et_ddec *dd = calloc(NSRC, sizeof *dd);
+    if (!dd)
+        return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
+    for (unsigned i = 0; i < NSRC; i++)
+        et_ddec_init(&dd[i], &cur.d);
     for (;;) {
         struct et_frame fr;
         struct rvt_diag fd = {0};
@@ -71,10 +102,12 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
         }
         any = true;
         if (fr.is_data) {
-            fprintf(out, "0x%08" PRIx64 "  data packet (%zu bytes, skipped)\n", fr.offset, fr.size);
+            npk++;
             if (!data_on)
                 damage(out, fr.offset, "a data trace packet, but no support packet enabled data trace (denable)", d,
                        RVT_ERR_FORMAT);
+            else
+                dump_data(&cur, &dd[slot], &fr, out, d);
             continue;
         }
         struct et_packet k;
@@ -105,8 +138,15 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
         }
         if (k.msg == ET_MSG_TE_INST && k.format == ET_F3 && k.subformat == ET_SF_SUPPORT) {
             et_apply_ioptions(&cur, k.ioptions);
-            data_on = cur.denable_p && k.denable;
+            data_on = (cur.denable_p && k.denable) || p->d.mode != ET_DATA_OFF;
+            if (k.denable) {
+                struct rvt_diag od = {0};
+                if (et_apply_doptions(&cur.d, k.doptions, cur.doptions_width, &od) < 0)
+                    damage(out, fr.offset, od.msg, d, RVT_ERR_FORMAT);
+            }
         }
+        if (k.msg == ET_MSG_TE_INST && k.format == ET_F3)
+            et_ddec_reset(&dd[slot]); /* the data compression state restarts at every format 3 packet */
         char extra[64] = "";
         if (p->framing == ET_FRAME_ENCAP) {
             int n = p->src_bits ? snprintf(extra, sizeof extra, " src=%u flow=%u", fr.src_id, fr.flow)
@@ -122,5 +162,6 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
     fprintf(out, "# %" PRIu64 " packets, %zu bytes\n", npk, len);
     if (!npk && len && !d->code)
         rvt_fail(d, RVT_ERR_NOSYNC, "no E-Trace packet in the %zu bytes", len);
+    free(dd);
     return d->code ? -(int)d->code : 0;
 }

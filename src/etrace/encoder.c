@@ -50,6 +50,8 @@ struct ent {
                        * the handler comes with a format 3.0.  Kept per entry, not per
                        * encoder: when the handler is not traced, the flag must not reach
                        * a later trap. */
+    bool has_da, da_sent; /* data trace: the access of the last instruction of its record */
+    struct et_access da;
 };
 
 static inline bool is_trap(unsigned itype)
@@ -132,6 +134,10 @@ struct et_encoder {
     uint32_t handler_bits;
     unsigned handler_depth;
 
+    /* data trace (data_codec.c) */
+    struct et_denc denc;
+    uint64_t dlost;    /* data packets dropped while the sink refused bytes, not yet reported (dloss) */
+
     /* statistics */
     uint64_t packets, records;
     uint64_t fmt_count[8];
@@ -194,7 +200,12 @@ static void support_packet(const struct et_encoder *e, struct et_packet *k, bool
     memset(k, 0, sizeof *k);
     k->format = ET_F3;
     k->subformat = ET_SF_SUPPORT;
-    k->ienable = enable;
+    k->ienable = enable && e->p.d.mode != ET_DATA_ONLY;
+    if (e->p.d.mode != ET_DATA_OFF) {
+        k->denable = enable;
+        k->dloss = qual == ET_QUAL_TRACE_LOST && e->dlost;
+        k->doptions = et_doptions(&e->p.d);
+    }
     if (e->p.version == ET_V0_026) {
         /* (the draft's te_support has no trace_lost: "ended") */
         k->msg = ET_MSG_TE_SUPPORT;
@@ -204,6 +215,77 @@ static void support_packet(const struct et_encoder *e, struct et_packet *k, bool
         k->qual_status = (uint8_t)qual;
         k->ioptions = et_ioptions(&e->p);
     }
+}
+
+/* ---- data trace: the te_data packets of an instruction ----------------- */
+
+static int offer_lost(struct et_encoder *e);
+
+/* A format 3 packet went out: the compression state starts over.  lost: it
+ * was the trace_lost support packet; responses still owed were lost. */
+static void data_sync(struct et_encoder *e, bool lost)
+{
+    if (e->p.d.mode == ET_DATA_OFF)
+        return;
+    et_dstate_reset(&e->denc.st);
+    if (lost)
+        e->denc.npend = 0;
+}
+
+static int send_dpkt(struct et_encoder *e, struct et_dpkt *k)
+{
+    struct et_bits b;
+    int rc = et_dpkt_bits(&e->p.d, k, &b, &e->diag);
+    if (rc < 0)
+        return rc;
+    if (e->fr.hold && !e->lost_sent && (rc = offer_lost(e)) < 0)
+        return rc;
+    if (e->fr.hold && !e->lost_sent)
+        e->dlost++; /* dropped before the trace_lost packet: its dloss */
+    if ((rc = et_framer_put(&e->fr, &b, ET_MSG_TE_DATA, 0, &e->diag)) < 0)
+        return rc;
+    e->packets++;
+    return 0;
+}
+
+static int flush_responses(struct et_encoder *e)
+{
+    struct et_dpkt k;
+    int rc;
+    while ((rc = et_denc_response(&e->denc, true, &k, &e->diag)) == 1)
+        if ((rc = send_dpkt(e, &k)) < 0)
+            return rc;
+    return rc;
+}
+
+/* The packets of one access (and the split responses it makes due). */
+static int send_access(struct et_encoder *e, const struct et_access *a)
+{
+    struct et_dpkt k[2];
+    unsigned n;
+    int rc = et_denc_access(&e->denc, a, k, &n, &e->diag);
+    if (rc < 0)
+        return rc;
+    for (unsigned i = 0; i < n; i++)
+        if ((rc = send_dpkt(e, &k[i])) < 0)
+            return rc;
+    et_denc_tick(&e->denc);
+    struct et_dpkt r;
+    while ((rc = et_denc_response(&e->denc, false, &r, &e->diag)) == 1)
+        if ((rc = send_dpkt(e, &r)) < 0)
+            return rc;
+    return rc;
+}
+
+/* Instruction c's access, once, after the te_inst packets that report it. */
+static int emit_data(struct et_encoder *e, struct ent *c)
+{
+    if (!c->has_da || c->da_sent || !c->qualified || !c->retired)
+        return 0;
+    c->da_sent = true;
+    if (!et_dtraced(&e->p.d, et_dclass_of_dtype(c->da.dtype), c->addr) || !et_dtraced_addr(&e->p.d, &c->da))
+        return 0;
+    return send_access(e, &c->da);
 }
 
 /* After the sink refused bytes a trace_lost support packet is owed: offer
@@ -221,6 +303,8 @@ static int offer_lost(struct et_encoder *e)
         return rc;
     if (taken) {
         e->lost_sent = true;
+        e->dlost = 0;
+        data_sync(e, true);
         e->packets++;
         e->fmt_count[ET_F3]++;
         if (e->obs)
@@ -237,7 +321,13 @@ static int offer_lost(struct et_encoder *e)
 static int send(struct et_encoder *e, struct et_packet *k, uint64_t time)
 {
     struct et_bits b;
-    int rc = et_pkt_bits(&e->p, k, &b, &e->diag);
+    const bool f3 = k->format == ET_F3 || k->msg == ET_MSG_TE_SUPPORT;
+    int rc;
+    /* split responses outstanding go before a sync packet (whose reset they
+     * must not cross: see data.h) */
+    if (f3 && e->p.d.mode != ET_DATA_OFF && (rc = flush_responses(e)) < 0)
+        return rc;
+    rc = et_pkt_bits(&e->p, k, &b, &e->diag);
     if (rc < 0)
         return rc;
     if (e->fr.hold && !e->lost_sent && (rc = offer_lost(e)) < 0)
@@ -245,6 +335,8 @@ static int send(struct et_encoder *e, struct et_packet *k, uint64_t time)
     rc = et_framer_put(&e->fr, &b, k->msg, time, &e->diag);
     if (rc < 0)
         return rc;
+    if (f3)
+        data_sync(e, false);
     e->packets++;
     e->upd_open = false;
     if (k->msg == ET_MSG_TE_INST && !(k->format == ET_F3 && k->subformat >= ET_SF_CONTEXT)) {
@@ -920,6 +1012,9 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
             c->reported = true;
             qual = ET_QUAL_ENDED_REP;
         }
+        /* the data of the final instruction goes before the end of tracing */
+        if ((rc = emit_data(e, c)) < 0)
+            return rc;
         /* (nothing to end when nothing was traced: a lone trap in 0.026,
          * which cannot report a trap without its handler) */
         if (e->tracing && (rc = send_support(e, !last, qual)) < 0)
@@ -1066,10 +1161,54 @@ static int push_ent(struct et_encoder *e, const struct ent *x)
         struct ent *prev = e->nwin == 3 ? &e->win[0] : NULL;
         struct ent *cur = &e->win[e->nwin - 2];
         int rc = step(e, prev, cur, &e->win[e->nwin - 1], false);
-        if (rc < 0)
+        if (rc < 0 || (rc = emit_data(e, cur)) < 0)
             return rc;
     }
     return 0;
+}
+
+/* With the program known: a traced data instruction whose record has no
+ * access would leave the decoder waiting for a packet that never comes. */
+static int data_check(struct et_encoder *e, const struct rvt_ing_rec *r, const struct ent *x)
+{
+    if (!e->p.d.image || x->has_da || !x->qualified)
+        return 0;
+    struct rvt_insn in;
+    if (rvt_img_insn(e->p.d.image, x->addr, &in) < 0)
+        return 0;
+    unsigned cls = et_dclass_of_isa(rvt_isa_data_access(&in));
+    if (!cls || !et_dtraced(&e->p.d, cls, x->addr))
+        return 0;
+    char text[96];
+    rvt_isa_disasm(&in, e->p.xlen, text, sizeof text);
+    return rvt_fail(&e->diag, RVT_ERR_INVAL,
+                    "the data access of '%s' at 0x%" PRIx64 " is not in the ingress record (record flags 0x%x): data "
+                    "trace needs accesses in the input (rvtrace gen --data, rvtrace capture --mem)",
+                    text, x->addr, r->flags);
+}
+
+/* Data trace without instruction trace: every record's access, in order. */
+static int data_only_put(struct et_encoder *e, const struct rvt_ing_rec *r)
+{
+    int rc;
+    if (!e->started) {
+        e->started = true;
+        if ((rc = send_support(e, true, ET_QUAL_NO_CHANGE)) < 0)
+            return rc;
+    }
+    if (e->lost_sent) {
+        e->fr.hold = false; /* the trace_lost packet went out: continue */
+        e->lost_sent = false;
+    }
+    struct et_access a;
+    bool has;
+    if ((rc = et_access_from_rec(&e->p.d, r, &a, &has, &e->diag)) < 0 || !has)
+        return rc;
+    uint64_t iaddr = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
+    if ((r->flags & RVT_ING_UNQUALIFIED) || !et_dtraced(&e->p.d, et_dclass_of_dtype(a.dtype), iaddr) ||
+        !et_dtraced_addr(&e->p.d, &a))
+        return 0;
+    return send_access(e, &a);
 }
 
 static uint8_t map_itype(const struct et_params *p, uint8_t it)
@@ -1099,8 +1238,14 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
     if (e->finished)
         return rvt_fail(&e->diag, RVT_ERR_INVAL, "record after the end of the trace");
     e->records++;
-    if (r->iretire == 0 && !is_trap(r->itype))
+    if (e->p.d.mode == ET_DATA_ONLY)
+        return data_only_put(e, r);
+    if (r->iretire == 0 && !is_trap(r->itype)) {
+        if (rvt_ing_dtype(r) >= 0 && e->p.d.mode == ET_DATA_ON)
+            return rvt_fail(&e->diag, RVT_ERR_INVAL,
+                            "a data access without an instruction (a data-only input?): encode it with --data-trace only");
         return 0;
+    }
     if (r->iretire && r->iretire < (1u << r->ilastsize))
         return rvt_fail(&e->diag, RVT_ERR_INVAL, "iretire %" PRIu32 " halfwords is shorter than its last instruction",
                         r->iretire);
@@ -1179,6 +1324,11 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
     x.itype = itype;
     x.sijump = (r->flags & RVT_ING_SIJUMP) != 0;
     x.notify = ((r->flags & RVT_ING_NOTIFY) != 0 || ctx_notify) && x.retired;
+    if (e->p.d.mode == ET_DATA_ON && x.retired) {
+        int rc = et_access_from_rec(&e->p.d, r, &x.da, &x.has_da, &e->diag);
+        if (rc < 0 || (rc = data_check(e, r, &x)) < 0)
+            return rc;
+    }
     return push_ent(e, &x);
 }
 
@@ -1189,11 +1339,19 @@ int et_enc_finish(struct et_encoder *e)
     if (e->finished)
         return 0;
     e->finished = true;
+    if (e->p.d.mode == ET_DATA_ONLY) {
+        int rc = flush_responses(e);
+        /* "When tracing ceases ... in order to inform the decoder"; the
+         * reference data model never sends it */
+        if (rc >= 0 && e->started && !e->p.d.model_compat)
+            rc = send_support(e, false, ET_QUAL_NO_CHANGE);
+        return rc < 0 ? rc : 0;
+    }
     if (e->nwin >= 1) {
         struct ent *prev = e->nwin >= 2 ? &e->win[e->nwin - 2] : NULL;
         struct ent *cur = &e->win[e->nwin - 1];
         int rc = step(e, prev, cur, NULL, true);
-        if (rc < 0)
+        if (rc < 0 || (rc = emit_data(e, cur)) < 0)
             return rc;
     }
     return 0;
@@ -1238,6 +1396,7 @@ int et_enc_new(struct et_encoder **out, const struct et_params *p, const struct 
         return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
     e->p = *p;
     et_framer_init(&e->fr, &e->p, sink);
+    et_denc_init(&e->denc, &e->p.d);
     e->resync_max = p->resync_max < 0 ? 0 : (uint64_t)1 << (p->resync_max + 4);
     e->addr_bad = ~mask64(p->iaddress_width_p) | mask64(p->iaddress_lsb_p);
     map_reset(e);

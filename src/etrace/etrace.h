@@ -9,6 +9,7 @@
 #ifndef RVT_ETRACE_INTERNAL_H
 #define RVT_ETRACE_INTERNAL_H
 
+#include "etrace/data.h"
 #include "rvtrace/codec.h"
 #include "rvtrace/common.h"
 #include "rvtrace/ingress.h"
@@ -120,6 +121,7 @@ struct et_params {
     int ecall_mode;          /* enum rvt_flow_ecall */
     unsigned xlen;           /* 0: from the stream/image */
     bool strict;
+    struct et_dparams d;     /* data trace (data.h) */
 };
 
 void et_params_default(struct et_params *p);
@@ -182,7 +184,7 @@ enum et_qual {
 enum et_bfmt { ET_BFMT_NOADDR = 0, ET_BFMT_ADDR = 2, ET_BFMT_ADDR_FAIL = 3 };
 
 /* Kinds of packet in a stream (te_inst, and the 0.026 draft's separate te_support). */
-enum et_msg { ET_MSG_TE_INST = 0, ET_MSG_TE_SUPPORT = 1 };
+enum et_msg { ET_MSG_TE_INST = 0, ET_MSG_TE_SUPPORT = 1, ET_MSG_TE_DATA = 2 /* te_data (data.h) */ };
 
 /* A te_inst packet, field by field.  notify/updiscon/irreport are the
  * logical values ("this packet is a notification" ...); the transmitted

@@ -130,7 +130,7 @@ static int frame(struct et_framer *fr, const struct et_bits *b, uint8_t msg, uin
         if (nbytes > 31)
             return rvt_fail(d, RVT_ERR_OVERFLOW,
                             "etrace: packet of %u bytes does not fit the reference raw header (max 31)", nbytes);
-        unsigned mt = msg == ET_MSG_TE_SUPPORT ? REFRAW_TE_SUPPORT_026 : REFRAW_TE_INST;
+        unsigned mt = msg == ET_MSG_TE_SUPPORT ? REFRAW_TE_SUPPORT_026 : msg == ET_MSG_TE_DATA ? REFRAW_TE_DATA : REFRAW_TE_INST;
         out[0] = (uint8_t)(mt << 5 | nbytes);
         unsigned pos = 8;
         for (unsigned i = 0; i < nbytes * 8; i++) {
@@ -141,7 +141,9 @@ static int frame(struct et_framer *fr, const struct et_bits *b, uint8_t msg, uin
         return 0;
     }
 
-    unsigned type = msg == ET_MSG_TE_SUPPORT ? ENCAP_TYPE_SUPPORT_026 : ENCAP_TYPE_INST;
+    unsigned type = msg == ET_MSG_TE_SUPPORT ? ENCAP_TYPE_SUPPORT_026 : msg == ET_MSG_TE_DATA ? ENCAP_TYPE_DATA : ENCAP_TYPE_INST;
+    if (msg == ET_MSG_TE_DATA && p->type_bits == 0)
+        return rvt_fail(d, RVT_ERR_INVAL, "etrace: data trace packets need an encapsulation type field (encap-type-bits >= 1)");
     bool extend = p->ts_bytes > 0;
     unsigned src_rem = p->src_bits % 8, S = p->src_bits / 8;
     unsigned body = p->type_bits + keep;
@@ -305,8 +307,10 @@ int et_deframer_next(struct et_deframer *df, struct et_frame *fr, struct rvt_dia
         }
         fr->size = 1 + n;
         fr->type = (uint8_t)mt;
-        if (mt == REFRAW_TE_DATA)
+        if (mt == REFRAW_TE_DATA) {
             fr->is_data = true;
+            fr->msg = ET_MSG_TE_DATA;
+        }
         else if (mt == REFRAW_TE_INST)
             fr->msg = ET_MSG_TE_INST;
         else if (mt == REFRAW_TE_SUPPORT_026 && p->version == ET_V0_026)
@@ -361,6 +365,7 @@ int et_deframer_next(struct et_deframer *df, struct et_frame *fr, struct rvt_dia
         return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%zx: encapsulated packet has no payload bits", df->pos);
     if (p->type_bits && fr->type == ENCAP_TYPE_DATA) {
         fr->is_data = true;
+        fr->msg = ET_MSG_TE_DATA;
     } else if (p->type_bits && fr->type == ENCAP_TYPE_SUPPORT_026 && p->version == ET_V0_026) {
         fr->msg = ET_MSG_TE_SUPPORT;
     } else if (fr->type != ENCAP_TYPE_INST) {

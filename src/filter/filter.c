@@ -533,7 +533,7 @@ static int emit_piece(struct rvt_filter *f, struct hart_state *h, const struct r
         o.cause = 0;
         o.tval = 0;
         keep &= ~(RVT_ING_HAS_RD | RVT_ING_HAS_MEM | RVT_ING_MEM_STORE | RVT_ING_HAS_MEMVAL | RVT_ING_TRACEPOINT |
-                  RVT_ING_SIJUMP);
+                  RVT_ING_SIJUMP | RVT_ING_HAS_DTYPE);
     }
     if (p->count) {
         keep |= RVT_ING_SAME_CYCLE; /* the pieces of one record retired together */

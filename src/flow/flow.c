@@ -257,6 +257,11 @@ bool rvt_flow_pending_sijump(const struct rvt_flow *f)
     return f->pending && p->sij && f->cfg.sijump && p->cf != RVT_CF_TRAPRET && p->cf != RVT_CF_RETURN;
 }
 
+void rvt_flow_buffer_wrapped(struct rvt_flow *f)
+{
+    f->cfg.starts_at_trace_start = false;
+}
+
 struct rvt_bcache *rvt_flow_bcache(struct rvt_flow *f)
 {
     return f->bc;
@@ -1013,9 +1018,14 @@ int rvt_flow_block_insns(struct rvt_flow *f, const struct rvt_block *blk, rvt_in
 
 /* ---- pass-through for decoders without code ------------------------------------- */
 
-void rvt_flow_buffer_wrapped(struct rvt_flow *f)
+struct rvt_flow_sink rvt_flow_get_sink(const struct rvt_flow *f)
 {
-    f->cfg.starts_at_trace_start = false;
+    return f->cfg.sink;
+}
+
+void rvt_flow_set_sink(struct rvt_flow *f, const struct rvt_flow_sink *sink)
+{
+    f->cfg.sink = *sink;
 }
 
 int rvt_flow_note(struct rvt_flow *f, const struct rvt_note *n)

@@ -418,6 +418,30 @@ static void mem_note(struct xstate *s, uint64_t addr, unsigned size, bool store,
     s->extra.mem_value = value;
 }
 
+/* The data trace's view of the access just noted (ingress dtype, the
+ * operand): atomics, failed store-conditionals and CSR accesses. */
+static void dtype_note(struct xstate *s, unsigned dtype, uint64_t operand)
+{
+    if (!(s->feat & RVT_GEN_DATA))
+        return;
+    s->extra.flags |= RVT_ING_HAS_DTYPE;
+    s->extra.dtype = (uint8_t)dtype;
+    s->extra.mem_operand = operand;
+}
+
+/* A data access that touches no memory (CSR, failed store-conditional). */
+static void nomem_note(struct xstate *s, unsigned dtype, uint64_t addr, unsigned size, uint64_t value,
+                       uint64_t operand)
+{
+    if (!(s->feat & RVT_GEN_DATA))
+        return;
+    s->extra.flags |= RVT_ING_HAS_MEMVAL;
+    s->extra.mem_addr = addr;
+    s->extra.mem_size = (uint8_t)size;
+    s->extra.mem_value = value;
+    dtype_note(s, dtype, operand);
+}
+
 static uint64_t alu(struct xstate *s, unsigned op, uint64_t a, uint64_t b)
 {
     unsigned sh = s->xlen == 64 ? 63 : 31;
@@ -772,22 +796,26 @@ static void exec_insn(struct xstate *s, const struct xinsn *x, struct xres *r)
             if (ok) {
                 wr_bytes(ptr, size, b);
                 mem_note(s, addr, size, true, size == 4 ? (uint32_t)b : b);
+            } else {
+                nomem_note(s, RVT_DTYPE_SC_FAIL, addr, size, 0, size == 4 ? (uint32_t)b : b);
             }
             wr(s, x->rd, ok ? 0 : 1);
             return;
         }
         uint64_t nv;
+        unsigned dt;
         switch (op) {
         case OP_AMOSWAP_W:
-        case OP_AMOSWAP_D: nv = b; break;
+        case OP_AMOSWAP_D: nv = b; dt = RVT_DTYPE_AMO_SWAP; break;
         case OP_AMOADD_W:
-        case OP_AMOADD_D: nv = old + b; break;
-        case OP_AMOXOR_W: nv = old ^ b; break;
-        case OP_AMOAND_W: nv = old & b; break;
-        default: nv = old | b; break;
+        case OP_AMOADD_D: nv = old + b; dt = RVT_DTYPE_AMO_ADD; break;
+        case OP_AMOXOR_W: nv = old ^ b; dt = RVT_DTYPE_AMO_XOR; break;
+        case OP_AMOAND_W: nv = old & b; dt = RVT_DTYPE_AMO_AND; break;
+        default: nv = old | b; dt = RVT_DTYPE_AMO_OR; break;
         }
         wr_bytes(ptr, size, nv);
         mem_note(s, addr, size, true, size == 4 ? (uint32_t)nv : nv);
+        dtype_note(s, dt, size == 4 ? (uint32_t)b : b);
         wr(s, x->rd, oldx);
         return;
     }
@@ -809,6 +837,9 @@ static void exec_insn(struct xstate *s, const struct xinsn *x, struct xres *r)
             r->tval = x->bits;
             return;
         }
+        /* the data trace's CSR access: the value written (read, when
+         * nothing is written) and the operand */
+        nomem_note(s, RVT_DTYPE_CSR_RW + base, x->csr, s->xlen / 8, (write ? nv : old) & s->mask, src & s->mask);
         wr(s, x->rd, old);
         return;
     }

@@ -98,17 +98,52 @@ static int flush_blk(struct rvt_ing_builder *b)
     return emit(b, &b->blk);
 }
 
+#define EXTRA_FLAGS                                                                                      \
+    (RVT_ING_HAS_TIME | RVT_ING_HAS_RD | RVT_ING_HAS_MEM | RVT_ING_MEM_STORE | RVT_ING_HAS_MEMVAL |          \
+     RVT_ING_TRACEPOINT | RVT_ING_HAS_DTYPE)
+
 static void fill_extra(struct rvt_ing_rec *r, const struct rvt_ing_extra *x)
 {
-    r->flags |= x->flags & (RVT_ING_HAS_TIME | RVT_ING_HAS_RD | RVT_ING_HAS_MEM | RVT_ING_MEM_STORE |
-                            RVT_ING_HAS_MEMVAL | RVT_ING_TRACEPOINT);
+    r->flags |= x->flags & EXTRA_FLAGS;
     r->time = x->time;
     r->rd = x->rd;
     r->rd_value = x->rd_value;
     r->mem_addr = x->mem_addr;
     r->mem_size = x->mem_size;
     r->mem_value = x->mem_value;
+    r->mem_operand = x->mem_operand;
+    r->dtype = x->dtype;
     r->tp_type = x->tp_type;
+}
+
+/* data_types: what kind of data access the instruction made, for a source
+ * that reports only addresses and whether memory was written (QEMU): the
+ * atomic's kind, a store-conditional's outcome (no access reported: it
+ * failed; its address is then unknown and recorded as 0), and Zicsr
+ * instructions as CSR accesses (the CSR number; no values). */
+static void derive_dtype(const struct rvt_ing_builder *b, const struct rvt_insn *in, struct rvt_ing_extra *x)
+{
+    if (x->flags & RVT_ING_HAS_DTYPE)
+        return;
+    int dt = rvt_isa_data_access(in);
+    if (dt < 0)
+        return;
+    if (dt == RVT_ISA_DATA_SC) {
+        if (x->flags & RVT_ING_HAS_MEM)
+            return; /* it stored: a store */
+        x->flags |= RVT_ING_HAS_DTYPE;
+        x->dtype = RVT_DTYPE_SC_FAIL;
+        x->mem_addr = 0;
+        x->mem_size = in->mem_size;
+    } else if (rvt_dtype_is_csr((unsigned)dt)) {
+        x->flags |= RVT_ING_HAS_DTYPE;
+        x->dtype = (uint8_t)dt;
+        x->mem_addr = (uint64_t)in->imm & 0xfff;
+        x->mem_size = (uint8_t)(b->xlen / 8);
+    } else if (rvt_dtype_is_amo((unsigned)dt) && (x->flags & RVT_ING_HAS_MEM)) {
+        x->flags |= RVT_ING_HAS_DTYPE | RVT_ING_MEM_STORE;
+        x->dtype = (uint8_t)dt;
+    }
 }
 
 /* Retire the held instruction with the given itype. */
@@ -118,8 +153,9 @@ static int retire_prev(struct rvt_ing_builder *b, uint8_t itype, bool sijump)
     const uint32_t iretire = in->len / 2u;
     const uint8_t ilastsize = in->len == 2 ? 0 : in->len == 4 ? 1 : in->len == 8 ? 2 : 1;
     const uint8_t ctype = b->prev_ctx_changed ? (uint8_t)b->ctype_on_change : 0;
-    const uint16_t data = b->prev_extra.flags & (RVT_ING_HAS_TIME | RVT_ING_HAS_RD | RVT_ING_HAS_MEM |
-                                                 RVT_ING_MEM_STORE | RVT_ING_HAS_MEMVAL | RVT_ING_TRACEPOINT);
+    if (b->cfg.data_types)
+        derive_dtype(b, in, &b->prev_extra);
+    const uint16_t data = b->prev_extra.flags & EXTRA_FLAGS;
     const uint16_t flags = (uint16_t)(data | (sijump ? RVT_ING_SIJUMP : 0));
     b->have_prev = false;
     b->insns++;
@@ -158,7 +194,7 @@ static int retire_prev(struct rvt_ing_builder *b, uint8_t itype, bool sijump)
     if (data)
         fill_extra(&b->blk, &b->prev_extra);
     if (!b->cfg.merge_blocks || itype != RVT_ITYPE_NONE ||
-        (data & (RVT_ING_HAS_RD | RVT_ING_HAS_MEM | RVT_ING_HAS_TIME | RVT_ING_TRACEPOINT)))
+        (data & (RVT_ING_HAS_RD | RVT_ING_HAS_MEM | RVT_ING_HAS_TIME | RVT_ING_TRACEPOINT | RVT_ING_HAS_DTYPE)))
         return flush_blk(b);
     return 0;
 }

@@ -30,7 +30,10 @@
 #define EXT_HART 0x800u      /* varint hart id; absent = same as the previous record */
 #define EXT_UNQUAL 0x1000u   /* flag: filtered out (not qualified for tracing) */
 #define EXT_NOTIFY 0x2000u   /* flag: a trigger asked for an explicit report */
-#define EXT_KNOWN 0x3fffu
+#define EXT_DTYPE 0x4000u    /* u8 data access type (enum rvt_dtype) */
+#define EXT_OPERAND 0x8000u  /* varint operand of an atomic or CSR access */
+#define EXT_DADDR 0x10000u  /* u8 size, varint address: a DTYPE access without MEM (CSR, failed SC) */
+#define EXT_KNOWN 0x1ffffu
 
 static size_t put_varint(uint8_t *p, uint64_t v)
 {
@@ -106,6 +109,12 @@ size_t rvt_native_encode(struct rvt_native_state *st, const struct rvt_ing_rec *
         ext |= EXT_UNQUAL;
     if (r->flags & RVT_ING_NOTIFY)
         ext |= EXT_NOTIFY;
+    if (r->flags & RVT_ING_HAS_DTYPE)
+        ext |= EXT_DTYPE;
+    if ((r->flags & RVT_ING_HAS_MEMVAL) && r->mem_operand)
+        ext |= EXT_OPERAND;
+    if ((r->flags & (RVT_ING_HAS_DTYPE | RVT_ING_HAS_MEM)) == RVT_ING_HAS_DTYPE)
+        ext |= EXT_DADDR;
     bool addr = r->iaddr != st->next;
     *p++ = (uint8_t)((r->itype & TAG_ITYPE_MASK) | size << TAG_SIZE_SHIFT | (addr ? TAG_ADDR : 0) |
                      (ext ? TAG_EXT : 0));
@@ -141,6 +150,14 @@ size_t rvt_native_encode(struct rvt_native_state *st, const struct rvt_ing_rec *
             *p++ = r->tp_type;
         if (ext & EXT_HART)
             p += put_varint(p, r->hart);
+        if (ext & EXT_DTYPE)
+            *p++ = r->dtype;
+        if (ext & EXT_OPERAND)
+            p += put_varint(p, r->mem_operand);
+        if (ext & EXT_DADDR) {
+            *p++ = r->mem_size;
+            p += put_varint(p, r->mem_addr);
+        }
     }
     st->hart = r->hart;
     st->priv = r->priv;
@@ -325,6 +342,28 @@ int rvt_native_decode(struct rvt_native_state *st, const uint8_t *buf, size_t le
             r->flags |= RVT_ING_UNQUALIFIED;
         if (ext & EXT_NOTIFY)
             r->flags |= RVT_ING_NOTIFY;
+        if (ext & EXT_DTYPE) {
+            if (get_u8(&c, &r->dtype))
+                return RVT_NATIVE_NEED_MORE;
+            if (r->dtype > 15 || r->dtype == 2 || r->dtype == 3 || r->dtype == 7) {
+                *why = "reserved data access type (dtype 2, 3, 7 or above 15)";
+                return -RVT_ERR_FORMAT;
+            }
+            r->flags |= RVT_ING_HAS_DTYPE;
+        }
+        if (ext & EXT_OPERAND)
+            if ((e = get_varint(&c, &r->mem_operand)))
+                goto bad;
+        if (ext & EXT_DADDR) {
+            if (!(ext & EXT_DTYPE) || (ext & EXT_MEM)) {
+                *why = "a data address without a data access type, or beside a memory access";
+                return -RVT_ERR_FORMAT;
+            }
+            if (get_u8(&c, &r->mem_size))
+                return RVT_NATIVE_NEED_MORE;
+            if ((e = get_varint(&c, &r->mem_addr)))
+                goto bad;
+        }
     }
     r->hart = st->hart;
     if (r->iretire == 0 && r->itype != RVT_ITYPE_EXCEPTION && r->itype != RVT_ITYPE_INTERRUPT) {

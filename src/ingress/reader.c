@@ -3,12 +3,14 @@
  * other layers (the E-Trace reference CSV).  All stream with bounded memory. */
 #include "native.h"
 #include "refcsv.h"
+#include "refdata.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct rvt_ing_reader {
     const struct rvt_ing_source_ops *ops;
@@ -20,7 +22,7 @@ struct rvt_ing_reader {
 
 static const char *const g_fmt_names[RVT_ING_FMT__COUNT] = {
     [RVT_ING_FMT_AUTO] = "auto",     [RVT_ING_FMT_PCLIST] = "pclist", [RVT_ING_FMT_PCINSN] = "pcinsn",
-    [RVT_ING_FMT_NATIVE] = "ingress", [RVT_ING_FMT_REFCSV] = "refcsv",
+    [RVT_ING_FMT_NATIVE] = "ingress", [RVT_ING_FMT_REFCSV] = "refcsv", [RVT_ING_FMT_REFDATA] = "refdata",
 };
 
 const char *rvt_ing_format_name(enum rvt_ing_format f)
@@ -443,6 +445,8 @@ static enum rvt_ing_format sniff(FILE *f)
         return RVT_ING_FMT_NATIVE;
     if (strncmp(head, "itype", 5) == 0)
         return RVT_ING_FMT_REFCSV;
+    if (strncasecmp(head, "dretire", 7) == 0)
+        return RVT_ING_FMT_REFDATA;
     /* first non-comment line: one token = PC list, two = PC INSN */
     const char *p = head;
     while (*p == '#') {
@@ -492,7 +496,7 @@ int rvt_ing_open_stream(struct rvt_ing_reader **out, FILE *f, const char *path,
         if (fmt == RVT_ING_FMT_AUTO) {
             close_input(f);
             return rvt_fail(diag, RVT_ERR_FORMAT,
-                            "%s: cannot tell the input format from its first line; use --input-format pclist|pcinsn|ingress|refcsv",
+                            "%s: cannot tell the input format from its first line; use --input-format pclist|pcinsn|ingress|refcsv|refdata",
                             path);
         }
     }
@@ -509,8 +513,10 @@ int rvt_ing_open_stream(struct rvt_ing_reader **out, FILE *f, const char *path,
         return select_hart(rc, out, cfg);
     }
     case RVT_ING_FMT_REFCSV:
+    case RVT_ING_FMT_REFDATA:
         close_input(f);
-        return rvt_fail(diag, RVT_ERR_UNSUPPORTED, "%s: the refcsv reader reads files by name", path);
+        return rvt_fail(diag, RVT_ERR_UNSUPPORTED, "%s: the %s reader reads files by name", path,
+                        rvt_ing_format_name(fmt));
     default:
         close_input(f);
         return rvt_fail(diag, RVT_ERR_INVAL, "%s: unknown input format %d", path, (int)fmt);
@@ -537,15 +543,15 @@ int rvt_ing_open(struct rvt_ing_reader **out, const char *path, const struct rvt
         if (fmt == RVT_ING_FMT_AUTO) {
             close_input(f);
             return rvt_fail(diag, RVT_ERR_FORMAT,
-                            "%s: cannot tell the input format from its first line; use --input-format pclist|pcinsn|ingress|refcsv",
+                            "%s: cannot tell the input format from its first line; use --input-format pclist|pcinsn|ingress|refcsv|refdata",
                             path);
         }
     }
-    if (fmt == RVT_ING_FMT_REFCSV) {
+    if (fmt == RVT_ING_FMT_REFCSV || fmt == RVT_ING_FMT_REFDATA) {
         close_input(f);
         struct rvt_ing_reader_config c2 = *cfg;
         c2.format = fmt;
-        int rc = rvt_refcsv_open(out, path, &c2, diag);
+        int rc = fmt == RVT_ING_FMT_REFCSV ? rvt_refcsv_open(out, path, &c2, diag) : rvt_refdata_open(out, path, &c2, diag);
         return select_hart(rc, out, cfg);
     }
     if (!f && !(f = open_input(path, diag)))

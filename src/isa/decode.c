@@ -825,6 +825,42 @@ int rvt_isa_decode(uint32_t bits, uint64_t pc, unsigned xlen, struct rvt_insn *o
     return 0;
 }
 
+int rvt_isa_data_access(const struct rvt_insn *in)
+{
+    if (!(in->flags & RVT_IF_VALID))
+        return -1;
+    if (in->flags & RVT_IF_CSR) /* csrrw/rs/rc and the immediate forms, in that order */
+        return 4 + (int)((in->op - RVT_OP_CSRRW) % 3);
+    switch (in->op) {
+    case RVT_OP_SC_W:
+    case RVT_OP_SC_D: return RVT_ISA_DATA_SC;
+    case RVT_OP_AMOSWAP_W:
+    case RVT_OP_AMOSWAP_D: return 8;
+    case RVT_OP_AMOADD_W:
+    case RVT_OP_AMOADD_D: return 9;
+    case RVT_OP_AMOAND_W:
+    case RVT_OP_AMOAND_D: return 10;
+    case RVT_OP_AMOOR_W:
+    case RVT_OP_AMOOR_D: return 11;
+    case RVT_OP_AMOXOR_W:
+    case RVT_OP_AMOXOR_D: return 12;
+    case RVT_OP_AMOMAX_W:
+    case RVT_OP_AMOMAX_D:
+    case RVT_OP_AMOMAXU_W:
+    case RVT_OP_AMOMAXU_D: return 13;
+    case RVT_OP_AMOMIN_W:
+    case RVT_OP_AMOMIN_D:
+    case RVT_OP_AMOMINU_W:
+    case RVT_OP_AMOMINU_D: return 14;
+    default: break;
+    }
+    if (in->flags & RVT_IF_LOAD)
+        return 0;
+    if (in->flags & RVT_IF_STORE)
+        return 1;
+    return -1;
+}
+
 bool rvt_isa_sijump_target(const struct rvt_insn *prev, const struct rvt_insn *jump, unsigned xlen,
                            uint64_t *target)
 {

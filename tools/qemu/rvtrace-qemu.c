@@ -246,6 +246,7 @@ static struct vcpu *vcpu_create(struct plugin *p, unsigned index)
     cfg.xlen = p->xlen;
     cfg.ecall_mode = p->ecall;
     cfg.merge_blocks = p->merge;
+    cfg.data_types = p->mem; /* QEMU gives addresses, not access kinds (nor any values) */
     cfg.emit = emit_record;
     cfg.emit_ctx = v;
     v->builder = rvt_ing_builder_new(&cfg);

@@ -1,6 +1,7 @@
 /* rvtrace convert: ingress between formats. */
 #include "cli.h"
 #include "ingress/refcsv.h"
+#include "ingress/refdata.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -35,7 +36,7 @@ int cmd_convert(int argc, char **argv)
     int rc = cli_parse(&o, "convert", allowed, extra, argc, argv);
     if (rc || o.help) {
         if (o.help) {
-            printf("usage: rvtrace convert --input IN [--input-format F] --to ingress|pclist|pcinsn|refcsv -o OUT [--elf PROG]\n\n"
+            printf("usage: rvtrace convert --input IN [--input-format F] --to ingress|pclist|pcinsn|refcsv|refdata -o OUT [--elf PROG]\n\n"
                    "Convert an ingress stream.  pclist/pcinsn output and PC-list input need the ELF.  A PC list\n"
                    "cannot hold traps or privilege; they are counted and reported.\n\n"
                    "  --to F                output format\n");
@@ -55,8 +56,8 @@ int cmd_convert(int argc, char **argv)
     }
     int kind = rvt_ing_format_parse(to);
     if (kind != RVT_ING_FMT_NATIVE && kind != RVT_ING_FMT_PCLIST && kind != RVT_ING_FMT_PCINSN &&
-        kind != RVT_ING_FMT_REFCSV) {
-        rc = cli_fail("convert", "--to expects ingress, pclist, pcinsn or refcsv");
+        kind != RVT_ING_FMT_REFCSV && kind != RVT_ING_FMT_REFDATA) {
+        rc = cli_fail("convert", "--to expects ingress, pclist, pcinsn, refcsv or refdata");
         goto out;
     }
     if ((rc = cli_load_image(&o)) || (rc = cli_open_input(&o, &in)))
@@ -78,7 +79,8 @@ int cmd_convert(int argc, char **argv)
             rc = cli_fail("convert", "%s: cannot create: %s", o.output, strerror(errno));
             goto out;
         }
-        if (kind == RVT_ING_FMT_REFCSV && rvt_refcsv_write_header(f) < 0) {
+        if ((kind == RVT_ING_FMT_REFCSV && rvt_refcsv_write_header(f) < 0) ||
+            (kind == RVT_ING_FMT_REFDATA && rvt_refdata_write_header(f) < 0)) {
             rc = cli_fail("convert", "%s: write failed", o.output);
             goto out;
         }
@@ -86,7 +88,7 @@ int cmd_convert(int argc, char **argv)
     if (o.img)
         bc = rvt_bcache_new(o.img, 0);
     struct expand ex = {f, o.img, kind == RVT_ING_FMT_PCINSN, xlen == 32 ? 8 : 16};
-    uint64_t records = 0, dropped = 0;
+    uint64_t records = 0, dropped = 0, no_sc = 0;
     struct rvt_ing_rec r;
     int n;
     while ((n = rvt_ing_next(in, &r)) > 0) {
@@ -96,6 +98,8 @@ int cmd_convert(int argc, char **argv)
             wrc = rvt_ing_write(w, &r);
         } else if (kind == RVT_ING_FMT_REFCSV) {
             wrc = rvt_refcsv_write(f, &r);
+        } else if (kind == RVT_ING_FMT_REFDATA) {
+            wrc = rvt_refdata_write(f, &r, &no_sc); /* (only the data accesses) */
         } else if (r.iretire == 0) {
             dropped++;
         } else {
@@ -121,6 +125,9 @@ int cmd_convert(int argc, char **argv)
     if (dropped)
         fprintf(stderr, "rvtrace convert: %" PRIu64 " trap records cannot be represented in %s and were left out\n",
                 dropped, to);
+    if (no_sc)
+        fprintf(stderr, "rvtrace convert: %" PRIu64 " failed store-conditionals (dtype 15) cannot be represented in "
+                        "refdata and were left out\n", no_sc);
     if (o.verbose)
         fprintf(stderr, "rvtrace convert: %" PRIu64 " records\n", records);
 out:

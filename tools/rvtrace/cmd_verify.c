@@ -131,6 +131,11 @@ int cmd_verify(int argc, char **argv)
                                                       RVT_TRACED_STORE_VALUE,
                                                       RVT_TRACED_TRACEPOINT,
                                                       RVT_TRACED_HART,
+                                                      RVT_TRACED_CSR_ADDR,
+                                                      RVT_TRACED_CSR_VALUE,
+                                                      RVT_TRACED_OPERAND,
+                                                      RVT_TRACED_SC_FAIL,
+                                                      0, /* (lost accesses: a failure, not a count) */
                                                       RVT_TRACED_PRIV,
                                                       RVT_TRACED_TIME | RVT_TRACED_TIME_SAMPLED};
         if (traced & flag[k])

@@ -161,7 +161,7 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
                 return 2;
             o->input_format = rvt_ing_format_parse(v);
             if (o->input_format < 0) {
-                fprintf(stderr, "rvtrace %s: unknown input format '%s' (pclist, pcinsn, ingress, refcsv)\n", cmd, v);
+                fprintf(stderr, "rvtrace %s: unknown input format '%s' (pclist, pcinsn, ingress, refcsv, refdata)\n", cmd, v);
                 return 2;
             }
         } else if ((allowed & CLI_INPUT) && strcmp(name, "merge-blocks") == 0) {
