@@ -196,6 +196,14 @@ struct rvt_decode_options {
     void (*progress)(void *ctx, uint64_t offset);
     void *progress_ctx;
     uint64_t progress_every;
+    /* The buffer begins where tracing began: a trace file, or a RAM that
+     * did not wrap (or stopped when full).  Bytes before the first sync
+     * point are then a damaged start, reported as an error, not as the
+     * overwritten part of a wrapped RAM (see rvt_flow_config).  false (a
+     * wrapped RAM, or a capture that began mid-stream): they are
+     * RVT_GAP_WRAP, not damage.  (Callers built before this field, whose
+     * size ends at max_insns, get false.) */
+    bool starts_at_trace_start;
 };
 
 /* Decode a whole trace buffer with family c into `sink` through a flow on

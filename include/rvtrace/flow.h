@@ -230,6 +230,13 @@ struct rvt_flow_config {
     void (*progress)(void *ctx, uint64_t offset);
     void *progress_ctx;
     uint64_t progress_every;
+    /* The trace begins where tracing began (a file, a RAM that did not
+     * wrap): it starts with a sync point, so the undecodable bytes a
+     * decoder reports before its first one (RVT_GAP_WRAP: the bytes alone
+     * cannot tell a damaged start from a wrapped RAM) are damage.  Such a
+     * note reaches the sink as RVT_NOTE_ERROR, reason RVT_GAP_ERROR, its
+     * text saying so. */
+    bool starts_at_trace_start;
 };
 
 struct rvt_flow;
@@ -238,6 +245,12 @@ void rvt_flow_free(struct rvt_flow *f);
 const char *rvt_flow_error(const struct rvt_flow *f);
 /* Reset to "no address known" (keeps configuration, clears stack and queue). */
 void rvt_flow_reset(struct rvt_flow *f);
+
+/* The decoder learnt from its own configuration (a family's buffer
+ * registers or recorder state) that the buffer wrapped: what it reports
+ * before its first sync point is the overwritten part, not damage (clears
+ * rvt_flow_config.starts_at_trace_start). */
+void rvt_flow_buffer_wrapped(struct rvt_flow *f);
 
 /* Byte offset of the packet being applied (goes into blocks, notes and errors). */
 void rvt_flow_set_offset(struct rvt_flow *f, uint64_t offset);
@@ -341,6 +354,15 @@ uint64_t rvt_flow_pc(const struct rvt_flow *f);           /* next pc (if known) 
 uint64_t rvt_flow_insns(const struct rvt_flow *f);        /* instructions retired so far */
 bool rvt_flow_limit_reached(const struct rvt_flow *f);    /* max_insns stopped the decode */
 struct rvt_callstack *rvt_flow_callstack(struct rvt_flow *f);
+/* Returns the call stack predicted so far (RVT_BLK_IMPLICIT blocks): a
+ * decoder not told the encoder's stack depth learns from them whether it
+ * has one. */
+uint64_t rvt_flow_implicit_returns(const struct rvt_flow *f);
+/* Sequentially inferable jumps followed so far (rvt_flow_config.sijump),
+ * and whether the pending instruction is one: likewise for the encoder's
+ * sequential-jump setting. */
+uint64_t rvt_flow_sijumps(const struct rvt_flow *f);
+bool rvt_flow_pending_sijump(const struct rvt_flow *f);
 struct rvt_bcache *rvt_flow_bcache(struct rvt_flow *f);
 unsigned rvt_flow_xlen(const struct rvt_flow *f);
 

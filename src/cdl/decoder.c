@@ -593,6 +593,8 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
         return 0;
     }
     bool boundary = starts_at_boundary(&dec->cfg, len);
+    if (!boundary)
+        rvt_flow_buffer_wrapped(dec->flow); /* what precedes the first sync mark was overwritten */
     if (!cdl_next_sync(nyb, nlen, 0, &dec->cfg, boundary, &pos)) {
         free(nyb);
         dec->nyb = NULL;
@@ -605,18 +607,20 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
     if (pos) {
         /* Data before the first sync point (the older part of a wrapped
          * buffer, or a capture that started mid-stream) cannot be decoded. */
-        size_t nz = 0;
+        size_t nz = 0, first_nz = 0;
         for (size_t i = 0; i < pos; i++)
-            nz += nyb[i] != 0;
+            if (nyb[i] && !nz++)
+                first_nz = i;
         if (nz) {
-            dec->field_pos = pos;
+            /* (Reported where the undecodable data begins.) */
+            dec->field_pos = first_nz;
             snprintf(dec->text, sizeof dec->text,
                      "cdl: %zu nybbles before the first sync point at offset 0x%" PRIx64 " cannot be decoded", pos,
                      byte_offset(dec, pos));
             if (dec->nocode)
                 rc = note(dec, RVT_NOTE_GAP, RVT_GAP_WRAP, 0, 0, 0, dec->text);
             else {
-                rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
+                rvt_flow_set_offset(dec->flow, byte_offset(dec, first_nz));
                 rc = rvt_flow_gap(dec->flow, RVT_GAP_WRAP, dec->text);
             }
             if (rc < 0)

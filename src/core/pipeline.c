@@ -4,6 +4,7 @@
 #include "rvtrace/sink.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,14 +68,20 @@ int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_imag
 {
     struct rvt_decode_options o = {.size = sizeof o, .ecall = -1};
     if (opt) {
-        if (opt->size < sizeof o)
+        /* (A caller built before starts_at_trace_start passes a smaller
+         * struct: the fields it has are copied, the rest keep defaults.) */
+        const size_t first = offsetof(struct rvt_decode_options, max_insns) + sizeof o.max_insns;
+        if (opt->size < first)
             return rvt_fail(d, RVT_ERR_INVAL, "struct rvt_decode_options: size %zu, expected %zu", opt->size,
                             sizeof o);
-        o = *opt;
+        memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
     }
     struct rvt_flow_config fc;
     memset(&fc, 0, sizeof fc);
     fc.size = sizeof fc;
+    /* (A family whose own options describe a wrapped buffer clears it:
+     * flow_config, or rvt_flow_buffer_wrapped once it knows.) */
+    fc.starts_at_trace_start = o.starts_at_trace_start;
     if (c->flow_config)
         c->flow_config(cfg, &fc);
     fc.size = sizeof fc;

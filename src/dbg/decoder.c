@@ -70,6 +70,10 @@ struct dbg_dec {
     size_t last_end;  /* position after the last packet other than Nop */
     size_t last_nonzero; /* position of the last non-Nop nybble in the stream */
     bool synced;      /* the flow knows where it is */
+    /* Before the first synchronisation: where the first packet that needed
+     * a position was dropped (lead_note). */
+    bool ever_synced, dropped;
+    size_t dropped_at;
     enum state st;
     uint64_t src;
     uint8_t src_priv;
@@ -884,9 +888,42 @@ static int sync_stage_of(unsigned hdr)
     }
 }
 
+/* A packet that needs a position before the first synchronisation. */
+static int drop_before_sync(struct dbg_dec *dec)
+{
+    if (!dec->ever_synced && !dec->dropped) {
+        dec->dropped = true;
+        dec->dropped_at = dec->pkt_pos;
+    }
+    return 1;
+}
+
+/* The first synchronisation: say what could not be decoded before it (a
+ * damaged first sync point, or what is left of a wrapped buffer's older
+ * part), as RVT_GAP_WRAP: the flow engine makes it an error when the trace
+ * starts where tracing started. */
+static int lead_note(struct dbg_dec *dec)
+{
+    bool first = !dec->ever_synced;
+    dec->ever_synced = true;
+    if (!first || !dec->dropped)
+        return 0;
+    size_t at = dec->pkt_pos;
+    snprintf(dec->text, sizeof dec->text,
+             "dbg: packets from offset 0x%" PRIx64 " to the first synchronisation at offset 0x%" PRIx64
+             " cannot be decoded (no full PC before it)",
+             byte_offset(dec, dec->dropped_at), byte_offset(dec, at));
+    dec->pkt_pos = dec->dropped_at;
+    int rc = gap(dec, RVT_GAP_WRAP, dec->text);
+    dec->pkt_pos = at;
+    return rc;
+}
+
 static int sync_pc(struct dbg_dec *dec, uint64_t pc)
 {
     int rc;
+    if (!dec->synced && (rc = lead_note(dec)) < 0)
+        return rc;
     if (dec->nocode) {
         if ((rc = nc_flush_held(dec)) <= 0)
             return rc;
@@ -1127,12 +1164,12 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
         if ((rc = check_width(dec, p, dec->pc_width)) <= 0)
             return rc;
         if (!value_from_last(p, dec->pc_width, &dec->pc_v, &dec->have_pc_v))
-            return 1; /* before the first full PC */
+            return drop_before_sync(dec); /* before the first full PC */
         uint64_t pc = pc_of(dec, dec->pc_v);
         if (in_sync)
             return sync_pc(dec, pc);
         if (!dec->synced)
-            return 1;
+            return drop_before_sync(dec);
         if (!dec->epc)
             return trace_error(dec, "PC packet but emitpc is off");
         if (dec->nocode) {
@@ -1147,7 +1184,7 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
     case DBG_BRANCH_TAKEN:
     case DBG_BRANCH_NOT_TAKEN:
         if (!dec->synced)
-            return 1;
+            return drop_before_sync(dec);
         if (!dec->ebr || dec->nocode)
             return trace_error(dec, "branch packet but emitbranch is off");
         return ebr_branch(dec, hdr == DBG_BRANCH_TAKEN);
@@ -1240,6 +1277,9 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
     int rc = load_regs(&dec->cfg, &dec->diag);
     if (rc < 0)
         return rc;
+    /* The wrapped bit: what precedes the first sync point was overwritten. */
+    if (dbg_regs_dest(&dec->cfg.regs) != DBG_DEST_OFFCHIP && (dec->cfg.regs.trace & DBG_TRACE_WRAPPED))
+        rvt_flow_buffer_wrapped(dec->flow);
     dec->ebr = dbg_emits(&dec->cfg, DBG_TRACE_EMITBRANCH);
     dec->epc = dbg_emits(&dec->cfg, DBG_TRACE_EMITPC);
     dec->epriv = dbg_emits(&dec->cfg, DBG_TRACE_EMITPRIV);
@@ -1269,6 +1309,8 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
             break;
         }
     dec->synced = false;
+    dec->ever_synced = false;
+    dec->dropped = false;
     dec->ended = false;
     dec->confirm = false;
     dec->st = ST_IDLE;

@@ -69,6 +69,11 @@ struct et_decoder {
     const char *expect_why;
     int frc;   /* last flow engine return code (FL) */
     struct et_dside *ds; /* data trace (data_decoder.c) */
+
+    /* Before the first sync packet: bytes skipped to find packets, or
+     * packets that describe execution from an unknown place (lead_note). */
+    bool ever_synced, lead;
+    uint64_t lead_off;
 };
 
 /* Remember a flow engine call's result for flow_fail. */
@@ -1233,6 +1238,33 @@ static int note_error(struct et_decoder *dec, uint64_t offset, const char *text)
     return 0;
 }
 
+/* The first sync packet: say what could not be decoded before it, as the
+ * other families do (RVT_GAP_WRAP; the flow engine makes it an error when
+ * the trace starts where tracing started). */
+static int lead_note(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
+{
+    bool start = k->msg != ET_MSG_TE_SUPPORT && k->format == ET_F3 &&
+                 (k->subformat == ET_SF_START || k->subformat == ET_SF_TRAP);
+    if (!start) {
+        /* (After a support packet such a packet is an error already.) */
+        if (!dec->lead && !dec->expect_sync && k->msg != ET_MSG_TE_SUPPORT && k->format != ET_F3) {
+            dec->lead = true;
+            dec->lead_off = offset;
+        }
+        return 0;
+    }
+    dec->ever_synced = true;
+    if (!dec->lead)
+        return 0;
+    snprintf(dec->note_text, sizeof dec->note_text,
+             "etrace: %" PRIu64 " bytes before the first sync packet (format 3, offset 0x%" PRIx64 ") cannot be decoded",
+             offset - dec->lead_off, offset);
+    rvt_flow_set_offset(dec->f, dec->lead_off);
+    if (FL(rvt_flow_gap(dec->f, RVT_GAP_WRAP, dec->note_text)) < 0)
+        return flow_fail(dec);
+    return 0;
+}
+
 /* Where the packets start.  A trace file begins with the encoder's first
  * byte: a synchronisation sequence (encap), or a packet.  A buffer that
  * begins inside a packet (a wrapped trace RAM, a cut) is read from its
@@ -1295,6 +1327,11 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
     if (dec->p.strict && start)
         return rvt_fail(&dec->diag, RVT_ERR_FORMAT, "the trace does not start with a packet");
     dec->df.pos = start;
+    /* (Encap: the bytes skipped before the first synchronisation sequence
+     * are reported at the first sync packet; raw: report_start did.) */
+    dec->ever_synced = false;
+    dec->lead = dec->p.framing == ET_FRAME_ENCAP && start > 0 && start < len;
+    dec->lead_off = 0;
 
     struct pkt cur, nxt;
     next_packet(dec, &cur);
@@ -1323,6 +1360,8 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
             continue;
         }
         next_packet(dec, &nxt);
+        if (!dec->ever_synced && (rc = lead_note(dec, &cur.k, cur.offset)) < 0)
+            return rc;
         rc = process(dec, &cur.k, nxt.status > 0 ? &nxt.k : NULL, cur.offset);
         last_offset = cur.offset;
         if (rc < 0) {

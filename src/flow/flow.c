@@ -61,6 +61,8 @@ struct rvt_flow {
     uint64_t time;
     uint64_t offset;
     uint64_t insns;
+    uint64_t implicit_returns; /* returns the call stack predicted */
+    uint64_t sijumps;          /* sequentially inferable jumps followed */
     uint64_t insn_cap; /* max_insns, or UINT64_MAX for none */
     bool limited;     /* max_insns reached: the decode is over */
     uint64_t limit_offset;
@@ -73,6 +75,7 @@ struct rvt_flow {
     bool action_valid;
     uint32_t action_flags;
     uint8_t action[RVT_CF_EBREAK + 1];
+    char lead_text[640]; /* a damaged start's note (classify_lead) */
 };
 
 /* ---- call stack ----------------------------------------------------------- */
@@ -254,6 +257,27 @@ struct rvt_callstack *rvt_flow_callstack(struct rvt_flow *f)
     return &f->cs;
 }
 
+uint64_t rvt_flow_implicit_returns(const struct rvt_flow *f)
+{
+    return f->implicit_returns;
+}
+
+uint64_t rvt_flow_sijumps(const struct rvt_flow *f)
+{
+    return f->sijumps;
+}
+
+bool rvt_flow_pending_sijump(const struct rvt_flow *f)
+{
+    const struct pending *p = &f->p;
+    return f->pending && p->sij && f->cfg.sijump && p->cf != RVT_CF_TRAPRET && p->cf != RVT_CF_RETURN;
+}
+
+void rvt_flow_buffer_wrapped(struct rvt_flow *f)
+{
+    f->cfg.starts_at_trace_start = false;
+}
+
 struct rvt_bcache *rvt_flow_bcache(struct rvt_flow *f)
 {
     return f->bc;
@@ -295,6 +319,26 @@ static void describe_at(struct rvt_flow *f, uint64_t addr, char *buf, size_t n)
 
 static int limit_error(struct rvt_flow *f);
 
+/* Decoders report the bytes they cannot decode before their first sync
+ * point as RVT_GAP_WRAP: the older part of a wrapped trace RAM, or a
+ * damaged start, which the bytes alone cannot tell apart.  The caller can:
+ * a trace that starts where tracing started has a sync point first, so
+ * there the note is an error. */
+static const struct rvt_note *classify_lead(struct rvt_flow *f, const struct rvt_note *n, struct rvt_note *tmp)
+{
+    if (!f->cfg.starts_at_trace_start || n->kind != RVT_NOTE_GAP || n->reason != RVT_GAP_WRAP)
+        return n;
+    *tmp = *n;
+    tmp->kind = RVT_NOTE_ERROR;
+    tmp->reason = RVT_GAP_ERROR;
+    snprintf(f->lead_text, sizeof f->lead_text,
+             "damaged start: %s; this trace is not a wrapped trace RAM, so it begins with a sync point (decode a "
+             "wrapped RAM with its .sink description, or --wp ADDR --wrap 1)",
+             n->text ? n->text : "bytes before the first sync point cannot be decoded");
+    tmp->text = f->lead_text;
+    return tmp;
+}
+
 static int note(struct rvt_flow *f, struct rvt_note *n)
 {
     if (f->limited)
@@ -303,7 +347,8 @@ static int note(struct rvt_flow *f, struct rvt_note *n)
         return 0;
     n->offset = f->offset;
     n->index = f->insns;
-    int rc = f->cfg.sink.note(f->cfg.sink.ctx, n);
+    struct rvt_note tmp;
+    int rc = f->cfg.sink.note(f->cfg.sink.ctx, classify_lead(f, n, &tmp));
     return rc ? ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode") : 0;
 }
 
@@ -554,6 +599,7 @@ static int resolve_natural(struct rvt_flow *f, uint32_t wflags)
             uint64_t ret;
             rvt_cs_pop(&f->cs, &ret);
             f->pending = false;
+            f->implicit_returns++;
             return transfer(f, RVT_END_RETURN, ret, RVT_BLK_IMPLICIT) < 0 ? -1 : 1;
         }
         /* fall through: maybe sequentially inferable */
@@ -563,6 +609,7 @@ static int resolve_natural(struct rvt_flow *f, uint32_t wflags)
          * 14: never to returns (13) or trap returns (3). */
         if (p->sij && f->cfg.sijump && p->cf != RVT_CF_TRAPRET && p->cf != RVT_CF_RETURN) {
             f->pending = false;
+            f->sijumps++;
             if (p->cf == RVT_CF_COSWAP && f->cfg.pop_on_explicit_return) {
                 uint64_t ret;
                 rvt_cs_pop(&f->cs, &ret);
@@ -1371,7 +1418,10 @@ int rvt_flow_note(struct rvt_flow *f, const struct rvt_note *n)
         return limit_error(f);
     if (!f->cfg.sink.note)
         return 0;
-    return f->cfg.sink.note(f->cfg.sink.ctx, n) ? ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode") : 0;
+    struct rvt_note tmp;
+    return f->cfg.sink.note(f->cfg.sink.ctx, classify_lead(f, n, &tmp))
+               ? ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode")
+               : 0;
 }
 
 int rvt_flow_emit_block(struct rvt_flow *f, const struct rvt_block *b)

@@ -42,6 +42,14 @@ struct nt_decoder {
     bool ended;          /* the last message of this source was an end of trace */
     bool htm;            /* the trace has shown HIST: every branch has an outcome */
     bool btm;            /* the trace has shown DirectBranch */
+    /* Trap messages seen with B-TYPE 1 and with B-TYPE 2/3: an encoder
+     * reports one way only (check_btype). */
+    uint64_t traps_bt1, traps_bt23;
+    /* Without --callstack: returns sent although this decoder's stack
+     * predicted them (no_callstack). */
+    uint64_t returns_sent_predicted;
+    /* Without --sijump: sequentially inferable jumps sent (no_sijump). */
+    uint64_t sijumps_sent;
     /* Since the last synchronising message, for the placement of periodic
      * syncs (--sync-period, --sync-msgs): halfwords retired, messages sent,
      * and how many of the latest are ResourceFull/RepeatBranch (which the
@@ -79,6 +87,7 @@ struct range_end {
     uint8_t cf;     /* its class */
     uint64_t target;/* static target (branch) */
     uint64_t last;  /* its address */
+    bool at_hist_branch; /* the range ends at the branch of its last HIST outcome */
 };
 
 static int dec_fail(struct nt_decoder *x, enum rvt_err code, const char *fmt, ...)
@@ -225,6 +234,7 @@ static int end_range(struct nt_decoder *x, uint64_t icnt, struct range_end *re)
                         "I-CNT %" PRIu64 " is less than the %" PRIu64 " halfwords the HIST outcomes already cover",
                         total, x->walked);
     uint64_t rem = total - x->walked;
+    re->at_hist_branch = total && !rem;
     x->hw_since_sync += total;
     x->icnt_acc = 0;
     x->walked = 0;
@@ -259,6 +269,32 @@ static int end_range(struct nt_decoder *x, uint64_t icnt, struct range_end *re)
     return 0;
 }
 
+/* Did the encoder have no implicit-return stack?  Told (--callstack 0),
+ * or learnt: without --callstack the decoder predicts with the deepest
+ * stack; an encoder with a stack sends a return only when its own stack is
+ * empty or predicts wrongly, and it predicts returns (implicitly) before
+ * its stack can run out of the entries this one holds.  So a trace that
+ * sent a return this decoder's stack predicted, and never left one
+ * implicit, comes from an encoder without a stack. */
+static bool no_callstack(struct nt_decoder *x)
+{
+    if (x->cfg.given & NT_GIVEN_CALLSTACK)
+        return x->cfg.callstack == 0;
+    return x->returns_sent_predicted && !rvt_flow_implicit_returns(x->flow);
+}
+
+/* Did the encoder send sequentially inferable jumps?  Told (--sijump), or
+ * learnt in the same way: without --sijump the decoder infers every one;
+ * an encoder with the option sends none (but the first instruction after
+ * a sync, which the decoder does not infer either), so a trace that sent
+ * one and never left one out comes from an encoder without it. */
+static bool no_sijump(struct nt_decoder *x)
+{
+    if (x->cfg.given & NT_GIVEN_SIJUMP)
+        return !x->cfg.sijump;
+    return x->sijumps_sent && !rvt_flow_sijumps(x->flow);
+}
+
 /* Classes whose successor a message gives as an address.  An ecall ending
  * a range with an address was traced as an uninferable call (the flow
  * pushes its return address if its ecall mode says so, as the encoder's
@@ -278,9 +314,19 @@ static int resolve(struct nt_decoder *x, const struct range_end *re, unsigned bt
         /* The last instruction completed before the trap: an inferable
          * call pushed its return address, an implicit return popped one
          * (the encoder did the same); its target is where the trap hit.
-         * (An uninferable one was sent by a message of its own.) */
-        if (re->pending)
-            (void)rvt_flow_continue(x->flow);
+         * An uninferable one cannot be the last of a trap's range: "each
+         * program counter discontinuity results in one trace message"
+         * (Trace Control Interface, Branch Trace Messaging), so its target
+         * went in a message of its own before the trap's (seed 003's
+         * corner case "Exception/Interrupt immediately following trap
+         * return" shows it for MRET/SRET).  A flipped B-TYPE 0 -> 1/2/3
+         * turns that message into a trap. */
+        if (re->pending && ((re->cf == RVT_CF_RETURN && no_callstack(x)) ||
+                            (rvt_flow_pending_sijump(x->flow) && no_sijump(x)) || rvt_flow_continue(x->flow) < 0))
+            return dec_fail(x, RVT_ERR_MISMATCH,
+                            "B-TYPE=%u (%s) after %s at 0x%" PRIx64
+                            ", whose target the trace has not given: an encoder sends that target before the trap",
+                            btype, nt_btype_name(btype), rvt_cf_name(re->cf), re->last);
         if ((rc = rvt_flow_trap(x->flow, btype == NT_BTYPE_INTERRUPT, 0, 0, true, target)) < 0)
             return flow_fail(x, rc, "applying a trap");
         return 0;
@@ -376,6 +422,13 @@ static int branch_msg(struct nt_decoder *x, unsigned tcode, unsigned btype, uint
                         "%s to 0x%" PRIx64 ": the instruction I-CNT ends at (%s at 0x%" PRIx64
                         ") has no uninferable target",
                         nt_tcode_name(tcode), target, re.pending ? rvt_cf_name(re.cf) : "none", re.last);
+    if (btype == NT_BTYPE_INDIRECT && re.pending && rvt_flow_pending_sijump(x->flow))
+        x->sijumps_sent++;
+    if (btype == NT_BTYPE_INDIRECT && re.pending && re.cf == RVT_CF_RETURN && !(x->cfg.given & NT_GIVEN_CALLSTACK)) {
+        uint64_t top;
+        if (rvt_cs_peek(rvt_flow_callstack(x->flow), &top) && (top & x->addr_mask) == target)
+            x->returns_sent_predicted++;
+    }
     /* (A sync after an implicit return on linear code also ends a range
      * at it: only branch messages are checked.) */
     if (btype == NT_BTYPE_INDIRECT && re.pending && re.cf == RVT_CF_RETURN && (x->cfg.given & NT_GIVEN_CALLSTACK) && x->cfg.callstack) {
@@ -425,6 +478,17 @@ static int sync_msg(struct nt_decoder *x, const struct nt_msg *m)
             if (rvt_flow_pc(x->flow) != target)
                 return dec_fail(x, RVT_ERR_MISMATCH, "DirectBranchSync F-ADDR 0x%" PRIx64 " is not the branch target 0x%" PRIx64,
                                 target, rvt_flow_pc(x->flow));
+        } else if (btype != NT_BTYPE_INDIRECT && re.at_hist_branch && m->v[NT_F_SYNC] == NT_SYNC_PERIODIC &&
+                   (x->cfg.sync_period || x->cfg.sync_msgs)) {
+            /* A periodic sync replaces the message due at a record
+             * boundary.  A trap after a branch is reported in a record of
+             * its own (the branch's outcome is the other record's), and the
+             * boundary before that record already had the sync due:
+             * neither halfwords nor messages grow across it. */
+            return dec_fail(x, RVT_ERR_FORMAT,
+                            "%s SYNC=2 (periodic) with B-TYPE=%u after a conditional branch: the sync was due before "
+                            "the trap, at the branch",
+                            nt_tcode_name(m->tcode), btype);
         } else if ((rc = resolve(x, &re, btype, target)) < 0) {
             return rc;
         }
@@ -481,6 +545,30 @@ static int check_mode(struct nt_decoder *x, const struct nt_msg *m)
     return 0;
 }
 
+/* "Either 1-only or both 2 and 3 should be implemented and consistently
+ * reported" (B-TYPE field): a trap message of the other kind than the
+ * trace's earlier ones is damage (a flipped bit turns 3 into 1).  Unless
+ * --btype-compat says which kind (nt_msg_check), the kind seen more often
+ * so far is the trace's, the newer one on a tie: a damaged first trap
+ * then costs one error at the next one, not one at every later trap. */
+static int check_btype(struct nt_decoder *x, const struct nt_msg *m)
+{
+    if (!nt_has(m, NT_F_BTYPE) || m->v[NT_F_BTYPE] == NT_BTYPE_INDIRECT || (x->cfg.given & NT_GIVEN_BTYPE_COMPAT))
+        return 0;
+    bool one = m->v[NT_F_BTYPE] == NT_BTYPE_TRAP;
+    uint64_t same = one ? x->traps_bt1 : x->traps_bt23, other = one ? x->traps_bt23 : x->traps_bt1;
+    if (one)
+        x->traps_bt1++;
+    else
+        x->traps_bt23++;
+    if (other > same)
+        return dec_fail(x, RVT_ERR_FORMAT,
+                        "%s B-TYPE=%u after %" PRIu64 " trap message(s) with B-TYPE %s: an encoder reports traps "
+                        "either as 1 only or as 2 and 3",
+                        nt_tcode_name(m->tcode), (unsigned)m->v[NT_F_BTYPE], other, one ? "2/3" : "1");
+    return 0;
+}
+
 /* A ProgTraceCorrelation that covers no instruction. */
 static bool ptc_empty(const struct nt_msg *m)
 {
@@ -534,7 +622,7 @@ static int apply_msg(struct nt_decoder *x, const struct nt_msg *m)
     int rc;
     if (!nt_tcode_known(m->tcode))
         return 0; /* a vendor message the user asked to ignore */
-    if ((rc = check_mode(x, m)) < 0)
+    if ((rc = check_mode(x, m)) < 0 || (rc = check_btype(x, m)) < 0)
         return rc;
     /* "An Ownership message (if enabled) must be emitted immediately after
      * all synchronizing messages." */
@@ -677,9 +765,9 @@ static int report_prefix(struct nt_decoder *x, size_t sync_off)
     if (!x->prefix_bytes)
         return 0;
     char text[300];
-    snprintf(text, sizeof text,
-             "%zu bytes before the first synchronising message (offset 0x%zx) cannot be decoded: the older part of a "
-             "wrapped trace buffer, a capture that began mid-stream, or a damaged start%s",
+    /* (Whether that is damage only the caller knows: the flow engine's
+     * starts_at_trace_start.) */
+    snprintf(text, sizeof text, "%zu bytes before the first synchronising message (offset 0x%zx) cannot be decoded%s",
              x->prefix_bytes, sync_off, x->first_nocode ? " (the first message is a sync to an address without code)" : "");
     rvt_flow_set_offset(x->flow, x->prefix_start);
     int rc = rvt_flow_gap(x->flow, RVT_GAP_WRAP, text);

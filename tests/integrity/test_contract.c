@@ -301,6 +301,76 @@ static void per_family(const char *fam)
     free(bytes);
 }
 
+/* A damaged start looks like a wrapped RAM: a decoder cannot tell the
+ * bytes before its first sync point apart.  The caller can: a trace file
+ * starts where tracing started, so there they are damage (status 1, the
+ * offset named); the same bytes as a wrapped RAM (--wp, --wrap 1) are its
+ * overwritten part (status 0).  First the tail of a trace (what a wrapped
+ * RAM keeps), then each of the first bytes damaged in turn (all 8 bits;
+ * each bit of the first 8 bytes): every damage the wrapped decode reports
+ * as overwritten trace must be a damaged start in the file (families that
+ * check their sync points report most as errors anyway). */
+static void damaged_start(const char *fam)
+{
+    const char *opts = strcmp(fam, "cdl") == 0 ? "--ecall trap --cdl-data wide" : "--ecall trap";
+    /* Options that make later sync points to decode from. */
+    const char *sync = strcmp(fam, "ntrace") == 0 ? "--sync-period 2000"
+                       : strcmp(fam, "etrace") == 0 ? "--resync-max 0"
+                                                    : "";
+    REQUIRE(cli("encode --format %s %s --elf g.elf --input g.ing %s -o lead", fam, opts, sync) == 0);
+    size_t len = 0;
+    uint8_t *bytes = read_bytes("lead", &len);
+    REQUIRE(bytes && len > 64);
+
+    /* (A cut inside the stream, not in an idle or null run: a buffer that
+     * starts at a synchronisation sequence is a whole trace to look at.) */
+    size_t cut = len / 3;
+    while (cut + 64 < len) {
+        bool quiet = false;
+        for (size_t k = cut - 1; k < cut + 8; k++)
+            quiet |= (bytes[k] & 0x1f) == 0;
+        if (!quiet)
+            break;
+        cut++;
+    }
+    write_bytes("lead.tail", bytes + cut, len - cut);
+    int st = cli("decode --format %s %s --elf g.elf lead.tail --output count", fam, opts);
+    EXPECT_STATUS(fam, "the tail of a trace as a file", st, RVT_DECODE_DAMAGED);
+    CHECK_MSG(err_has("damaged start") && err_has("trace offset 0x"), "%s: the tail of a trace as a file: %s", fam,
+              last_err());
+    st = cli("decode --format %s %s --elf g.elf lead.tail --output count --wp %zu --wrap 1", fam, opts, len - cut);
+    EXPECT_STATUS(fam, "the tail of a trace as a wrapped RAM", st, 0);
+    CHECK_MSG(err_has("older trace was overwritten"), "%s: the tail of a trace as a wrapped RAM: %s", fam, last_err());
+
+    uint8_t *d = malloc(len);
+    REQUIRE(d);
+    unsigned leading = 0;
+    for (size_t i = 0; i < 48; i++)
+        for (unsigned m = 0; m < 9; m++) {
+            uint8_t x = m == 8 ? 0xff : (uint8_t)(1u << m);
+            if (m < 8 && i >= 8)
+                continue;
+            memcpy(d, bytes, len);
+            d[i] ^= x;
+            write_bytes("lead.bad", d, len);
+            int w = cli("decode --format %s %s --elf g.elf lead.bad --output count --wp %zu --wrap 1", fam, opts,
+                        len);
+            if (!err_has("older trace was overwritten"))
+                continue;
+            leading++;
+            char wrapped_err[700];
+            snprintf(wrapped_err, sizeof wrapped_err, "%s", last_err());
+            int p = cli("decode --format %s %s --elf g.elf lead.bad --output count", fam, opts);
+            CHECK_MSG(p == RVT_DECODE_DAMAGED && err_has("damaged start") && err_has("trace offset 0x"),
+                      "%s: byte 0x%zx ^ 0x%02x: as a wrapped RAM the start is overwritten trace (status %d: %.300s), "
+                      "as a file status %d: %.400s",
+                      fam, i, x, w, wrapped_err, p, last_err());
+        }
+    printf("  %s: %u damaged starts a wrapped RAM would take for its overwritten part\n", fam, leading);
+    free(d);
+    free(bytes);
+}
+
 static void framing_hint(void)
 {
     /* An encapsulated E-Trace file read as the reference flow's raw file. */
@@ -328,6 +398,7 @@ int main(void)
         if (!only || strcmp(only, g_families[i]) == 0) {
             unsigned long before = rvt_test_failures;
             per_family(g_families[i]);
+            damaged_start(g_families[i]);
             printf("  %s: %s\n", g_families[i], rvt_test_failures == before ? "ok" : "FAILED");
         }
     if (!only || strcmp(only, "etrace") == 0)

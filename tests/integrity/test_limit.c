@@ -6,11 +6,16 @@
  *     a decode with status 0 from the library and "damaged" from the stats;
  *   - a 33-byte N-Trace file whose repeated history walks a loop for 51 M
  *     instructions ends at the default limit (issue 10's 34-byte file);
- *   - rvt_out_status, rvt_out_describe and the bounded damage reports. */
+ *   - rvt_out_status, rvt_out_describe and the bounded damage reports;
+ *   - a damaged start: what a decoder cannot decode before its first sync
+ *     point is the overwritten part of a wrapped RAM by default, damage
+ *     with rvt_decode_options.starts_at_trace_start (and callers built
+ *     with the older, smaller options struct still work). */
 #include "ntrace/ntrace.h"
 #include "rvtrace/rvtrace.h"
 #include "testlib.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -190,6 +195,96 @@ static void runaway_ntrace(void)
     rvt_img_free(img);
 }
 
+/* A message N-Trace reserves (TCODE 1), then t1's start: a sync and a
+ * ProgTraceCorrelation over its first instructions. */
+struct lead {
+    uint64_t insns, wraps, errors, damaged_start, first_offset;
+};
+static int lead_block(void *ctx, const struct rvt_block *b)
+{
+    ((struct lead *)ctx)->insns += b->ninsns;
+    return 0;
+}
+static int lead_note(void *ctx, const struct rvt_note *n)
+{
+    struct lead *l = ctx;
+    l->wraps += n->kind == RVT_NOTE_GAP && n->reason == RVT_GAP_WRAP;
+    if (n->kind == RVT_NOTE_ERROR && n->reason == RVT_GAP_ERROR) {
+        if (!l->errors++)
+            l->first_offset = n->offset;
+        l->damaged_start += n->text && strncmp(n->text, "damaged start: ", 15) == 0;
+    }
+    return 0;
+}
+
+static void damaged_start(void)
+{
+    char *elf = rvt_test_data("ntrace-t1/test.elf");
+    struct rvt_image *img = rvt_img_new();
+    REQUIRE(rvt_img_load_elf(img, elf) == 0);
+    free(elf);
+    struct nt_wire wire = {0, 32, false};
+    struct rvt_diag d = {0};
+    uint8_t buf[3 * NT_MSG_MAX];
+    size_t len = 0;
+    buf[len++] = 1u << 2; /* TCODE 1, MSEO 00 */
+    buf[len++] = 0x07;    /* ...MSEO 11: the end of the message */
+    struct nt_msg m;
+    nt_msg_init(&m, NT_TC_PROG_TRACE_SYNC);
+    nt_set(&m, NT_F_SYNC, 1);
+    nt_set(&m, NT_F_ICNT, 0);
+    nt_set(&m, NT_F_FADDR, 0x10008291);
+    int k = nt_msg_encode(&wire, &m, buf + len, &d);
+    REQUIRE(k > 0);
+    len += (size_t)k;
+    nt_msg_init(&m, NT_TC_PROG_TRACE_CORRELATION);
+    nt_set(&m, NT_F_EVCODE, 0);
+    nt_set(&m, NT_F_CDF, 0);
+    nt_set(&m, NT_F_ICNT, 2);
+    REQUIRE((k = nt_msg_encode(&wire, &m, buf + len, &d)) > 0);
+    len += (size_t)k;
+    const struct rvt_codec *c = rvt_codec_find("ntrace");
+    void *cfg = rvt_codec_cfg_new(c);
+    REQUIRE(c->cfg_finish(cfg, 32, img, &d) == 0);
+
+    /* Default (a wrapped RAM, or a capture begun mid-stream): not damage. */
+    struct lead l = {0};
+    struct rvt_flow_sink s = {lead_block, lead_note, &l};
+    CHECK_EQ(rvt_decode(c, cfg, img, NULL, buf, len, &s, &d), 0);
+    CHECK_MSG(l.wraps == 1 && l.errors == 0 && l.insns > 0, "default: %llu wraps, %llu errors, %llu instructions",
+              (unsigned long long)l.wraps, (unsigned long long)l.errors, (unsigned long long)l.insns);
+    /* A trace that starts where tracing started: an error at offset 0. */
+    memset(&l, 0, sizeof l);
+    struct rvt_decode_options o = {.size = sizeof o, .ecall = -1, .starts_at_trace_start = true};
+    CHECK_EQ(rvt_decode(c, cfg, img, &o, buf, len, &s, &d), 0);
+    CHECK_MSG(l.wraps == 0 && l.errors == 1 && l.damaged_start == 1 && l.first_offset == 0 && l.insns > 0,
+              "from the trace start: %llu wraps, %llu errors (%llu damaged starts, the first at 0x%llx)",
+              (unsigned long long)l.wraps, (unsigned long long)l.errors, (unsigned long long)l.damaged_start,
+              (unsigned long long)l.first_offset);
+    /* ...which the output layer counts as damage. */
+    FILE *null = fopen("/dev/null", "w");
+    REQUIRE(null);
+    struct rvt_out_config oc = {.size = sizeof oc, .kind = RVT_OUT_COUNT, .f = null, .image = img, .xlen = 32};
+    struct rvt_output *out = rvt_out_new(&oc);
+    REQUIRE(out);
+    struct rvt_flow_sink os = rvt_out_sink(out);
+    CHECK_EQ(rvt_decode(c, cfg, img, &o, buf, len, &os, &d), 0);
+    rvt_out_finish(out);
+    CHECK_EQ(rvt_out_status(rvt_out_stats(out)), RVT_DECODE_DAMAGED);
+    rvt_out_free(out);
+    fclose(null);
+    /* A caller built with the struct before starts_at_trace_start. */
+    memset(&l, 0, sizeof l);
+    o.size = offsetof(struct rvt_decode_options, max_insns) + sizeof o.max_insns;
+    CHECK_EQ(rvt_decode(c, cfg, img, &o, buf, len, &s, &d), 0);
+    CHECK_MSG(l.wraps == 1 && l.errors == 0, "old struct size: %llu wraps, %llu errors", (unsigned long long)l.wraps,
+              (unsigned long long)l.errors);
+    o.size = offsetof(struct rvt_decode_options, max_insns);
+    CHECK_EQ(rvt_decode(c, cfg, img, &o, buf, len, &s, &d), -RVT_ERR_INVAL);
+    rvt_codec_cfg_free(cfg);
+    rvt_img_free(img);
+}
+
 /* The classification from notes, and bounded reports. */
 static void status_and_reports(void)
 {
@@ -268,5 +363,6 @@ int main(void)
     default_limit();
     runaway_ntrace();
     status_and_reports();
+    damaged_start();
     return rvt_test_summary("test_limit");
 }

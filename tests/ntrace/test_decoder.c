@@ -3,6 +3,7 @@
  * input from there), truncation (a prefix of the input), bit flips and
  * garbage (errors with offsets, resynchronisation, never a crash). */
 #include "ntrace/ntrace.h"
+#include "roundtrip.h"
 #include "rvtrace/rvtrace.h"
 #include "testlib.h"
 
@@ -691,6 +692,239 @@ static void given_options(void)
     rvt_codec_cfg_free(enc);
 }
 
+/* The i-th message of a trace with B-TYPE (from 0), rewritten with
+ * another B-TYPE in place (the field has a fixed width); returns its
+ * offset, or SIZE_MAX when there is no such message. */
+static size_t set_btype(uint8_t *buf, size_t len, size_t nth, unsigned from, unsigned to)
+{
+    struct nt_wire w = {0, 32, false};
+    struct rvt_diag d = {0};
+    size_t pos = 0, start = 0, n = 0, k = 0;
+    while (nt_frame_next(buf, len, &pos, &start, &n, &d) == 1) {
+        struct nt_msg m;
+        if (nt_msg_decode(&w, buf + start, n, start, &m, &d) < 0 || !nt_has(&m, NT_F_BTYPE) ||
+            m.v[NT_F_BTYPE] != from || nt_tcode_is_sync(m.tcode) || (from == 0 && m.v[NT_F_ICNT] == 0) ||
+            k++ != nth)
+            continue;
+        m.v[NT_F_BTYPE] = to;
+        uint8_t out[NT_MSG_MAX];
+        if (nt_msg_encode(&w, &m, out, &d) != (int)n)
+            return SIZE_MAX;
+        memcpy(buf + start, out, n);
+        return start;
+    }
+    return SIZE_MAX;
+}
+
+/* Trap messages: "Either 1-only or both 2 and 3 should be implemented and
+ * consistently reported" (B-TYPE), so a trace mixing them is damaged; and
+ * a trap cannot end a range at an uninferable jump (the jump's target is
+ * sent first), so B-TYPE 0 flipped to 2 is an error, not a trap. */
+static void trap_messages(void)
+{
+    /* t1 with two interrupts, each taken where the code goes on (the
+     * handler address is the next record's). */
+    size_t n = 0, want[2] = {1000, 2000};
+    static struct rvt_ing_rec recs[3000];
+    for (size_t i = 0; i < 2400; i++) {
+        recs[n++] = g_recs[i];
+        if (n < 2900 && (i == want[0] || i == want[1])) {
+            struct rvt_ing_rec t = {.iaddr = g_recs[i + 1].iaddr, .itype = RVT_ITYPE_INTERRUPT, .cause = 7,
+                                    .priv = g_recs[i].priv};
+            recs[n++] = t;
+        }
+    }
+    static const char *const cfgs[2] = {"", "btype-compat"};
+    for (int compat = 0; compat < 2; compat++) {
+        void *cfg = make_cfg(cfgs[compat]), *dcfg = make_cfg("");
+        struct rvt_membuf mb;
+        rvt_membuf_init(&mb);
+        struct rvt_byte_sink sink = rvt_membuf_sink(&mb);
+        void *enc;
+        struct rvt_diag d = {0};
+        REQUIRE(rvt_codec_ntrace.enc_new(&enc, cfg, &sink, &d) == 0);
+        for (size_t i = 0; i < n; i++)
+            REQUIRE(rvt_codec_ntrace.enc_put(enc, &recs[i]) == 0);
+        REQUIRE(rvt_codec_ntrace.enc_finish(enc) == 0);
+        rvt_codec_ntrace.enc_free(enc);
+        /* Either way decodes whole without being told which. */
+        struct notes x;
+        CHECK(decode_notes(dcfg, mb.data, mb.len, &x) == 0);
+        CHECK_MSG(x.errors == 0 && x.ends == 0 && x.insns == 2400, "%s: %zu errors, %zu instructions: %s",
+                  cfgs[compat], x.errors, x.insns, x.first);
+        unsigned bt = compat ? NT_BTYPE_TRAP : NT_BTYPE_INTERRUPT, other = compat ? NT_BTYPE_INTERRUPT : NT_BTYPE_TRAP;
+        /* The second trap of the other kind: an error there. */
+        uint8_t *copy = malloc(mb.len);
+        REQUIRE(copy);
+        memcpy(copy, mb.data, mb.len);
+        size_t second = set_btype(copy, mb.len, 1, bt, other);
+        REQUIRE(second != SIZE_MAX);
+        CHECK(decode_notes(dcfg, copy, mb.len, &x) == 0);
+        CHECK_MSG(x.errors == 1 && x.first_offset == second && strstr(x.first, "either as 1 only or as 2 and 3"),
+                  "%s: second trap changed: %zu errors, the first at 0x%llx (changed 0x%zx): %s", cfgs[compat],
+                  x.errors, (unsigned long long)x.first_offset, second, x.first);
+        /* The first one changed: the second, now the odd one out by a tie,
+         * is reported (the damage is found one trap late, not never). */
+        memcpy(copy, mb.data, mb.len);
+        size_t first = set_btype(copy, mb.len, 0, bt, other);
+        second = set_btype(mb.data, mb.len, 1, bt, bt);
+        REQUIRE(first != SIZE_MAX && second != SIZE_MAX && first < second);
+        CHECK(decode_notes(dcfg, copy, mb.len, &x) == 0);
+        CHECK_MSG(x.errors == 1 && x.first_offset == second, "%s: first trap changed: %zu errors, the first at 0x%llx: %s",
+                  cfgs[compat], x.errors, (unsigned long long)x.first_offset, x.first);
+        /* Told --btype-compat, the first one is wrong at once. */
+        void *told = make_cfg(compat ? "btype-compat" : "btype-compat=0");
+        CHECK(decode_notes(told, copy, mb.len, &x) == 0);
+        CHECK_MSG(x.errors >= 1 && x.first_offset == first, "%s, told: first error at 0x%llx, expected 0x%zx: %s",
+                  cfgs[compat], (unsigned long long)x.first_offset, first, x.first);
+        rvt_codec_cfg_free(told);
+        free(copy);
+        rvt_membuf_free(&mb);
+        rvt_codec_cfg_free(cfg);
+        rvt_codec_cfg_free(dcfg);
+    }
+
+    /* An uninferable jump's message turned into a trap to the same address. */
+    void *cfg = make_cfg("callstack=0");
+    static struct trace t;
+    encode(cfg, &t);
+    struct notes x;
+    for (size_t k = 0; k < 3; k++) {
+        uint8_t *copy = malloc(t.buf.len);
+        REQUIRE(copy);
+        memcpy(copy, t.buf.data, t.buf.len);
+        size_t at = set_btype(copy, t.buf.len, k, NT_BTYPE_INDIRECT, k == 1 ? NT_BTYPE_TRAP : NT_BTYPE_EXCEPTION);
+        REQUIRE(at != SIZE_MAX);
+        CHECK(decode_notes(cfg, copy, t.buf.len, &x) == 0);
+        CHECK_MSG(x.errors >= 1 && x.first_offset == at && strstr(x.first, "whose target the trace has not given"),
+                  "jump %zu as a trap at 0x%zx: %zu errors, the first at 0x%llx: %s", k, at, x.errors,
+                  (unsigned long long)x.first_offset, x.first);
+        free(copy);
+    }
+    rvt_membuf_free(&t.buf);
+    /* Not told the encoder's call stack: once the trace has sent a return
+     * this decoder's (deepest) stack predicts and never left one implicit,
+     * the encoder has none, so a return cannot end a trap's range either.
+     * (t1's first return message comes before any such evidence.) */
+    void *plain = make_cfg("");
+    encode(plain, &t);
+    for (size_t k = 1; k < 3; k++) {
+        uint8_t *copy = malloc(t.buf.len);
+        REQUIRE(copy);
+        memcpy(copy, t.buf.data, t.buf.len);
+        size_t at = set_btype(copy, t.buf.len, k, NT_BTYPE_INDIRECT, NT_BTYPE_EXCEPTION);
+        REQUIRE(at != SIZE_MAX);
+        CHECK(decode_notes(plain, copy, t.buf.len, &x) == 0);
+        CHECK_MSG(x.errors >= 1 && x.first_offset == at && strstr(x.first, "after return"),
+                  "return %zu as a trap at 0x%zx, no --callstack: %zu errors, the first at 0x%llx: %s", k, at,
+                  x.errors, (unsigned long long)x.first_offset, x.first);
+        free(copy);
+    }
+    rvt_membuf_free(&t.buf);
+    rvt_codec_cfg_free(plain);
+    rvt_codec_cfg_free(cfg);
+}
+
+/* A periodic sync (SYNC=2) replaces the message due at a record boundary;
+ * one that carries a trap's B-TYPE right after a conditional branch cannot
+ * be: the trap is a record of its own and the sync was due at the
+ * boundary before it already.  t1's periodic syncs, each made a trap. */
+static void periodic_trap_sync(void)
+{
+    void *cfg = make_cfg("callstack=8 repeat=2 sync-period=4000");
+    static struct trace t;
+    encode(cfg, &t);
+    struct nt_wire w = {0, 32, false};
+    struct rvt_diag d = {0};
+    size_t pos = 0, start = 0, n = 0, tried = 0, found = 0;
+    uint8_t *copy = malloc(t.buf.len);
+    REQUIRE(copy);
+    while (nt_frame_next(t.buf.data, t.buf.len, &pos, &start, &n, &d) == 1) {
+        struct nt_msg m;
+        if (nt_msg_decode(&w, t.buf.data + start, n, start, &m, &d) < 0 || !nt_has(&m, NT_F_BTYPE) ||
+            m.v[NT_F_SYNC] != NT_SYNC_PERIODIC || m.v[NT_F_BTYPE] != NT_BTYPE_INDIRECT)
+            continue;
+        memcpy(copy, t.buf.data, t.buf.len);
+        m.v[NT_F_BTYPE] = NT_BTYPE_EXCEPTION;
+        REQUIRE(nt_msg_encode(&w, &m, copy + start, &d) == (int)n);
+        struct notes x;
+        CHECK(decode_notes(cfg, copy, t.buf.len, &x) == 0);
+        tried++;
+        if (x.errors && strstr(x.first, "SYNC=2 (periodic) with B-TYPE=2 after a conditional branch")) {
+            found++;
+            CHECK_MSG(x.first_offset == start, "sync at 0x%zx: error at 0x%llx", start,
+                      (unsigned long long)x.first_offset);
+        }
+    }
+    CHECK_MSG(tried > 10 && found > 0, "%zu periodic syncs with B-TYPE 0, %zu found", tried, found);
+    free(copy);
+    rvt_membuf_free(&t.buf);
+    rvt_codec_cfg_free(cfg);
+}
+
+/* Not told --callstack or --sijump, the decoder learns from the trace that
+ * its encoder had neither (a return its stack predicts, or a sequentially
+ * inferable jump, sent; none left out), and then a trap message that ends
+ * its range at one is damage: a generated program with traps, calls and
+ * auipc/jalr pairs, every B-TYPE 0 message turned into an exception. */
+static void learnt_options(void)
+{
+    struct rvt_gen_config gc;
+    rvt_gen_config_init(&gc);
+    gc.seed = 3;
+    gc.insns = 20000;
+    gc.features |= RVT_GEN_TRAPS | RVT_GEN_INTERRUPTS | RVT_GEN_PRIV;
+    struct rvt_gen_program *p = NULL;
+    struct rvt_diag d = {0};
+    REQUIRE(rvt_gen_program_new(&p, &gc, &d) == 0);
+    struct rvt_image *img = rvt_gen_image(p);
+    struct rvt_recs recs = {0};
+    REQUIRE(img && rvt_recs_gen(&recs, p, &gc, true, &d) == 0);
+    void *cfg = rvt_codec_cfg_new(&rvt_codec_ntrace);
+    REQUIRE(rvt_codec_ntrace.cfg_set(cfg, "ecall", "trap", &d) == 0);
+    REQUIRE(rvt_codec_ntrace.cfg_finish(cfg, rvt_img_xlen(img), img, &d) == 0);
+    struct rvt_membuf mb;
+    rvt_membuf_init(&mb);
+    struct rvt_byte_sink sink = rvt_membuf_sink(&mb);
+    void *enc;
+    REQUIRE(rvt_codec_ntrace.enc_new(&enc, cfg, &sink, &d) == 0);
+    for (size_t i = 0; i < recs.n; i++)
+        REQUIRE(rvt_codec_ntrace.enc_put(enc, &recs.r[i]) == 0);
+    REQUIRE(rvt_codec_ntrace.enc_finish(enc) == 0);
+    rvt_codec_ntrace.enc_free(enc);
+    uint8_t *copy = malloc(mb.len);
+    REQUIRE(copy);
+    size_t flipped = 0, missed = 0, late = 0;
+    for (size_t k = 0;; k++) {
+        memcpy(copy, mb.data, mb.len);
+        size_t at = set_btype(copy, mb.len, k, NT_BTYPE_INDIRECT, NT_BTYPE_EXCEPTION);
+        if (at == SIZE_MAX)
+            break;
+        struct notes x;
+        memset(&x, 0, sizeof x);
+        struct rvt_flow_sink s = {count_insn, count_note, &x};
+        CHECK(rvt_decode_buffer(&rvt_codec_ntrace, cfg, img, -1, copy, mb.len, &s, &d) == 0);
+        flipped++;
+        if (x.errors == 0)
+            missed++;
+        else if (x.first_offset != at)
+            late++;
+        /* Once the first messages have shown how the encoder works, none
+         * is missed. */
+        CHECK_MSG(k < 20 || (x.errors && x.first_offset == at), "message %zu at 0x%zx as a trap: %zu errors, the first at 0x%llx: %s", k, at,
+                  x.errors, (unsigned long long)x.first_offset, x.first);
+    }
+    CHECK(flipped > 500);
+    printf("learnt options: %zu B-TYPE 0 messages made exceptions: %zu missed, %zu reported late\n", flipped, missed,
+           late);
+    free(copy);
+    rvt_membuf_free(&mb);
+    rvt_codec_cfg_free(cfg);
+    rvt_recs_free(&recs);
+    rvt_img_free(img);
+    rvt_gen_program_free(p);
+}
+
 int main(void)
 {
     char *elf = rvt_test_data("ntrace-t1/test.elf");
@@ -733,6 +967,9 @@ int main(void)
     bounded_work();
     corner_cases();
     given_options();
+    trap_messages();
+    learnt_options();
+    periodic_trap_sync();
 
     free(g_recs);
     free(g_pcs);

@@ -191,7 +191,12 @@ int cmd_decode(int argc, char **argv)
     struct rvt_flow_sink sink = rvt_out_sink(out);
     if ((prog = cli_progress(&o, "decode", len, &sink)))
         sink = rvt_progress_sink(prog);
-    struct rvt_decode_options dopt = {.size = sizeof dopt, .ecall = o.ecall, .max_insns = max_insns};
+    /* Only a wrapped RAM that lost older bytes starts mid-trace: anywhere
+     * else bytes before the first sync point are damage. */
+    struct rvt_decode_options dopt = {.size = sizeof dopt,
+                                      .ecall = o.ecall,
+                                      .max_insns = max_insns,
+                                      .starts_at_trace_start = !sim.wrapped || (sim.lost_known && sim.lost == 0)};
     double t0 = cli_now();
     /* An empty trace is reported the same way whatever the family. */
     int drc = !len ? 0
