@@ -835,8 +835,13 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         c->reported = true;
         handled = true;
     } else if (!handled) {
+        /* The resync's "format 0/1 packet for the preceding instruction"
+         * (exampleAlgorithm.adoc): the sync packet goes to the next entry,
+         * so only at the last instruction of a record, whose successor is
+         * that entry (the first of a multi-instruction record is followed
+         * by instructions an ingress block does not show one by one). */
         bool resync_br = e->resync_max && e->resync_count == e->resync_max && pending_branches(e) &&
-                         !mispredicted_ret(e, c, n);
+                         c->last_of_rec && !mispredicted_ret(e, c, n);
         bool er_n = c->retired && is_trap(c->itype);
         bool next_exc_only = n && n->qualified && !n->retired && is_trap(n->itype);
         bool next_async = n && ctx_reported(e) && n->context != c->context && n->ctype == RVT_CTYPE_ASYNC;

@@ -277,6 +277,11 @@ static void invalid_packets(void)
             int t = find_kind(&r, 5, ET_F3, ET_SF_TRAP);
             REQUIRE(t >= 0);
             k[t].thaddr = 0;
+            for (int j = t - 1; j >= 0; j--) /* (thaddr 0 reports the privilege before the trap) */
+                if (r.k[j].msg == ET_MSG_TE_INST && r.k[j].format == ET_F3 && r.k[j].subformat != ET_SF_SUPPORT) {
+                    k[t].privilege = r.k[j].privilege;
+                    break;
+                }
             at = t + 1;
             k[at] = r.k[find_kind(&r, 5, ET_F2, -1)];
             break;

@@ -39,7 +39,9 @@
  * report; and, for truncations, whether the cut was reported.
  *
  * --expect-clean: exit status 1 if any crash, timeout, silent bug or
- * unreported truncation (the short ctest run), and with --expect-back KINDS
+ * unreported truncation, or a set whose clean decode does not re-encode to
+ * its own bytes (the inherence check would not work there) (the short
+ * ctest run), and with --expect-back KINDS
  * also any "not back" after those kinds of damage (a family that must
  * resynchronise after them); --out DIR writes a reproducer for each bug
  * (damaged trace, the ELF, the rvtrace command). */
@@ -735,10 +737,12 @@ static int run(const struct opts *op, struct input *inputs, size_t nin, struct o
             /* The inherence test re-encodes a decode: on the clean bytes it
              * must give them back, or its verdicts mean nothing here. */
             bool reenc = inherent(s->codec, cfg, in, mb.data, mb.len, RVT_DECODE_UNLIMITED) == 1;
-            if (!reenc)
+            if (!reenc) {
                 printf("  (%s, %s: re-encoding the clean decode does not give the clean bytes back: silent results "
                        "count as bugs unchecked)\n",
                        s->label, in->name);
+                bad = 1; /* the decode lost something the trace carries, or the check cannot work */
+            }
             struct tally t;
             memset(&t, 0, sizeof t);
             for (unsigned trial = 0; trial < op->trials; trial++) {
