@@ -531,6 +531,21 @@ static int do_sync(struct et_decoder *dec, const struct et_packet *k, uint64_t a
                          "the packet before reports 0x%" PRIx64 " as the last instruction before this sync packet, "
                          "but the sync address 0x%" PRIx64 " comes %" PRIu64 " instructions after it",
                          dec->before_f3_addr, addr, rvt_flow_insns(f) - n0);
+        /* rvtrace's disambiguation (docs/etrace.md, "A format 3 that does
+         * not follow at once"): after an uninferable target reported
+         * without updiscon, the encoder reports the instruction before a
+         * privilege or precise context change as well, so that such a
+         * report before a start packet always reads as the instruction
+         * before it.  Checked when the decoder is told the stream has these
+         * packets (--disambiguate on given): the spec's reference algorithm
+         * sends none. */
+        if (dec->sync_adjacent && dec->before_f3_via && rvt_flow_insns(f) != n0 && dec->p.disambiguate_given &&
+            dec->p.disambiguate && (k->privilege != dec->priv || (et_ctx_bits(&dec->p) && k->context != dec->ctx)))
+            return dfail(dec, offset,
+                         "privilege or context change right after the report of 0x%" PRIx64
+                         ", an uninferable target without updiscon: with --disambiguate the encoder reports the "
+                         "instruction before the change first",
+                         dec->before_f3_addr);
         if (dec->sync_adjacent && dec->before_f3_via && rvt_flow_insns(f) == n0)
             return dfail(dec, offset,
                          "the packet before reports 0x%" PRIx64 ", the target of an uninferable jump, right before "

@@ -848,12 +848,15 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         /* Before a sync for a privilege or precise context change, report
          * this instruction if the decoder could not otherwise tell where the
          * path to the sync address ends: branches or implicit returns to
-         * report, an uninferable jump that keeps the privilege (a fall-through
-         * arrival at its target would look the same), or an uninferable
-         * target reported just before without the updiscon flag, or a
-         * return reported by the last packet (see mispredicted_ret). */
+         * report (the reference algorithm's ppccd_br), and, the
+         * --disambiguate extension, an uninferable jump that keeps the
+         * privilege (a fall-through arrival at its target would look the
+         * same) or an uninferable target reported just before without the
+         * updiscon flag (looplabel case 1 read as case 3), or a return
+         * reported by the last packet (see mispredicted_ret). */
         bool ppccd_br = n && ppccd(e, c, n) &&
-                        (pending_branches(e) || e->upd_open || (uninferable_itype(c) && n->priv == c->priv) ||
+                        (pending_branches(e) ||
+                         (e->p.disambiguate && (e->upd_open || (uninferable_itype(c) && n->priv == c->priv))) ||
                          e->pkt_ret);
         if (resync_br || er_n || next_exc_only || next_async || ppccd_br) {
             rc = send_address(e, c->addr, AK_INFERRED, false, c->time);
