@@ -641,6 +641,11 @@ static int check_trap_priv(struct et_decoder *dec, const struct et_packet *k, ui
         dec->trap_from_known = dec->synced && rvt_flow_have_pc(dec->f) &&
                                !(rvt_flow_pending(dec->f) && dec->have_single && dec->single_cf == RVT_CF_TRAPRET);
     }
+    if (handler && (to == 0))
+        return dfail(dec, offset,
+                     "%s packet reporting a trap handler in %s-mode: traps are taken in M-, S/HS- or VS-mode "
+                     "(the privileged architecture has no user-mode trap handling)",
+                     et_pkt_name(k), k->privilege == 5 ? "VU" : "U");
     if (from < 0 || to < 0 || !(dec->synced || dec->trap_open) || !dec->trap_from_known)
         return 0;
     if (!handler && dec->synced && !dec->trap_open && k->privilege != dec->priv)
@@ -1119,8 +1124,21 @@ static int check_resync(struct et_decoder *dec, const struct et_packet *k, uint6
     if (k->subformat != ET_SF_START || !counted || !dec->synced ||
         k->privilege != dec->priv || (et_ctx_bits(&dec->p) && k->context != dec->ctx))
         return 0;
-    if (dec->p.version != ET_V2_0)
+    if (dec->p.version != ET_V2_0) {
+        /* 0.026: a trace-notify start ("trace single") may come at any time
+         * and leaves the count running (the encoder's rule): a start
+         * before the period, or before a period is known one that fits
+         * none, is such a notification; the resyncs are then checked for
+         * coming when due. */
+        uint64_t p2 = n > 1 ? 1ull << (63 - __builtin_clzll(n - 1)) : 0;
+        if (period ? n < period + 1 : (p2 < 16 || n - 1 - p2 > ET_RESYNC_SLACK)) {
+            dec->since_sync = n + 1;
+            return 0;
+        }
+        if (!period)
+            dec->period = p2;
         return 0;
+    }
     if (!period) {
         /* the first resync gives the period */
         uint64_t p2 = n > 1 ? 1ull << (63 - __builtin_clzll(n - 1)) : 0;

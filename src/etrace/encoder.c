@@ -801,7 +801,17 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         handled = true;
     } else if (first || ppccd(e, prev, c) ||
                (e->resync_max && e->resync_count > e->resync_max && !after_misret(prev))) {
+        /* A 0.026 trace-notify start (nothing else changes there and no
+         * resync is due) leaves the resync count running: the periodic
+         * resyncs stay where the period puts them, so the decoder can tell
+         * one that comes early (packets lost) from a notification. */
+        bool notify_only = v026 && !first && c->notify && c->priv == prev->priv &&
+                           !(ctx_reported(e) && c->context != prev->context) &&
+                           !(e->resync_max && e->resync_count > e->resync_max);
+        uint64_t count = e->resync_count;
         rc = send_start(e, c);
+        if (notify_only)
+            e->resync_count = count + 1;
         handled = true;
     }
     if (rc < 0)
