@@ -133,6 +133,10 @@ int cmd_decode(int argc, char **argv)
         goto done;
     }
     struct rvt_diag d = {0};
+    if (cli_stream_offset(&o, &sim)) {
+        rc = usage;
+        goto done;
+    }
     buf = sim.data;
     len = sim.len;
     sim.data = NULL;
