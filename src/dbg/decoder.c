@@ -1033,6 +1033,7 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
         if (p->arg != 0)
             return trace_error(dec, "trace data version %u, this decoder knows version 0", p->arg);
         dec->sync_stage = 1;
+        dec->hart = 0; /* the sync fields that follow name any other hart */
         dec->confirm = dec->synced;
         return 1;
     case DBG_TRACE_DISABLED: {
@@ -1064,6 +1065,8 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
         if (rc < 0)
             return rc;
         dec->sync_stage = 1;
+        if (!off)
+            dec->hart = 0; /* the sync fields that follow name any other hart */
         return 1;
     }
     case DBG_TIMESTAMP:
@@ -1339,6 +1342,7 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
             if (dec->st == ST_ERET || dec->st == ST_PAIR_DONE)
                 dec->st = ST_IDLE;
             dec->sync_stage = 0;
+            dec->hart = 0; /* (sync fields name any other hart: Change Hart "if not 0") */
         }
         struct dbg_packet p;
         dec->pkt_pos = pos;
