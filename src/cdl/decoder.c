@@ -49,6 +49,7 @@ struct cdl_dec {
     bool expect_mark;     /* a stop or lost marker was read: a sync mark and PC (or a final stop) must follow */
     bool have_mark;       /* a sync mark was read since the last marker or error: mark_end is valid */
     size_t mark_end;      /* position after it (and its PC field) */
+    uint8_t rec_state;    /* after a non-sequential field: 1 its target PC may follow, 2 its data; 0 else */
     uint64_t marker_off;  /* ...its byte offset */
     enum pending pending;
     uint64_t pend_addr;   /* address of the instruction that left `pending` */
@@ -123,6 +124,7 @@ static int trace_error(struct cdl_dec *dec, const char *fmt, ...)
     dec->errors++;
     dec->synced = false;
     dec->expect_mark = dec->have_mark = false;
+    dec->rec_state = 0;
     dec->seq_acc = 0;
     dec->pending = PEND_NONE;
     int rc;
@@ -564,6 +566,22 @@ static unsigned zeros_before(const uint8_t *nyb, size_t pos)
     return n;
 }
 
+/* After a record's non-sequential field (rec_state set): does field f
+ * start the next record?  A count or non-sequential field does, and so does
+ * a PC field that is not the record's own target (a trigger's notify PC of
+ * the next record), which is the first PC after the non-sequential field
+ * when the configuration records that target. */
+static bool starts_record(const struct cdl_dec *dec, const struct cdl_field *f)
+{
+    if (f->kind == CDL_F_SEQ || f->kind == CDL_F_NONSEQ)
+        return true;
+    if (f->kind != CDL_F_DATA || f->reason != CDL_DATA_PC)
+        return false;
+    bool target = dec->pending == PEND_TARGET || dec->pending == PEND_TRAP ||
+                  (dec->pending == PEND_CHECK && dec->cfg.pc_mode == CDL_PC_ALL);
+    return dec->rec_state == 2 || !target;
+}
+
 int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
 {
     uint8_t *nyb;
@@ -701,11 +719,35 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
                 }
                 dec->have_mark = true;
                 dec->mark_end = flow ? pos + (size_t)n : pos;
+            } else if (flow && dec->rec_state && starts_record(dec, &f)) {
+                /* A non-sequential field ends its ingress record (a block
+                 * ends at its one control-flow instruction); the record's
+                 * target PC and data fields follow it, and then the next
+                 * record starts.  Between records the encoder puts a sync
+                 * mark once --cdl-sync-interval nybbles were written since
+                 * the last one: none here means fields with it were lost. */
+                dec->rec_state = 0;
+                if (dec->have_mark && dec->cfg.sync_interval && run_start - dec->mark_end >= dec->cfg.sync_interval) {
+                    uint64_t since = run_start - dec->mark_end;
+                    rc = trace_error(dec, "no sync mark %" PRIu64 " nybbles after the last one, where one is due "
+                                          "after %u (--cdl-sync-interval): data in between is missing",
+                                     since, dec->cfg.sync_interval);
+                    if (rc <= 0) {
+                        dec->field_pos = run_start;
+                        goto next;
+                    }
+                }
             }
+            if (dec->after_mark || f.kind == CDL_F_SEQ || f.kind == CDL_F_STOP || f.kind == CDL_F_LOST)
+                dec->rec_state = 0;
+            else if (f.kind == CDL_F_DATA || f.kind == CDL_F_TRACEPOINT)
+                dec->rec_state = dec->rec_state ? 2 : 0;
             if (!flow)
                 rc = apply_log(dec, &f);
             else
                 rc = dec->nocode ? apply_nocode(dec, &f) : apply_code(dec, &f);
+            if (f.kind == CDL_F_NONSEQ)
+                dec->rec_state = 1;
             pos += (size_t)n;
         }
     next:

@@ -40,6 +40,9 @@ static const struct rvt_codec_opt g_opts[] = {
     {"dbg-tbufend", "ADDR", "tbufend (0x72a): buffer end address (exclusive)"},
     {"dbg-tbufwrite", "ADDR", "tbufwrite (0x72b) read from the hart: where the next packet would be written"},
     {"dbg-wrapped", NULL, "the trace register's wrapped bit was set (decoding a RAM image)"},
+    {"stream-offset", "BYTES", "decoder: the off-chip stream's byte position of the trace's first byte (a wrapped "
+                               "trace RAM: bytes written - bytes kept; rvtrace decode sets it from the sink "
+                               "sidecar): the sync grid is then known, not guessed from the content"},
     {"dbg-regs", "FILE", "trace register file: the encoder writes trace/tbufstart/tbufend/tbufwrite there when it "
                          "finishes, the decoder reads them"},
     {"dbg-stall", "0|1", "stall the hart rather than drop packets (1, default) or drop whole packet groups when "
@@ -193,6 +196,11 @@ static int dbg_cfg_set(void *cfgp, const char *key, const char *val, struct rvt_
         if (parse_u64(val, &v) || v % 4)
             return rvt_fail(d, RVT_ERR_INVAL, "--dbg-tbufend: expected a word-aligned address, got '%s'", val);
         c->regs.tbufend = v;
+    } else if (strcmp(key, "stream-offset") == 0) {
+        if (parse_u64(val, &v))
+            return rvt_fail(d, RVT_ERR_INVAL, "--stream-offset: expected a byte count, got '%s'", val);
+        c->stream_offset = v;
+        c->have_stream_offset = true;
     } else if (strcmp(key, "dbg-tbufwrite") == 0) {
         if (parse_u64(val, &v) || v % 4)
             return rvt_fail(d, RVT_ERR_INVAL, "--dbg-tbufwrite: expected a word-aligned address, got '%s'", val);

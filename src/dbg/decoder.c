@@ -250,8 +250,9 @@ static bool find_sync(const struct dbg_dec *dec, size_t from, size_t *at)
 /* A stream that does not start at a sync point (a capture that began
  * mid-way, a cut file): the phase whose sync points hold sync fields most
  * often, over the first few of them.  Needs PC packets. */
-static uint64_t find_phase(const struct dbg_dec *dec, const uint8_t *nyb, size_t len)
+static uint64_t find_phase(const struct dbg_dec *dec, const uint8_t *nyb, size_t len, unsigned *score_out)
 {
+    *score_out = 0;
     if (!dec->epc || len < 2 || sync_fields_at(dec, nyb, len, 0))
         return 0;
     uint64_t best = 0;
@@ -268,6 +269,7 @@ static uint64_t find_phase(const struct dbg_dec *dec, const uint8_t *nyb, size_t
             best = (dec->spacing - first) % dec->spacing;
         }
     }
+    *score_out = best_score;
     return best;
 }
 
@@ -1068,6 +1070,7 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
         if (p->arg != 0)
             return trace_error(dec, "trace data version %u, this decoder knows version 0", p->arg);
         dec->sync_stage = 1;
+        dec->hart = 0; /* the sync fields that follow name any other hart */
         dec->confirm = dec->synced;
         return 1;
     case DBG_TRACE_DISABLED: {
@@ -1099,6 +1102,8 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
         if (rc < 0)
             return rc;
         dec->sync_stage = 1;
+        if (!off)
+            dec->hart = 0; /* the sync fields that follow name any other hart */
         return 1;
     }
     case DBG_TIMESTAMP:
@@ -1316,10 +1321,17 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
     dec->st = ST_IDLE;
     dec->sync_stage = -1;
 
-    /* RAM images: the buffer's sync points; streams: from the start, or
-     * found when the stream starts elsewhere. */
-    dec->phase = dbg_regs_dest(&dec->cfg.regs) != DBG_DEST_OFFCHIP ? dec->base % dec->spacing
-                                                                    : find_phase(dec, nyb, nlen);
+    /* RAM images: the buffer's sync points; streams: from the start, at
+     * the stream position the caller knows (a wrapped sink image: the
+     * bytes written before the ones kept, from its sidecar), or found from
+     * the content when the stream starts elsewhere. */
+    unsigned confirmed = 2; /* sync points that place the grid (when guessed from the content) */
+    if (dbg_regs_dest(&dec->cfg.regs) != DBG_DEST_OFFCHIP)
+        dec->phase = dec->base % dec->spacing;
+    else if (dec->cfg.have_stream_offset)
+        dec->phase = (2 * dec->cfg.stream_offset) % dec->spacing;
+    else
+        dec->phase = find_phase(dec, nyb, nlen, &confirmed);
     size_t pos = (size_t)((dec->spacing - dec->phase) % dec->spacing);
     if (pos) {
         dec->pkt_pos = pos < nlen ? pos : nlen;
@@ -1329,6 +1341,20 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
                  pos, byte_offset(dec, dec->pkt_pos));
         if ((rc = gap(dec, RVT_GAP_WRAP, dec->text)) < 0)
             goto out;
+        if (confirmed < 2 && pos + dec->spacing > dec->last_nonzero && pos < nlen) {
+            /* Placed by one sync point's content, with no grid point after
+             * it to confirm: the phase may be false (a wrong --dbg-buffer,
+             * a window too short for three sync points).  Decoded, but not
+             * presented as the trace without a word. */
+            dec->pkt_pos = pos;
+            rc = trace_error(dec, "the synchronisation grid is placed by these sync fields alone (the data ends "
+                                  "before the next grid point, %" PRIu64 " bytes on, that would confirm it): "
+                                  "give the trace RAM's description (its .sink sidecar, or --stream-offset) or "
+                                  "check --dbg-buffer",
+                             dec->spacing / 2);
+            if (rc < 0)
+                goto out;
+        }
     }
     size_t cut_at = SIZE_MAX; /* a packet cut by the end of the data starts here */
     size_t nop_run = SIZE_MAX; /* start of the Nops just read */
@@ -1358,6 +1384,7 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
             if (dec->st == ST_ERET || dec->st == ST_PAIR_DONE)
                 dec->st = ST_IDLE;
             dec->sync_stage = 0;
+            dec->hart = 0; /* (sync fields name any other hart: Change Hart "if not 0") */
         }
         struct dbg_packet p;
         dec->pkt_pos = pos;

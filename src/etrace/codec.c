@@ -156,7 +156,9 @@ static const struct rvt_codec_opt options[] = {
     {"si-jump", NULL, "same as --sijump"},
     {"model-compat", NULL, "irdepth filled with ones when unused, as the reference Python model"},
     {"disambiguate", "on|off", "extension (default on): notify where the spec's packets would have two readings "
-                               "(code re-entered with no branch or address in between; 2.0 irdepth, issue 254)"},
+                               "(code re-entered with no branch or address in between; 2.0 irdepth, issue 254; "
+                               "the instruction before a privilege change after an uninferable target); given to "
+                               "the decoder, it checks that those packets are there"},
     {"partial-compression", NULL, "decoder: accept packets longer than their sign-compressed form (an encoder that "
                                   "compresses only the address, as payload.adoc allows)"},
     {"strict", NULL, "decoder: stop at the first error instead of resynchronising"},

@@ -381,6 +381,8 @@ int et_param_set(struct et_params *p, const char *key, const char *val, struct r
             continue;
         if (parse_bool(val, flags[i].dst))
             return rvt_fail(d, RVT_ERR_INVAL, "etrace: %s expects true or false, got \"%s\"", key, val ? val : "");
+        if (flags[i].dst == &p->disambiguate)
+            p->disambiguate_given = p->disambiguate;
         return 0;
     }
     if (!strcmp(key, "etrace-version")) {

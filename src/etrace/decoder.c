@@ -36,11 +36,16 @@ struct et_decoder {
     uint64_t last_addr;   /* last reported address (differential base) */
     bool have_single;     /* the instruction retired alone by the last retire_one */
     bool trap_open;       /* a trap was reported without its handler (thaddr=0) */
+    bool trap_from_known; /* the privilege that trap was taken from is priv */
     bool upd_valid;       /* the flow went to upd_at, an uninferable target (at upd_insns retired) */
     uint64_t upd_at, upd_insns;
     uint64_t single_addr;
     uint8_t single_cf;
 
+    bool before_f3;       /* the last packet reported an instruction before a start packet (K_INFERRED) */
+    bool before_f3_via;   /* ... reached through an uninferable jump */
+    bool sync_adjacent;   /* (before_f3 for the packet being processed) */
+    uint64_t before_f3_addr;
     uint8_t priv;         /* privilege the trace last reported */
     bool held;            /* the flow's pending branch has this known outcome */
     bool held_taken;
@@ -52,6 +57,7 @@ struct et_decoder {
     unsigned src_nmap;
     uint64_t src_npred;
     bool src_fail;
+    bool src_miss;        /* an outcome of the map differed from the predictor's */
 
     struct et_bpred bp;
     struct et_jtc jtc;
@@ -193,6 +199,7 @@ static int src_next(struct et_decoder *dec, uint64_t addr, bool *taken)
         *taken = !(dec->src_map & 1);
         dec->src_map >>= 1;
         dec->src_nmap--;
+        dec->src_miss |= *taken != pred;
     } else if (dec->src_npred) {
         *taken = pred;
         dec->src_npred--;
@@ -296,6 +303,8 @@ struct seg {
     uint64_t offset;
     bool sync;           /* a format 3 address: its branch outcome is not in any map */
     bool uninf_only;     /* only an uninferable jump (a trap return) can lead there */
+    bool not_updiscon;   /* the packet says the address is not the target of an uninferable discontinuity */
+    const char *not_updiscon_why;
 };
 
 static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, bool *retired)
@@ -444,7 +453,15 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
                     break;
                 }
             }
-            /* the uninferable discontinuity the packet reports */
+            /* the uninferable discontinuity the packet reports: but
+             * notify, and updiscon equal to notify before a format 3 or the
+             * end of tracing, say the reported instruction "is not the
+             * target of an uninferable discontinuity" (payload.adoc) */
+            if (s->not_updiscon)
+                return dfail(dec, s->offset,
+                             "the packet says 0x%" PRIx64 " does not follow an uninferable discontinuity (%s), but "
+                             "the code reaches it only through the uninferable jump at 0x%" PRIx64,
+                             s->addr, s->not_updiscon_why, st.last);
             uint64_t left = src_remaining(dec);
             if (left != (a_branch ? 1u : 0u))
                 return dfail(dec, s->offset,
@@ -516,11 +533,41 @@ static int do_sync(struct et_decoder *dec, const struct et_packet *k, uint64_t a
         struct seg s = {.addr = addr, .kind = K_INFERRED, .offset = offset, .sync = true,
                         .uninf_only = k->privilege != dec->priv};
         bool via, ret;
+        uint64_t n0 = rvt_flow_insns(f);
         rc = walk_to(dec, &s, &via, &ret);
         if (rc < 0)
             return rc;
         if (ret)
             return dfail(dec, offset, "sync address 0x%" PRIx64 " reached after it retired", addr);
+        if (dec->sync_adjacent && !dec->before_f3_via && rvt_flow_insns(f) != n0)
+            return dfail(dec, offset,
+                         "the packet before reports 0x%" PRIx64 " as the last instruction before this sync packet, "
+                         "but the sync address 0x%" PRIx64 " comes %" PRIu64 " instructions after it",
+                         dec->before_f3_addr, addr, rvt_flow_insns(f) - n0);
+        /* rvtrace's disambiguation (docs/etrace.md, "A format 3 that does
+         * not follow at once"): after an uninferable target reported
+         * without updiscon, the encoder reports the instruction before a
+         * privilege or precise context change as well, so that such a
+         * report before a start packet always reads as the instruction
+         * before it.  Checked when the decoder is told the stream has these
+         * packets (--disambiguate on given): the spec's reference algorithm
+         * sends none. */
+        if (dec->sync_adjacent && dec->before_f3_via && rvt_flow_insns(f) != n0 && dec->p.disambiguate_given &&
+            dec->p.disambiguate && (k->privilege != dec->priv || (et_ctx_bits(&dec->p) && k->context != dec->ctx)))
+            return dfail(dec, offset,
+                         "privilege or context change right after the report of 0x%" PRIx64
+                         ", an uninferable target without updiscon: with --disambiguate the encoder reports the "
+                         "instruction before the change first",
+                         dec->before_f3_addr);
+        if (dec->sync_adjacent && dec->before_f3_via && rvt_flow_insns(f) == n0)
+            return dfail(dec, offset,
+                         "the packet before reports 0x%" PRIx64 ", the target of an uninferable jump, right before "
+                         "this sync packet without %s",
+                         dec->before_f3_addr,
+                         dec->p.version == ET_V0_026 ? "repeating it" : "updiscon (payload.adoc: \"the instruction "
+                                                                        "following an uninferable discontinuity and "
+                                                                        "is also the instruction before an exception, "
+                                                                        "privilege change or resync\")");
         if ((rc = FL(rvt_flow_set_context(f, k->privilege, k->context))) < 0)
             return flow_fail(dec);
     } else {
@@ -547,9 +594,98 @@ static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, u
     return 0;
 }
 
+/* A trap reported with its handler (thaddr 1) while the last retired
+ * instruction's successor is open: the trap was taken there, so that
+ * successor is the EPC and the decoder infers it as decoder.adoc's
+ * exception_address() does (next_pc(): a held branch outcome, the
+ * sequential jump target, the implicit-return stack's prediction).  An
+ * exception "at the target of an uninferable PC discontinuity" the decoder
+ * cannot infer is reported with thaddr 0 and the EPC instead (payload.adoc,
+ * "Format 3 thaddr"), so with the jump still unresolved a thaddr 1 packet is
+ * one the encoder cannot have sent. */
+static int resolve_before_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
+{
+    struct rvt_flow *f = dec->f;
+    int rc;
+    if (!dec->synced || !rvt_flow_have_pc(f) || !rvt_flow_pending(f)) {
+        dec->held = dec->held_jump = false;
+        return 0;
+    }
+    if ((rc = apply_held(dec)) < 0)
+        return rc;
+    if (!rvt_flow_pending(f) || !dec->have_single || !rvt_cf_uninferable(dec->single_cf))
+        return 0;
+    bool ir = dec->ir_on && dec->p.implicit_return != ET_IR_OFF;
+    if (dec->single_cf == RVT_CF_RETURN && ir && rvt_flow_callstack(f)->count)
+        return pop_implicit(dec);
+    if (dec->p.version != ET_V2_0)
+        return 0; /* the 0.026 draft has no thaddr: the EPC there is not reported */
+    return dfail(dec, offset,
+                 "%s packet with its handler (thaddr 1) right after the uninferable jump at 0x%" PRIx64
+                 ": a trap at the target of an uninferable discontinuity is reported with its EPC (thaddr 0)",
+                 et_pkt_name(k), dec->single_addr);
+}
+
+/* Privilege levels (ingressPort.adoc, priv encoding) in the order a trap
+ * can only raise: U and VU, VS, S/HS, M, D; -1 for the reserved codes. */
+static int priv_rank(unsigned p)
+{
+    static const int rank[8] = {0, 2, -1, 3, 4, 0, 1, -1};
+    return p < 8 ? rank[p] : -1;
+}
+
+/* "Traps never transition from a more-privileged mode to a less-privileged
+ * mode" (RISC-V privileged architecture, trap delegation), and "the
+ * privilege value reported when thaddr is 0 will be the privilege level
+ * prior to any change" (payload.adoc): a trap packet or the sync packet
+ * reporting a handler names a privilege no lower than the one trapped from
+ * (which is what the decoder last heard; after a trap without its handler
+ * the handler's own privilege is not known, only that it is no lower). */
+static int check_trap_priv(struct et_decoder *dec, const struct et_packet *k, uint64_t offset, bool handler)
+{
+    int from = priv_rank(dec->priv), to = priv_rank(k->privilege);
+    if (dec->p.version != ET_V2_0)
+        return 0; /* (the 0.026 draft does not define the privilege codes) */
+    if (!dec->trap_open) {
+        /* A trap right after an xRET is taken at the privilege the xRET
+         * entered, which no packet reported (the ingress port gives a
+         * trap-only block the privilege of the last retired instruction,
+         * or of the one after it): nothing to compare with. */
+        dec->trap_from_known = dec->synced && rvt_flow_have_pc(dec->f) &&
+                               !(rvt_flow_pending(dec->f) && dec->have_single && dec->single_cf == RVT_CF_TRAPRET);
+    }
+    if (handler && (to == 0))
+        return dfail(dec, offset,
+                     "%s packet reporting a trap handler in %s-mode: traps are taken in M-, S/HS- or VS-mode "
+                     "(the privileged architecture has no user-mode trap handling)",
+                     et_pkt_name(k), k->privilege == 5 ? "VU" : "U");
+    if (from < 0 || to < 0 || !(dec->synced || dec->trap_open) || !dec->trap_from_known)
+        return 0;
+    if (!handler && dec->synced && !dec->trap_open && k->privilege != dec->priv)
+        return dfail(dec, offset,
+                     "trap packet without its handler (thaddr 0) with privilege %u, but the trace is at privilege %u "
+                     "(thaddr 0 reports the privilege before the trap)",
+                     k->privilege, dec->priv);
+    if (to < from)
+        return dfail(dec, offset,
+                     "%s packet%s with privilege %u, lower than privilege %u the trap was taken from (a trap never "
+                     "lowers the privilege)",
+                     et_pkt_name(k), k->format == ET_F3 && k->subformat == ET_SF_START ? " reporting a trap handler" : "",
+                     k->privilege, dec->priv);
+    return 0;
+}
+
 static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t offset, bool unretired)
 {
     struct rvt_flow *f = dec->f;
+    int prc = check_trap_priv(dec, k, offset, k->thaddr != 0);
+    if (prc < 0)
+        return prc;
+    if (k->thaddr) {
+        int rc = resolve_before_trap(dec, k, offset);
+        if (rc < 0)
+            return rc;
+    }
     dec->held = false;
     dec->held_jump = false;
     rvt_flow_clear_branches(f);
@@ -701,10 +837,45 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
     }
 
     struct seg s = {.addr = addr, .kind = kind, .irreport = k->irreport, .irdepth = k->irdepth, .offset = offset};
+    /* Packets that say their address is not an uninferable target: notify
+     * ("not the target of an uninferable discontinuity"), updiscon equal to
+     * notify right before a trap packet (the last instruction before a trap
+     * is always reported, so an uninferable target there is case 2 of
+     * payload.adoc's looplabel cases, with updiscon set) or before ended_rep
+     * ("would not have been issued if tracing hadn't ended").  (Before a
+     * start packet it may be an uninferable target reported for itself,
+     * with the start some instructions later: case 3.)  In the 0.026 draft,
+     * which has no updiscon, rvtrace repeats an uninferable target right
+     * before a trap (docs/etrace.md). */
+    bool next_trap = next && next->msg == ET_MSG_TE_INST && next->format == ET_F3 && next->subformat == ET_SF_TRAP;
+    bool next_rep = next && !v026 && next->format == ET_F3 && next->subformat == ET_SF_SUPPORT &&
+                    next->qual_status == ET_QUAL_ENDED_REP;
+    if (kind == K_INFERRED && (k->notify || next_trap || next_rep)) {
+        s.not_updiscon = true;
+        s.not_updiscon_why = k->notify ? "notify"
+                             : v026    ? "reported once before the trap packet"
+                             : next_trap ? "updiscon not set before a trap packet"
+                                         : "updiscon not set before a support packet with ended_rep";
+    }
     bool via, done;
     rc = walk_to(dec, &s, &via, &done);
     if (rc < 0)
         return rc;
+    /* A start packet right after a packet that is neither a notification
+     * nor has updiscon set (K_INFERRED).  An address that is not an
+     * uninferable target is reported because "a format 3 packet will be
+     * generated from the next instruction" (payload.adoc, qual_status;
+     * exampleAlgorithm.adoc: the branches are reported "for the preceding
+     * instruction" before a format 3): the start names its successor.  An
+     * uninferable target with the start at its successor would have had
+     * updiscon set ("the instruction following an uninferable discontinuity
+     * and is also the instruction before an exception, privilege change or
+     * resync"): the start comes later (looplabel case 3).  do_sync checks
+     * which. */
+    bool next_start = next && next->msg == ET_MSG_TE_INST && next->format == ET_F3 && next->subformat == ET_SF_START;
+    dec->before_f3 = kind == K_INFERRED && !k->notify && next_start;
+    dec->before_f3_via = via;
+    dec->before_f3_addr = addr;
     if (!done && (rc = retire_one(dec, addr)) < 0)
         return rc;
     if ((rc = resolve_reported_branch(dec, addr)) < 0)
@@ -751,6 +922,7 @@ static int do_branches(struct et_decoder *dec, const struct et_packet *k, uint64
             dec->src_nmap = 31;
             dec->src_npred = 0;
             dec->src_fail = false;
+            dec->src_miss = false;
         } else {
             uint64_t bits = 0;
             for (unsigned i = 0; i < 30; i++)
@@ -806,6 +978,14 @@ static int do_branches(struct et_decoder *dec, const struct et_packet *k, uint64
         if (src_next(dec, st.last, &taken) < 0)
             return dfail(dec, offset, "branch outcomes used up");
         if (src_remaining(dec) == 0) {
+            /* exampleAlgorithm.adoc, format selection: "Format 1 is used if
+             * the outcome of at least one of those 31 branches was not
+             * predicted correctly.  If all were predicted correctly, nothing
+             * is output at this time" (the count goes on, format 0.0) */
+            if (k->format == ET_F1 && !dec->src_miss)
+                return dfail(dec, offset,
+                             "format 1 packet with 31 branches that the branch predictor all predicts: the encoder "
+                             "sends a branch map only when one of them was mispredicted");
             dec->held = true;
             dec->held_taken = taken;
             return 0;
@@ -889,6 +1069,10 @@ static int check_fields(struct et_decoder *dec, const struct et_packet *k, uint6
         if (k->subformat == ET_SF0_JTC && !(dec->p.jump_target_cache && dec->jtc.valid))
             return dfail(dec, offset, "format 0 jump-target-cache packet, but the jump target cache is off");
     }
+    if (k->msg == ET_MSG_TE_INST && k->format == ET_F3 && k->subformat != ET_SF_SUPPORT &&
+        priv_rank(k->privilege) < 0)
+        return dfail(dec, offset, "%s packet with privilege %u, a reserved code (ingressPort.adoc: 0 U, 1 S/HS, 3 M, "
+                     "4 D, 5 VU, 6 VS)", et_pkt_name(k), k->privilege);
     if (k->has_ir && k->irreport) {
         if (!dec->ir_on || dec->p.implicit_return == ET_IR_OFF)
             return dfail(dec, offset, "%s packet with irreport set, but implicit return is off", et_pkt_name(k));
@@ -953,8 +1137,21 @@ static int check_resync(struct et_decoder *dec, const struct et_packet *k, uint6
     if (k->subformat != ET_SF_START || !counted || !dec->synced ||
         k->privilege != dec->priv || (et_ctx_bits(&dec->p) && k->context != dec->ctx))
         return 0;
-    if (dec->p.version != ET_V2_0)
+    if (dec->p.version != ET_V2_0) {
+        /* 0.026: a trace-notify start ("trace single") may come at any time
+         * and leaves the count running (the encoder's rule): a start
+         * before the period, or before a period is known one that fits
+         * none, is such a notification; the resyncs are then checked for
+         * coming when due. */
+        uint64_t p2 = n > 1 ? 1ull << (63 - __builtin_clzll(n - 1)) : 0;
+        if (period ? n < period + 1 : (p2 < 16 || n - 1 - p2 > ET_RESYNC_SLACK)) {
+            dec->since_sync = n + 1;
+            return 0;
+        }
+        if (!period)
+            dec->period = p2;
         return 0;
+    }
     if (!period) {
         /* the first resync gives the period */
         uint64_t p2 = n > 1 ? 1ull << (63 - __builtin_clzll(n - 1)) : 0;
@@ -979,6 +1176,8 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
     struct rvt_flow *f = dec->f;
     rvt_flow_set_offset(f, offset);
     dec->packets++;
+    dec->sync_adjacent = dec->before_f3;
+    dec->before_f3 = false;
     int crc = check_fields(dec, k, offset);
     if (crc < 0)
         return crc;
@@ -1049,7 +1248,10 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
         }
         {
             uint64_t a = full_addr(dec, k->address);
-            int rc = do_sync(dec, k, a, offset);
+            int rc = dec->trap_open ? check_trap_priv(dec, k, offset, true) : 0;
+            if (rc < 0)
+                return rc;
+            rc = do_sync(dec, k, a, offset);
             if (rc < 0)
                 return rc;
             return retire_sync_insn(dec, k, a);

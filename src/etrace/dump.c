@@ -49,7 +49,7 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
     df.only_src = p->src_id_set; /* one hart of a funnelled trace */
     struct et_params cur = *p; /* the support packet may switch modes (full address ...) */
     uint64_t npk = 0, nnull = 0, null_at = 0;
-    bool last_align = true, any = false, data_on = p->d.mode != ET_DATA_OFF;
+    bool last_align = true, any = false, data_on = p->d.mode != ET_DATA_OFF, noted_width = false;
     /* the differential address base, per source (a funnel merges harts) */
     enum { NSRC = 64 };
     uint64_t lasts[NSRC] = {0};
@@ -147,6 +147,19 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
         }
         if (k.msg == ET_MSG_TE_INST && k.format == ET_F3)
             et_ddec_reset(&dd[slot]); /* the data compression state restarts at every format 3 packet */
+        if (k.has_address && (k.format == ET_F3 || full || have_last) && cur.iaddress_width_p == 64 && !noted_width) {
+            /* Bits 63:57 equal to bit 56 in every address an RV64 hart
+             * fetches from (Sv57; Sv48, Sv39 and physical addresses are
+             * narrower): an RV32 trace read with 64-bit address fields
+             * gives addresses such as 0x7ffff3267ffff326. */
+            uint64_t a = lasts[slot], top = a >> 56;
+            if (top != 0 && top != 0xff) {
+                fprintf(out, "# note: address 0x%" PRIx64 " at offset 0x%" PRIx64 " is no RV64 instruction address "
+                             "(bits 63:57 differ from bit 56): an RV32 trace? dump it with --xlen 32 (or its --elf)\n",
+                        a, fr.offset);
+                noted_width = true;
+            }
+        }
         char extra[64] = "";
         if (p->framing == ET_FRAME_ENCAP) {
             int n = p->src_bits ? snprintf(extra, sizeof extra, " src=%u flow=%u", fr.src_id, fr.flow)

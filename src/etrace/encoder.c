@@ -893,7 +893,17 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         handled = true;
     } else if (first || ppccd(e, prev, c) ||
                (e->resync_max && e->resync_count > e->resync_max && !after_misret(prev))) {
+        /* A 0.026 trace-notify start (nothing else changes there and no
+         * resync is due) leaves the resync count running: the periodic
+         * resyncs stay where the period puts them, so the decoder can tell
+         * one that comes early (packets lost) from a notification. */
+        bool notify_only = v026 && !first && c->notify && c->priv == prev->priv &&
+                           !(ctx_reported(e) && c->context != prev->context) &&
+                           !(e->resync_max && e->resync_count > e->resync_max);
+        uint64_t count = e->resync_count;
         rc = send_start(e, c);
+        if (notify_only)
+            e->resync_count = count + 1;
         handled = true;
     }
     if (rc < 0)
@@ -927,20 +937,28 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         c->reported = true;
         handled = true;
     } else if (!handled) {
+        /* The resync's "format 0/1 packet for the preceding instruction"
+         * (exampleAlgorithm.adoc): the sync packet goes to the next entry,
+         * so only at the last instruction of a record, whose successor is
+         * that entry (the first of a multi-instruction record is followed
+         * by instructions an ingress block does not show one by one). */
         bool resync_br = e->resync_max && e->resync_count == e->resync_max && pending_branches(e) &&
-                         !mispredicted_ret(e, c, n);
+                         c->last_of_rec && !mispredicted_ret(e, c, n);
         bool er_n = c->retired && is_trap(c->itype);
         bool next_exc_only = n && n->qualified && !n->retired && is_trap(n->itype);
         bool next_async = n && ctx_reported(e) && n->context != c->context && n->ctype == RVT_CTYPE_ASYNC;
         /* Before a sync for a privilege or precise context change, report
          * this instruction if the decoder could not otherwise tell where the
          * path to the sync address ends: branches or implicit returns to
-         * report, an uninferable jump that keeps the privilege (a fall-through
-         * arrival at its target would look the same), or an uninferable
-         * target reported just before without the updiscon flag, or a
-         * return reported by the last packet (see mispredicted_ret). */
+         * report (the reference algorithm's ppccd_br), and, the
+         * --disambiguate extension, an uninferable jump that keeps the
+         * privilege (a fall-through arrival at its target would look the
+         * same) or an uninferable target reported just before without the
+         * updiscon flag (looplabel case 1 read as case 3), or a return
+         * reported by the last packet (see mispredicted_ret). */
         bool ppccd_br = n && ppccd(e, c, n) &&
-                        (pending_branches(e) || e->upd_open || (uninferable_itype(c) && n->priv == c->priv) ||
+                        (pending_branches(e) ||
+                         (e->p.disambiguate && (e->upd_open || (uninferable_itype(c) && n->priv == c->priv))) ||
                          e->pkt_ret);
         if (resync_br || er_n || next_exc_only || next_async || ppccd_br) {
             rc = send_address(e, c->addr, AK_INFERRED, false, c->time);

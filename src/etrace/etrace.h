@@ -98,6 +98,7 @@ struct et_params {
     bool jump_target_cache;
     bool model_compat;       /* reproduce the reference model's choices where the spec allows */
     bool disambiguate;       /* extension: notifications where the spec's packets have two readings */
+    bool disambiguate_given; /* decoder: disambiguate on was given, so its packets are checked for */
     bool partial_compression;/* decoder: accept payloads longer than their sign-compressed form */
     uint64_t tvec[8];        /* implicit-except: trap vector (CSR value, mode in bits 1:0) per privilege */
     bool have_tvec[8];

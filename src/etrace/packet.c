@@ -718,6 +718,10 @@ int et_pkt_format_fields(const struct et_params *p, const struct et_packet *k, c
             sb_add(&s, "tval", k->tval, true);
         return (int)s.len;
     }
+    /* The branch map's valid bits: the rest of the field ("wasted bits",
+     * payload.adoc) carries nothing, whatever an encoder puts there. */
+    uint32_t valid_map = k->branches == 0 || k->branches >= 32 ? k->branch_map
+                                                               : k->branch_map & ((1u << k->branches) - 1);
     if (k->format == ET_F0 && !v026) {
         if (k->subformat == ET_SF0_BPRED) {
             sb_add(&s, "branch_count", k->branch_count, false);
@@ -726,12 +730,12 @@ int et_pkt_format_fields(const struct et_params *p, const struct et_packet *k, c
             sb_add(&s, "index", k->index, false);
             sb_add(&s, "branches", k->branches, false);
             if (k->branches)
-                sb_add(&s, "branch_map", k->branch_map, true);
+                sb_add(&s, "branch_map", valid_map, true);
         }
     }
     if (k->format == ET_F1 || (v026 && k->format == ET_F0)) {
         sb_add(&s, "branches", k->branches, false);
-        sb_add(&s, "branch_map", k->branch_map, true);
+        sb_add(&s, "branch_map", valid_map, true);
     }
     if (k->has_address) {
         bool full = p->full_address || (v026 && k->format == ET_F0);

@@ -7,7 +7,8 @@
  *   - a stop or lost marker that is not followed by a sync mark and PC
  *     (what deleted bytes often leave) is an error, not a silent trace-off;
  *   - a sync mark earlier than --cdl-sync-interval allows (deleted data
- *     between two marks: a loop with an iteration less) is an error;
+ *     between two marks: a loop with an iteration less) is an error, and so
+ *     is a record boundary without the mark that was due there;
  *   - inserted and deleted byte runs: an error at or after the damage, and
  *     the decode resynchronises (most of the trace is decoded exactly). */
 #include "cdl/cdl.h"
@@ -145,6 +146,30 @@ static void test_markers(const struct nrt_prog *p)
     c.sync_interval = 0;
     d = crafted(p, &c, early, sizeof early);
     CHECK_MSG(d.errors == 1 && strstr(d.first_error, "marks come only at the start"), "%s", d.first_error);
+    nrt_dec_free(&d);
+
+    /* A mark is due between two records once the interval has passed: two
+     * records (taken branches with their target PCs) make 18 nybbles after
+     * the first mark, so the third record starts with a mark; without it
+     * (deleted bytes took it) the fields in between are missing. */
+    c.sync_interval = 16;
+    const uint8_t due[] = {0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0,            /* mark, PC 0x100 */
+                           0x7, 0x7, 0x2, 0x8, 0xC, 0x2, 0x0, 0x0, 0x2, 0x0,    /* 16, taken -> 0x200 */
+                           0x3, 0x8, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0,              /* 3, taken -> 0x100 */
+                           0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0,            /* mark, PC 0x100 */
+                           0x3, 0x8, 0xC, 0x2, 0x0, 0x0, 0x2, 0x0, 0xC, 0x0};   /* 3, taken -> 0x200, stop */
+    d = crafted(p, &c, due, sizeof due);
+    CHECK_MSG(d.errors == 0 && d.blocks == 3, "a mark where due: %" PRIu64 " errors (%s), %" PRIu64 " blocks", d.errors,
+              d.first_error, d.blocks);
+    nrt_dec_free(&d);
+    uint8_t missing[sizeof due];
+    size_t nm = 0;
+    for (size_t i = 0; i < sizeof due; i++)
+        if (i < 28 || i >= 38)
+            missing[nm++] = due[i];
+    d = crafted(p, &c, missing, nm);
+    CHECK_MSG(d.errors == 1 && strstr(d.first_error, "no sync mark 18 nybbles after the last one"), "%s",
+              d.first_error);
     nrt_dec_free(&d);
 }
 

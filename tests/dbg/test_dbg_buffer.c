@@ -2,7 +2,8 @@
  * from the first sync point after tbufwrite reproduces the tail exactly,
  * with the registers given as options or as a register file), that stops
  * (the stop is reported), a FIFO that drops packet groups (Trace Disabled,
- * resynchronisation), and damaged traces. */
+ * resynchronisation), the newest bytes of a stream (a wrapped sink: the
+ * grid from the stream position), and damaged traces. */
 #include "dbg/dbg.h"
 #include "nybrt.h"
 #include "testlib.h"
@@ -284,12 +285,77 @@ static void test_corruption(const struct nrt_prog *p, const char *emit)
     rvt_membuf_free(&out);
 }
 
+/* The newest bytes of an off-chip stream, as a wrapped trace RAM sink keeps
+ * them (docs/sinks.md): its description gives the stream position of the
+ * first byte kept (bytes written - bytes kept), and the sync grid follows
+ * exactly (--stream-offset, set by rvtrace decode from the .sink sidecar).
+ * With a --dbg-buffer that is not the encoder's, the first grid point holds
+ * no sync fields: an error before any instruction.  Without the position, a
+ * grid placed by one sync point's content alone is reported. */
+static void test_window(const struct nrt_prog *p, uint64_t buffer, size_t keep)
+{
+    struct dbg_cfg c;
+    base_cfg(&c, p, NULL);
+    struct rvt_diag dg = {0};
+    char size[32], off[32];
+    snprintf(size, sizeof size, "%" PRIu64, buffer);
+    REQUIRE(rvt_codec_dbg.cfg_set(&c, "dbg-buffer", size, &dg) == 0);
+    struct rvt_membuf out;
+    struct rvt_nyb_sync_point *sp;
+    size_t nsp;
+    if (encode(p, &c, &out, NULL, &sp, &nsp, NULL) < 0)
+        return;
+    REQUIRE(out.len > keep + buffer);
+    size_t first = out.len - keep;
+    uint64_t from = UINT64_MAX;
+    for (size_t i = 0; i < nsp && from == UINT64_MAX; i++)
+        if (sp[i].nybble >= 2 * (uint64_t)first)
+            from = sp[i].insns;
+    REQUIRE(from < p->npcs);
+    snprintf(off, sizeof off, "%zu", first);
+    struct nrt_dec dec;
+    char why[256];
+
+    struct dbg_cfg k = c;
+    REQUIRE(rvt_codec_dbg.cfg_set(&k, "stream-offset", off, &dg) == 0);
+    nrt_decode(CODEC, &k, p->img, p->img, p->xlen, -1, out.data + first, keep, &dec);
+    CHECK_MSG(dec.rc == 0 && dec.errors == 0 && dec.npcs == p->npcs - from, "%s, the last %zu bytes at stream offset "
+              "%zu: %zu instructions (the tail from the first sync point has %" PRIu64 "), %" PRIu64 " errors: %s",
+              p->name, keep, first, dec.npcs, p->npcs - from, dec.errors, dec.first_error);
+    CHECK_MSG(nrt_same_pcs(p->pcs, p->npcs, dec.pcs, dec.npcs, true, why, sizeof why), "%s window: %s", p->name, why);
+    nrt_dec_free(&dec);
+
+    /* the wrong buffer size: the grid points hold no sync fields */
+    snprintf(size, sizeof size, "%" PRIu64, buffer + 256);
+    REQUIRE(rvt_codec_dbg.cfg_set(&k, "dbg-buffer", size, &dg) == 0);
+    nrt_decode(CODEC, &k, p->img, p->img, p->xlen, -1, out.data + first, keep, &dec);
+    CHECK_MSG(dec.errors > 0 && strstr(dec.first_error, "no sync fields at the synchronisation point"),
+              "%s window, wrong --dbg-buffer: %" PRIu64 " errors: %s", p->name, dec.errors, dec.first_error);
+    nrt_dec_free(&dec);
+
+    /* no position, and a window shorter than the grid: one sync point
+     * places it, nothing confirms it */
+    size_t spacing = (size_t)buffer / 8, at = 0;
+    for (size_t i = 0; i < nsp && !at; i++)
+        if (sp[i].nybble / 2 > spacing)
+            at = (size_t)(sp[i].nybble / 2);
+    REQUIRE(at > 8);
+    nrt_decode(CODEC, &c, p->img, p->img, p->xlen, -1, out.data + at - 8, spacing, &dec);
+    CHECK_MSG(dec.errors > 0 && strstr(dec.first_error, "placed by these sync fields alone"),
+              "%s, %zu bytes from a sync point without its position: %" PRIu64 " errors: %s", p->name, spacing,
+              dec.errors, dec.first_error);
+    nrt_dec_free(&dec);
+    rvt_membuf_free(&out);
+    free(sp);
+}
+
 int main(void)
 {
     struct nrt_prog p32, p64, t1;
     if (nrt_prog_flowtest(&p32, "flow/flowtest32.elf", 32, 300, NRT_TIME)) {
         test_wrap(&p32, NULL, 2048);
         test_wrap(&p32, "pc,priv", 1024);
+        test_window(&p32, 2048, 1024);
         test_stop(&p32, 2048);
         test_fifo(&p32, "pc,branch,priv");
         test_fifo(&p32, "pc,priv,timestamp");
@@ -304,6 +370,7 @@ int main(void)
     }
     if (nrt_prog_pclist(&t1, "ntrace-t1/test.elf", "ntrace-t1/test-PCONLY.txt", NRT_DATA)) {
         test_wrap(&t1, NULL, 1024);
+        test_window(&t1, 2208, 1024);
         test_wrap(&t1, "pc,priv,loadaddr,storeaddr", 8192);
         test_stop(&t1, 4096);
         test_fifo(&t1, "pc,branch,priv,loadaddr,loaddata");

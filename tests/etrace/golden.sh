@@ -42,6 +42,14 @@ out=$("$R" encode --format etrace --elf "$ELF" --input "$PCS" --input-format pcl
 check test $? -ne 0
 check grep -q 'wider than iaddress_width_p = 16' <<< "$out"
 
+# the dump's address width: --xlen, else the program's (--elf), else 64;
+# an RV32 trace read with 64-bit addresses says so instead of listing
+# addresses such as 0x7ffff3267ffff326 as if they were real
+check "$R" encode --format etrace --elf "$ELF" --input "$PCS" --input-format pclist -o "$T/t1.bin"
+check "$R" dump --format etrace --elf "$ELF" "$T/t1.bin" -o "$T/t1.dump"
+check cmp "$T/t1.dump" <("$R" dump --format etrace --xlen 32 "$T/t1.bin")
+if grep -q 'address=0x[0-9a-f]\{9,\}' "$T/t1.dump"; then echo "FAIL: RV32 dump with addresses over 32 bits" >&2; fail=1; fi
+
 # refcsv -> native ingress -> refcsv gives the same file
 check "$R" convert --input "$D/t1_itype4.csv" --input-format refcsv --to ingress -o "$T/t1.ing" --xlen 32
 check "$R" convert --input "$T/t1.ing" --to refcsv -o "$T/t1.csv"

@@ -81,8 +81,10 @@ static int on_pc(void *ctx, uint64_t pc, const struct rvt_block *b)
 static int on_block(void *ctx, const struct rvt_block *b)
 {
     struct rt_result *r = ctx;
-    if (b->end == RVT_END_TRAP && r->ntraps < 64)
+    if (b->end == RVT_END_TRAP && r->ntraps < 64) {
+        r->trap_epc[r->ntraps] = b->cf == RVT_CF_NONE ? b->last + b->last_len : ~0ull;
         r->trap_cause[r->ntraps++] = b->cause;
+    }
     return rvt_block_insns(r->bc, r->xlen, b, on_pc, r) < 0 ? 1 : 0;
 }
 
@@ -102,6 +104,7 @@ static int on_note(void *ctx, const struct rvt_note *n)
     } else if (n->kind == RVT_NOTE_SYNC) {
         r->syncs++;
     } else if (n->kind == RVT_NOTE_TRAP && r->ntraps < 64) {
+        r->trap_epc[r->ntraps] = n->addr;
         r->trap_cause[r->ntraps++] = (uint32_t)n->value;
     }
     return 0;

@@ -22,6 +22,7 @@ struct rt_result {
     unsigned syncs;
     char first_error[600];
     uint32_t trap_cause[64]; /* the first traps decoded, in order (ending a block or alone) */
+    uint64_t trap_epc[64];   /* ... where each was taken (~0: after a jump whose target the decode does not know) */
     unsigned ntraps;
     struct rvt_bcache *bc;
     unsigned xlen;

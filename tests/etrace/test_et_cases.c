@@ -169,6 +169,61 @@ static bool redecode(struct scen *s, const char *name, const char *const *opts, 
     return ok;
 }
 
+/* Frame changed packets of a scenario and decode them: the decoder must
+ * report an error at packet `at` (its byte offset; ~0u: anywhere) whose
+ * text contains `want` (the contract: damage is reported where it is,
+ * never decoded as a whole history). */
+static void damaged(struct scen *s, const char *name, const char *const *opts, unsigned xlen, const struct et_packet *k,
+                    unsigned nk, unsigned at, const char *want)
+{
+    char err[600];
+    void *cfg = rt_config(opts, xlen, s->img, err, sizeof err);
+    CHECK_MSG(cfg != NULL, "%s: %s", name, err);
+    if (!cfg)
+        return;
+    const struct et_params *p = &((struct et_config *)cfg)->p;
+    struct rvt_membuf m;
+    rvt_membuf_init(&m);
+    struct rvt_byte_sink sink = rvt_membuf_sink(&m);
+    struct et_framer fr;
+    et_framer_init(&fr, p, &sink);
+    struct rvt_diag d = {0};
+    uint64_t off = 0;
+    bool ok = true;
+    for (unsigned i = 0; i < nk && ok; i++) {
+        struct et_packet kk = k[i];
+        struct et_bits b;
+        ok = et_pkt_bits(p, &kk, &b, &d) == 0;
+        if (ok && i == at) { /* (the framer may have sent a synchronisation sequence first) */
+            struct et_frame f;
+            struct et_deframer df;
+            size_t before = m.len;
+            ok = et_framer_put(&fr, &b, kk.msg, kk.time, &d) == 0;
+            et_deframer_init(&df, p, m.data, m.len);
+            for (off = before; et_deframer_next(&df, &f, &d) == 1;)
+                if (!f.is_null)
+                    off = f.offset;
+            continue;
+        }
+        ok = ok && et_framer_put(&fr, &b, kk.msg, kk.time, &d) == 0;
+    }
+    CHECK_MSG(ok, "%s: framing: %s", name, d.msg);
+    struct rt_result dec = {0};
+    if (ok && rt_decode(cfg, s->img, RVT_FLOW_ECALL_TRAP, m.data, m.len, &dec, err, sizeof err) == 0) {
+        CHECK_MSG(dec.errors > 0, "%s: no error (%zu instructions)", name, dec.npcs);
+        CHECK_MSG(dec.errors == 0 || at == ~0u || dec.first_error_offset == off,
+                  "%s: first error at 0x%llx, expected 0x%llx: %s",
+                  name, (unsigned long long)dec.first_error_offset, (unsigned long long)off, dec.first_error);
+        CHECK_MSG(strstr(dec.first_error, want) != NULL, "%s: the error does not say '%s': %s", name, want,
+                  dec.first_error);
+    } else {
+        CHECK_MSG(0, "%s: %s", name, err);
+    }
+    rt_free(&dec);
+    rvt_membuf_free(&m);
+    rvt_codec_cfg_free(cfg);
+}
+
 /* The last packet of a kind (format, subformat; -1: any). */
 static int find_last(const struct scen *s, unsigned format, int subformat)
 {
@@ -397,6 +452,99 @@ static void status_rule_cases(void)
     as_free(&p.a);
 }
 
+/* ---- what notify and updiscon say, checked against the path ------------------------------- */
+
+/* A packet before a format 3 says whether its address follows an
+ * uninferable discontinuity (payload.adoc): the decoder checks that against
+ * the path, and a start packet against the reported instruction. */
+static void updiscon_damage_cases(void)
+{
+    struct loop_prog p;
+    loop_prog(&p);
+    struct scen s;
+    const char *const none[] = {NULL};
+
+    /* X, the jalr's target, is the last instruction before an exception:
+     * updiscon set (looplabel case 2).  Without it the packet would say X
+     * is not an uninferable target, but the code reaches X only through
+     * the jalr. */
+    struct step tr[] = {{p.A, 0, 0, 0}, {p.B, 0, 0, 0}, {p.C, 0, 0, 0}, {p.J, 0, 0, 0}, {p.X, 0, 0, 0},
+                        {p.X2, 1, 2, 0}, {p.H, 0, 0, 3}, {p.H2, 0, 0, 3}, {p.X2, 0, 0, 0}};
+    if (run(&s, "uninferable target before a trap", &p.a, tr, 9, none, 32)) {
+        int i = find(&s, 1, ET_F2, -1);
+        REQUIRE(i >= 0 && s.k[i + 1].format == ET_F3 && s.k[i + 1].subformat == ET_SF_TRAP);
+        CHECK_EQ(s.k[i].updiscon, 1);
+        struct et_packet k[128];
+        memcpy(k, s.k, s.nk * sizeof k[0]);
+        k[i].updiscon = 0;
+        damaged(&s, "updiscon cleared before a trap", none, 32, k, s.nk, (unsigned)i,
+                "does not follow an uninferable discontinuity");
+        k[i].notify = 1; /* a notification: "not the target of an uninferable discontinuity" either */
+        damaged(&s, "notify at an uninferable target", none, 32, k, s.nk, (unsigned)i,
+                "does not follow an uninferable discontinuity");
+    }
+    done(&s);
+
+    /* The same before a precise context change (a start packet). */
+    const char *const ctx[] = {"nocontext_p", "0", "context_width_p", "8", NULL};
+    struct step cc[] = {{p.A, 0, 0, 0}, {p.B, 0, 0, 0}, {p.C, 0, 0, 0}, {p.J, 0, 0, 0}, {p.X, 0, 0, 0},
+                        {p.X2, 0, 0, 0}};
+    g_ctx_pc = p.X2;
+    g_ctx_val = 5;
+    g_ctx_type = RVT_CTYPE_PRECISE;
+    if (run(&s, "uninferable target before a context change", &p.a, cc, 6, ctx, 32)) {
+        int i = find(&s, 1, ET_F2, -1);
+        REQUIRE(i >= 0 && s.k[i + 1].format == ET_F3 && s.k[i + 1].subformat == ET_SF_START);
+        CHECK_EQ(s.k[i].updiscon, 1);
+        struct et_packet k[128];
+        memcpy(k, s.k, s.nk * sizeof k[0]);
+        k[i].updiscon = 0; /* (case 3 reading: the start some instructions later) */
+        damaged(&s, "updiscon cleared before a start packet", ctx, 32, k, s.nk, (unsigned)i + 1, "without updiscon");
+    }
+    g_ctx_pc = 0;
+    done(&s);
+    as_free(&p.a);
+
+    /* An address reported for the start packet after it (not an
+     * uninferable target, not a notification) is the instruction right
+     * before the start: here a packet for H1 before the mret's target. */
+    struct as a;
+    as_init(&a, 0x3000);
+    uint64_t H = as_pc(&a);
+    I32(&a, enc_addi(10, 10, 1));
+    uint64_t H1 = as_pc(&a);
+    I32(&a, enc_addi(10, 10, 1));
+    uint64_t H2 = as_pc(&a);
+    I32(&a, ENC_MRET);
+    uint64_t A = as_pc(&a);
+    I32(&a, enc_addi(11, 11, 1));
+    uint64_t B = as_pc(&a);
+    I32(&a, enc_addi(11, 11, 1));
+    uint64_t C = as_pc(&a);
+    I32(&a, enc_addi(11, 11, 1));
+    uint64_t D = as_pc(&a);
+    I32(&a, enc_addi(11, 11, 1));
+    struct step xr[] = {{A, 0, 0, 0}, {B, 1, 2, 0}, {H, 0, 0, 3}, {H1, 0, 0, 3}, {H2, 0, 0, 3}, {C, 0, 0, 0},
+                        {D, 0, 0, 0}};
+    if (run(&s, "trap handler returning to another privilege", &a, xr, 7, none, 32)) {
+        int t = find(&s, 0, ET_F3, ET_SF_TRAP);
+        REQUIRE(t >= 0 && s.k[t + 1].format == ET_F3 && s.k[t + 1].subformat == ET_SF_START);
+        struct et_packet k[128];
+        memcpy(k, s.k, ((unsigned)t + 1) * sizeof k[0]);
+        memset(&k[t + 1], 0, sizeof k[0]);
+        k[t + 1].format = ET_F2;
+        k[t + 1].address = (H1 - H) >> 1;
+        memcpy(k + t + 2, s.k + t + 1, (s.nk - (unsigned)t - 1) * sizeof k[0]);
+        damaged(&s, "an address packet two instructions before a start", none, 32, k, s.nk + 1, (unsigned)t + 2,
+                "comes 1 instructions after it");
+        /* reporting H2, the mret itself, is what an encoder may send */
+        k[t + 1].address = (H2 - H) >> 1;
+        redecode(&s, "an address packet right before a start", none, 32, k, s.nk + 1);
+    }
+    done(&s);
+    as_free(&a);
+}
+
 /* ---- implicit return: irreport and irdepth ------------------------------------------------ */
 
 /* main: jal f; jal g; X...    f: addi; ret    g: addi; ret (sometimes elsewhere) */
@@ -498,6 +646,29 @@ static void implicit_return_cases(void)
     }
     done(&s);
 
+    /* An exception at the target of a return the stack predicts: no EPC in
+     * the trace (thaddr 1), the decoder infers it from the stack, as the
+     * spec's exception_address() does through next_pc(); without implicit
+     * return the EPC comes with thaddr 0. */
+    struct step at_ret[] = {{p.M0, 0, 0, 0}, {p.CF, 0, 0, 0}, {p.F0, 0, 0, 0}, {p.FR, 0, 0, 0},
+                            {p.CG, 1, 2, 0}, {p.H, 0, 0, 3},  {p.H2, 0, 0, 3}, {p.X, 0, 0, 0}, {p.X2, 0, 0, 0}};
+    if (run(&s, "implicit return fixed: exception at a predicted return's target", &p.a, at_ret, 9, irfx, 32)) {
+        int t = find(&s, 0, ET_F3, ET_SF_TRAP);
+        REQUIRE(t >= 0);
+        CHECK_EQ(s.k[t].thaddr, 1);
+        CHECK_EQ(s.dec.ntraps, 1);
+        CHECK_MSG(s.dec.trap_epc[0] == p.CG, "EPC 0x%llx, expected 0x%llx", (unsigned long long)s.dec.trap_epc[0],
+                  (unsigned long long)p.CG);
+    }
+    done(&s);
+    if (run(&s, "implicit return off: exception at a return's target", &p.a, at_ret, 9, iroff, 32)) {
+        int t = find(&s, 0, ET_F3, ET_SF_TRAP);
+        REQUIRE(t >= 0);
+        CHECK_EQ(s.k[t].thaddr, 0);
+        CHECK_EQ(s.dec.trap_epc[0], p.CG);
+    }
+    done(&s);
+
     /* The last instruction before an exception follows an implicit return:
      * the decoder must know where to stop (2.0: depth 0; fixed: 2 returns). */
     struct step before[] = {{p.M0, 0, 0, 0}, {p.CF, 0, 0, 0}, {p.F0, 0, 0, 0}, {p.FR, 0, 0, 0},
@@ -566,6 +737,17 @@ static void bpred_jtc_cases(void)
         CHECK_EQ(s.k[f0].branch_fmt, ET_BFMT_NOADDR);
         CHECK_EQ(s.k[f0].branch_count, 101 - 31 - 31 - 1 - 0 + 0 - 0 + (69 - 38) - (69 - 38)); /* 38 */
         CHECK_EQ(s.k[f0].branch_count, 38);
+        /* A map of 31 outcomes the predictor all gets right is never sent
+         * ("If all were predicted correctly, nothing is output at this
+         * time", exampleAlgorithm.adoc): the count packet turned into one
+         * (31 taken) is damage at that packet. */
+        struct et_packet k[128];
+        memcpy(k, s.k, s.nk * sizeof k[0]);
+        memset(&k[f0], 0, sizeof k[f0]);
+        k[f0].format = ET_F1;
+        k[f0].branches = 0; /* a full map without address */
+        k[f0].branch_map = 0;
+        damaged(&s, "format 1 map of 31 predicted branches", bp, 32, k, s.nk, (unsigned)f0, "all predicts");
     }
     done(&s);
 
@@ -615,6 +797,20 @@ static void trap_cases(void)
         CHECK_EQ(s.k[t].ecause, 1);
         CHECK_EQ(s.k[t + 1].subformat, ET_SF_START);
         CHECK_EQ(s.k[t + 1].address, p.H >> 1);
+        CHECK_EQ(s.dec.ntraps, 1);
+        CHECK_EQ(s.dec.trap_epc[0], p.X);
+        /* The same trap reported with its handler (thaddr 1): the encoder
+         * cannot have sent it ("If an exception occurs at the target of an
+         * uninferable PC discontinuity ... address contains the EPC and
+         * thaddr is set to 0", payload.adoc). */
+        struct et_packet k[128];
+        memcpy(k, s.k, s.nk * sizeof k[0]);
+        k[t].thaddr = 1;
+        k[t].address = s.k[t + 1].address;
+        k[t].privilege = s.k[t + 1].privilege; /* (thaddr 1: the handler's) */
+        memmove(k + t + 1, k + t + 2, (s.nk - (unsigned)t - 2) * sizeof k[0]);
+        damaged(&s, "thaddr 1 at an uninferable target", none, 32, k, s.nk - 1, (unsigned)t,
+                "reported with its EPC (thaddr 0)");
     }
     done(&s);
     /* An interrupt before the handler's first instruction retires. */
@@ -636,10 +832,104 @@ static void trap_cases(void)
     CHECK_EQ(s.dec.trap_cause[0], 2);
     CHECK_EQ(s.dec.trap_cause[1], 11);
     done(&s);
+
+    /* Privileges a trap cannot have: "Traps never transition from a
+     * more-privileged mode to a less-privileged mode" (privileged
+     * architecture), thaddr 0 reports "the privilege level prior to any
+     * change" (payload.adoc), and codes 2 and 7 are reserved
+     * (ingressPort.adoc). */
+    struct step nest[] = {{p.A, 0, 0, 0}, {p.B, 1, 2, 0}, {p.H, 0, 0, 3}, {p.H2, 1, 2, 3},
+                          {p.H, 0, 0, 3}, {p.H2, 0, 0, 3}, {p.X, 0, 0, 0}, {p.X2, 0, 0, 0}};
+    if (run(&s, "a trap in a handler", &p.a, nest, 8, none, 32)) {
+        int t1 = find(&s, 0, ET_F3, ET_SF_TRAP), t2 = t1 >= 0 ? find(&s, (unsigned)t1 + 1, ET_F3, ET_SF_TRAP) : -1;
+        REQUIRE(t2 > 0);
+        CHECK_EQ(s.k[t2].privilege, 3);
+        struct et_packet k[128];
+        memcpy(k, s.k, s.nk * sizeof k[0]);
+        k[t2].privilege = 1;
+        damaged(&s, "a trap from M to S", none, 32, k, s.nk, (unsigned)t2, "lower than privilege 3");
+        k[t2].privilege = 0;
+        damaged(&s, "a trap handler in U-mode", none, 32, k, s.nk, (unsigned)t2, "no user-mode trap handling");
+        k[t2].privilege = 2;
+        damaged(&s, "privilege 2", none, 32, k, s.nk, (unsigned)t2, "reserved code");
+    }
+    done(&s);
+    struct step mepc[] = {{p.A, 0, 0, 3}, {p.B, 0, 0, 3}, {p.C, 0, 0, 3}, {p.J, 0, 0, 3},
+                          {p.X, 1, 1, 3}, {p.H, 0, 0, 3}, {p.H2, 0, 0, 3}, {p.X2, 0, 0, 0}};
+    if (run(&s, "M-mode exception at an uninferable target", &p.a, mepc, 8, none, 32)) {
+        int t = find(&s, 0, ET_F3, ET_SF_TRAP);
+        REQUIRE(t >= 0 && s.k[t].thaddr == 0 && s.k[t + 1].subformat == ET_SF_START);
+        struct et_packet k[128];
+        memcpy(k, s.k, s.nk * sizeof k[0]);
+        k[t + 1].privilege = 1;
+        damaged(&s, "a handler below the privilege trapped from", none, 32, k, s.nk, (unsigned)t + 1,
+                "lower than privilege 3");
+        memcpy(k, s.k, s.nk * sizeof k[0]);
+        k[t].privilege = 1;
+        damaged(&s, "thaddr 0 with another privilege", none, 32, k, s.nk, (unsigned)t,
+                "thaddr 0 reports the privilege before the trap");
+    }
+    done(&s);
     as_free(&p.a);
 }
 
 /* ---- the 0.026 draft (seed 001) ------------------------------------------------------------------ */
+
+/* A loop closed by a jalr: one address packet per pass, and a resync every
+ * 16 packets (resync-max 0).  A pass's packet deleted before a resync
+ * leaves a loop with a pass less that the code cannot contradict.  In 2.0
+ * the early resync shows it; in 0.026 a trace-notify start may come at any
+ * time, so the early one reads as a notification that leaves the count
+ * running (the encoder's rule for them), and the resync then missing is
+ * reported.  A real notification among the resyncs decodes without a word. */
+static void draft_resync_cases(void)
+{
+    struct as a;
+    as_init(&a, 0x5000);
+    uint64_t L = as_pc(&a);
+    I32(&a, enc_addi(10, 10, 1));
+    uint64_t J = as_pc(&a);
+    I32(&a, enc_jalr(0, T1, 0)); /* to L, and at the end to E */
+    uint64_t E = as_pc(&a);
+    I32(&a, enc_addi(11, 11, 1));
+    struct step st[200];
+    size_t n = 0;
+    for (int i = 0; i < 80; i++) {
+        st[n++] = (struct step){L, 0, 0, 0};
+        st[n++] = (struct step){J, 0, 0, 0};
+    }
+    st[n++] = (struct step){E, 0, 0, 0};
+    const char *const v026[] = {"etrace-version", "0.026", "resync-max", "0", NULL};
+    const char *const v20[] = {"resync-max", "0", NULL};
+    struct scen s;
+    for (int v = 0; v < 2; v++) {
+        if (!run(&s, v ? "2.0: a loop closed by a jalr" : "0.026: a loop closed by a jalr", &a, st, n, v ? v20 : v026,
+                 32))
+            continue;
+        int s1 = find(&s, 2, ET_F3, ET_SF_START), s2 = s1 > 0 ? find(&s, (unsigned)s1 + 1, ET_F3, ET_SF_START) : -1;
+        REQUIRE(s2 > s1 + 3);
+        /* two passes' packets less (the resync may come a packet or two
+         * after the count passed the period: one less can fit too) */
+        struct et_packet k[128];
+        memcpy(k, s.k, (unsigned)s2 * sizeof k[0]);
+        memcpy(k + s2 - 2, s.k + s2, (s.nk - (unsigned)s2) * sizeof k[0]);
+        if (v)
+            damaged(&s, "2.0: packets deleted before a resync", v20, 32, k, s.nk - 2, (unsigned)s2 - 2,
+                    "with nothing to explain it");
+        else
+            damaged(&s, "0.026: packets deleted before a resync", v026, 32, k, s.nk - 2, ~0u, "and no resync");
+        done(&s);
+    }
+    /* trace-notify ("trace single") starts among them: one at every pass
+     * through E's predecessor J, so at every count (the decode must be
+     * exact: run() checks) */
+    g_notify_pc = J;
+    if (run(&s, "0.026: trace-notify starts among resyncs", &a, st, n, v026, 32))
+        CHECK(find(&s, 2, ET_F3, ET_SF_START) >= 0);
+    g_notify_pc = 0;
+    done(&s);
+    as_free(&a);
+}
 
 static void draft_cases(void)
 {
@@ -820,7 +1110,9 @@ int main(void)
     implicit_return_cases();
     bpred_jtc_cases();
     trap_cases();
+    updiscon_damage_cases();
     draft_cases();
+    draft_resync_cases();
     filter_cases();
     return rvt_test_summary("test_et_cases");
 }

@@ -277,6 +277,11 @@ static void invalid_packets(void)
             int t = find_kind(&r, 5, ET_F3, ET_SF_TRAP);
             REQUIRE(t >= 0);
             k[t].thaddr = 0;
+            for (int j = t - 1; j >= 0; j--) /* (thaddr 0 reports the privilege before the trap) */
+                if (r.k[j].msg == ET_MSG_TE_INST && r.k[j].format == ET_F3 && r.k[j].subformat != ET_SF_SUPPORT) {
+                    k[t].privilege = r.k[j].privilege;
+                    break;
+                }
             at = t + 1;
             k[at] = r.k[find_kind(&r, 5, ET_F2, -1)];
             break;
@@ -561,6 +566,36 @@ static void dump_status(void)
     CHECK_EQ(et_dump(r.p, buf, 64, null, &d), -RVT_ERR_NOSYNC);
     free(buf);
     fclose(null);
+
+    /* An RV32 trap packet (EPC and tval 0x7ffff322) read with 64-bit
+     * address fields: address 0x7ffff3227ffff322, which no RV64 hart
+     * fetches from; the listing says so (dump it with --xlen 32). */
+    struct et_packet k[2];
+    k[0] = r.k[0]; /* the support packet */
+    memset(&k[1], 0, sizeof k[1]);
+    k[1].format = ET_F3;
+    k[1].subformat = ET_SF_TRAP;
+    k[1].branch = 1;
+    k[1].ecause = 3;
+    k[1].address = 0x7ffff322u >> r.p->iaddress_lsb_p;
+    k[1].tval = 0x7ffff322u;
+    size_t len;
+    uint8_t *tb = frame(&r, k, 2, 1, &len, NULL);
+    struct et_params p64 = *r.p;
+    p64.xlen = p64.iaddress_width_p = 64;
+    for (int w = 0; w < 2; w++) {
+        char *text = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&text, &n);
+        REQUIRE(f != NULL);
+        et_dump(w ? &p64 : r.p, tb, len, f, &d);
+        fclose(f);
+        bool noted = strstr(text, "no RV64 instruction address") != NULL;
+        CHECK_MSG(noted == (w == 1), "RV32 trap packet dumped with %u-bit addresses: %s", w ? 64 : 32, text);
+        CHECK_MSG(w == 1 || strstr(text, "address=0x7ffff322 tval=0x7ffff322"), "RV32 dump: %s", text);
+        free(text);
+    }
+    free(tb);
     free_run(&r);
 }
 

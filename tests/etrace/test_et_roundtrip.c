@@ -48,6 +48,8 @@ static const struct optset sets[] = {
      false, false, false, F_NONE},
     {"0.026-context", {"etrace-version", "0.026", "nocontext_p", "0", "context_width_p", "8", NULL}, false, false,
      false, true, F_NONE},
+    /* resync timing checked (resync-max given): trace-notify starts among the periodic resyncs */
+    {"0.026-notify-resync", {"etrace-version", "0.026", "resync-max", "0", NULL}, false, false, false, false, F_NOTIFY},
     {"all",
      {"implicit-return", "fixed", "return_stack_size_p", "3", "branch-prediction", "1", "jump-target-cache", "1",
       "f0s_width_p", "1", "sijump", "1", "resync-max", "0", "nocontext_p", "0", "context_width_p", "8", NULL},

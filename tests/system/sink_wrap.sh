@@ -59,6 +59,11 @@ buf=$(sed -n 's/.*(--dbg-buffer \([0-9]*\)).*decode with the same --dbg-buffer.*
 "$RV" decode --format dbg --dbg-buffer "${buf:-4096}" --elf "$E" "$T/r.bin" -o "$T/d.txt" 2>/dev/null
 n=$(wc -l < "$T/d.txt")
 [ "$n" -gt 0 ] && tail -n "$n" "$T/all.txt" | cmp -s - "$T/d.txt" && ok || bad "dbg 1024: $n instructions, not the tail"
+# ...and with another --dbg-buffer: the sidecar places the sync grid (bytes
+# written - bytes kept), whose first point holds no sync fields: an error.
+"$RV" decode --format dbg --elf "$E" "$T/r.bin" -o "$T/d.txt" 2>"$T/dec.err"
+[ $? -eq 1 ] && grep -q "no sync fields at the synchronisation point" "$T/dec.err" && ok \
+    || bad "dbg 1024, default --dbg-buffer: not reported: $(cat "$T/dec.err")"
 
 # Periodic synchronisation explicitly off: a warning, and indeed nothing decodes.
 for spec in "ntrace --sync-msgs 0" "etrace --resync-max off" "cdl --cdl-sync-interval 0"; do

@@ -98,6 +98,11 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
               char **argv);
 /* The value of a command-specific option, or NULL. */
 const char *cli_extra(const struct cli_opts *o, const char *name);
+/* A sink image's description says at which byte of the stream its trace
+ * starts (a wrapped RAM: the bytes written before those kept): give it to a
+ * family that places its sync points by stream position (option
+ * stream-offset), unless the command line set it.  0 or exit status. */
+int cli_stream_offset(struct cli_opts *o, const struct rvt_sink_image *img);
 /* The value of a family option as given, or NULL. */
 const char *cli_extra_pair(const struct cli_opts *o, const char *name);
 /* True if a family option of this name is parsed as the common option of

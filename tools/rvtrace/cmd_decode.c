@@ -146,7 +146,7 @@ int cmd_decode(int argc, char **argv)
         data = rvt_trace_file_data(tf);
         len = rvt_trace_file_size(tf);
     } else {
-        if (cli_load_trace(&o, o.trace, &sim)) {
+        if (cli_load_trace(&o, o.trace, &sim) || cli_stream_offset(&o, &sim)) {
             rc = usage;
             goto done;
         }

@@ -11,7 +11,7 @@
 int cmd_dump(int argc, char **argv)
 {
     struct cli_opts o;
-    const unsigned allowed = CLI_FORMAT | CLI_OUTPUT | CLI_TRACE | CLI_XLEN | CLI_ECALL;
+    const unsigned allowed = CLI_FORMAT | CLI_OUTPUT | CLI_TRACE | CLI_XLEN | CLI_ECALL | CLI_ELF;
     int rc = cli_parse(&o, "dump", allowed, NULL, argc, argv);
     if (rc || o.help) {
         if (o.help) {
@@ -34,7 +34,10 @@ int cmd_dump(int argc, char **argv)
         rc = CLI_EXIT_USAGE;
         goto done;
     }
-    if (cli_finish_codec(&o, o.xlen ? o.xlen : 64) || rvt_read_file(o.trace, &buf, &len, &d) < 0) {
+    /* The address width: --xlen, else the program's (--elf), else 64. */
+    if (cli_load_image(&o) ||
+        cli_finish_codec(&o, o.xlen ? o.xlen : o.img ? rvt_img_xlen(o.img) : 64) ||
+        rvt_read_file(o.trace, &buf, &len, &d) < 0) {
         if (d.code)
             cli_fail("dump", "%s", d.msg);
         rc = CLI_EXIT_USAGE;

@@ -430,6 +430,19 @@ bool cli_plain_trace(struct cli_opts *o, const char *path)
     return plain;
 }
 
+int cli_stream_offset(struct cli_opts *o, const struct rvt_sink_image *img)
+{
+    if (!img->described || (img->wrapped && !img->lost_known) || !o->codec || !codec_opt(o->codec, "stream-offset") ||
+        cli_extra_pair(o, "stream-offset"))
+        return 0;
+    char v[32];
+    snprintf(v, sizeof v, "%" PRIu64, img->wrapped ? img->lost : 0);
+    struct rvt_diag d = {0};
+    if (o->codec->cfg_set(o->ccfg, "stream-offset", v, &d) < 0)
+        return cli_fail(o->cmd, "--stream-offset %s: %s", v, d.msg);
+    return 0;
+}
+
 int cli_filter_wrap(struct cli_opts *o, struct rvt_ing_reader **r, int drop, struct rvt_filter **filter)
 {
     *filter = NULL;
