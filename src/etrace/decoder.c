@@ -613,6 +613,12 @@ static int resolve_before_trap(struct et_decoder *dec, const struct et_packet *k
     }
     if ((rc = apply_held(dec)) < 0)
         return rc;
+    /* A reported branch right before the trap (the address packet's map
+     * holds its outcome): next_pc() takes the branch by that outcome, so
+     * the EPC is its target when taken. */
+    if (rvt_flow_pending(f) && dec->have_single && dec->single_cf == RVT_CF_BRANCH && rvt_flow_queued_branches(f) &&
+        FL(rvt_flow_continue(f)) < 0)
+        return flow_fail(dec);
     if (!rvt_flow_pending(f) || !dec->have_single || !rvt_cf_uninferable(dec->single_cf))
         return 0;
     bool ir = dec->ir_on && dec->p.implicit_return != ET_IR_OFF;
