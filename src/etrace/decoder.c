@@ -776,6 +776,39 @@ static enum kind classify(const struct et_decoder *dec, const struct et_packet *
     return K_UPDISCON;
 }
 
+/* An uninferable target that is in the jump target cache reported with its
+ * address: "the encoder may still choose to output the differential address
+ * using format 1 or 2 if the resulting packet is shorter" (payload.adoc),
+ * else "format 0, subformat 1 will be used" (exampleAlgorithm.adoc).  So
+ * the format 1/2 packet must be shorter (in sign-compressed bits, the least
+ * any byte-counting encoder also needs) than the format 0.1 one. */
+static int check_jtc_choice(struct et_decoder *dec, const struct et_packet *k, unsigned idx, uint64_t addr,
+                            uint64_t offset)
+{
+    struct et_packet a = *k, j;
+    memset(&j, 0, sizeof j);
+    j.format = ET_F0;
+    j.subformat = ET_SF0_JTC;
+    j.index = idx;
+    j.branches = k->format == ET_F1 ? k->branches : 0;
+    j.branch_map = k->format == ET_F1 ? k->branch_map : 0;
+    j.irreport = k->irreport;
+    j.irdepth = k->irdepth;
+    struct et_bits ba, bj;
+    struct rvt_diag d = {0};
+    if (et_pkt_bits(&dec->p, &a, &ba, &d) < 0 || et_pkt_bits(&dec->p, &j, &bj, &d) < 0)
+        return 0; /* (not comparable: nothing to check) */
+    unsigned la = et_bits_compressed_len(&ba), lj = et_bits_compressed_len(&bj);
+    if (lj > la)
+        return 0;
+    return dfail(dec, offset,
+                 "format %u packet reports the uninferable target 0x%" PRIx64
+                 " by its address although it is in the jump target cache (entry %u), whose format 0 subformat 1 "
+                 "packet is no longer (%u bits, the address packet %u): the encoder reports a cached target by its "
+                 "index unless the address packet is shorter",
+                 (unsigned)k->format, addr, idx, lj, la);
+}
+
 static int do_address(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next,
                       uint64_t offset)
 {
@@ -839,7 +872,9 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
     if (kind == K_UPDISCON && dec->p.jump_target_cache && dec->jtc.valid && !v026 &&
         !(k->format == ET_F0 && k->subformat == ET_SF0_JTC)) {
         unsigned idx;
-        et_jtc_lookup_update(&dec->jtc, addr, &idx);
+        if (et_jtc_lookup_update(&dec->jtc, addr, &idx) && !k->notify && !k->updiscon &&
+            (k->format == ET_F1 || k->format == ET_F2) && (rc = check_jtc_choice(dec, k, idx, addr, offset)) < 0)
+            return rc;
     }
 
     struct seg s = {.addr = addr, .kind = kind, .irreport = k->irreport, .irdepth = k->irdepth, .offset = offset};
