@@ -453,6 +453,35 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
                     break;
                 }
             }
+            /* irreport on an uninferable target: "following a return because
+             * its address differs from the predicted return address at the
+             * top of the implicit_return return address stack" (payload.adoc).
+             * So the stack has a prediction there, and it is not this address
+             * (unless, with the fixed count, the count field is full and the
+             * return had to be reported). */
+            if (ir && s->irreport && s->kind == K_UPDISCON) {
+                uint64_t top = 0;
+                if (st.cf != RVT_CF_RETURN)
+                    return dfail(dec, s->offset,
+                                 "irreport says 0x%" PRIx64 " follows a mispredicted return, but the code reaches it "
+                                 "through the uninferable jump at 0x%" PRIx64 ", which is not a return",
+                                 s->addr, st.last);
+                if (fixed && popped != s->irdepth)
+                    return dfail(dec, s->offset,
+                                 "irdepth %u says %u implicit returns come before the mispredicted return at 0x%" PRIx64
+                                 ", but the code has %u",
+                                 (unsigned)s->irdepth, (unsigned)s->irdepth, st.last, popped);
+                if (!cs->count)
+                    return dfail(dec, s->offset,
+                                 "irreport says the return at 0x%" PRIx64 " went elsewhere than the implicit-return "
+                                 "stack predicts, but the stack is empty there",
+                                 st.last);
+                if (rvt_cs_peek(cs, &top) && top == s->addr && (!fixed || popped < (1ull << et_irdepth_bits(&dec->p)) - 1))
+                    return dfail(dec, s->offset,
+                                 "irreport says the return at 0x%" PRIx64 " went elsewhere than the implicit-return "
+                                 "stack predicts, but 0x%" PRIx64 " is its prediction (an implicit return)",
+                                 st.last, s->addr);
+            }
             /* the uninferable discontinuity the packet reports: but
              * notify, and updiscon equal to notify before a format 3 or the
              * end of tracing, say the reported instruction "is not the
