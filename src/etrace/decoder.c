@@ -1356,6 +1356,8 @@ static int unpack_frame(struct et_decoder *dec, const struct et_frame *fr, struc
     int rc = et_pkt_unpack_bits(&dec->p, fr->msg, &fr->bits, k, d);
     if (rc == 0 && fr->sign_padded)
         rc = et_pkt_check_padding(&fr->bits, k, d);
+    if (rc == 0)
+        rc = et_pkt_check_irdepth(&dec->p, k, d);
     if (rc == 0 && fr->sign_padded && !dec->p.partial_compression)
         rc = et_pkt_check_compressed(&fr->bits, k, d);
     return rc;
