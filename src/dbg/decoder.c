@@ -992,6 +992,12 @@ static int settle(struct dbg_dec *dec, unsigned hdr)
     if (dec->st == ST_ERET || dec->st == ST_PAIR_DONE) {
         if (hdr == DBG_PRIV)
             return 1;
+        /* The seed's table: mret/sret "Emit PC (if enabled) ... Emit
+         * Privilege Level (if enabled)": with emitpriv an xRET's packets end
+         * with its Privilege Level (Trace Disabled may cut them short). */
+        if (dec->st == ST_ERET && dec->epriv && hdr != DBG_TRACE_DISABLED)
+            return trace_error(dec, "%s packet after the target of an xRET, expected its Privilege Level",
+                               dbg_hdr_name(hdr));
         dec->st = ST_IDLE;
     }
     if (dec->nocode && hdr != DBG_PRIV && (rc = nc_flush_held(dec)) <= 0)
