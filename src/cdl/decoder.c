@@ -787,7 +787,11 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
     }
     /* A complete recording ends with a stop marker; without it (or cut
      * inside a field) the later trace was not recorded. */
-    if (halted || (reached_end && !dec->ended)) {
+    /* "The output is whole 32-bit words: the end is padded with skip
+     * nybbles" (docs/cdl.md; the seed stores nybbles in 32-bit words): a
+     * recording that ends in part of a word lost or gained bytes. */
+    bool part_word = !halted && reached_end && dec->ended && !dec->cfg.buffer && len % 4 != 0;
+    if (halted || (reached_end && !dec->ended) || part_word) {
         dec->field_pos = end_pos;
         /* A halted recorder reports its own loss; a recording that just
          * stops (cut inside a field, or without the stop marker every
@@ -799,6 +803,11 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
                      "cdl: recording halted at offset 0x%" PRIx64 ": the %" PRIu64
                      "-byte buffer was full, later execution was not recorded",
                      (uint64_t)end_pos / 2, dec->cfg.buffer);
+        else if (part_word)
+            snprintf(dec->text, sizeof dec->text,
+                     "cdl: trace ends at offset 0x%zx, inside a 32-bit word (the recorder writes whole words): bytes "
+                     "were lost or added",
+                     len);
         else if (cut_at != SIZE_MAX)
             snprintf(dec->text, sizeof dec->text,
                      "cdl: trace ends inside a field at offset 0x%" PRIx64 " (%zu nybbles left): later trace was not "
