@@ -161,6 +161,13 @@ static int settle_pending(struct cdl_dec *dec)
     if (dec->pending == PEND_TARGET || dec->pending == PEND_TRAP)
         return trace_error(dec, "expected PC data after the %s at 0x%" PRIx64 ", the code cannot tell its target",
                            ns_name(dec->pend_ns), dec->pend_addr);
+    /* --cdl-pc all: the recorder writes "the target when the configuration
+     * asks for it" after every non-sequential field (only a stop or lost
+     * marker, which settle the record themselves, can come first). */
+    if (dec->pending == PEND_CHECK && dec->cfg.pc_mode == CDL_PC_ALL)
+        return trace_error(dec, "expected PC data after the %s at 0x%" PRIx64 " (--cdl-pc all: a PC follows every "
+                                "non-sequential field)",
+                           ns_name(dec->pend_ns), dec->pend_addr);
     dec->pending = PEND_NONE;
     return 1;
 }
