@@ -849,6 +849,14 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
         return rc;
     bool v026 = dec->p.version == ET_V0_026;
     enum kind kind = classify(dec, k, next);
+    /* updiscon (payload.adoc): the instruction "before an exception,
+     * privilege change or resync (i.e. it will be followed immediately by a
+     * format 3 te_inst)" — or by the support packet that ends tracing. */
+    if (!v026 && k->updiscon && next && next->msg == ET_MSG_TE_INST && next->format != ET_F3)
+        return dfail(dec, offset,
+                     "%s packet with updiscon set, but the next packet is a %s, not a format 3 (updiscon: \"it will be "
+                     "followed immediately by a format 3 te_inst\")",
+                     et_pkt_name(k), et_pkt_name(next));
 
     /* the reported address */
     uint64_t addr;
