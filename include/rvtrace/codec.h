@@ -21,6 +21,15 @@
 extern "C" {
 #endif
 
+/* A point where decoding can start (struct rvt_codec.sync_points). */
+struct rvt_sync_point {
+    uint64_t offset;   /* first byte of the synchronising unit */
+    uint64_t addr;     /* the address it gives (has_addr) */
+    bool has_addr;
+    const char *unit;  /* its name ("ProgTraceSync", "te_inst format 3 start") */
+    const char *needs; /* state a decoder starting here must be told, "none" when the spec resets it all */
+};
+
 /* One option a family accepts ("--name ARG").  arg == NULL: a flag that
  * takes no value (cfg_set receives "1"). */
 struct rvt_codec_opt {
@@ -97,6 +106,18 @@ struct rvt_codec {
      * the instructions (enum rvt_traced), for `verify` and the round-trip
      * tests to compare.  NULL: instructions only. */
     unsigned (*traced)(const void *cfg);
+
+    /* Optional: segments (docs/parallel.md).  sync_points lists, in
+     * order, every point of buf where the family's decoder can start
+     * afresh, found by the decoder's own unit reader and validity checks;
+     * dec_run_segment decodes the segment that starts at the sync point at
+     * `from` (or at 0 for the first, which holds the bytes before it) and
+     * ends where the one at `until` begins (until == len: the trace's end,
+     * with the end-of-trace checks).  Families without them have one
+     * segment, the whole trace. */
+    int (*sync_points)(const void *cfg, const uint8_t *buf, size_t len,
+                       int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d);
+    int (*dec_run_segment)(void *dec, const uint8_t *buf, size_t len, size_t from, size_t until);
 };
 
 /* All families, NULL-terminated. */
@@ -220,6 +241,30 @@ int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_imag
  * else overrides the flow's enum rvt_flow_ecall. */
 int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
                       const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink, struct rvt_diag *d);
+
+/* ---- segments: decoding a trace in independent pieces (docs/parallel.md) - */
+
+/* Bytes [offset, end) of a trace: from one synchronisation point to the
+ * next (the first segment starts at 0 and also holds the bytes before its
+ * sync point; the last ends at the trace's end). */
+struct rvt_trace_segment {
+    uint64_t offset, end;
+    struct rvt_sync_point sync; /* where its decode starts (the first one's: the trace's first) */
+};
+/* The segments of buf, each at least min_bytes long (shorter ones are
+ * joined to the next; 0: one per sync point).  *out (free() it) receives
+ * *n >= 1 segments for a non-empty trace; a trace without a sync point, or
+ * a family without segments, is one segment. */
+int rvt_segments(const struct rvt_codec *c, const void *cfg, const uint8_t *buf, size_t len, uint64_t min_bytes,
+                 struct rvt_trace_segment **out, size_t *n, struct rvt_diag *d);
+/* Decode segment s of buf (the whole trace) as rvt_decode would decode
+ * it within the whole: the instructions from its sync point up to the next
+ * segment's, so that the per-instruction outputs of all segments, joined
+ * in order, are the whole decode's (docs/parallel.md says what differs).
+ * Offsets in notes are the trace's. */
+int rvt_decode_segment(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                       const struct rvt_decode_options *opt, const uint8_t *buf, size_t len,
+                       const struct rvt_trace_segment *s, const struct rvt_flow_sink *sink, struct rvt_diag *d);
 
 /* ---- is this the right family? ---------------------------------------- */
 
