@@ -50,6 +50,9 @@ cases=(
   "ntrace|--sync-period 4096 --callstack 16 --repeat 3"
   "ntrace|--sync-msgs 100 --timestamps --context --ntrace-mode btm"
   "ntrace|--sync-msgs 50 --sijump --callstack 8 --callstack-mode count"
+  "etrace|--resync-max 0"
+  "etrace|--framing refraw --resync-max 1"
+  "etrace|--implicit-return 2.0 --resync-max 2 --branch-prediction --jump-target-cache"
 )
 MIN=0 # every sync point a segment in the first case, fewer after
 for c in "${cases[@]}"; do
@@ -93,6 +96,7 @@ PY
 done
 
 # Bad requests name what is wrong.
+"$RV" encode --format ntrace --sync-msgs 64 --elf "$T/bzip2" --input "$T/bzip2.ing" -o "$T/t.bin" || bad "encode"
 "$RV" decode --format ntrace --sync-msgs 64 --elf "$T/bzip2" "$T/t.bin" --segment 1..2 2>"$T/e.err"; rc=$?
 [ $rc = 2 ] && grep -q "no segment starting at byte 1" "$T/e.err" && ok || bad "--segment 1..2: rc $rc: $(cat "$T/e.err")"
 "$RV" decode --format ntrace --elf "$T/bzip2" "$T/t.bin" --segment 100000 2>"$T/e.err"; rc=$?
