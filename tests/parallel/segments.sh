@@ -53,8 +53,10 @@ cases=(
   "etrace|--resync-max 0"
   "etrace|--framing refraw --resync-max 1"
   "etrace|--implicit-return 2.0 --resync-max 2 --branch-prediction --jump-target-cache"
+  "cdl|--cdl-sync-interval 256 --cdl-data wide"
+  "cdl|--cdl-pc all --cdl-sync-interval 512 --cdl-data wide"
 )
-MIN=0 # every sync point a segment in the first case, fewer after
+FIRST=1
 for c in "${cases[@]}"; do
     fmt=${c%%|*}; opts=${c#*|}
     for prog in bzip2 gen; do
@@ -63,11 +65,15 @@ for c in "${cases[@]}"; do
         "$RV" encode --format $fmt --elf "$T/$prog" --input "$T/$prog.ing" $opts -o "$T/t.bin" 2>"$T/enc.err" \
             || { bad "$name: encode: $(cat "$T/enc.err")"; continue; }
         # shellcheck disable=SC2086
+        # Every sync point a segment in the first case, then about 30
+        # segments per trace (each is a process).
+        [ "$FIRST" = 1 ] && MIN=0 || MIN=$(( $(stat -c %s "$T/t.bin") / 30 ))
+        FIRST=0
+        # shellcheck disable=SC2086
         join_check "$name" "$T/$prog" "$T/t.bin" $MIN --format $fmt $opts
         [ "$NSEG" -gt 10 ] && ok || bad "$name: only $NSEG segments"
-        MIN=1024
         # shellcheck disable=SC2086
-        join_check "$name min-bytes 4096" "$T/$prog" "$T/t.bin" 4096 --format $fmt $opts
+        join_check "$name min-bytes $((MIN * 2))" "$T/$prog" "$T/t.bin" $((MIN * 2)) --format $fmt $opts
         # A range over several segments is their join.
         # shellcheck disable=SC2086
         "$RV" segments --format $fmt $opts "$T/t.bin" > "$T/segs.txt"
@@ -90,7 +96,7 @@ for at in (len(b) // 3, len(b) // 3 + 1, len(b) // 2, 2 * len(b) // 3 + 5):
 open(sys.argv[2], 'wb').write(b[: len(b) - len(b) // 50])
 PY
         # shellcheck disable=SC2086
-        join_check "$name damaged" "$T/$prog" "$T/bad.bin" 512 --format $fmt $opts
+        join_check "$name damaged" "$T/$prog" "$T/bad.bin" $((MIN / 2)) --format $fmt $opts
         grep -q 'offset 0x' "$T/serial.err" && ok || bad "$name damaged: the serial decode reports no damage"
     done
 done
