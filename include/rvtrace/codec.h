@@ -199,6 +199,18 @@ int rvt_encode_funnel_via(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, v
                           const struct rvt_image *img, struct rvt_funnel *fun, struct rvt_codec_stats *st,
                           struct rvt_codec_stats *per_hart, struct rvt_diag *d);
 
+/* rvt_encode_funnel with each hart's encoder on its own thread, `jobs`
+ * at a time (0: one per online core; 1: rvt_encode_funnel itself): the
+ * same bytes, provided `out` takes every byte (a file or memory, not a RAM
+ * sink that can refuse them; a refused byte is an error here).
+ * docs/parallel.md explains how. */
+int rvt_encode_funnel_jobs(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, void *ctx, struct rvt_ing_reader *in,
+                           const struct rvt_image *img, const struct rvt_byte_sink *out, unsigned max_harts,
+                           unsigned jobs, struct rvt_codec_stats *st, struct rvt_codec_stats *per_hart,
+                           struct rvt_diag *d);
+/* Online cores (1..64): what jobs = 0 means. */
+unsigned rvt_jobs_default(void);
+
 /* Bounded work: the instruction limit of a decode unless the caller sets
  * one, RVT_DECODE_LIMIT_BASE + RVT_DECODE_LIMIT_PER_BYTE per trace byte
  * (16.8 M instructions plus 4096 per byte: the densest real trace measured
