@@ -108,14 +108,15 @@ struct rvt_codec {
     unsigned (*traced)(const void *cfg);
 
     /* Optional: segments (docs/parallel.md).  sync_points lists, in
-     * order, every point of buf where the family's decoder can start
-     * afresh, found by the decoder's own unit reader and validity checks;
+     * order, every point of buf from byte `from` on where the family's
+     * decoder can start afresh, found by the decoder's own unit reader and
+     * validity checks (fn returns <0 to fail, >0 to stop the listing);
      * dec_run_segment decodes the segment that starts at the sync point at
      * `from` (or at 0 for the first, which holds the bytes before it) and
      * ends where the one at `until` begins (until == len: the trace's end,
      * with the end-of-trace checks).  Families without them have one
      * segment, the whole trace. */
-    int (*sync_points)(const void *cfg, const uint8_t *buf, size_t len,
+    int (*sync_points)(const void *cfg, const uint8_t *buf, size_t len, size_t from,
                        int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d);
     int (*dec_run_segment)(void *dec, const uint8_t *buf, size_t len, size_t from, size_t until);
 };
@@ -269,6 +270,12 @@ struct rvt_trace_segment {
  * a family without segments, is one segment. */
 int rvt_segments(const struct rvt_codec *c, const void *cfg, const uint8_t *buf, size_t len, uint64_t min_bytes,
                  struct rvt_trace_segment **out, size_t *n, struct rvt_diag *d);
+/* The segment from byte `from` (0 or a sync point) to byte `to` (a later
+ * sync point, or len), checked by looking at those two places only (a
+ * range of several segments is one segment).  <0 with d naming what is
+ * not a segment boundary. */
+int rvt_segment_range(const struct rvt_codec *c, const void *cfg, const uint8_t *buf, size_t len, uint64_t from,
+                      uint64_t to, struct rvt_trace_segment *out, struct rvt_diag *d);
 /* Decode segment s of buf (the whole trace) as rvt_decode would decode
  * it within the whole: the instructions from its sync point up to the next
  * segment's, so that the per-instruction outputs of all segments, joined

@@ -325,10 +325,10 @@ static int dec_run_segment(void *dec, const uint8_t *buf, size_t len, size_t fro
 {
     return cdl_dec_run_segment(dec, buf, len, from, until);
 }
-static int sync_points(const void *cfg, const uint8_t *buf, size_t len,
+static int sync_points(const void *cfg, const uint8_t *buf, size_t len, size_t from,
                        int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d)
 {
-    return cdl_sync_points(cfg, buf, len, fn, ctx, d);
+    return cdl_sync_points(cfg, buf, len, from, fn, ctx, d);
 }
 static const char *dec_error(const void *dec)
 {

@@ -890,7 +890,7 @@ void cdl_dec_free(struct cdl_dec *dec)
     free(dec);
 }
 
-int cdl_sync_points(const struct cdl_cfg *c, const uint8_t *buf, size_t len,
+int cdl_sync_points(const struct cdl_cfg *c, const uint8_t *buf, size_t len, size_t from,
                     int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d)
 {
     uint8_t *nyb;
@@ -907,8 +907,8 @@ int cdl_sync_points(const struct cdl_cfg *c, const uint8_t *buf, size_t len,
      * mark where a field follows sync_nybbles skips, and after damage the
      * next sync point its resynchronisation accepts (cdl_next_sync). */
     const bool flow = (c->pack & CDL_PACK_FLOW) != 0;
-    size_t pos = 0;
-    unsigned zeros = 0;
+    size_t pos = 2 * from < nlen ? 2 * from : nlen;
+    unsigned zeros = zeros_before(nyb, pos);
     while (pos < nlen) {
         struct cdl_field f;
         struct rvt_diag fd = {0};
@@ -934,7 +934,7 @@ int cdl_sync_points(const struct cdl_cfg *c, const uint8_t *buf, size_t len,
                                         .has_addr = flow,
                                         .unit = "sync mark",
                                         .needs = "none"};
-            if ((rc = fn(ctx, &sp)) < 0)
+            if ((rc = fn(ctx, &sp)) != 0)
                 break;
         }
         pos += (size_t)n;

@@ -4,6 +4,7 @@
  * file only groups them. */
 #include "rvtrace/codec.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,7 @@ int rvt_segments(const struct rvt_codec *c, const void *cfg, const uint8_t *buf,
         return 0;
     struct collect pts = {0};
     if (c->sync_points && c->dec_run_segment) {
-        int rc = c->sync_points(cfg, buf, len, collect, &pts, d);
+        int rc = c->sync_points(cfg, buf, len, 0, collect, &pts, d);
         if (rc < 0) {
             free(pts.v);
             return rc == -RVT_ERR_NOMEM && !d->code ? rvt_fail(d, RVT_ERR_NOMEM, "segments: out of memory") : rc;
@@ -75,5 +76,64 @@ int rvt_segments(const struct rvt_codec *c, const void *cfg, const uint8_t *buf,
     free(pts.v);
     *out = seg;
     *n = k + 1;
+    return 0;
+}
+
+/* The first sync point at or after a byte. */
+struct first {
+    bool found;
+    struct rvt_sync_point sp;
+};
+
+static int first_point(void *ctx, const struct rvt_sync_point *sp)
+{
+    struct first *f = ctx;
+    f->found = true;
+    f->sp = *sp;
+    return 1; /* stop */
+}
+
+int rvt_segment_range(const struct rvt_codec *c, const void *cfg, const uint8_t *buf, size_t len, uint64_t from,
+                      uint64_t to, struct rvt_trace_segment *out, struct rvt_diag *d)
+{
+    if (from >= to || to > len)
+        return rvt_fail(d, RVT_ERR_INVAL, "segment %" PRIu64 "..%" PRIu64 ": expected OFFSET < END <= %zu", from, to,
+                        len);
+    memset(out, 0, sizeof *out);
+    out->offset = from;
+    out->end = to;
+    if (!c->sync_points || !c->dec_run_segment) {
+        if (from != 0 || to != len)
+            return rvt_fail(d, RVT_ERR_UNSUPPORTED, "%s traces are not decoded in segments: the only one is 0..%zu",
+                            c->name, len);
+        return 0;
+    }
+    /* Each end must be where the family's own listing puts a sync point
+     * when it reads on from there. */
+    struct first a = {0}, b = {0};
+    int rc = c->sync_points(cfg, buf, len, (size_t)from, first_point, &a, d);
+    if (rc < 0)
+        return rc;
+    if (from != 0 && (!a.found || a.sp.offset != from)) {
+        if (a.found)
+            return rvt_fail(d, RVT_ERR_INVAL,
+                            "no segment starts at byte %" PRIu64
+                            " (a segment starts at 0 or at a synchronisation point; the next one is at byte %" PRIu64 ")",
+                            from, a.sp.offset);
+        return rvt_fail(d, RVT_ERR_INVAL,
+                        "no segment starts at byte %" PRIu64 " (a segment starts at 0 or at a synchronisation point; "
+                        "there is none after it)",
+                        from);
+    }
+    out->sync = a.found ? a.sp : (struct rvt_sync_point){0};
+    if (to == len)
+        return 0;
+    if ((rc = c->sync_points(cfg, buf, len, (size_t)to, first_point, &b, d)) < 0)
+        return rc;
+    if (!b.found || b.sp.offset != to)
+        return rvt_fail(d, RVT_ERR_INVAL,
+                        "no segment ends at byte %" PRIu64 " (a segment ends at the next synchronisation point or at "
+                        "the end, %zu bytes)",
+                        to, len);
     return 0;
 }

@@ -1654,7 +1654,7 @@ static int run_from(struct et_decoder *dec, size_t len, size_t start, size_t unt
     return 0;
 }
 
-int et_sync_points(const struct et_params *p, const uint8_t *buf, size_t len,
+int et_sync_points(const struct et_params *p, const uint8_t *buf, size_t len, size_t from,
                    int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d)
 {
     (void)d;
@@ -1666,6 +1666,7 @@ int et_sync_points(const struct et_params *p, const uint8_t *buf, size_t len,
     dec->p = *p;
     et_deframer_init(&dec->df, &dec->p, buf, len);
     dec->df.only_src = dec->p.src_id_set;
+    dec->df.pos = from;
     const size_t need = 32 + p->ts_bytes + p->src_bits / 8; /* a synchronisation sequence and its alignment */
     int rc = 0;
     for (;;) {
@@ -1701,7 +1702,7 @@ int et_sync_points(const struct et_params *p, const uint8_t *buf, size_t len,
                                     .has_addr = true,
                                     .unit = "te_inst format 3 start",
                                     .needs = "none"};
-        if ((rc = fn(ctx, &sp)) < 0)
+        if ((rc = fn(ctx, &sp)) != 0)
             break;
     }
     free(dec);

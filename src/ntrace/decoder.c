@@ -994,14 +994,14 @@ void nt_dec_free(struct nt_decoder *x)
     free(x);
 }
 
-int nt_sync_points(const struct nt_cfg *cfg, const uint8_t *buf, size_t len,
+int nt_sync_points(const struct nt_cfg *cfg, const uint8_t *buf, size_t len, size_t from,
                    int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d)
 {
     (void)d;
     struct nt_wire wire;
     nt_cfg_wire(cfg, &wire);
     const uint64_t mask = nt_addr_mask(cfg->xlen ? cfg->xlen : 64);
-    size_t pos = 0;
+    size_t pos = from;
     struct rvt_diag fd;
     for (;;) {
         size_t start = pos, n = 0;
@@ -1022,7 +1022,7 @@ int nt_sync_points(const struct nt_cfg *cfg, const uint8_t *buf, size_t len,
                                     .has_addr = true,
                                     .unit = nt_tcode_name(m.tcode),
                                     .needs = "none"};
-        if ((rc = fn(ctx, &sp)) < 0)
-            return rc;
+        if ((rc = fn(ctx, &sp)) != 0)
+            return rc < 0 ? rc : 0;
     }
 }

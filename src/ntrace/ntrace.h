@@ -254,7 +254,7 @@ int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len);
 /* One segment: from the sync point at `from` up to the one at `until`. */
 int nt_dec_run_segment(struct nt_decoder *x, const uint8_t *buf, size_t len, size_t from, size_t until);
 /* Every synchronising message the decoder would accept, in order. */
-int nt_sync_points(const struct nt_cfg *cfg, const uint8_t *buf, size_t len,
+int nt_sync_points(const struct nt_cfg *cfg, const uint8_t *buf, size_t len, size_t from,
                    int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d);
 const char *nt_dec_error(const struct nt_decoder *x);
 void nt_dec_free(struct nt_decoder *x);

@@ -104,7 +104,9 @@ done
 # Bad requests name what is wrong.
 "$RV" encode --format ntrace --sync-msgs 64 --elf "$T/bzip2" --input "$T/bzip2.ing" -o "$T/t.bin" || bad "encode"
 "$RV" decode --format ntrace --sync-msgs 64 --elf "$T/bzip2" "$T/t.bin" --segment 1..2 2>"$T/e.err"; rc=$?
-[ $rc = 2 ] && grep -q "no segment starting at byte 1" "$T/e.err" && ok || bad "--segment 1..2: rc $rc: $(cat "$T/e.err")"
+[ $rc = 2 ] && grep -q "no segment starts at byte 1" "$T/e.err" && ok || bad "--segment 1..2: rc $rc: $(cat "$T/e.err")"
+"$RV" decode --format ntrace --sync-msgs 64 --elf "$T/bzip2" "$T/t.bin" --segment 0..5 2>"$T/e.err"; rc=$?
+[ $rc = 2 ] && grep -q "no segment ends at byte 5" "$T/e.err" && ok || bad "--segment 0..5: rc $rc: $(cat "$T/e.err")"
 "$RV" decode --format ntrace --elf "$T/bzip2" "$T/t.bin" --segment 100000 2>"$T/e.err"; rc=$?
 [ $rc = 2 ] && grep -q "segments lists them" "$T/e.err" && ok || bad "--segment 100000: rc $rc: $(cat "$T/e.err")"
 # --json lists the same segments as the text.

@@ -23,58 +23,42 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int cli_segment_select(struct cli_opts *o, const uint8_t *buf, size_t len, const char *spec, struct rvt_trace_segment *out)
+int cli_segment_select(struct cli_opts *o, const uint8_t *buf, size_t len, const char *spec,
+                       struct rvt_trace_segment *out)
 {
-    uint64_t min = 0;
-    const char *mb = cli_extra(o, "min-bytes");
-    if (mb && !cli_parse_u64(mb, &min))
-        return cli_fail(o->cmd, "--min-bytes: expected a number of bytes, got '%s'", mb), CLI_EXIT_USAGE;
-    struct rvt_trace_segment *seg = NULL;
-    size_t n = 0;
     struct rvt_diag d = {0};
-    if (rvt_segments(o->codec, o->ccfg, buf, len, min, &seg, &n, &d) < 0)
-        return cli_fail(o->cmd, "%s: %s", o->trace, d.msg), CLI_EXIT_USAGE;
-    int rc = 0;
     const char *dots = strstr(spec, "..");
-    if (!dots) {
-        uint64_t k;
-        if (!cli_parse_u64(spec, &k))
-            rc = cli_fail(o->cmd, "--segment: expected K (a segment number) or OFFSET..END, got '%s'", spec);
-        else if (k >= n)
-            rc = cli_fail(o->cmd, "--segment %" PRIu64 ": %s has %zu segment%s (rvtrace segments lists them)", k,
-                          o->trace, n, n == 1 ? "" : "s");
-        else
-            *out = seg[k];
-    } else {
+    if (dots) {
+        /* OFFSET..END: only those two places are read. */
         char a[32];
         uint64_t from, to;
         size_t al = (size_t)(dots - spec);
-        if (al >= sizeof a)
-            al = sizeof a - 1;
-        memcpy(a, spec, al);
-        a[al] = 0;
-        if (!cli_parse_u64(a, &from) || !cli_parse_u64(dots + 2, &to) || from >= to) {
-            rc = cli_fail(o->cmd, "--segment: expected OFFSET..END with OFFSET < END, got '%s'", spec);
-        } else {
-            /* Both ends must be segment boundaries (with --min-bytes 0 every
-             * sync point is one): a range may span several segments. */
-            size_t i = 0, j;
-            while (i < n && seg[i].offset != from)
-                i++;
-            for (j = i; j < n && seg[j].end != to; j++)
-                ;
-            if (i == n || j == n)
-                rc = cli_fail(o->cmd,
-                              "--segment %s: %s has no segment %s at byte %" PRIu64
-                              " (a segment starts at 0 or at a synchronisation point and ends at the next or at "
-                              "the end, %zu bytes; rvtrace segments lists them)",
-                              spec, o->trace, i == n ? "starting" : "ending", i == n ? from : to, len);
-            else {
-                *out = seg[i];
-                out->end = seg[j].end;
-            }
-        }
+        if (al >= sizeof a || (memcpy(a, spec, al), a[al] = 0, !cli_parse_u64(a, &from)) ||
+            !cli_parse_u64(dots + 2, &to) || from >= to)
+            return cli_fail(o->cmd, "--segment: expected OFFSET..END with OFFSET < END, got '%s'", spec),
+                   CLI_EXIT_USAGE;
+        if (rvt_segment_range(o->codec, o->ccfg, buf, len, from, to, out, &d) < 0)
+            return cli_fail(o->cmd, "--segment %s: %s: %s (rvtrace segments lists them)", spec, o->trace, d.msg),
+                   CLI_EXIT_USAGE;
+        return 0;
     }
+    uint64_t min = 0, k;
+    const char *mb = cli_extra(o, "min-bytes");
+    if (mb && !cli_parse_u64(mb, &min))
+        return cli_fail(o->cmd, "--min-bytes: expected a number of bytes, got '%s'", mb), CLI_EXIT_USAGE;
+    if (!cli_parse_u64(spec, &k))
+        return cli_fail(o->cmd, "--segment: expected K (a segment number) or OFFSET..END, got '%s'", spec),
+               CLI_EXIT_USAGE;
+    struct rvt_trace_segment *seg = NULL;
+    size_t n = 0;
+    if (rvt_segments(o->codec, o->ccfg, buf, len, min, &seg, &n, &d) < 0)
+        return cli_fail(o->cmd, "%s: %s", o->trace, d.msg), CLI_EXIT_USAGE;
+    int rc = 0;
+    if (k >= n)
+        rc = cli_fail(o->cmd, "--segment %" PRIu64 ": %s has %zu segment%s (rvtrace segments lists them)", k, o->trace,
+                      n, n == 1 ? "" : "s");
+    else
+        *out = seg[k];
     free(seg);
     return rc ? CLI_EXIT_USAGE : 0;
 }
