@@ -55,6 +55,9 @@ cases=(
   "etrace|--implicit-return 2.0 --resync-max 2 --branch-prediction --jump-target-cache"
   "cdl|--cdl-sync-interval 256 --cdl-data wide"
   "cdl|--cdl-pc all --cdl-sync-interval 512 --cdl-data wide"
+  "dbg|--dbg-buffer 1024"
+  "dbg|--dbg-emit pc,branch,priv,timestamp --dbg-buffer 2048"
+  "dbg|--dbg-emit pc,priv --dbg-buffer 4096"
 )
 FIRST=1
 for c in "${cases[@]}"; do
