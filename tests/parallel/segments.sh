@@ -112,6 +112,10 @@ done
 [ $rc = 2 ] && grep -q "no segment ends at byte 5" "$T/e.err" && ok || bad "--segment 0..5: rc $rc: $(cat "$T/e.err")"
 "$RV" decode --format ntrace --elf "$T/bzip2" "$T/t.bin" --segment 100000 2>"$T/e.err"; rc=$?
 [ $rc = 2 ] && grep -q "segments lists them" "$T/e.err" && ok || bad "--segment 100000: rc $rc: $(cat "$T/e.err")"
+# A RAM image is linearised by decode: its segments are not the file's.
+"$RV" encode --format ntrace --sync-msgs 64 --elf "$T/bzip2" --input "$T/bzip2.ing" --sink sram:8192:wrap -o "$T/ram.bin" 2>/dev/null
+"$RV" decode --format ntrace --sync-msgs 64 --elf "$T/bzip2" "$T/ram.bin" --segment 0 2>"$T/e.err"; rc=$?
+[ $rc = 2 ] && grep -q "segments are byte ranges of a plain trace file" "$T/e.err" && ok || bad "--segment on a RAM image: rc $rc: $(cat "$T/e.err")"
 # --json lists the same segments as the text.
 "$RV" segments --format ntrace --sync-msgs 64 "$T/t.bin" --json > "$T/s.json"
 "$RV" segments --format ntrace --sync-msgs 64 "$T/t.bin" > "$T/s.txt"

@@ -167,6 +167,13 @@ int cmd_decode(int argc, char **argv)
     struct rvt_trace_segment seg;
     const char *segspec = cli_extra(&o, "segment");
     if (segspec) {
+        if (!tf) {
+            /* (`rvtrace segments` reads the file's own bytes.) */
+            cli_fail("decode", "--segment: %s: segments are byte ranges of a plain trace file, not of a RAM image "
+                               "(.sink, --wp, --wrap) or ATB frames (--atb)", o.trace);
+            rc = usage;
+            goto done;
+        }
         if (cli_segment_select(&o, data, len, segspec, &seg)) {
             rc = usage;
             goto done;
