@@ -104,6 +104,21 @@ PY
     done
 done
 
+# A funnelled two-hart trace: each hart's segments are its own source's
+# sync messages, and they join to that hart's decode.
+xz -dc "$D/sysmode/smp64.xz" > "$T/smp64"
+xz -dc "$D/sysmode/smp64-2.ing.xz" > "$T/smp.ing"
+for fam in "ntrace --sync-period 500" "etrace --resync-max 0"; do
+    # shellcheck disable=SC2086
+    "$RV" encode --format $fam --ecall trap --elf "$T/smp64" --input "$T/smp.ing" --funnel --src-bits 1 -o "$T/fun.bin" \
+        || { bad "$fam funnel: encode"; continue; }
+    for h in 0 1; do
+        # shellcheck disable=SC2086
+        join_check "$fam funnel hart $h" "$T/smp64" "$T/fun.bin" 2000 --format $fam --ecall trap --src-bits 1 --src-id $h
+        [ "$NSEG" -gt 2 ] && ok || bad "$fam funnel hart $h: only $NSEG segments"
+    done
+done
+
 # Bad requests name what is wrong.
 "$RV" encode --format ntrace --sync-msgs 64 --elf "$T/bzip2" --input "$T/bzip2.ing" -o "$T/t.bin" || bad "encode"
 "$RV" decode --format ntrace --sync-msgs 64 --elf "$T/bzip2" "$T/t.bin" --segment 1..2 2>"$T/e.err"; rc=$?

@@ -30,29 +30,39 @@ int cli_segment_select(struct cli_opts *o, const uint8_t *buf, size_t len, const
     const char *dots = strstr(spec, "..");
     if (dots) {
         /* OFFSET..END: only those two places are read. */
-        char a[32];
-        uint64_t from, to;
+        char a[32] = "";
+        uint64_t from = 0, to = 0;
         size_t al = (size_t)(dots - spec);
-        if (al >= sizeof a || (memcpy(a, spec, al), a[al] = 0, !cli_parse_u64(a, &from)) ||
-            !cli_parse_u64(dots + 2, &to) || from >= to)
-            return cli_fail(o->cmd, "--segment: expected OFFSET..END with OFFSET < END, got '%s'", spec),
-                   CLI_EXIT_USAGE;
-        if (rvt_segment_range(o->codec, o->ccfg, buf, len, from, to, out, &d) < 0)
-            return cli_fail(o->cmd, "--segment %s: %s: %s (rvtrace segments lists them)", spec, o->trace, d.msg),
-                   CLI_EXIT_USAGE;
+        if (al < sizeof a) {
+            memcpy(a, spec, al);
+            a[al] = 0;
+        }
+        if (al >= sizeof a || !cli_parse_u64(a, &from) || !cli_parse_u64(dots + 2, &to) || from >= to) {
+            cli_fail(o->cmd, "--segment: expected OFFSET..END with OFFSET < END, got '%s'", spec);
+            return CLI_EXIT_USAGE;
+        }
+        if (rvt_segment_range(o->codec, o->ccfg, buf, len, from, to, out, &d) < 0) {
+            cli_fail(o->cmd, "--segment %s: %s: %s (rvtrace segments lists them)", spec, o->trace, d.msg);
+            return CLI_EXIT_USAGE;
+        }
         return 0;
     }
     uint64_t min = 0, k;
     const char *mb = cli_extra(o, "min-bytes");
-    if (mb && !cli_parse_u64(mb, &min))
-        return cli_fail(o->cmd, "--min-bytes: expected a number of bytes, got '%s'", mb), CLI_EXIT_USAGE;
-    if (!cli_parse_u64(spec, &k))
-        return cli_fail(o->cmd, "--segment: expected K (a segment number) or OFFSET..END, got '%s'", spec),
-               CLI_EXIT_USAGE;
+    if (mb && !cli_parse_u64(mb, &min)) {
+        cli_fail(o->cmd, "--min-bytes: expected a number of bytes, got '%s'", mb);
+        return CLI_EXIT_USAGE;
+    }
+    if (!cli_parse_u64(spec, &k)) {
+        cli_fail(o->cmd, "--segment: expected K (a segment number) or OFFSET..END, got '%s'", spec);
+        return CLI_EXIT_USAGE;
+    }
     struct rvt_trace_segment *seg = NULL;
     size_t n = 0;
-    if (rvt_segments(o->codec, o->ccfg, buf, len, min, &seg, &n, &d) < 0)
-        return cli_fail(o->cmd, "%s: %s", o->trace, d.msg), CLI_EXIT_USAGE;
+    if (rvt_segments(o->codec, o->ccfg, buf, len, min, &seg, &n, &d) < 0) {
+        cli_fail(o->cmd, "%s: %s", o->trace, d.msg);
+        return CLI_EXIT_USAGE;
+    }
     int rc = 0;
     if (k >= n)
         rc = cli_fail(o->cmd, "--segment %" PRIu64 ": %s has %zu segment%s (rvtrace segments lists them)", k, o->trace,
@@ -67,7 +77,8 @@ int cmd_segments(int argc, char **argv)
 {
     static const char *const extra[] = {"json!", "min-bytes", NULL};
     struct cli_opts o;
-    const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_XLEN;
+    /* (--ecall is accepted so that a decode's options can be given as they are.) */
+    const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_XLEN | CLI_ECALL;
     int rc = cli_parse(&o, "segments", allowed, extra, argc, argv);
     if (rc || o.help) {
         if (o.help) {
