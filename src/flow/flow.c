@@ -960,7 +960,9 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         f->blk.cause = 0;
         f->blk.priv = priv;
     }
-    const uint64_t offset = f->offset;
+    /* Every block this loop hands over ends with a packet of this walk;
+     * any other flush sets its own. */
+    f->blk.trace_offset = f->offset;
     struct bq_reader q = {1, 0};
     int rc = 0;
     for (;;) {
@@ -1047,7 +1049,6 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
             k->next = to;
             k->ninsns = in_open - in;
             k->index = insns_base - in_open;
-            k->trace_offset = offset;
             k->end = end;
             k->cf = (uint8_t)cf;
             k->flags = base_flags | flags;
