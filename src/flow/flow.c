@@ -934,7 +934,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                         f->blk.context != ctx || f->blk.priv != priv))
         return 0;
     struct rvt_bcache *const bc = f->bc;
-    const struct bc_slot *const slots = bc->slots;
+    struct bc_slot *const slots = bc->slots;
     const unsigned shift = bc->shift;
     const uint64_t stop = fs->stop;
     /* hw and in count down what is walked, limited or not; the flow's
@@ -965,16 +965,31 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     f->blk.trace_offset = f->offset;
     struct bq_reader q = {1, 0};
     int rc = 0;
+    /* The hits of this loop's lookups, added to the cache's count at the end. */
+    uint64_t hits = 0;
+    /* The previous block's successor hint for pc (NULL: none, as after a
+     * return): a hit there costs a load and a compare, no hash. */
+    uint32_t *hint = NULL;
     for (;;) {
-        const struct bc_slot *s = &slots[rvt_bc_home(shift, pc)];
-        const struct rvt_block_info *b = &s->b;
-        if (s->b.start == pc) {
-            bc->hits++;
+        struct bc_slot *s;
+        if (hint && (s = (struct bc_slot *)((char *)slots + *hint))->b.start == pc) {
+            hits++;
         } else {
-            b = rvt_bcache_miss(bc, pc);
-            if (bc->slots != slots)
-                break; /* the table grew: the general step takes this block */
+            s = &slots[rvt_bc_home(shift, pc)];
+            if (s->b.start == pc) {
+                hits++;
+            } else {
+                const struct rvt_block_info *m = rvt_bcache_miss(bc, pc);
+                if (bc->slots != slots)
+                    break; /* the table grew: the general step takes this block */
+                if (m == &bc->spare)
+                    hint = NULL; /* not a slot (no code there: the loop stops below) */
+                s = (struct bc_slot *)((char *)m - offsetof(struct bc_slot, b));
+            }
+            if (hint)
+                *hint = (uint32_t)((char *)s - (char *)slots);
         }
+        const struct rvt_block_info *b = &s->b;
         /* An empty block (no code) has no halfwords: 0 - 1 is never below
          * hw - 1.  A limit reached exactly leaves the last instruction
          * pending: the general step does that. */
@@ -1010,9 +1025,11 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                 goto seq;
             to = b->target;
             end = RVT_END_BRANCH;
+            hint = &s->succ[1];
         } else if (act == FA_SEQ) { /* no control flow, or an ecall that falls through */
             goto seq;
         } else {
+            hint = &s->succ[1];
             switch ((enum fast_action)act) {
             case FA_CALL:
                 rvt_cs_push(&f->cs, b->next);
@@ -1031,6 +1048,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                 if (!rvt_cs_pop(&f->cs, &to))
                     goto handback; /* not implicit: the general step stops there */
                 to &= f->mask;
+                hint = NULL; /* a return goes wherever its call came from */
                 end = RVT_END_RETURN;
                 flags = RVT_BLK_IMPLICIT;
                 break;
@@ -1074,6 +1092,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         f->blk.last = b->last;
         f->blk.cf = (uint8_t)cf;
         pc = f->blk_end = b->next;
+        hint = &s->succ[0];
         continue;
     wait:
         hw -= bhw;
@@ -1119,6 +1138,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     }
 handback:
     bq_done(f, &q);
+    bc->hits += hits;
     f->insns = insns_base - in;
     f->pc = pc;
     if (in != in0) {
