@@ -895,7 +895,6 @@ enum { LIM_HW = 1, LIM_IN = 2, LIM_ADDR = 4 };
 struct fast_state {
     uint64_t hw_left, in_left; /* the walk's limits (UINT64_MAX: none) */
     uint64_t stop;             /* RVT_WALK_ADDR's address (else odd: in no block) */
-    const uint8_t *action;     /* enum fast_action by enum rvt_cf */
 };
 
 /* A branch with no queued outcome: the walk's callback or its default;
@@ -1010,7 +1009,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
 
         /* The successor of the block's last instruction (targets and
          * fall-throughs in the cache are within xlen). */
-        const unsigned cf = b->cf, act = fs->action[cf];
+        const unsigned cf = b->cf, act = f->action[cf]; /* addressed from f: no register of its own */
         uint64_t to;
         uint8_t end, flags = 0;
         if (act == FA_BRANCH) {
@@ -1227,8 +1226,7 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
     }
     struct fast_state fs = {.hw_left = hw_left,
                             .in_left = in_left,
-                            .stop = addr_lim ? stop_addr : UINT64_MAX, /* never inside a block: odd */
-                            .action = f->action};
+                            .stop = addr_lim ? stop_addr : UINT64_MAX}; /* never inside a block: odd */
     /* The instruction count always limits: the decode's own limit. */
     const unsigned lim = (hw_left != UINT64_MAX ? LIM_HW : 0) | (addr_lim ? LIM_ADDR : 0);
 
