@@ -180,6 +180,9 @@ if [ -n "${NEXRV:-}" ]; then
     echo "| encode from a PC list (reference: its PC-list conversion + encode) | $conv_enc | $ours_el | $(ratio "$ours_el" "$conv_enc") |"
     echo "| decode -> PC text | $rd | $ours_d | $(ratio "$ours_d" "$rd") |"
     echo "| decode -> count | - | $ours_c | - |"
+else
+    echo
+    echo "(The N-Trace reference tool was not run: give NEXRV=/path/to/NexRv.exe, built from riscv-non-isa/tg-nexus-trace refcode/c with its makefile, outside this tree.)"
 fi
 
 # ---- a run of more than 100 M instructions -------------------------------------------------------
