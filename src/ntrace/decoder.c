@@ -209,9 +209,13 @@ static int add_hist(struct nt_decoder *x, uint64_t hist, uint64_t repeat)
     unsigned n = 63u - (unsigned)__builtin_clzll(hist);
     if (n == 0)
         return 0;
-    uint64_t rev = 0; /* oldest outcome in bit 0 */
-    for (unsigned i = 0; i < n; i++)
-        rev |= ((hist >> (n - 1 - i)) & 1u) << i;
+    /* Oldest outcome in bit 0: the n outcome bits reversed (all 64 bits
+     * reversed by swapping halves, then the top n kept; n < 64). */
+    uint64_t rev = hist;
+    rev = (rev >> 1 & 0x5555555555555555ull) | (rev & 0x5555555555555555ull) << 1;
+    rev = (rev >> 2 & 0x3333333333333333ull) | (rev & 0x3333333333333333ull) << 2;
+    rev = (rev >> 4 & 0x0F0F0F0F0F0F0F0Full) | (rev & 0x0F0F0F0F0F0F0F0Full) << 4;
+    rev = __builtin_bswap64(rev) >> (64 - n);
     for (uint64_t r = 0; r < repeat; r++) {
         int rc = queue_bits(x, rev, n);
         if (rc < 0)
