@@ -62,9 +62,10 @@ uint64_t rvt_decode_default_limit(size_t trace_bytes)
     return RVT_DECODE_LIMIT_BASE + per * RVT_DECODE_LIMIT_PER_BYTE;
 }
 
-int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
-               const struct rvt_decode_options *opt, const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink,
-               struct rvt_diag *d)
+/* The whole trace (seg NULL) or one segment of it. */
+static int decode_range(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                        const struct rvt_decode_options *opt, const uint8_t *buf, size_t len,
+                        const struct rvt_trace_segment *seg, const struct rvt_flow_sink *sink, struct rvt_diag *d)
 {
     struct rvt_decode_options o = {.size = sizeof o, .ecall = -1};
     if (opt) {
@@ -104,7 +105,10 @@ int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_imag
         rvt_flow_free(f);
         return rvt_fail_from(d, &dd, "%s decoder", c->name);
     }
-    rc = c->dec_run(dec, buf, len);
+    if (!seg || !c->dec_run_segment)
+        rc = c->dec_run(dec, buf, len);
+    else
+        rc = c->dec_run_segment(dec, buf, len, (size_t)seg->offset, (size_t)seg->end);
     /* The limit ends a decode the way the end of the trace does: the note
      * says where, whatever the decoder made of the error. */
     if (rc < 0 && rvt_flow_limit_reached(f))
@@ -114,6 +118,26 @@ int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_imag
     c->dec_free(dec);
     rvt_flow_free(f);
     return rc < 0 ? rc : 0;
+}
+
+int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+               const struct rvt_decode_options *opt, const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink,
+               struct rvt_diag *d)
+{
+    return decode_range(c, cfg, img, opt, buf, len, NULL, sink, d);
+}
+
+int rvt_decode_segment(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                       const struct rvt_decode_options *opt, const uint8_t *buf, size_t len,
+                       const struct rvt_trace_segment *s, const struct rvt_flow_sink *sink, struct rvt_diag *d)
+{
+    if (s->offset > s->end || s->end > len)
+        return rvt_fail(d, RVT_ERR_INVAL, "segment 0x%" PRIx64 "..0x%" PRIx64 " is not inside the %zu-byte trace",
+                        s->offset, s->end, len);
+    /* A family without segments has one, the whole trace. */
+    if (!c->dec_run_segment && (s->offset != 0 || s->end != len))
+        return rvt_fail(d, RVT_ERR_UNSUPPORTED, "%s traces are not decoded in segments", c->name);
+    return decode_range(c, cfg, img, opt, buf, len, s, sink, d);
 }
 
 int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
