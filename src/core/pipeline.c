@@ -2,6 +2,7 @@
  * tests and the benchmarks all run. */
 #include "rvtrace/codec.h"
 #include "rvtrace/sink.h"
+#include "core/encstats.h"
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -219,18 +220,7 @@ int rvt_encode_funnel_via(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, v
             rvt_fail(d, (enum rvt_err)-rc, "hart %u at the end of the input: %s", h, c->enc_error(enc[h]));
             goto out;
         }
-        struct rvt_codec_stats hs = {0};
-        if (c->enc_stats)
-            c->enc_stats(enc[h], &hs);
-        hs.insns = insns[h];
-        hs.records = records[h];
-        if (per_hart)
-            per_hart[h] = hs;
-        st->insns += hs.insns;
-        st->records += hs.records;
-        st->packets += hs.packets;
-        st->bytes += hs.bytes;
-        st->lost += hs.lost;
+        rvt_hart_stats_add(c, enc[h], insns[h], records[h], per_hart ? &per_hart[h] : NULL, st);
     }
     rc = rvt_funnel_flush(fun);
     if (rc < 0)

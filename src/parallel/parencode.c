@@ -14,6 +14,7 @@
  * and their packets. */
 #include "rvtrace/codec.h"
 #include "rvtrace/sink.h"
+#include "core/encstats.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -241,18 +242,7 @@ int rvt_encode_funnel_jobs(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, 
         }
         if ((rc = replay(hh, &fin[h], UINT64_MAX, d)) < 0)
             goto out;
-        struct rvt_codec_stats hs = {0};
-        if (c->enc_stats)
-            c->enc_stats(hh->enc, &hs);
-        hs.insns = hh->insns;
-        hs.records = hh->records;
-        if (per_hart)
-            per_hart[h] = hs;
-        st->insns += hs.insns;
-        st->records += hs.records;
-        st->packets += hs.packets;
-        st->bytes += hs.bytes;
-        st->lost += hs.lost;
+        rvt_hart_stats_add(c, hh->enc, hh->insns, hh->records, per_hart ? &per_hart[h] : NULL, st);
     }
     rc = rvt_funnel_flush(fun);
     if (rc < 0)
