@@ -11,6 +11,9 @@
 #     per family with the core/family split, output writers, decode memory
 #     against trace size, the N-Trace reference tool beside rvtrace (with
 #     NEXRV=/path/to/NexRv.exe), one row per commit in bench/HISTORY.md.
+# The reference tool is not part of this tree: clone
+# https://github.com/riscv-non-isa/tg-nexus-trace anywhere outside it, run
+# `make` in refcode/c, and pass NEXRV=.../refcode/c/NexRv.exe.
 # Prints Markdown; bench/RESULTS.md holds a run of it.
 #   bench/run.sh [WORKDIR]
 set -euo pipefail

@@ -82,7 +82,7 @@ N=$("$RV" check --elf "$ELF" --input "$work/bzip2.ing" | sed -n 's/.* records, \
 "$RV" encode --format etrace --implicit-return fixed --elf "$ELF" --input "$work/bzip2.ing" -o "$s/etir.bin"
 "$RV" encode --format etrace --elf "$ELF" --input "$work/bzip2.ing" -o "$s/et.bin"
 "$RV" encode --format ntrace --ntrace-mode btm --callstack 0 --repeat 0 --elf "$ELF" --input "$work/bzip2.ing" -o "$s/btm.bin"
-pcinsn_mb=$(($(stat -c %s "$s/bzip2.pcinsn") / 1000000)); pcs_mb=$(($(stat -c %s "$s/bzip2.pcs") / 1000000))
+pcinsn_mb=$(($(stat -L -c %s "$s/bzip2.pcinsn") / 1000000)); pcs_mb=$(($(stat -L -c %s "$s/bzip2.pcs") / 1000000))
 
 echo "## Speed and scale (issue 12)"
 echo
@@ -180,6 +180,9 @@ if [ -n "${NEXRV:-}" ]; then
     echo "| encode from a PC list (reference: its PC-list conversion + encode) | $conv_enc | $ours_el | $(ratio "$ours_el" "$conv_enc") |"
     echo "| decode -> PC text | $rd | $ours_d | $(ratio "$ours_d" "$rd") |"
     echo "| decode -> count | - | $ours_c | - |"
+else
+    echo
+    echo "(The N-Trace reference tool was not run: give NEXRV=/path/to/NexRv.exe, built from riscv-non-isa/tg-nexus-trace refcode/c with its makefile, outside this tree.)"
 fi
 
 # ---- a run of more than 100 M instructions -------------------------------------------------------

@@ -6,7 +6,7 @@ pkgs=(cmake make gcc clang libclang-rt-14-dev
       gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
       gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
       qemu-user qemu-system-misc dpkg-dev xz-utils ca-certificates bc time pkg-config
-      man-db libdw-dev lcov valgrind chromium fonts-dejavu-core python3)
+      man-db libdw-dev lcov valgrind chromium fonts-dejavu-core python3 parallel)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,6 +21,15 @@
 extern "C" {
 #endif
 
+/* A point where decoding can start (struct rvt_codec.sync_points). */
+struct rvt_sync_point {
+    uint64_t offset;   /* first byte of the synchronising unit */
+    uint64_t addr;     /* the address it gives (has_addr) */
+    bool has_addr;
+    const char *unit;  /* its name ("ProgTraceSync", "te_inst format 3 start") */
+    const char *needs; /* state a decoder starting here must be told, "none" when the spec resets it all */
+};
+
 /* One option a family accepts ("--name ARG").  arg == NULL: a flag that
  * takes no value (cfg_set receives "1"). */
 struct rvt_codec_opt {
@@ -97,6 +106,19 @@ struct rvt_codec {
      * the instructions (enum rvt_traced), for `verify` and the round-trip
      * tests to compare.  NULL: instructions only. */
     unsigned (*traced)(const void *cfg);
+
+    /* Optional: segments (docs/parallel.md).  sync_points lists, in
+     * order, every point of buf from byte `from` on where the family's
+     * decoder can start afresh, found by the decoder's own unit reader and
+     * validity checks (fn returns <0 to fail, >0 to stop the listing);
+     * dec_run_segment decodes the segment that starts at the sync point at
+     * `from` (or at 0 for the first, which holds the bytes before it) and
+     * ends where the one at `until` begins (until == len: the trace's end,
+     * with the end-of-trace checks).  Families without them have one
+     * segment, the whole trace. */
+    int (*sync_points)(const void *cfg, const uint8_t *buf, size_t len, size_t from,
+                       int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d);
+    int (*dec_run_segment)(void *dec, const uint8_t *buf, size_t len, size_t from, size_t until);
 };
 
 /* All families, NULL-terminated. */
@@ -178,6 +200,18 @@ int rvt_encode_funnel_via(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, v
                           const struct rvt_image *img, struct rvt_funnel *fun, struct rvt_codec_stats *st,
                           struct rvt_codec_stats *per_hart, struct rvt_diag *d);
 
+/* rvt_encode_funnel with each hart's encoder on its own thread, `jobs`
+ * at a time (0: one per online core; 1: rvt_encode_funnel itself): the
+ * same bytes, provided `out` takes every byte (a file or memory, not a RAM
+ * sink that can refuse them; a refused byte is an error here).
+ * docs/parallel.md explains how. */
+int rvt_encode_funnel_jobs(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, void *ctx, struct rvt_ing_reader *in,
+                           const struct rvt_image *img, const struct rvt_byte_sink *out, unsigned max_harts,
+                           unsigned jobs, struct rvt_codec_stats *st, struct rvt_codec_stats *per_hart,
+                           struct rvt_diag *d);
+/* Online cores (1..64): what jobs = 0 means. */
+unsigned rvt_jobs_default(void);
+
 /* Bounded work: the instruction limit of a decode unless the caller sets
  * one, RVT_DECODE_LIMIT_BASE + RVT_DECODE_LIMIT_PER_BYTE per trace byte
  * (16.8 M instructions plus 4096 per byte: the densest real trace measured
@@ -220,6 +254,36 @@ int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_imag
  * else overrides the flow's enum rvt_flow_ecall. */
 int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
                       const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink, struct rvt_diag *d);
+
+/* ---- segments: decoding a trace in independent pieces (docs/parallel.md) - */
+
+/* Bytes [offset, end) of a trace: from one synchronisation point to the
+ * next (the first segment starts at 0 and also holds the bytes before its
+ * sync point; the last ends at the trace's end). */
+struct rvt_trace_segment {
+    uint64_t offset, end;
+    struct rvt_sync_point sync; /* where its decode starts (the first one's: the trace's first) */
+};
+/* The segments of buf, each at least min_bytes long (shorter ones are
+ * joined to the next; 0: one per sync point).  *out (free() it) receives
+ * *n >= 1 segments for a non-empty trace; a trace without a sync point, or
+ * a family without segments, is one segment. */
+int rvt_segments(const struct rvt_codec *c, const void *cfg, const uint8_t *buf, size_t len, uint64_t min_bytes,
+                 struct rvt_trace_segment **out, size_t *n, struct rvt_diag *d);
+/* The segment from byte `from` (0 or a sync point) to byte `to` (a later
+ * sync point, or len), checked by looking at those two places only (a
+ * range of several segments is one segment).  <0 with d naming what is
+ * not a segment boundary. */
+int rvt_segment_range(const struct rvt_codec *c, const void *cfg, const uint8_t *buf, size_t len, uint64_t from,
+                      uint64_t to, struct rvt_trace_segment *out, struct rvt_diag *d);
+/* Decode segment s of buf (the whole trace) as rvt_decode would decode
+ * it within the whole: the instructions from its sync point up to the next
+ * segment's, so that the per-instruction outputs of all segments, joined
+ * in order, are the whole decode's (docs/parallel.md says what differs).
+ * Offsets in notes are the trace's. */
+int rvt_decode_segment(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                       const struct rvt_decode_options *opt, const uint8_t *buf, size_t len,
+                       const struct rvt_trace_segment *s, const struct rvt_flow_sink *sink, struct rvt_diag *d);
 
 /* ---- is this the right family? ---------------------------------------- */
 

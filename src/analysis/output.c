@@ -30,6 +30,7 @@ struct rvt_output {
     struct rvt_out_stats st;
     const struct rvt_symbol *cur_sym;
     struct rvt_datalist *data; /* listing: data notes waiting for their instruction */
+    bool data_waiting;         /* rvt_datalist_pending(data) != 0, asked once per note, not per line */
     uint64_t next_index;       /* listing: stream index of the next instruction printed */
     struct an_out *an; /* analysis kinds and JSON Lines */
     struct rvt_flow_sink an_sink;
@@ -237,13 +238,14 @@ static inline uint64_t hex8(uint32_t v)
 /* The data notes of instruction `index` (and older ones), after its line. */
 static void data_lines(struct rvt_output *o, uint64_t index)
 {
-    if (!o->data || (index != UINT64_MAX && !rvt_datalist_pending(o->data)))
+    if (!o->data || (index != UINT64_MAX && !o->data_waiting))
         return;
     out_reserve(o, 4096);
     if (index == UINT64_MAX)
         o->len += rvt_datalist_flush(o->data, o->buf + o->len, sizeof o->buf - o->len);
     else
         o->len += rvt_datalist_take(o->data, index, o->buf + o->len, sizeof o->buf - o->len);
+    o->data_waiting = rvt_datalist_pending(o->data) != 0;
 }
 
 /* Two hex digits of each byte value, as they lie in memory. */
@@ -367,9 +369,15 @@ static void insn_line(struct rvt_output *o, uint64_t pc)
     o->cur_sym = l->sym;
     source_line(o, pc);
     out_reserve(o, LINE_TEXT);
-    memcpy(o->buf + o->len, l->text, LINE_TEXT); /* the whole slot: fewer, wider moves */
+    /* Fixed sizes, whole moves: most lines fit the first 64 bytes. */
+    if (l->len <= 64)
+        memcpy(o->buf + o->len, l->text, 64);
+    else
+        memcpy(o->buf + o->len, l->text, LINE_TEXT);
     o->len += l->len;
-    data_lines(o, o->next_index++);
+    if (o->data_waiting)
+        data_lines(o, o->next_index);
+    o->next_index++;
 }
 
 /* Every instruction of block b in order, through the output's block cache:
@@ -568,6 +576,7 @@ static int on_note(void *ctx, const struct rvt_note *n)
                 o->err = -RVT_ERR_NOMEM;
             else
                 o->len += (size_t)w;
+            o->data_waiting = rvt_datalist_pending(o->data) != 0;
         }
         break;
     default:

@@ -298,6 +298,12 @@ void cdl_enc_state(const struct cdl_enc *e, struct cdl_state *st);
 struct cdl_dec;
 int cdl_dec_new(struct cdl_dec **dp, const struct cdl_cfg *cfg, struct rvt_flow *flow, struct rvt_diag *d);
 int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len);
+/* One segment (docs/parallel.md): from the sync mark at byte `from` up to
+ * the one at `until` (cdl_sync_points' offsets). */
+int cdl_dec_run_segment(struct cdl_dec *dec, const uint8_t *buf, size_t len, size_t from, size_t until);
+/* Every sync mark the decoder reads in a stream in write order. */
+int cdl_sync_points(const struct cdl_cfg *c, const uint8_t *buf, size_t len, size_t from,
+                    int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d);
 const char *cdl_dec_error(const struct cdl_dec *dec);
 void cdl_dec_free(struct cdl_dec *dec);
 

@@ -611,6 +611,20 @@ static bool starts_record(const struct cdl_dec *dec, const struct cdl_field *f)
 
 int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
 {
+    return cdl_dec_run_segment(dec, buf, len, 0, len);
+}
+
+/* Segments (docs/parallel.md) of a stream in write order (not a wrapped
+ * image's rotation): one starts at the field after a sync mark, where "a
+ * decoder can start at any sync point" (docs/cdl.md: every field's meaning
+ * is independent of where a cycle starts; seed 000: "compressed data
+ * sequences provides a decoder to synchronize back to"); `from`/`until`
+ * are the byte offsets cdl_sync_points gives (the byte holding the field's
+ * first nybble or the zero before it).  The next segment's first field
+ * (its PC) is still applied here, as the whole decode applies it: it
+ * walks the counts before the mark; then the segment stops. */
+int cdl_dec_run_segment(struct cdl_dec *dec, const uint8_t *buf, size_t len, size_t from, size_t until)
+{
     uint8_t *nyb;
     size_t nlen;
     int rc = cdl_order_stream(&dec->cfg, buf, len, &nyb, &nlen, &dec->base, &dec->diag);
@@ -636,6 +650,15 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
         free(nyb);
         dec->nyb = NULL;
         return 0;
+    }
+    const bool seam = until < len;
+    const size_t stop_nyb = seam ? 2 * until : SIZE_MAX;
+    if (from > 0) {
+        /* A segment's mark: its first field follows the zeros. */
+        pos = 2 * from;
+        while (pos < nlen && !nyb[pos])
+            pos++;
+        goto decode;
     }
     bool boundary = starts_at_boundary(&dec->cfg, len);
     if (!boundary)
@@ -673,14 +696,22 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
         }
     }
 
+decode:
     rc = 0;
     dec->zero_run = zeros_before(nyb, pos); /* (the mark a sync point follows) */
     bool reached_end = true; /* the parse got to the end of the data */
     size_t cut_at = SIZE_MAX; /* a field cut by the end of the data starts here */
+    bool seam_field = false;
     while (pos < nlen) {
         struct cdl_field f;
         dec->field_pos = pos;
         int n = cdl_field_decode(nyb + pos, nlen - pos, cdl_cfg_fmt(&dec->cfg), &f, &dec->diag);
+        if (n > 0 && f.kind != CDL_F_SKIP && pos >= stop_nyb) {
+            /* The next segment's first field. */
+            if (!dec->synced)
+                break;
+            seam_field = true;
+        }
         if (n == 0) {
             /* Cut by the end of the recording (reported below). */
             for (size_t i = pos; i < nlen && cut_at == SIZE_MAX; i++)
@@ -780,6 +811,8 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
     next:
         if (rc < 0)
             goto out;
+        if (seam_field)
+            break;
         if (rc == 0) {
             /* Resynchronise at the next sync point after the bad field. */
             if (!cdl_next_sync(nyb, nlen, dec->field_pos + 1, &dec->cfg, false, &pos)) {
@@ -817,8 +850,8 @@ int cdl_dec_run(struct cdl_dec *dec, const uint8_t *buf, size_t len)
     /* "The output is whole 32-bit words: the end is padded with skip
      * nybbles" (docs/cdl.md; the seed stores nybbles in 32-bit words): a
      * recording that ends in part of a word lost or gained bytes. */
-    bool part_word = !halted && reached_end && dec->ended && !dec->cfg.buffer && len % 4 != 0;
-    if (halted || (reached_end && !dec->ended) || part_word) {
+    bool part_word = !seam && !halted && reached_end && dec->ended && !dec->cfg.buffer && len % 4 != 0;
+    if (!seam && (halted || (reached_end && !dec->ended) || part_word)) {
         dec->field_pos = end_pos;
         /* A halted recorder reports its own loss; a recording that just
          * stops (cut inside a field, or without the stop marker every
@@ -891,4 +924,57 @@ int cdl_dec_new(struct cdl_dec **dp, const struct cdl_cfg *cfg, struct rvt_flow 
 void cdl_dec_free(struct cdl_dec *dec)
 {
     free(dec);
+}
+
+int cdl_sync_points(const struct cdl_cfg *c, const uint8_t *buf, size_t len, size_t from,
+                    int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d)
+{
+    uint8_t *nyb;
+    size_t nlen;
+    uint64_t base;
+    int rc = cdl_order_stream(c, buf, len, &nyb, &nlen, &base, d);
+    if (rc < 0)
+        return rc;
+    if (base) {
+        free(nyb); /* a wrapped image's stream is not in byte order: one segment */
+        return 0;
+    }
+    /* The decoder's own reading: fields in order (cdl_field_decode), a
+     * mark where a field follows sync_nybbles skips, and after damage the
+     * next sync point its resynchronisation accepts (cdl_next_sync). */
+    const bool flow = (c->pack & CDL_PACK_FLOW) != 0;
+    size_t pos = 2 * from < nlen ? 2 * from : nlen;
+    unsigned zeros = zeros_before(nyb, pos);
+    while (pos < nlen) {
+        struct cdl_field f;
+        struct rvt_diag fd = {0};
+        int n = cdl_field_decode(nyb + pos, nlen - pos, cdl_cfg_fmt(c), &f, &fd);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            if (!cdl_next_sync(nyb, nlen, pos + 1, c, false, &pos))
+                break;
+            zeros = zeros_before(nyb, pos);
+            continue;
+        }
+        if (f.kind == CDL_F_SKIP) {
+            zeros++;
+            pos++;
+            continue;
+        }
+        bool mark = zeros >= c->sync_nybbles && (!flow || (f.kind == CDL_F_DATA && f.reason == CDL_DATA_PC));
+        zeros = 0;
+        if (mark) {
+            struct rvt_sync_point sp = {.offset = pos / 2,
+                                        .addr = flow ? f.value : 0,
+                                        .has_addr = flow,
+                                        .unit = "sync mark",
+                                        .needs = "none"};
+            if ((rc = fn(ctx, &sp)) != 0)
+                break;
+        }
+        pos += (size_t)n;
+    }
+    free(nyb);
+    return rc < 0 ? rc : 0;
 }

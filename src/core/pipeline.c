@@ -2,6 +2,7 @@
  * tests and the benchmarks all run. */
 #include "rvtrace/codec.h"
 #include "rvtrace/sink.h"
+#include "core/encstats.h"
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -62,9 +63,10 @@ uint64_t rvt_decode_default_limit(size_t trace_bytes)
     return RVT_DECODE_LIMIT_BASE + per * RVT_DECODE_LIMIT_PER_BYTE;
 }
 
-int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
-               const struct rvt_decode_options *opt, const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink,
-               struct rvt_diag *d)
+/* The whole trace (seg NULL) or one segment of it. */
+static int decode_range(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                        const struct rvt_decode_options *opt, const uint8_t *buf, size_t len,
+                        const struct rvt_trace_segment *seg, const struct rvt_flow_sink *sink, struct rvt_diag *d)
 {
     struct rvt_decode_options o = {.size = sizeof o, .ecall = -1};
     if (opt) {
@@ -104,7 +106,10 @@ int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_imag
         rvt_flow_free(f);
         return rvt_fail_from(d, &dd, "%s decoder", c->name);
     }
-    rc = c->dec_run(dec, buf, len);
+    if (!seg || !c->dec_run_segment)
+        rc = c->dec_run(dec, buf, len);
+    else
+        rc = c->dec_run_segment(dec, buf, len, (size_t)seg->offset, (size_t)seg->end);
     /* The limit ends a decode the way the end of the trace does: the note
      * says where, whatever the decoder made of the error. */
     if (rc < 0 && rvt_flow_limit_reached(f))
@@ -114,6 +119,26 @@ int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_imag
     c->dec_free(dec);
     rvt_flow_free(f);
     return rc < 0 ? rc : 0;
+}
+
+int rvt_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+               const struct rvt_decode_options *opt, const uint8_t *buf, size_t len, const struct rvt_flow_sink *sink,
+               struct rvt_diag *d)
+{
+    return decode_range(c, cfg, img, opt, buf, len, NULL, sink, d);
+}
+
+int rvt_decode_segment(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                       const struct rvt_decode_options *opt, const uint8_t *buf, size_t len,
+                       const struct rvt_trace_segment *s, const struct rvt_flow_sink *sink, struct rvt_diag *d)
+{
+    if (s->offset > s->end || s->end > len)
+        return rvt_fail(d, RVT_ERR_INVAL, "segment 0x%" PRIx64 "..0x%" PRIx64 " is not inside the %zu-byte trace",
+                        s->offset, s->end, len);
+    /* A family without segments has one, the whole trace. */
+    if (!c->dec_run_segment && (s->offset != 0 || s->end != len))
+        return rvt_fail(d, RVT_ERR_UNSUPPORTED, "%s traces are not decoded in segments", c->name);
+    return decode_range(c, cfg, img, opt, buf, len, s, sink, d);
 }
 
 int rvt_decode_buffer(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
@@ -195,18 +220,7 @@ int rvt_encode_funnel_via(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, v
             rvt_fail(d, (enum rvt_err)-rc, "hart %u at the end of the input: %s", h, c->enc_error(enc[h]));
             goto out;
         }
-        struct rvt_codec_stats hs = {0};
-        if (c->enc_stats)
-            c->enc_stats(enc[h], &hs);
-        hs.insns = insns[h];
-        hs.records = records[h];
-        if (per_hart)
-            per_hart[h] = hs;
-        st->insns += hs.insns;
-        st->records += hs.records;
-        st->packets += hs.packets;
-        st->bytes += hs.bytes;
-        st->lost += hs.lost;
+        rvt_hart_stats_add(c, enc[h], insns[h], records[h], per_hart ? &per_hart[h] : NULL, st);
     }
     rc = rvt_funnel_flush(fun);
     if (rc < 0)

@@ -240,6 +240,12 @@ size_t dbg_enc_sync_points(const struct dbg_enc *e, const struct rvt_nyb_sync_po
 struct dbg_dec;
 int dbg_dec_new(struct dbg_dec **dp, const struct dbg_cfg *cfg, struct rvt_flow *flow, struct rvt_diag *d);
 int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len);
+/* One segment (docs/parallel.md): from the sync point at byte `from` up
+ * to the one at `until` (dbg_sync_points' offsets). */
+int dbg_dec_run_segment(struct dbg_dec *dec, const uint8_t *buf, size_t len, size_t from, size_t until);
+/* The sync points of an off-chip stream whose sync fields are sound. */
+int dbg_sync_points(const struct dbg_cfg *cfg, const uint8_t *buf, size_t len, size_t from,
+                    int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d);
 const char *dbg_dec_error(const struct dbg_dec *dec);
 void dbg_dec_free(struct dbg_dec *dec);
 

@@ -1294,6 +1294,22 @@ static int load_regs(struct dbg_cfg *c, struct rvt_diag *d)
 
 int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
 {
+    return dbg_dec_run_segment(dec, buf, len, 0, len);
+}
+
+/* Segments (docs/parallel.md) of an off-chip stream: one starts at a
+ * synchronisation point whose sync fields end with a full PC ("To
+ * guarantee that a trace decoder can sync up easily, each trace buffer
+ * must have 8 synchronization points ... A synchronization point is simply
+ * an address where there is guaranteed to be a sequence header", seed 004,
+ * Synchronization), and ends at the next one: the pending state before
+ * those sync fields (a source PC waiting for its destination) is this
+ * segment's.  The seed only asks for full address and timestamp values
+ * "soon after each synchronization point": a segment's decode needs the
+ * last values before it when the source sent them compressed (rvtrace's
+ * encoder sends them in full in the sync fields). */
+int dbg_dec_run_segment(struct dbg_dec *dec, const uint8_t *buf, size_t len, size_t from, size_t until)
+{
     int rc = load_regs(&dec->cfg, &dec->diag);
     if (rc < 0)
         return rc;
@@ -1348,7 +1364,11 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
     else
         dec->phase = find_phase(dec, nyb, nlen, &confirmed);
     size_t pos = (size_t)((dec->spacing - dec->phase) % dec->spacing);
-    if (pos) {
+    const bool seam = until < len;
+    const size_t stop_nyb = seam ? 2 * until : SIZE_MAX;
+    if (from > 0)
+        pos = 2 * from; /* a grid point dbg_sync_points found with this phase */
+    if (pos && from == 0) {
         dec->pkt_pos = pos < nlen ? pos : nlen;
         snprintf(dec->text, sizeof dec->text,
                  "dbg: %zu nybbles before the first synchronisation point at offset 0x%" PRIx64
@@ -1374,6 +1394,17 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
     size_t cut_at = SIZE_MAX; /* a packet cut by the end of the data starts here */
     size_t nop_run = SIZE_MAX; /* start of the Nops just read */
     while (pos < nlen) {
+        if (pos >= stop_nyb) {
+            /* The next segment's sync point: what is pending before it
+             * is this segment's (as below). */
+            if (pos == stop_nyb && is_sync_point(dec, pos)) {
+                dec->pkt_pos = pos;
+                if (dec->st == ST_SRC && !dec->nocode && dec->ebr && dec->synced && (rc = src_was_jump_target(dec)) < 0)
+                    goto out;
+                rc = 0;
+            }
+            break;
+        }
         if (is_sync_point(dec, pos) && !sync_point_ok(dec, pos)) {
             /* Damage, or bytes inserted or deleted before it: the grid has
              * moved.  Search for it again. */
@@ -1466,6 +1497,8 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
     }
     if (dec->nocode && (rc = nc_flush_held(dec)) < 0)
         goto out;
+    if (seam)
+        goto finish; /* the trace goes on in the next segment */
     /* (A trace cut after a lone PC: the walk stays before it, as after
      * dropped data.) */
     /* A stopped RAM buffer: tbufwrite at tbufend, or (registers unknown)
@@ -1511,6 +1544,7 @@ int dbg_dec_run(struct dbg_dec *dec, const uint8_t *buf, size_t len)
         if ((rc = gap(dec, RVT_GAP_END, dec->text)) < 0)
             goto out;
     }
+finish:
     rc = rvt_flow_finish(dec->flow);
     if (rc < 0)
         rvt_fail(&dec->diag, (enum rvt_err)-rc, "dbg: %s", rvt_flow_error(dec->flow));
@@ -1547,4 +1581,61 @@ int dbg_dec_new(struct dbg_dec **dp, const struct dbg_cfg *cfg, struct rvt_flow 
 void dbg_dec_free(struct dbg_dec *dec)
 {
     free(dec);
+}
+
+int dbg_sync_points(const struct dbg_cfg *cfg, const uint8_t *buf, size_t len, size_t from,
+                    int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d)
+{
+    /* The decoder's own grid: its configuration, stream order and phase
+     * (as dbg_dec_run places them) and its check of a sync point. */
+    struct dbg_dec *dec = calloc(1, sizeof *dec);
+    if (!dec)
+        return -RVT_ERR_NOMEM;
+    dec->cfg = *cfg;
+    dec->pc_shift = dbg_pc_shift(cfg->rvc);
+    dec->pc_width = cfg->xlen - dec->pc_shift;
+    int rc = load_regs(&dec->cfg, d);
+    uint8_t *nyb = NULL;
+    size_t nlen = 0;
+    if (rc >= 0)
+        rc = dbg_order_stream(&dec->cfg, buf, len, &nyb, &nlen, &dec->base, d);
+    if (rc < 0 || dec->base || !nlen || dbg_regs_dest(&dec->cfg.regs) != DBG_DEST_OFFCHIP) {
+        /* (a RAM image: its stream is not in byte order; one segment) */
+        free(nyb);
+        free(dec);
+        return rc < 0 ? rc : 0;
+    }
+    dec->epc = dbg_emits(&dec->cfg, DBG_TRACE_EMITPC);
+    dec->ebr = dbg_emits(&dec->cfg, DBG_TRACE_EMITBRANCH);
+    dec->nyb = nyb;
+    dec->len = nlen;
+    dec->spacing = dbg_cfg_sync_spacing(&dec->cfg);
+    for (size_t i = nlen; i > 0; i--)
+        if (nyb[i - 1]) {
+            dec->last_nonzero = i - 1;
+            break;
+        }
+    unsigned confirmed;
+    if (dec->cfg.have_stream_offset)
+        dec->phase = (2 * dec->cfg.stream_offset) % dec->spacing;
+    else
+        dec->phase = find_phase(dec, nyb, nlen, &confirmed);
+    size_t pos = (size_t)((dec->spacing - dec->phase) % dec->spacing);
+    while (pos < 2 * from)
+        pos += (size_t)dec->spacing;
+    rc = 0;
+    /* Only sync points whose sync fields end with a full PC: a decoder
+     * starts there (without emitpc none can be checked: one segment). */
+    for (; dec->epc && pos < nlen && !nops_to_end(dec, pos); pos += (size_t)dec->spacing) {
+        size_t end;
+        if (pos % 2 || !sync_fields_end(dec, nyb, nlen, pos, &end))
+            continue;
+        struct rvt_sync_point sp = {.offset = pos / 2, .unit = "sync fields",
+                                    .needs = "none (the last load/store address and timestamp if sent compressed)"};
+        if ((rc = fn(ctx, &sp)) != 0)
+            break;
+    }
+    free(nyb);
+    free(dec);
+    return rc < 0 ? rc : 0;
 }

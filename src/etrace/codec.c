@@ -115,6 +115,17 @@ static int dec_run(void *dec, const uint8_t *buf, size_t len)
     return et_dec_run(dec, buf, len);
 }
 
+static int dec_run_segment(void *dec, const uint8_t *buf, size_t len, size_t from, size_t until)
+{
+    return et_dec_run_segment(dec, buf, len, from, until);
+}
+
+static int sync_points(const void *cfg, const uint8_t *buf, size_t len, size_t from,
+                       int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d)
+{
+    return et_sync_points(&((const struct et_config *)cfg)->p, buf, len, from, fn, ctx, d);
+}
+
 static const char *dec_error(const void *dec)
 {
     return et_dec_error(dec);
@@ -277,6 +288,8 @@ const struct rvt_codec rvt_codec_etrace = {
     .enc_free = enc_free,
     .dec_new = dec_new,
     .dec_run = dec_run,
+    .dec_run_segment = dec_run_segment,
+    .sync_points = sync_points,
     .dec_error = dec_error,
     .dec_free = dec_free,
     .dump = dump,

@@ -80,6 +80,9 @@ struct et_decoder {
      * packets that describe execution from an unknown place (lead_note). */
     bool ever_synced, lead;
     uint64_t lead_off;
+    /* Segment decode: the sync packet being applied is the next segment's
+     * (et_dec_run_segment): walk to its address, retire nothing there. */
+    bool seam;
 };
 
 /* Remember a flow engine call's result for flow_fail. */
@@ -1330,7 +1333,7 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
             if (rc < 0)
                 return rc;
             rc = do_sync(dec, k, a, offset);
-            if (rc < 0)
+            if (rc < 0 || dec->seam)
                 return rc;
             return retire_sync_insn(dec, k, a);
         }
@@ -1598,10 +1601,38 @@ static int report_start(struct et_decoder *dec, size_t start)
     return note_error(dec, first.status < 0 ? first.offset : 0, text);
 }
 
+static int run_from(struct et_decoder *dec, size_t len, size_t start, size_t until);
+
 int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
+{
+    return et_dec_run_segment(dec, buf, len, 0, len);
+}
+
+/* Is the packet k one a segment starts at?  A format 3 start packet: "The
+ * [branch predictor] lookup table entries are initialized to 01 when a
+ * synchronization packet is sent", "The [jump target] cache entries are all
+ * invalidated when a synchronization packet is sent", the implicit-return
+ * counter "is reset to 0 whenever a synchronization packet is sent"
+ * (branchTrace.adoc), and data trace starts over: "following a
+ * synchronization instruction trace packet, the first data trace packet for
+ * a given access size must include the full (unencoded) data access
+ * address" (dataTracePayload.adoc).  (A trap packet is a sync packet too,
+ * but the serial decode applies it differently when synced: not a seam.) */
+static bool seam_packet(const struct et_packet *k)
+{
+    return k->msg == ET_MSG_TE_INST && k->format == ET_F3 && k->subformat == ET_SF_START;
+}
+
+/* Segments (docs/parallel.md): a segment after the first starts at a
+ * format 3 start packet (`from`) and ends with the next one (`until`),
+ * whose walk to its address still belongs to it; the packet itself and its
+ * instruction are the next segment's. */
+int et_dec_run_segment(struct et_decoder *dec, const uint8_t *buf, size_t len, size_t from, size_t until)
 {
     et_deframer_init(&dec->df, &dec->p, buf, len);
     dec->df.only_src = dec->p.src_id_set;
+    if (from > 0)
+        return run_from(dec, len, from, until);
     size_t start = start_offset(dec, buf, len);
     int rc0 = report_start(dec, start);
     if (rc0 < 0)
@@ -1614,7 +1645,13 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
     dec->ever_synced = false;
     dec->lead = dec->p.framing == ET_FRAME_ENCAP && start > 0 && start < len;
     dec->lead_off = 0;
+    return run_from(dec, len, start, until);
+}
 
+static int run_from(struct et_decoder *dec, size_t len, size_t start, size_t until)
+{
+    dec->df.pos = start;
+    const bool seam = until < len;
     struct pkt cur, nxt;
     next_packet(dec, &cur);
     int rc = 0;
@@ -1641,6 +1678,26 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
             next_packet(dec, &cur);
             continue;
         }
+        if (seam && cur.offset >= until) {
+            /* The next segment's sync packet: its walk is this segment's
+             * when the decode follows the trace there. */
+            if (cur.offset > until || !dec->synced || !rvt_flow_have_pc(dec->f) || !seam_packet(&cur.k))
+                break;
+            next_packet(dec, &nxt);
+            dec->seam = true;
+            rc = process(dec, &cur.k, nxt.status > 0 ? &nxt.k : NULL, cur.offset);
+            dec->seam = false;
+            if (rc < 0) {
+                if (rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT || dec->p.strict)
+                    return rc;
+                char text[600];
+                snprintf(text, sizeof text, "%s", dec->diag.msg);
+                if ((rc = note_error(dec, cur.offset, text)) < 0)
+                    return rc;
+                rvt_diag_clear(&dec->diag);
+            }
+            break;
+        }
         next_packet(dec, &nxt);
         if (!dec->ever_synced && (rc = lead_note(dec, &cur.k, cur.offset)) < 0)
             return rc;
@@ -1657,7 +1714,7 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
         }
         cur = nxt;
     }
-    if (!cut && dec->open) {
+    if (!cut && dec->open && !seam) {
         /* payload.adoc: a support packet "must be issued ... When tracing
          * ceases for any reason"; without it the last instructions are not
          * known to be the last ones executed */
@@ -1675,4 +1732,59 @@ int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len)
     if (et_dside_finish(dec->ds) < 0)
         return rvt_fail(&dec->diag, RVT_ERR_LIMIT, "output consumer stopped the decode");
     return 0;
+}
+
+int et_sync_points(const struct et_params *p, const uint8_t *buf, size_t len, size_t from,
+                   int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d)
+{
+    (void)d;
+    /* The decoder's own frame reader and packet checks (unpack_frame,
+     * chain_ok) need only its parameters and deframer. */
+    struct et_decoder *dec = calloc(1, sizeof *dec);
+    if (!dec)
+        return -RVT_ERR_NOMEM;
+    dec->p = *p;
+    et_deframer_init(&dec->df, &dec->p, buf, len);
+    dec->df.only_src = dec->p.src_id_set;
+    dec->df.pos = from;
+    const size_t need = 32 + p->ts_bytes + p->src_bits / 8; /* a synchronisation sequence and its alignment */
+    int rc = 0;
+    for (;;) {
+        struct et_frame fr;
+        struct et_packet k;
+        struct rvt_diag fd = {0};
+        int frc = et_deframer_next(&dec->df, &fr, &fd);
+        if (frc == 0 || frc == -RVT_ERR_TRUNCATED)
+            break;
+        if (frc < 0) {
+            if (!et_deframer_resync(&dec->df))
+                break;
+            continue;
+        }
+        if (fr.is_null || fr.is_data || fr.is_other || unpack_frame(dec, &fr, &k, &fd) < 0 || !seam_packet(&k))
+            continue;
+        /* Where the decoder resynchronises after damage: encap, right after
+         * a synchronisation sequence; raw, where a sync packet and the six
+         * packets after it parse. */
+        size_t o = (size_t)fr.offset;
+        bool at_sync;
+        if (p->framing == ET_FRAME_ENCAP) {
+            at_sync = o >= need;
+            for (size_t i = o - (at_sync ? need : 0); at_sync && i < o; i++)
+                at_sync = (buf[i] & 0x1f) == 0;
+        } else {
+            at_sync = chain_ok(dec, o, 7, true);
+        }
+        if (!at_sync)
+            continue;
+        struct rvt_sync_point sp = {.offset = o,
+                                    .addr = (k.address << p->iaddress_lsb_p) & (p->xlen == 32 ? 0xffffffffull : ~0ull),
+                                    .has_addr = true,
+                                    .unit = "te_inst format 3 start",
+                                    .needs = "none"};
+        if ((rc = fn(ctx, &sp)) != 0)
+            break;
+    }
+    free(dec);
+    return rc < 0 ? rc : 0;
 }

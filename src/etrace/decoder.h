@@ -9,6 +9,12 @@ int et_dec_new(struct et_decoder **out, const struct et_params *p, struct rvt_fl
 /* Decode a whole buffer (errors become RVT_NOTE_ERROR notes and resync,
  * unless strict). */
 int et_dec_run(struct et_decoder *dec, const uint8_t *buf, size_t len);
+/* One segment: from the format 3 start packet at `from` (0: the trace's
+ * start) up to the one at `until` (docs/parallel.md). */
+int et_dec_run_segment(struct et_decoder *dec, const uint8_t *buf, size_t len, size_t from, size_t until);
+/* Every format 3 start packet the decoder can resynchronise at, in order. */
+int et_sync_points(const struct et_params *p, const uint8_t *buf, size_t len, size_t from,
+                   int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d);
 const char *et_dec_error(const struct et_decoder *dec);
 void et_dec_free(struct et_decoder *dec);
 

@@ -895,7 +895,6 @@ enum { LIM_HW = 1, LIM_IN = 2, LIM_ADDR = 4 };
 struct fast_state {
     uint64_t hw_left, in_left; /* the walk's limits (UINT64_MAX: none) */
     uint64_t stop;             /* RVT_WALK_ADDR's address (else odd: in no block) */
-    const uint8_t *action;     /* enum fast_action by enum rvt_cf */
 };
 
 /* A branch with no queued outcome: the walk's callback or its default;
@@ -934,7 +933,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                         f->blk.context != ctx || f->blk.priv != priv))
         return 0;
     struct rvt_bcache *const bc = f->bc;
-    const struct bc_slot *const slots = bc->slots;
+    struct bc_slot *const slots = bc->slots;
     const unsigned shift = bc->shift;
     const uint64_t stop = fs->stop;
     /* hw and in count down what is walked, limited or not; the flow's
@@ -960,19 +959,36 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         f->blk.cause = 0;
         f->blk.priv = priv;
     }
-    const uint64_t offset = f->offset;
+    /* Every block this loop hands over ends with a packet of this walk;
+     * any other flush sets its own. */
+    f->blk.trace_offset = f->offset;
     struct bq_reader q = {1, 0};
     int rc = 0;
+    /* The hits of this loop's lookups, added to the cache's count at the end. */
+    uint64_t hits = 0;
+    /* The previous block's successor hint for pc (NULL: none, as after a
+     * return): a hit there costs a load and a compare, no hash. */
+    uint32_t *hint = NULL;
     for (;;) {
-        const struct bc_slot *s = &slots[rvt_bc_home(shift, pc)];
-        const struct rvt_block_info *b = &s->b;
-        if (s->b.start == pc) {
-            bc->hits++;
+        struct bc_slot *s;
+        if (hint && (s = (struct bc_slot *)((char *)slots + *hint))->b.start == pc) {
+            hits++;
         } else {
-            b = rvt_bcache_miss(bc, pc);
-            if (bc->slots != slots)
-                break; /* the table grew: the general step takes this block */
+            s = &slots[rvt_bc_home(shift, pc)];
+            if (s->b.start == pc) {
+                hits++;
+            } else {
+                const struct rvt_block_info *m = rvt_bcache_miss(bc, pc);
+                if (bc->slots != slots)
+                    break; /* the table grew: the general step takes this block */
+                if (m == &bc->spare)
+                    hint = NULL; /* not a slot (no code there: the loop stops below) */
+                s = (struct bc_slot *)((char *)m - offsetof(struct bc_slot, b));
+            }
+            if (hint)
+                *hint = (uint32_t)((char *)s - (char *)slots);
         }
+        const struct rvt_block_info *b = &s->b;
         /* An empty block (no code) has no halfwords: 0 - 1 is never below
          * hw - 1.  A limit reached exactly leaves the last instruction
          * pending: the general step does that. */
@@ -993,7 +1009,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
 
         /* The successor of the block's last instruction (targets and
          * fall-throughs in the cache are within xlen). */
-        const unsigned cf = b->cf, act = fs->action[cf];
+        const unsigned cf = b->cf, act = f->action[cf]; /* addressed from f: no register of its own */
         uint64_t to;
         uint8_t end, flags = 0;
         if (act == FA_BRANCH) {
@@ -1008,9 +1024,11 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                 goto seq;
             to = b->target;
             end = RVT_END_BRANCH;
+            hint = &s->succ[1];
         } else if (act == FA_SEQ) { /* no control flow, or an ecall that falls through */
             goto seq;
         } else {
+            hint = &s->succ[1];
             switch ((enum fast_action)act) {
             case FA_CALL:
                 rvt_cs_push(&f->cs, b->next);
@@ -1029,6 +1047,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                 if (!rvt_cs_pop(&f->cs, &to))
                     goto handback; /* not implicit: the general step stops there */
                 to &= f->mask;
+                hint = NULL; /* a return goes wherever its call came from */
                 end = RVT_END_RETURN;
                 flags = RVT_BLK_IMPLICIT;
                 break;
@@ -1047,7 +1066,6 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
             k->next = to;
             k->ninsns = in_open - in;
             k->index = insns_base - in_open;
-            k->trace_offset = offset;
             k->end = end;
             k->cf = (uint8_t)cf;
             k->flags = base_flags | flags;
@@ -1073,6 +1091,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         f->blk.last = b->last;
         f->blk.cf = (uint8_t)cf;
         pc = f->blk_end = b->next;
+        hint = &s->succ[0];
         continue;
     wait:
         hw -= bhw;
@@ -1118,6 +1137,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     }
 handback:
     bq_done(f, &q);
+    bc->hits += hits;
     f->insns = insns_base - in;
     f->pc = pc;
     if (in != in0) {
@@ -1206,8 +1226,7 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
     }
     struct fast_state fs = {.hw_left = hw_left,
                             .in_left = in_left,
-                            .stop = addr_lim ? stop_addr : UINT64_MAX, /* never inside a block: odd */
-                            .action = f->action};
+                            .stop = addr_lim ? stop_addr : UINT64_MAX}; /* never inside a block: odd */
     /* The instruction count always limits: the decode's own limit. */
     const unsigned lim = (hw_left != UINT64_MAX ? LIM_HW : 0) | (addr_lim ? LIM_ADDR : 0);
 

@@ -16,7 +16,10 @@
 
 struct bc_slot {
     struct rvt_block_info b;
-    uint64_t pad; /* one slot per 64-byte line */
+    /* Where the flow's fast walk last found the block at b.next (0) and at
+     * b.target (1): byte offsets of slots in the table, hints it checks
+     * before hashing (any value is safe: the block's start is compared). */
+    uint32_t succ[2];
 };
 _Static_assert(sizeof(struct bc_slot) == 64, "a slot is one cache line");
 

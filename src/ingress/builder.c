@@ -35,6 +35,10 @@ struct rvt_ing_builder {
     /* A merged block of itype-0 instructions not yet emitted. */
     bool have_blk;
     struct rvt_ing_rec blk;
+    /* blk may hold side data (fill_extra): the next record starts from
+     * zeros.  Otherwise only the fields a record always sets differ from
+     * zero, and it just sets them again (once per instruction). */
+    bool blk_extra;
 
     bool have_last_ctx;
     uint64_t last_context;
@@ -201,7 +205,10 @@ static int retire_prev(struct rvt_ing_builder *b, uint8_t itype, bool sijump)
         if (rc < 0)
             return rc;
         struct rvt_ing_rec *r = &b->blk;
-        memset(r, 0, sizeof *r);
+        if (b->blk_extra) {
+            memset(r, 0, sizeof *r);
+            b->blk_extra = false;
+        }
         r->iaddr = in->pc;
         r->iretire = iretire;
         r->ilastsize = ilastsize;
@@ -212,8 +219,10 @@ static int retire_prev(struct rvt_ing_builder *b, uint8_t itype, bool sijump)
         r->flags = flags;
         b->have_blk = true;
     }
-    if (data)
+    if (data) {
         fill_extra(&b->blk, &b->prev_extra);
+        b->blk_extra = true;
+    }
     if (!b->cfg.merge_blocks || itype != RVT_ITYPE_NONE ||
         (data & (RVT_ING_HAS_RD | RVT_ING_HAS_MEM | RVT_ING_HAS_TIME | RVT_ING_TRACEPOINT | RVT_ING_HAS_DTYPE)))
         return flush_blk(b);

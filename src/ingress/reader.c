@@ -244,6 +244,9 @@ static int open_native(struct rvt_ing_reader **out, FILE *f, const char *path, s
 #define TEXT_CHUNK (1u << 20) /* read at a time */
 #define TEXT_LINE_MAX 4094    /* longest line accepted (characters before the newline) */
 #define TEXT_PAD 16           /* bytes after the data that hex parsing may look at */
+/* More than usual_line reads of a line and its end: "0x", 16 digits, a
+ * space, 8 digits read as two groups of 8 bytes, the terminator. */
+#define USUAL_LINE_MAX 48
 
 struct text_src {
     FILE *f;
@@ -356,15 +359,18 @@ static const char *skip_ws(const char *p)
 
 /* The usual lines, as rvtrace convert and QEMU logs write them: a PC of 8
  * or 16 digits (optional 0x) alone, or with a space and 4 or 8 digits of
- * instruction.  Anything else (and every error) takes text_line's general
- * parse.  1: parsed into *pc and *bits (-1: no bits), 0: not this shape. */
-static inline int usual_line(const uint16_t *pair, const char *p, bool pcinsn, uint64_t *pc, int64_t *bits)
+ * instruction, then `term` (the line's end: its NUL, or its newline when
+ * read in place).  Anything else (and every error) takes text_line's
+ * general parse.  The address of the terminator when parsed into *pc and
+ * *bits (-1: no bits), NULL if not this shape. */
+static inline const char *usual_line(const uint16_t *pair, const char *p, bool pcinsn, char term, uint64_t *pc,
+                                     int64_t *bits)
 {
     uint32_t hi, lo;
     if (p[0] == '0' && (p[1] | 0x20) == 'x')
         p += 2;
     if (!hex8_at(pair, p, &hi))
-        return 0;
+        return NULL;
     p += 8;
     if (hex8_at(pair, p, &lo)) {
         *pc = (uint64_t)hi << 32 | lo;
@@ -374,34 +380,36 @@ static inline int usual_line(const uint16_t *pair, const char *p, bool pcinsn, u
     }
     if (!pcinsn) {
         *bits = -1;
-        return *p == 0;
+        return *p == term ? p : NULL;
     }
     if (*p != ' ')
-        return 0;
+        return NULL;
     p++;
     uint32_t w;
     if (hex8_at(pair, p, &w)) {
-        if (p[8] != 0 || (w & 3) != 3) /* eight digits are a 32-bit instruction */
-            return 0;
+        if (p[8] != term || (w & 3) != 3) /* eight digits are a 32-bit instruction */
+            return NULL;
+        p += 8;
     } else {
         uint16_t k[2];
         memcpy(k, p, 4);
         const uint32_t a = pair[k[0]], b = pair[k[1]];
-        if ((a | b) & PAIR_BAD || p[4] != 0)
-            return 0;
+        if ((a | b) & PAIR_BAD || p[4] != term)
+            return NULL;
         w = a << 8 | b;
         if ((w & 3) == 3) /* four digits are a compressed one */
-            return 0;
+            return NULL;
+        p += 4;
     }
     *bits = w;
-    return 1;
+    return p;
 }
 
 static int text_line(struct text_src *s, const char *line)
 {
     uint64_t upc;
     int64_t ubits;
-    if (usual_line(s->pair, line, s->fmt == RVT_ING_FMT_PCINSN, &upc, &ubits)) {
+    if (usual_line(s->pair, line, s->fmt == RVT_ING_FMT_PCINSN, 0, &upc, &ubits)) {
         int rc = rvt_ing_builder_insn(s->b, upc, ubits, RVT_PRIV_M, 0, NULL);
         if (rc < 0)
             return rvt_fail(&s->diag, (enum rvt_err)-rc, "%s: line %" PRIu64 ": %s", s->name, s->line,
@@ -506,6 +514,23 @@ static int text_next(void *self, struct rvt_ing_rec *rec)
             return -s->diag.code;
         if (s->done)
             return 0;
+        /* A usual line read in place, up to its newline (what text_getline
+         * and text_line would do with it, without looking for the newline
+         * first): the buffer holds more than the longest usual line. */
+        if (s->len - s->pos >= USUAL_LINE_MAX) {
+            uint64_t pc;
+            int64_t bits;
+            const char *e = usual_line(s->pair, s->buf + s->pos, s->fmt == RVT_ING_FMT_PCINSN, '\n', &pc, &bits);
+            if (e) {
+                s->pos = (size_t)(e - s->buf) + 1;
+                s->line++;
+                int rc = rvt_ing_builder_insn(s->b, pc, bits, RVT_PRIV_M, 0, NULL);
+                if (rc < 0)
+                    return rvt_fail(&s->diag, (enum rvt_err)-rc, "%s: line %" PRIu64 ": %s", s->name, s->line,
+                                    rvt_ing_builder_error(s->b));
+                continue;
+            }
+        }
         char *line = text_getline(s);
         if (!line) {
             if (s->diag.code)

@@ -209,9 +209,13 @@ static int add_hist(struct nt_decoder *x, uint64_t hist, uint64_t repeat)
     unsigned n = 63u - (unsigned)__builtin_clzll(hist);
     if (n == 0)
         return 0;
-    uint64_t rev = 0; /* oldest outcome in bit 0 */
-    for (unsigned i = 0; i < n; i++)
-        rev |= ((hist >> (n - 1 - i)) & 1u) << i;
+    /* Oldest outcome in bit 0: the n outcome bits reversed (all 64 bits
+     * reversed by swapping halves, then the top n kept; n < 64). */
+    uint64_t rev = hist;
+    rev = (rev >> 1 & 0x5555555555555555ull) | (rev & 0x5555555555555555ull) << 1;
+    rev = (rev >> 2 & 0x3333333333333333ull) | (rev & 0x3333333333333333ull) << 2;
+    rev = (rev >> 4 & 0x0F0F0F0F0F0F0F0Full) | (rev & 0x0F0F0F0F0F0F0F0Full) << 4;
+    rev = __builtin_bswap64(rev) >> (64 - n);
     for (uint64_t r = 0; r < repeat; r++) {
         int rc = queue_bits(x, rev, n);
         if (rc < 0)
@@ -797,8 +801,21 @@ static int drain_at_end(struct nt_decoder *x)
 
 int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
 {
-    size_t pos = 0, units = 0, end_off = 0;
-    bool truncated = false;
+    return nt_dec_run_segment(x, buf, len, 0, len);
+}
+
+/* A segment (docs/parallel.md) starts at a sync point, where a decode
+ * starts afresh: "All synchronizing messages MUST fully reset the encoder
+ * state, so decoding can be started from any of synchronizing messages"
+ * (N-Trace, Synchronizing Messages).  It ends with the next segment's sync
+ * message, whose I-CNT/HIST still belong to it: "Before resetting the
+ * encoder state, the trace up to the current location must be emitted".
+ * That message is applied as the whole decode applies it (when synced)
+ * and the decode stops there, without the end-of-trace checks. */
+int nt_dec_run_segment(struct nt_decoder *x, const uint8_t *buf, size_t len, size_t from, size_t until)
+{
+    size_t pos = from, units = 0, end_off = from;
+    bool truncated = false, seam = until < len;
     struct rvt_diag fd;
     for (;;) {
         size_t start = pos, n = 0;
@@ -806,7 +823,12 @@ int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
         int rc = nt_frame_next(buf, len, &pos, &start, &n, &fd);
         if (rc == 0)
             break;
-        bool first = units++ == 0;
+        if (seam && start > until)
+            break;
+        bool seam_msg = seam && start == until;
+        if (seam_msg && !x->synced)
+            break; /* the next segment's sync starts afresh there */
+        bool first = units++ == 0 && from == 0;
         x->offset = start;
         end_off = pos;
         if (rc == -RVT_ERR_TRUNCATED) {
@@ -868,6 +890,12 @@ int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
             rvt_flow_set_offset(x->flow, start);
         }
         rc = apply(x, &m);
+        if (seam_msg) {
+            /* Its range is this segment's; the fresh start is the next's. */
+            if (rc < 0 && (fatal(rc) || (rc = report_error(x, rc, RVT_GAP_ERROR)) < 0))
+                return rc;
+            break;
+        }
         if (rc < 0) {
             if (fatal(rc))
                 return rc;
@@ -886,6 +914,15 @@ int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len)
     }
     if (!units)
         return 0; /* empty, or only idle bytes */
+    if (seam) {
+        /* The trace goes on in the next segment: no end-of-trace checks. */
+        if (x->synced) {
+            int rc = rvt_flow_finish(x->flow);
+            if (rc < 0)
+                return flow_fail(x, rc, "finishing the segment");
+        }
+        return 0;
+    }
     if (!x->started && x->first_nocode) {
         /* No later sync point: the first message was a sync after all, and
          * the program given is not the traced one. */
@@ -959,4 +996,37 @@ const char *nt_dec_error(const struct nt_decoder *x)
 void nt_dec_free(struct nt_decoder *x)
 {
     free(x);
+}
+
+int nt_sync_points(const struct nt_cfg *cfg, const uint8_t *buf, size_t len, size_t from,
+                   int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d)
+{
+    (void)d;
+    struct nt_wire wire;
+    nt_cfg_wire(cfg, &wire);
+    const uint64_t mask = nt_addr_mask(cfg->xlen ? cfg->xlen : 64);
+    size_t pos = from;
+    struct rvt_diag fd;
+    for (;;) {
+        size_t start = pos, n = 0;
+        rvt_diag_clear(&fd);
+        int rc = nt_frame_next(buf, len, &pos, &start, &n, &fd);
+        if (rc == 0 || rc == -RVT_ERR_TRUNCATED)
+            return 0;
+        if (rc < 0)
+            continue;
+        /* The decoder's own acceptance of a message (nt_dec_run). */
+        struct nt_msg m;
+        if (nt_msg_decode(&wire, buf + start, n, start, &m, &fd) < 0 || nt_msg_check(cfg, &m, start, &fd) < 0)
+            continue;
+        if ((cfg->src_bits && m.v[NT_F_SRC] != cfg->src_id) || !nt_tcode_is_sync(m.tcode))
+            continue;
+        struct rvt_sync_point sp = {.offset = start,
+                                    .addr = (m.v[NT_F_FADDR] << 1) & mask,
+                                    .has_addr = true,
+                                    .unit = nt_tcode_name(m.tcode),
+                                    .needs = "none"};
+        if ((rc = fn(ctx, &sp)) != 0)
+            return rc < 0 ? rc : 0;
+    }
 }

@@ -251,6 +251,11 @@ void nt_enc_free(struct nt_encoder *e);
 struct nt_decoder;
 int nt_dec_new(struct nt_decoder **out, const struct nt_cfg *cfg, struct rvt_flow *flow, struct rvt_diag *d);
 int nt_dec_run(struct nt_decoder *x, const uint8_t *buf, size_t len);
+/* One segment: from the sync point at `from` up to the one at `until`. */
+int nt_dec_run_segment(struct nt_decoder *x, const uint8_t *buf, size_t len, size_t from, size_t until);
+/* Every synchronising message the decoder would accept, in order. */
+int nt_sync_points(const struct nt_cfg *cfg, const uint8_t *buf, size_t len, size_t from,
+                   int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d);
 const char *nt_dec_error(const struct nt_decoder *x);
 void nt_dec_free(struct nt_decoder *x);
 

@@ -4,6 +4,7 @@
 #include "rvtrace/rvtrace.h"
 #include "testlib.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,6 +272,53 @@ static void test_builder_traps(void)
     free(elf);
 }
 
+/* A record after one with side data (register write, memory access, time,
+ * tracepoint, data type) carries none of it: the builder reuses its record
+ * and clears it only when side data was set. */
+static void test_builder_side_data(void)
+{
+    char *elf = rvt_test_data("flow/flowtest64.elf");
+    struct rvt_image *img = rvt_img_new();
+    REQUIRE(rvt_img_load_elf(img, elf) == 0);
+    for (int merge = 0; merge < 2; merge++) {
+        struct recs x = {.n = 0};
+        struct rvt_ing_builder_config bc = {.size = sizeof bc, .image = img, .merge_blocks = merge != 0,
+                                            .emit = keep, .emit_ctx = &x};
+        struct rvt_ing_builder *b = rvt_ing_builder_new(&bc);
+        struct rvt_ing_extra e = {.flags = RVT_ING_HAS_TIME | RVT_ING_HAS_RD | RVT_ING_HAS_MEM | RVT_ING_HAS_MEMVAL |
+                                           RVT_ING_TRACEPOINT | RVT_ING_HAS_DTYPE,
+                                  .rd = 10, .mem_size = 8, .tp_type = 3, .time = 77, .rd_value = 0x1234,
+                                  .mem_addr = 0x8000, .mem_value = 0x55, .dtype = RVT_DTYPE_STORE, .mem_operand = 9};
+        CHECK(rvt_ing_builder_insn(b, 0x10000, -1, 3, 0, &e) == 0);
+        CHECK(rvt_ing_builder_insn(b, 0x10004, -1, 3, 0, NULL) == 0);
+        CHECK(rvt_ing_builder_insn(b, 0x10008, -1, 3, 0, NULL) == 0);
+        CHECK(rvt_ing_builder_finish(b) == 0);
+        rvt_ing_builder_free(b);
+        REQUIRE(x.n >= 2);
+        CHECK_EQ(x.r[0].rd_value, 0x1234);
+        CHECK_EQ(x.r[0].time, 77);
+        for (size_t i = 1; i < x.n; i++) {
+            struct rvt_ing_rec z;
+            memset(&z, 0, sizeof z);
+            z.iaddr = x.r[i].iaddr;
+            z.iretire = x.r[i].iretire;
+            z.ilastsize = x.r[i].ilastsize;
+            z.itype = x.r[i].itype;
+            z.priv = x.r[i].priv;
+            CHECK_EQ(x.r[i].flags, 0);
+            CHECK(memcmp(&x.r[i].tval, &z.tval, offsetof(struct rvt_ing_rec, iretire) - offsetof(struct rvt_ing_rec, tval)) == 0);
+            CHECK_EQ(x.r[i].cause, 0);
+            CHECK_EQ(x.r[i].rd, 0);
+            CHECK_EQ(x.r[i].mem_size, 0);
+            CHECK_EQ(x.r[i].tp_type, 0);
+            CHECK_EQ(x.r[i].dtype, 0);
+            CHECK_EQ(x.r[i].hart, 0);
+        }
+    }
+    rvt_img_free(img);
+    free(elf);
+}
+
 /* ecall/ebreak into a trap handler from a list of PCs (tests/data/ecall:
  * coremark's exit pattern): refused as a fall-through (sequential), an
  * uninferable call to the handler (uninferable), or an exception that does
@@ -379,6 +427,7 @@ int main(void)
     test_native_roundtrip();
     test_text_readers();
     test_builder_traps();
+    test_builder_side_data();
     test_builder_ecall();
     return rvt_test_summary("test_ingress");
 }

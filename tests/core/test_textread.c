@@ -258,10 +258,49 @@ static void test_changing_code(void)
     free(got.r);
 }
 
+/* Usual lines are read in place, without looking for their newline first;
+ * the lines around them (CRLF endings here) take the general parse.  Both
+ * report an error with its line: a bad digit, and a PC the previous
+ * instruction cannot reach. */
+static void test_usual_lines_in_place(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/usual.txt", rvt_test_tmpdir());
+    for (int crlf = 0; crlf < 2; crlf++) {
+        for (int bad = 0; bad < 2; bad++) {
+            struct text t = {0};
+            char line[64];
+            for (unsigned i = 1; i <= 1000; i++) {
+                uint64_t pc = 0x80001000u + 4u * (i - 1) + (bad && i >= 500 ? 8u : 0u);
+                int n = snprintf(line, sizeof line, "%016" PRIx64 " %s%s", pc,
+                                 !bad && i == 700 ? "0000001g" : "00000013", crlf ? "\r\n" : "\n");
+                put(&t, line, (size_t)n);
+            }
+            write_file(path, t.p, t.n);
+            struct recs got = {0};
+            char err[512];
+            CHECK(read_file(path, RVT_ING_FMT_PCINSN, NULL, &got, err, sizeof err) < 0);
+            char want[128]; /* line 499's nop cannot go to line 500's PC, 8 bytes on */
+            if (bad)
+                snprintf(want, sizeof want, "line 500: pc 0x%" PRIx64 " -> 0x%" PRIx64 " not explained",
+                         (uint64_t)0x80001000u + 4u * 498, (uint64_t)0x80001000u + 4u * 499 + 8);
+            else
+                snprintf(want, sizeof want, "line 700: expected 'PC INSN'");
+            CHECK_MSG(strstr(err, want) != NULL, "message: %s (expected '%s')", err, want);
+            CHECK_EQ(got.n, bad ? 498u : 698u); /* every record before it (the last waits for its successor) */
+            for (size_t k = 0; k < got.n; k++)
+                CHECK(got.r[k].iaddr == 0x80001000u + 4u * k && got.r[k].iretire == 2 && got.r[k].itype == 0);
+            free(got.r);
+            free(t.p);
+        }
+    }
+}
+
 int main(void)
 {
     test_shapes_across_chunks();
     test_limits_and_numbers();
+    test_usual_lines_in_place();
     test_changing_code();
     return rvt_test_summary("test_textread");
 }

@@ -20,6 +20,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_segments(int argc, char **argv);
 
 struct cli_command {
     const char *name;
@@ -173,6 +174,11 @@ const char *cli_printable(const char *s, char *buf, size_t n);
 struct rvt_output;
 int cli_report_decode(struct cli_opts *o, struct rvt_output *out, const struct rvt_diag *d, int drc,
                       const uint8_t *buf, size_t len, double secs);
+
+/* --segment SPEC (K, with --min-bytes as for `rvtrace segments`, or
+ * OFFSET..END on segment boundaries) of the trace buf: 0 or exit status. */
+int cli_segment_select(struct cli_opts *o, const uint8_t *buf, size_t len, const char *spec,
+                       struct rvt_trace_segment *out);
 
 /* DWARF source lines from --dwarf FILE, else the --elf file's own (absent:
  * *out = NULL, unless `required`).  0 or exit status. */

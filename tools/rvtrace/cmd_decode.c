@@ -28,6 +28,10 @@ static void help(const struct rvt_codec *only)
            "  --atb ID              the trace is in CoreSight formatter frames: decode the bytes of trace ID ID\n"
            "  --regs FILE           the register-setting file the trace was made with: configures the decoder\n"
            "                        like encoder 0 (or encoder N with --hart N)\n"
+           "  --segment K|A..B      decode segment K of `rvtrace segments` (same --min-bytes), or the\n"
+           "                        segments from byte A to byte B: the instructions from its sync point to\n"
+           "                        the next segment's; the outputs of all segments joined in order are the\n"
+           "                        whole decode's (docs/parallel.md)\n"
            "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
            "  --sink-start ADDR     trRamStart of the dump (default 0)\n"
            "  --dwarf FILE          source lines from FILE (default: the ELF's own DWARF, if any)\n"
@@ -62,8 +66,8 @@ static void print_hint(const struct cli_opts *o, const struct rvt_probe_result *
 
 int cmd_decode(int argc, char **argv)
 {
-    static const char *const extra[] = {"wp",         "wrap", "sink-start",      "hart", "regs",
-                                        "sram-bytes", "atb",  CLI_MAX_INSNS_OPT, CLI_ANALYSIS_EXTRAS, NULL};
+    static const char *const extra[] = {"wp",         "wrap", "sink-start",      "hart",    "regs",      "segment",
+                                        "sram-bytes", "atb",  CLI_MAX_INSNS_OPT, "min-bytes", CLI_ANALYSIS_EXTRAS, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "decode", allowed, extra, argc, argv);
@@ -159,6 +163,27 @@ int cmd_decode(int argc, char **argv)
         }
         data = buf;
     }
+    /* One segment (docs/parallel.md): stderr says which bytes it covers. */
+    struct rvt_trace_segment seg;
+    const char *segspec = cli_extra(&o, "segment");
+    if (segspec) {
+        if (!tf) {
+            /* (`rvtrace segments` reads the file's own bytes.) */
+            cli_fail("decode", "--segment: %s: segments are byte ranges of a plain trace file, not of a RAM image "
+                               "(.sink, --wp, --wrap) or ATB frames (--atb)", o.trace);
+            rc = usage;
+            goto done;
+        }
+        if (cli_segment_select(&o, data, len, segspec, &seg)) {
+            rc = usage;
+            goto done;
+        }
+        char at[48] = "";
+        if (seg.sync.has_addr)
+            snprintf(at, sizeof at, ", address 0x%" PRIx64, seg.sync.addr);
+        fprintf(stderr, "rvtrace decode: %s: segment %s: bytes %" PRIu64 "..%" PRIu64 " of %zu, from the %s at %" PRIu64 "%s\n",
+                o.trace, segspec, seg.offset, seg.end, len, seg.sync.unit ? seg.sync.unit : "trace's start (no sync point found)", seg.sync.offset, at);
+    }
     f = !o.output || strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "wb");
     if (!f) {
         cli_fail("decode", "%s: cannot create: %s", o.output, strerror(errno));
@@ -199,9 +224,10 @@ int cmd_decode(int argc, char **argv)
                                       .starts_at_trace_start = !sim.wrapped || (sim.lost_known && sim.lost == 0)};
     double t0 = cli_now();
     /* An empty trace is reported the same way whatever the family. */
-    int drc = !len ? 0
-              : tf   ? rvt_decode_file(o.codec, o.ccfg, o.img, &dopt, tf, &sink, &d)
-                     : rvt_decode(o.codec, o.ccfg, o.img, &dopt, buf, len, &sink, &d);
+    int drc = !len     ? 0
+              : segspec ? rvt_decode_segment(o.codec, o.ccfg, o.img, &dopt, data, len, &seg, &sink, &d)
+              : tf      ? rvt_decode_file(o.codec, o.ccfg, o.img, &dopt, tf, &sink, &d)
+                        : rvt_decode(o.codec, o.ccfg, o.img, &dopt, buf, len, &sink, &d);
     double t1 = cli_now();
     if (prog)
         rvt_progress_done(prog);

@@ -27,7 +27,9 @@ static void help(const struct rvt_codec *only)
            "                        (16 bytes; a frame sync first and every 16 frames) under trace ID ID (1..111)\n");
     printf("  --funnel              several harts into one stream: one encoder per hart (the records' hart\n"
            "                        ids), each sending its hart id as source id (--src-bits N sets the field\n"
-           "                        width), merged packet by packet; decode one hart with --hart N\n");
+           "                        width), merged packet by packet; decode one hart with --hart N\n"
+           "  --jobs N              --funnel into a file: encode each hart on its own thread, N at a time (0: one\n"
+           "                        per core; default 1); the same bytes as one thread (docs/parallel.md)\n");
     fputs(rvt_filter_options_help(), stdout);
     cli_help_common(stdout, CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN, only);
 }
@@ -67,7 +69,7 @@ static void *make_hart_cfg(void *ctx, unsigned hart, struct rvt_diag *d)
 
 int cmd_encode(int argc, char **argv)
 {
-    static const char *const extra[] = {"sink", "funnel!", "hart", "regs", "sram-bytes", "atb", CLI_FILTER_EXTRAS, NULL};
+    static const char *const extra[] = {"sink", "funnel!", "hart", "regs", "sram-bytes", "atb", "jobs", CLI_FILTER_EXTRAS, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "encode", allowed, extra, argc, argv);
@@ -246,7 +248,18 @@ int cmd_encode(int argc, char **argv)
             rc = rvt_encode_funnel_via(o.codec, make_hart_cfg, &fc, in, o.img, regfun, &st, NULL, &d);
         } else {
             regfun = NULL;
-            rc = rvt_encode_funnel(o.codec, make_hart_cfg, &fc, in, o.img, &sink, RVT_FUNNEL_MAX_INPUTS, &st, NULL, &d);
+            /* Per-hart threads need an output that takes every byte: the
+             * file, not a RAM sink (or an ATB bridge in front of one). */
+            uint64_t jobs = 1;
+            const char *js = cli_extra(&o, "jobs");
+            if (js && (!cli_parse_u64(js, &jobs) || jobs > 64)) {
+                rc = cli_fail("encode", "--jobs: expected a number of threads (0: one per core, at most 64), got '%s'", js);
+                goto out;
+            }
+            if (ram || atb)
+                jobs = 1;
+            rc = rvt_encode_funnel_jobs(o.codec, make_hart_cfg, &fc, in, o.img, &sink, RVT_FUNNEL_MAX_INPUTS,
+                                        (unsigned)jobs, &st, NULL, &d);
         }
         if (rc < 0) {
             rc = cli_fail("encode", "%s", d.msg);

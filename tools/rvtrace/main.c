@@ -10,6 +10,7 @@
 static const struct cli_command g_commands[] = {
     {"encode", cmd_encode, "ingress (PC list, PC+insn text, native, refcsv) -> trace bytes"},
     {"decode", cmd_decode, "trace bytes + ELF -> PCs, instruction listing, blocks or counts"},
+    {"segments", cmd_segments, "trace bytes -> the byte ranges between sync points, each decodable on its own"},
     {"dump", cmd_dump, "trace bytes -> one line per packet/message with every field"},
     {"verify", cmd_verify, "encode, decode and compare with the input; sizes and speeds"},
     {"check", cmd_check, "check an ingress stream against the program (every transition)"},

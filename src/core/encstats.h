@@ -1,0 +1,26 @@
+/* One hart encoder's statistics at the end of a funnelled encode, added to
+ * the totals: shared by the serial encode (pipeline.c) and the per-hart
+ * threaded one (parallel/parencode.c), which must report the same. */
+#ifndef RVT_CORE_ENCSTATS_H
+#define RVT_CORE_ENCSTATS_H
+
+#include "rvtrace/codec.h"
+
+static inline void rvt_hart_stats_add(const struct rvt_codec *c, void *enc, uint64_t insns, uint64_t records,
+                                      struct rvt_codec_stats *per_hart, struct rvt_codec_stats *st)
+{
+    struct rvt_codec_stats hs = {0};
+    if (c->enc_stats)
+        c->enc_stats(enc, &hs);
+    hs.insns = insns;
+    hs.records = records;
+    if (per_hart)
+        *per_hart = hs;
+    st->insns += hs.insns;
+    st->records += hs.records;
+    st->packets += hs.packets;
+    st->bytes += hs.bytes;
+    st->lost += hs.lost;
+}
+
+#endif
