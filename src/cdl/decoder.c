@@ -54,6 +54,7 @@ struct cdl_dec {
     enum pending pending;
     uint64_t pend_addr;   /* address of the instruction that left `pending` */
     uint8_t pend_ns;      /* its non-sequential reason */
+    bool data_first;      /* a register write or tracepoint came while the pending target's PC was still due */
 
     /* Without code: the block being rebuilt. */
     uint64_t blk_start, blk_n, blk_index, nc_index;
@@ -127,6 +128,7 @@ static int trace_error(struct cdl_dec *dec, const char *fmt, ...)
     dec->rec_state = 0;
     dec->seq_acc = 0;
     dec->pending = PEND_NONE;
+    dec->data_first = false;
     int rc;
     if (dec->nocode) {
         rc = note(dec, RVT_NOTE_ERROR, RVT_GAP_ERROR, 0, 0, dec->nc_index, dec->text);
@@ -158,8 +160,16 @@ static int flow_failed(struct cdl_dec *dec, const char *what, int rc)
 /* A field other than PC data arrived: a pending target must have been known. */
 static int settle_pending(struct cdl_dec *dec)
 {
+    dec->data_first = false;
     if (dec->pending == PEND_TARGET || dec->pending == PEND_TRAP)
         return trace_error(dec, "expected PC data after the %s at 0x%" PRIx64 ", the code cannot tell its target",
+                           ns_name(dec->pend_ns), dec->pend_addr);
+    /* --cdl-pc all: the recorder writes "the target when the configuration
+     * asks for it" after every non-sequential field (only a stop or lost
+     * marker, which settle the record themselves, can come first). */
+    if (dec->pending == PEND_CHECK && dec->cfg.pc_mode == CDL_PC_ALL)
+        return trace_error(dec, "expected PC data after the %s at 0x%" PRIx64 " (--cdl-pc all: a PC follows every "
+                                "non-sequential field)",
                            ns_name(dec->pend_ns), dec->pend_addr);
     dec->pending = PEND_NONE;
     return 1;
@@ -382,6 +392,23 @@ static int apply_code(struct cdl_dec *dec, const struct cdl_field *f)
     if (dec->synced && (rc = flush_seq(dec, -1)) <= 0)
         return rc;
     uint64_t retired = rvt_flow_insns(dec->flow);
+    /* A record is "the prior count, the reason, the target when the
+     * configuration asks for it, then the instruction's data" (the
+     * recorder): data before a due target is only right when no target
+     * follows (the end of the trace or of tracing), so a PC after it is
+     * out of order. */
+    bool due = dec->pending == PEND_TARGET || dec->pending == PEND_TRAP ||
+               (dec->pending == PEND_CHECK && dec->cfg.pc_mode == CDL_PC_ALL);
+    if (f->kind == CDL_F_DATA && f->reason == CDL_DATA_PC) {
+        bool late = dec->synced && due && dec->data_first;
+        dec->data_first = false;
+        if (late && (rc = trace_error(dec, "PC data for the %s at 0x%" PRIx64 " after that instruction's data (the "
+                                           "recorder writes the target first)",
+                                      ns_name(dec->pend_ns), dec->pend_addr)) <= 0)
+            return rc;
+    } else if (dec->synced && due) {
+        dec->data_first = true;
+    }
     switch (f->kind) {
     case CDL_F_DATA:
         if (f->reason == CDL_DATA_PC)
@@ -820,7 +847,11 @@ decode:
     }
     /* A complete recording ends with a stop marker; without it (or cut
      * inside a field) the later trace was not recorded. */
-    if (!seam && (halted || (reached_end && !dec->ended))) {
+    /* "The output is whole 32-bit words: the end is padded with skip
+     * nybbles" (docs/cdl.md; the seed stores nybbles in 32-bit words): a
+     * recording that ends in part of a word lost or gained bytes. */
+    bool part_word = !seam && !halted && reached_end && dec->ended && !dec->cfg.buffer && len % 4 != 0;
+    if (!seam && (halted || (reached_end && !dec->ended) || part_word)) {
         dec->field_pos = end_pos;
         /* A halted recorder reports its own loss; a recording that just
          * stops (cut inside a field, or without the stop marker every
@@ -832,6 +863,11 @@ decode:
                      "cdl: recording halted at offset 0x%" PRIx64 ": the %" PRIu64
                      "-byte buffer was full, later execution was not recorded",
                      (uint64_t)end_pos / 2, dec->cfg.buffer);
+        else if (part_word)
+            snprintf(dec->text, sizeof dec->text,
+                     "cdl: trace ends at offset 0x%zx, inside a 32-bit word (the recorder writes whole words): bytes "
+                     "were lost or added",
+                     len);
         else if (cut_at != SIZE_MAX)
             snprintf(dec->text, sizeof dec->text,
                      "cdl: trace ends inside a field at offset 0x%" PRIx64 " (%zu nybbles left): later trace was not "

@@ -59,6 +59,9 @@ static const struct rvt_codec_opt g_opts[] = {
     {"dbg-nops", "padding|anywhere",
      "decoder: Nops only pad up to a synchronisation point (default, as rvtrace's encoder writes them; others are "
      "an error) or may appear anywhere (another trace source's idle fill)"},
+    {"dbg-values", "fewest|any",
+     "decoder: a PC outside sync fields has the fewest nybbles that rebuild it from the last PC, or all of them "
+     "(default, as rvtrace's encoder writes them; others are an error), or any number (another encoder)"},
     {"dbg-code", "auto|elf|none", "decode by walking the ELF, or from PC pairs only (needs emit pc without "
                                   "branch); auto: walk when an ELF is loaded"},
     {"ecall", "sequential|trap|uninferable",
@@ -133,6 +136,13 @@ static int dbg_cfg_set(void *cfgp, const char *key, const char *val, struct rvt_
             c->nops_anywhere = true;
         else
             return rvt_fail(d, RVT_ERR_INVAL, "--dbg-nops: expected padding or anywhere, got '%s'", val);
+    } else if (strcmp(key, "dbg-values") == 0) {
+        if (strcmp(val, "fewest") == 0)
+            c->values_any = false;
+        else if (strcmp(val, "any") == 0)
+            c->values_any = true;
+        else
+            return rvt_fail(d, RVT_ERR_INVAL, "--dbg-values: expected fewest or any, got '%s'", val);
     } else if (strcmp(key, "dbg-trap-pc") == 0) {
         if (strcmp(val, "seed") == 0)
             c->trap_pc = DBG_TRAP_PC_SEED;

@@ -189,6 +189,7 @@ struct dbg_cfg {
     unsigned custom;          /* enum dbg_custom */
     unsigned trap_pc;         /* enum dbg_trap_pc */
     bool nops_anywhere;       /* decoder: accept Nops between sync points (another source's idle fill) */
+    bool values_any;          /* decoder: accept PCs with more nybbles than the last PC needs */
     bool have_stream_offset;  /* decoder: stream_offset is known (a wrapped sink image's description) */
     uint64_t stream_offset;   /* ...the off-chip stream's byte position of the trace's first byte */
     unsigned code;            /* enum dbg_code_mode */

@@ -992,6 +992,12 @@ static int settle(struct dbg_dec *dec, unsigned hdr)
     if (dec->st == ST_ERET || dec->st == ST_PAIR_DONE) {
         if (hdr == DBG_PRIV)
             return 1;
+        /* The seed's table: mret/sret "Emit PC (if enabled) ... Emit
+         * Privilege Level (if enabled)": with emitpriv an xRET's packets end
+         * with its Privilege Level (Trace Disabled may cut them short). */
+        if (dec->st == ST_ERET && dec->epriv && hdr != DBG_TRACE_DISABLED)
+            return trace_error(dec, "%s packet after the target of an xRET, expected its Privilege Level",
+                               dbg_hdr_name(hdr));
         dec->st = ST_IDLE;
     }
     if (dec->nocode && hdr != DBG_PRIV && (rc = nc_flush_held(dec)) <= 0)
@@ -1168,8 +1174,17 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
     case DBG_PC: {
         if ((rc = check_width(dec, p, dec->pc_width)) <= 0)
             return rc;
+        uint64_t last_v = dec->pc_v;
+        bool had_v = dec->have_pc_v;
         if (!value_from_last(p, dec->pc_width, &dec->pc_v, &dec->have_pc_v))
             return drop_before_sync(dec); /* before the first full PC */
+        /* "Missing bits must be filled in with the last PC value": the
+         * encoder leaves out every nybble the last PC gives (or sends them
+         * all); a longer PC is a damaged one (--dbg-values any accepts it). */
+        if (!in_sync && had_v && dec->synced && !dec->cfg.values_any && p->nval != (dec->pc_width + 3) / 4 &&
+            p->nval != dbg_nyb_from_last(dec->pc_v, last_v))
+            return trace_error(dec, "PC of %u nybbles, but %u rebuild it from the last PC (the encoder sends the fewest)",
+                               (unsigned)p->nval, dbg_nyb_from_last(dec->pc_v, last_v));
         uint64_t pc = pc_of(dec, dec->pc_v);
         if (in_sync)
             return sync_pc(dec, pc);

@@ -456,6 +456,35 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
                     break;
                 }
             }
+            /* irreport on an uninferable target: "following a return because
+             * its address differs from the predicted return address at the
+             * top of the implicit_return return address stack" (payload.adoc).
+             * So the stack has a prediction there, and it is not this address
+             * (unless, with the fixed count, the count field is full and the
+             * return had to be reported). */
+            if (ir && s->irreport && s->kind == K_UPDISCON) {
+                uint64_t top = 0;
+                if (st.cf != RVT_CF_RETURN)
+                    return dfail(dec, s->offset,
+                                 "irreport says 0x%" PRIx64 " follows a mispredicted return, but the code reaches it "
+                                 "through the uninferable jump at 0x%" PRIx64 ", which is not a return",
+                                 s->addr, st.last);
+                if (fixed && popped != s->irdepth)
+                    return dfail(dec, s->offset,
+                                 "irdepth %u says %u implicit returns come before the mispredicted return at 0x%" PRIx64
+                                 ", but the code has %u",
+                                 (unsigned)s->irdepth, (unsigned)s->irdepth, st.last, popped);
+                if (!cs->count)
+                    return dfail(dec, s->offset,
+                                 "irreport says the return at 0x%" PRIx64 " went elsewhere than the implicit-return "
+                                 "stack predicts, but the stack is empty there",
+                                 st.last);
+                if (rvt_cs_peek(cs, &top) && top == s->addr && (!fixed || popped < (1ull << et_irdepth_bits(&dec->p)) - 1))
+                    return dfail(dec, s->offset,
+                                 "irreport says the return at 0x%" PRIx64 " went elsewhere than the implicit-return "
+                                 "stack predicts, but 0x%" PRIx64 " is its prediction (an implicit return)",
+                                 st.last, s->addr);
+            }
             /* the uninferable discontinuity the packet reports: but
              * notify, and updiscon equal to notify before a format 3 or the
              * end of tracing, say the reported instruction "is not the
@@ -616,6 +645,12 @@ static int resolve_before_trap(struct et_decoder *dec, const struct et_packet *k
     }
     if ((rc = apply_held(dec)) < 0)
         return rc;
+    /* A reported branch right before the trap (the address packet's map
+     * holds its outcome): next_pc() takes the branch by that outcome, so
+     * the EPC is its target when taken. */
+    if (rvt_flow_pending(f) && dec->have_single && dec->single_cf == RVT_CF_BRANCH && rvt_flow_queued_branches(f) &&
+        FL(rvt_flow_continue(f)) < 0)
+        return flow_fail(dec);
     if (!rvt_flow_pending(f) || !dec->have_single || !rvt_cf_uninferable(dec->single_cf))
         return 0;
     bool ir = dec->ir_on && dec->p.implicit_return != ET_IR_OFF;
@@ -773,6 +808,39 @@ static enum kind classify(const struct et_decoder *dec, const struct et_packet *
     return K_UPDISCON;
 }
 
+/* An uninferable target that is in the jump target cache reported with its
+ * address: "the encoder may still choose to output the differential address
+ * using format 1 or 2 if the resulting packet is shorter" (payload.adoc),
+ * else "format 0, subformat 1 will be used" (exampleAlgorithm.adoc).  So
+ * the format 1/2 packet must be shorter (in sign-compressed bits, the least
+ * any byte-counting encoder also needs) than the format 0.1 one. */
+static int check_jtc_choice(struct et_decoder *dec, const struct et_packet *k, unsigned idx, uint64_t addr,
+                            uint64_t offset)
+{
+    struct et_packet a = *k, j;
+    memset(&j, 0, sizeof j);
+    j.format = ET_F0;
+    j.subformat = ET_SF0_JTC;
+    j.index = idx;
+    j.branches = k->format == ET_F1 ? k->branches : 0;
+    j.branch_map = k->format == ET_F1 ? k->branch_map : 0;
+    j.irreport = k->irreport;
+    j.irdepth = k->irdepth;
+    struct et_bits ba, bj;
+    struct rvt_diag d = {0};
+    if (et_pkt_bits(&dec->p, &a, &ba, &d) < 0 || et_pkt_bits(&dec->p, &j, &bj, &d) < 0)
+        return 0; /* (not comparable: nothing to check) */
+    unsigned la = et_bits_compressed_len(&ba), lj = et_bits_compressed_len(&bj);
+    if (lj > la)
+        return 0;
+    return dfail(dec, offset,
+                 "format %u packet reports the uninferable target 0x%" PRIx64
+                 " by its address although it is in the jump target cache (entry %u), whose format 0 subformat 1 "
+                 "packet is no longer (%u bits, the address packet %u): the encoder reports a cached target by its "
+                 "index unless the address packet is shorter",
+                 (unsigned)k->format, addr, idx, lj, la);
+}
+
 static int do_address(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next,
                       uint64_t offset)
 {
@@ -784,6 +852,14 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
         return rc;
     bool v026 = dec->p.version == ET_V0_026;
     enum kind kind = classify(dec, k, next);
+    /* updiscon (payload.adoc): the instruction "before an exception,
+     * privilege change or resync (i.e. it will be followed immediately by a
+     * format 3 te_inst)" — or by the support packet that ends tracing. */
+    if (!v026 && k->updiscon && next && next->msg == ET_MSG_TE_INST && next->format != ET_F3)
+        return dfail(dec, offset,
+                     "%s packet with updiscon set, but the next packet is a %s, not a format 3 (updiscon: \"it will be "
+                     "followed immediately by a format 3 te_inst\")",
+                     et_pkt_name(k), et_pkt_name(next));
 
     /* the reported address */
     uint64_t addr;
@@ -836,7 +912,9 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
     if (kind == K_UPDISCON && dec->p.jump_target_cache && dec->jtc.valid && !v026 &&
         !(k->format == ET_F0 && k->subformat == ET_SF0_JTC)) {
         unsigned idx;
-        et_jtc_lookup_update(&dec->jtc, addr, &idx);
+        if (et_jtc_lookup_update(&dec->jtc, addr, &idx) && !k->notify && !k->updiscon &&
+            (k->format == ET_F1 || k->format == ET_F2) && (rc = check_jtc_choice(dec, k, idx, addr, offset)) < 0)
+            return rc;
     }
 
     struct seg s = {.addr = addr, .kind = kind, .irreport = k->irreport, .irdepth = k->irdepth, .offset = offset};
@@ -1289,6 +1367,8 @@ static int unpack_frame(struct et_decoder *dec, const struct et_frame *fr, struc
     int rc = et_pkt_unpack_bits(&dec->p, fr->msg, &fr->bits, k, d);
     if (rc == 0 && fr->sign_padded)
         rc = et_pkt_check_padding(&fr->bits, k, d);
+    if (rc == 0)
+        rc = et_pkt_check_irdepth(&dec->p, k, d);
     if (rc == 0 && fr->sign_padded && !dec->p.partial_compression)
         rc = et_pkt_check_compressed(&fr->bits, k, d);
     return rc;

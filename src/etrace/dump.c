@@ -120,6 +120,8 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
         if (fr.sign_padded && (et_pkt_check_padding(&fr.bits, &k, &fd) < 0 ||
                                (!cur.partial_compression && et_pkt_check_compressed(&fr.bits, &k, &fd) < 0)))
             damage(out, fr.offset, fd.msg, d, RVT_ERR_FORMAT);
+        else if (et_pkt_check_irdepth(&cur, &k, &fd) < 0)
+            damage(out, fr.offset, fd.msg, d, RVT_ERR_FORMAT);
         et_pkt_format_fields(&cur, &k, fields, sizeof fields);
         char absbuf[48] = "";
         bool v026 = cur.version == ET_V0_026;

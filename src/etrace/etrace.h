@@ -258,6 +258,8 @@ int et_pkt_unpack_bits(const struct et_params *p, uint8_t msg, const struct et_b
  * from et_pkt_unpack_bits) must all equal its last field bit.  Returns 0 or
  * <0 with d saying which bit differs. */
 int et_pkt_check_padding(const struct et_bits *b, const struct et_packet *k, struct rvt_diag *d);
+/* Unused irdepth bits (irreport not set) that are not copies of the preceding bit: message in d. */
+int et_pkt_check_irdepth(const struct et_params *p, const struct et_packet *k, struct rvt_diag *d);
 /* payload.adoc: sign-based compression "ideally will be applied to the
  * whole packet" (as rvtrace and the reference model do): a payload (of whole
  * bytes) longer than its compressed form is an error unless the decoder

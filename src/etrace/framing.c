@@ -355,6 +355,16 @@ int et_deframer_next(struct et_deframer *df, struct et_frame *fr, struct rvt_dia
         df->pos += total;
         return 1;
     }
+    /* flow "can be used to direct packets to a particular sink"
+     * (encapsulation.adoc): a source sends its packets with one flow value
+     * (--flow), so a packet with another is not this trace's (a damaged
+     * header).  Null packets are exempt: "when generated at a sink, the flow
+     * field value is unimportant". */
+    if (fr->flow != p->flow)
+        return rvt_fail(d, RVT_ERR_FORMAT,
+                        "offset 0x%zx: encapsulation header 0x%02x has flow %u, but the trace's packets carry flow %u "
+                        "(--flow)",
+                        df->pos, h, fr->flow, p->flow);
     if (extend) {
         fr->timestamp = br_get(b, &pos, p->ts_bytes * 8);
         fr->has_ts = true;

@@ -628,6 +628,23 @@ int et_pkt_check_padding(const struct et_bits *b, const struct et_packet *k, str
     return 0;
 }
 
+/* payload.adoc: "If irreport is the same value as updiscon, all bits in
+ * this field [irdepth] will also be the same value as updiscon" (the
+ * preceding bit).  The reference model fills them with ones instead
+ * (--model-compat), which is accepted too. */
+int et_pkt_check_irdepth(const struct et_params *p, const struct et_packet *k, struct rvt_diag *d)
+{
+    if (!k->has_ir || k->irreport)
+        return 0;
+    uint32_t ones = (uint32_t)mask64(et_irdepth_bits(p)), want = k->raw_irreport ? ones : 0;
+    if (k->raw_irdepth == want || k->raw_irdepth == ones)
+        return 0;
+    return rvt_fail(d, RVT_ERR_FORMAT,
+                    "etrace: %s packet: irdepth bits 0x%x without irreport: expected all %u (\"if "
+                    "irreport is the same value as updiscon, all bits in this field will also be the same value\")",
+                    et_pkt_name(k), (unsigned)k->raw_irdepth, (unsigned)k->raw_irreport);
+}
+
 /* ---- names and text -------------------------------------------------------- */
 
 const char *et_pkt_name(const struct et_packet *k)

@@ -792,7 +792,9 @@ static void run_trial(const struct opts *op, const struct optset *s, const void 
         r.insns = d.insns;
         r.reports = d.reports;
         r.first_offset = d.first_offset;
-        r.trunc_reported = d.end_reported || d.reports;
+        /* A decode with no instruction is reported too ("nothing decodable",
+         * exit status 3: e.g. a cut inside the leading sync sequence). */
+        r.trunc_reported = d.end_reported || d.reports || d.insns == 0;
         cpy(r.first_text, sizeof r.first_text, d.first_text);
         ssize_t w = write(fd[1], &r, sizeof r);
         _exit(w == (ssize_t)sizeof r ? 0 : 3);
