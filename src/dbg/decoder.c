@@ -40,7 +40,9 @@ enum state {
     ST_SRC,       /* a source PC was read (trap source or pair source) */
     ST_SRC_PRIV,  /* ...and the Privilege Level between source and destination */
     ST_ERET,      /* an xRET was resolved: its Privilege Level may follow */
-    ST_PAIR_DONE  /* pc-pair mode: a pair was resolved; an xRET's Privilege Level may follow */
+    ST_PAIR_DONE, /* pc-pair mode: a pair was resolved; an xRET's Privilege Level may follow */
+    ST_TRAP_HELD  /* emitbranch: source PC, a Privilege Level without the interrupt bit, and the next PC
+                   * (held_pc) were read; see ebr_pc */
 };
 
 struct dbg_dec {
@@ -76,6 +78,7 @@ struct dbg_dec {
     size_t dropped_at;
     enum state st;
     uint64_t src;
+    uint64_t held_pc; /* ST_TRAP_HELD: the PC after the Privilege Level */
     uint8_t src_priv;
     bool src_retired; /* the source PC is the instruction the walk retired last (a trap after it) */
     /* The last instruction the walk retired, and the instruction count
@@ -542,8 +545,19 @@ static int do_trap(struct dbg_dec *dec, bool have_priv, uint8_t priv, uint64_t h
 static int ebr_pc(struct dbg_dec *dec, uint64_t pc)
 {
     int rc;
-    if (dec->st == ST_SRC_PRIV)
-        return do_trap(dec, true, dec->src_priv, pc);
+    if (dec->st == ST_SRC_PRIV) {
+        /* PC, Privilege Level, PC is an exception (the seed's table: the
+         * faulting instruction's PC, Privilege Level, the new PC) or an
+         * xRET's target and Privilege Level ("Emit PC ... Emit Privilege
+         * Level") followed by the next PC; only what comes next tells: a
+         * Privilege Level without the interrupt bit cannot follow a trap's
+         * handler PC, so it makes the first an xRET (held_was_eret). */
+        if (dec->src_priv & 8)
+            return do_trap(dec, true, dec->src_priv, pc);
+        dec->st = ST_TRAP_HELD;
+        dec->held_pc = pc;
+        return 1;
+    }
     if (dec->st == ST_SRC) {
         /* Without Privilege Level packets two PCs are a trap source and its
          * handler (the first could also be the target of an indirect jump
@@ -985,6 +999,36 @@ static int sync_pc(struct dbg_dec *dec, uint64_t pc)
     return 1;
 }
 
+/* ST_TRAP_HELD, and what follows is not a Privilege Level: the trap. */
+static int resolve_held_trap(struct dbg_dec *dec)
+{
+    if (dec->st != ST_TRAP_HELD)
+        return 1;
+    dec->st = ST_SRC_PRIV;
+    return do_trap(dec, true, dec->src_priv, dec->held_pc);
+}
+
+/* ST_TRAP_HELD, and a Privilege Level without the interrupt bit follows:
+ * the source PC was an xRET's target, the first Privilege Level its, and
+ * the held PC the next packet of the walk from there. */
+static int held_was_eret(struct dbg_dec *dec)
+{
+    uint64_t next = dec->held_pc;
+    dec->st = ST_SRC;
+    int rc = src_was_jump_target(dec);
+    if (rc <= 0)
+        return rc;
+    if (dec->st != ST_ERET)
+        return trace_error(dec, "Privilege Level after the handler PC 0x%" PRIx64 " of a trap at 0x%" PRIx64
+                                ", and 0x%" PRIx64 " is not the target of an xRET either",
+                           next, dec->src, dec->src);
+    dec->prv = (dec->src_priv >> 1) & 3;
+    dec->st = ST_IDLE;
+    if ((rc = rvt_flow_set_context(dec->flow, dec->prv, dec->hart)) < 0)
+        return flow_failed(dec, "privilege level", rc);
+    return ebr_pc(dec, next);
+}
+
 /* Close pending states a packet of another kind ends. */
 static int settle(struct dbg_dec *dec, unsigned hdr)
 {
@@ -1024,6 +1068,9 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
     unsigned hdr = p->hdr;
     if (hdr == DBG_NOP)
         return 1;
+    if (dec->st == ST_TRAP_HELD &&
+        (rc = hdr == DBG_PRIV && !(p->arg & 8) ? held_was_eret(dec) : resolve_held_trap(dec)) <= 0)
+        return rc;
 
     /* Change Hart opens sync fields: the new hart's Privilege Level and
      * full PC follow it (the encoder never sends it alone). */
@@ -1420,6 +1467,9 @@ int dbg_dec_run_segment(struct dbg_dec *dec, const uint8_t *buf, size_t len, siz
             goto resync;
         }
         if (is_sync_point(dec, pos)) {
+            dec->pkt_pos = pos;
+            if ((rc = resolve_held_trap(dec)) < 0)
+                goto out;
             if (dec->st == ST_SRC && !dec->nocode && dec->ebr) {
                 dec->pkt_pos = pos;
                 if ((rc = src_was_jump_target(dec)) < 0)
@@ -1496,6 +1546,8 @@ int dbg_dec_run_segment(struct dbg_dec *dec, const uint8_t *buf, size_t len, siz
         pos += (size_t)n;
     }
     if (dec->nocode && (rc = nc_flush_held(dec)) < 0)
+        goto out;
+    if ((rc = resolve_held_trap(dec)) < 0)
         goto out;
     if (seam)
         goto finish; /* the trace goes on in the next segment */
