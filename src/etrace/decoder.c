@@ -1523,6 +1523,23 @@ static int note_error(struct et_decoder *dec, uint64_t offset, const char *text)
     return 0;
 }
 
+/* After process(): a packet the decoder could not apply is an error note
+ * at its offset (the decode goes on from the next sync point); what stops
+ * the decode (no memory, the instruction limit, --strict) is returned. */
+static int packet_failed(struct et_decoder *dec, int rc, uint64_t offset)
+{
+    if (rc >= 0)
+        return rc;
+    if (rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT || dec->p.strict)
+        return rc;
+    char text[600];
+    snprintf(text, sizeof text, "%s", dec->diag.msg);
+    if ((rc = note_error(dec, offset, text)) < 0)
+        return rc;
+    rvt_diag_clear(&dec->diag);
+    return 0;
+}
+
 /* The first sync packet: say what could not be decoded before it, as the
  * other families do (RVT_GAP_WRAP; the flow engine makes it an error when
  * the trace starts where tracing started). */
@@ -1687,15 +1704,8 @@ static int run_from(struct et_decoder *dec, size_t len, size_t start, size_t unt
             dec->seam = true;
             rc = process(dec, &cur.k, nxt.status > 0 ? &nxt.k : NULL, cur.offset);
             dec->seam = false;
-            if (rc < 0) {
-                if (rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT || dec->p.strict)
-                    return rc;
-                char text[600];
-                snprintf(text, sizeof text, "%s", dec->diag.msg);
-                if ((rc = note_error(dec, cur.offset, text)) < 0)
-                    return rc;
-                rvt_diag_clear(&dec->diag);
-            }
+            if ((rc = packet_failed(dec, rc, cur.offset)) < 0)
+                return rc;
             break;
         }
         next_packet(dec, &nxt);
@@ -1703,15 +1713,8 @@ static int run_from(struct et_decoder *dec, size_t len, size_t start, size_t unt
             return rc;
         rc = process(dec, &cur.k, nxt.status > 0 ? &nxt.k : NULL, cur.offset);
         last_offset = cur.offset;
-        if (rc < 0) {
-            if (rc == -RVT_ERR_NOMEM || rc == -RVT_ERR_LIMIT || dec->p.strict)
-                return rc;
-            char text[600];
-            snprintf(text, sizeof text, "%s", dec->diag.msg);
-            if ((rc = note_error(dec, cur.offset, text)) < 0)
-                return rc;
-            rvt_diag_clear(&dec->diag);
-        }
+        if ((rc = packet_failed(dec, rc, cur.offset)) < 0)
+            return rc;
         cur = nxt;
     }
     if (!cut && dec->open && !seam) {
