@@ -117,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     configure(c, cfg, sel, &d);
     if (c->cfg_finish(cfg, xlen, img, &d) == 0) {
         g_len = size - 2;
-        struct rvt_flow_sink sink = {rvt_fuzz_on_block, on_note, NULL};
+        struct rvt_flow_sink sink = {.block = rvt_fuzz_on_block, .note = on_note, .ctx = NULL};
         int rc = rvt_decode_buffer(c, cfg, img, -1, data + 2, size - 2, &sink, &d);
         if (rc < 0)
             rvt_fuzz_check(d.msg[0] != 0);
