@@ -605,7 +605,14 @@ static int on_blocks_count(void *ctx, const struct rvt_block *b, size_t n)
 {
     struct rvt_output *o = ctx;
     uint64_t insns = 0, ends[16] = {0};
-    for (size_t i = 0; i < n; i++) {
+    /* Two at a time: one pass, half the loop's overhead. */
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        insns += b[i].ninsns + b[i + 1].ninsns;
+        ends[b[i].end & 15]++;
+        ends[b[i + 1].end & 15]++;
+    }
+    if (i < n) {
         insns += b[i].ninsns;
         ends[b[i].end & 15]++;
     }
