@@ -365,7 +365,11 @@ static const struct rvt_note *classify_lead(struct rvt_flow *f, const struct rvt
     return tmp;
 }
 
-/* Hand the batch to the sink (nothing held: nothing to do). */
+/* Hand the batch to the sink (nothing held: nothing to do).  Once per
+ * batch: out of line. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static int deliver(struct rvt_flow *f)
 {
     size_t n = (size_t)(f->bnext - f->batch);
@@ -385,10 +389,10 @@ static void deliver_now(struct rvt_flow *f)
 }
 
 /* One block to the sink: into the batch, or the per-block callback. */
-static int emit(struct rvt_flow *f, const struct rvt_block *b)
+static inline int emit(struct rvt_flow *f, const struct rvt_block *b)
 {
     if (f->cfg.sink.blocks) {
-        *f->bnext++ = *b;
+        memcpy(f->bnext++, b, sizeof *b);
         return f->bnext == f->batch + BATCH_BLOCKS || f->stopped ? deliver(f) : 0;
     }
     if (f->cfg.sink.block && f->cfg.sink.block(f->cfg.sink.ctx, b))
@@ -1026,15 +1030,10 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
      * date when the loop hands back. */
     const bool batched = (lim & LIM_BATCH) != 0;
     /* The fields every block of this loop has alike, from context to
-     * priv (copied as one piece; end, cf and flags are written after). */
+     * priv (copied as one piece; end, cf and flags are written after),
+     * filled at the first block it emits (many walks emit none). */
     struct rvt_block same;
-    memset(&same, 0, sizeof same);
-    same.context = ctx;
-    same.time = time;
-    same.tval = 0;
-    same.trace_offset = offset;
-    same.cause = 0;
-    same.priv = priv;
+    bool same_set = false;
     const size_t same_at = offsetof(struct rvt_block, context),
                  same_len = offsetof(struct rvt_block, priv) + sizeof same.priv - same_at;
     struct bq_reader q = {1, 0};
@@ -1137,6 +1136,14 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         hw -= bhw;
         in -= n;
         if (batched) {
+            if (RVT_UNLIKELY(!same_set)) {
+                memset(&same, 0, sizeof same);
+                same.context = ctx;
+                same.time = time;
+                same.trace_offset = offset;
+                same.priv = priv;
+                same_set = true;
+            }
             struct rvt_block *k = f->bnext;
             f->bnext = k + 1;
             k->start = bstart;
