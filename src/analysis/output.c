@@ -604,21 +604,19 @@ static int on_block_count(void *ctx, const struct rvt_block *b)
 static int on_blocks_count(void *ctx, const struct rvt_block *b, size_t n)
 {
     struct rvt_output *o = ctx;
-    uint64_t insns = 0, ends[16] = {0};
+    uint64_t insns = 0, traps = o->st.ends[RVT_END_TRAP];
     /* Two at a time: one pass, half the loop's overhead. */
     size_t i = 0;
     for (; i + 2 <= n; i += 2) {
         insns += b[i].ninsns + b[i + 1].ninsns;
-        ends[b[i].end & 15]++;
-        ends[b[i + 1].end & 15]++;
+        o->st.ends[b[i].end & 15]++;
+        o->st.ends[b[i + 1].end & 15]++;
     }
     if (i < n) {
         insns += b[i].ninsns;
-        ends[b[i].end & 15]++;
+        o->st.ends[b[i].end & 15]++;
     }
-    for (unsigned e = 0; e < 16; e++)
-        o->st.ends[e] += ends[e];
-    o->st.traps += ends[RVT_END_TRAP];
+    o->st.traps += o->st.ends[RVT_END_TRAP] - traps;
     o->st.insns += insns;
     o->st.blocks += n;
     return 0;
