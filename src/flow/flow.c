@@ -416,7 +416,7 @@ static int note(struct rvt_flow *f, struct rvt_note *n)
     return rc ? ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode") : 0;
 }
 
-static int flush(struct rvt_flow *f, uint8_t end, uint64_t next)
+static inline int flush(struct rvt_flow *f, uint8_t end, uint64_t next)
 {
     if (!f->blk_open)
         return 0;
