@@ -126,7 +126,9 @@ void rvt_bcache_free(struct rvt_bcache *bc);
  * rvt_bcache_get on the same cache (copy the block to keep it longer). */
 const struct rvt_block_info *rvt_bcache_get(struct rvt_bcache *bc, uint64_t addr);
 const struct rvt_image *rvt_bcache_image(const struct rvt_bcache *bc);
-/* Cache statistics (hits, misses) for benchmarks. */
+/* Cache statistics (hits, misses) for benchmarks: lookups in the table.  The
+ * flow engine's fast walk following a block's successor link to the next
+ * block is not a lookup and is not counted. */
 void rvt_bcache_stats(const struct rvt_bcache *bc, uint64_t *hits, uint64_t *misses);
 
 /* Offset in halfwords of instruction i (0..ninsns) from the block start. */

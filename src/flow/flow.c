@@ -1038,7 +1038,8 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                  same_len = offsetof(struct rvt_block, priv) + sizeof same.priv - same_at;
     struct bq_reader q = {1, 0};
     int rc = 0;
-    /* The hits of this loop's lookups, added to the cache's count at the end. */
+    /* The hits of this loop's lookups in the table, added to the cache's
+     * count at the end. */
     uint64_t hits = 0;
     /* The previous block's successor hint for pc (NULL: none, as after a
      * return): a hit there costs a load and a compare, no hash. */
@@ -1048,9 +1049,10 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     uint32_t *hint = &nohint;
     for (;;) {
         struct bc_slot *s = (struct bc_slot *)((char *)slots + *hint);
-        if (s->b.start == pc) {
-            hits++;
-        } else {
+        /* A successor hint that holds is a link followed, not a lookup: not
+         * counted as a hit (it was 2 host instructions a block, hits
+         * spilled to memory). */
+        if (s->b.start != pc) {
             s = &slots[rvt_bc_home(shift, pc)];
             if (s->b.start == pc) {
                 hits++;
