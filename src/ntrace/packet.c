@@ -312,8 +312,11 @@ static inline unsigned mseo_at(const struct reader *r, size_t chunk)
     return r->p[chunk] & 3u;
 }
 
-static int get_fixed(struct reader *r, unsigned bits, uint64_t *v, unsigned tcode, unsigned field, uint64_t offset,
-                     struct rvt_diag *d)
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int get_fixed_slow(struct reader *r, unsigned bits, uint64_t *v, unsigned tcode, unsigned field,
+                          uint64_t offset, struct rvt_diag *d)
 {
     uint64_t val = 0;
     unsigned got = 0;
@@ -345,6 +348,23 @@ static int get_fixed(struct reader *r, unsigned bits, uint64_t *v, unsigned tcod
     r->pos = chunk * 6 + off;
     *v = val;
     return 0;
+}
+
+/* A fixed-length field.  The usual case, a field inside one chunk (TCODE,
+ * BTYPE, RCODE, ...), without the general loop and its error paths (80 host
+ * instructions a field before); anything else, errors included, takes
+ * get_fixed_slow. */
+static inline int get_fixed(struct reader *r, unsigned bits, uint64_t *v, unsigned tcode, unsigned field,
+                            uint64_t offset, struct rvt_diag *d)
+{
+    const size_t chunk = r->pos / 6;
+    const unsigned off = (unsigned)(r->pos % 6);
+    if (chunk < r->n && off + bits <= 6 && (off + bits < 6 || mseo_at(r, chunk) == 0)) {
+        *v = (uint64_t)(r->p[chunk] >> (2 + off)) & low_mask(bits);
+        r->pos += bits;
+        return 0;
+    }
+    return get_fixed_slow(r, bits, v, tcode, field, offset, d);
 }
 
 /* A variable-length field: from pos to the end of the next chunk marked
