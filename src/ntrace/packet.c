@@ -369,8 +369,11 @@ static inline int get_fixed(struct reader *r, unsigned bits, uint64_t *v, unsign
 
 /* A variable-length field: from pos to the end of the next chunk marked
  * 01/11.  *nbits gets its transmitted width. */
-static int get_var(struct reader *r, uint64_t *v, unsigned *nbits, unsigned tcode, unsigned field, uint64_t offset,
-                   struct rvt_diag *d)
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int get_var_slow(struct reader *r, uint64_t *v, unsigned *nbits, unsigned tcode, unsigned field,
+                        uint64_t offset, struct rvt_diag *d)
 {
     size_t chunk = r->pos / 6;
     if (chunk >= r->n)
@@ -401,6 +404,33 @@ static int get_var(struct reader *r, uint64_t *v, unsigned *nbits, unsigned tcod
     *v = val;
     *nbits = got;
     return 0;
+}
+
+/* get_var_slow's usual case, without its checks: a field that ends inside
+ * the message within 64 bits (a chunk added at got <= 58 cannot pass 64).
+ * Anything else, errors included, takes get_var_slow from the start. */
+static inline int get_var(struct reader *r, uint64_t *v, unsigned *nbits, unsigned tcode, unsigned field,
+                          uint64_t offset, struct rvt_diag *d)
+{
+    size_t chunk = r->pos / 6;
+    if (chunk < r->n) {
+        const unsigned off = (unsigned)(r->pos % 6);
+        uint64_t val = (uint64_t)(r->p[chunk] >> (2 + off));
+        unsigned got = 6 - off;
+        const size_t last = r->n - 1;
+        while (mseo_at(r, chunk) == 0 && chunk < last && got <= 58) {
+            chunk++;
+            val |= (uint64_t)(r->p[chunk] >> 2) << got;
+            got += 6;
+        }
+        if (mseo_at(r, chunk) != 0) {
+            r->pos = (chunk + 1) * 6;
+            *v = val;
+            *nbits = got;
+            return 0;
+        }
+    }
+    return get_var_slow(r, v, nbits, tcode, field, offset, d);
 }
 
 int nt_msg_decode(const struct nt_wire *wire, const uint8_t *p, size_t n, uint64_t offset, struct nt_msg *m,
