@@ -258,6 +258,26 @@ static void test_bad_input(void)
     wide[13] |= 3;
     struct nt_msg m;
     CHECK(decode1(&wire32, wide, 14, &m) == -RVT_ERR_FORMAT);
+    /* The widest field that fits: 10 whole chunks and 4 bits of an 11th
+     * (64 bits, past where the fast path of get_var stops checking); one
+     * bit more is too wide, and so is a nonzero chunk after 64 bits. */
+    uint8_t w64[12];
+    w64[0] = NT_TC_DIRECT_BRANCH << 2;
+    for (int i = 1; i < 11; i++)
+        w64[i] = 0xFC;
+    w64[11] = 0x0F << 2 | 3;
+    CHECK(decode1(&wire32, w64, 12, &m) == 0);
+    CHECK_EQ(m.v[NT_F_ICNT], ~0ull);
+    w64[11] = 0x1F << 2 | 3;
+    CHECK(decode1(&wire32, w64, 12, &m) == -RVT_ERR_FORMAT);
+    uint8_t w70[13];
+    memcpy(w70, w64, 11);
+    w70[11] = 0x0F << 2;
+    w70[12] = 1 << 2 | 3;
+    CHECK(decode1(&wire32, w70, 13, &m) == -RVT_ERR_FORMAT);
+    w70[12] = 0 << 2 | 3; /* leading zeros past 64 bits are fine */
+    CHECK(decode1(&wire32, w70, 13, &m) == 0);
+    CHECK_EQ(m.v[NT_F_ICNT], ~0ull);
     /* Missing field: IndirectBranch that ends after I-CNT. */
     const uint8_t miss[] = {NT_TC_INDIRECT_BRANCH << 2, 0x13};
     CHECK(decode1(&wire32, miss, sizeof miss, &m) == -RVT_ERR_FORMAT);
