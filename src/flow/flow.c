@@ -1038,9 +1038,6 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                  same_len = offsetof(struct rvt_block, priv) + sizeof same.priv - same_at;
     struct bq_reader q = {1, 0};
     int rc = 0;
-    /* The hits of this loop's lookups in the table, added to the cache's
-     * count at the end. */
-    uint64_t hits = 0;
     /* The previous block's successor hint for pc (NULL: none, as after a
      * return): a hit there costs a load and a compare, no hash. */
     /* Without one it points here: at slot 0, checked like any hint (no
@@ -1055,7 +1052,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         if (s->b.start != pc) {
             s = &slots[rvt_bc_home(shift, pc)];
             if (s->b.start == pc) {
-                hits++;
+                bc->hits++; /* seldom: no register for it */
             } else {
                 const struct rvt_block_info *m = rvt_bcache_miss(bc, pc);
                 if (bc->slots != slots)
@@ -1249,7 +1246,6 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     }
 handback:
     bq_done(f, &q);
-    bc->hits += hits;
     f->insns = insns_base - in;
     f->pc = pc;
     if (in != in0) {
