@@ -1031,9 +1031,11 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     const bool batched = (lim & LIM_BATCH) != 0;
     /* The fields every block of this loop has alike, from context to
      * priv (copied as one piece; end, cf and flags are written after),
-     * filled at the first block it emits (many walks emit none). */
+     * filled at the first block it emits (many walks emit none): until
+     * then its `end` is 0xff, which no block has (a flag in memory, not a
+     * loop variable of its own: gcc copied that one every block). */
     struct rvt_block same;
-    bool same_set = false;
+    same.end = 0xff;
     const size_t same_at = offsetof(struct rvt_block, context),
                  same_len = offsetof(struct rvt_block, priv) + sizeof same.priv - same_at;
     struct bq_reader q = {1, 0};
@@ -1135,13 +1137,12 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         hw -= bhw;
         in -= n;
         if (batched) {
-            if (RVT_UNLIKELY(!same_set)) {
+            if (RVT_UNLIKELY(same.end == 0xff)) {
                 memset(&same, 0, sizeof same);
                 same.context = ctx;
                 same.time = time;
                 same.trace_offset = offset;
                 same.priv = priv;
-                same_set = true;
             }
             struct rvt_block *k = f->bnext;
             f->bnext = k + 1;
