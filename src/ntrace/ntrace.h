@@ -39,8 +39,13 @@ enum nt_tcode {
 
 /* Message name ("ProgTraceSync"), "Vendor", or "Reserved". */
 const char *nt_tcode_name(unsigned tcode);
-/* True for the four messages with a SYNC (and F-ADDR) field. */
-bool nt_tcode_is_sync(unsigned tcode);
+/* True for the four messages with a SYNC (and F-ADDR) field (inline: asked
+ * three times a message). */
+static inline bool nt_tcode_is_sync(unsigned tcode)
+{
+    return tcode == NT_TC_PROG_TRACE_SYNC || tcode == NT_TC_DIRECT_BRANCH_SYNC ||
+           tcode == NT_TC_INDIRECT_BRANCH_SYNC || tcode == NT_TC_INDIRECT_BRANCH_HIST_SYNC;
+}
 /* True for TCODEs this version of N-Trace defines. */
 bool nt_tcode_known(unsigned tcode);
 

@@ -39,12 +39,6 @@ const char *nt_tcode_name(unsigned tcode)
     }
 }
 
-bool nt_tcode_is_sync(unsigned tcode)
-{
-    return tcode == NT_TC_PROG_TRACE_SYNC || tcode == NT_TC_DIRECT_BRANCH_SYNC ||
-           tcode == NT_TC_INDIRECT_BRANCH_SYNC || tcode == NT_TC_INDIRECT_BRANCH_HIST_SYNC;
-}
-
 const char *nt_sync_name(unsigned sync)
 {
     static const char *const names[16] = {
