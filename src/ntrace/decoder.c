@@ -174,6 +174,11 @@ static int drain(struct nt_decoder *x)
 /* Append outcomes, oldest first in bit 0 of `bits`. */
 static int queue_bits(struct nt_decoder *x, uint64_t bits, unsigned n)
 {
+    if (n < 64 - x->qn) { /* the usual case: they fit without filling the word */
+        x->qbits |= (bits & ((1ull << n) - 1)) << x->qn;
+        x->qn += n;
+        return 0;
+    }
     while (n) {
         unsigned take = 64 - x->qn;
         if (take > n)
