@@ -713,6 +713,32 @@ static int check_trap_priv(struct et_decoder *dec, const struct et_packet *k, ui
     return 0;
 }
 
+/* A trap packet without its handler (thaddr 0) is either an exception at
+ * the target of an uninferable discontinuity or on the first traced
+ * instruction ("address contains the EPC ... the trap handler address will
+ * be reported via a subsequent format 3, subformat 0 packet"), or a trap
+ * whose handler did not retire because "a second interrupt or exception
+ * occurs immediately" (payload.adoc, thaddr): that second trap's packet
+ * follows, not the handler's sync packet.  (With implicit_except the
+ * encoder reports a handler it cannot imply with a sync packet.) */
+static int check_unreported_epc(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next,
+                                uint64_t offset)
+{
+    struct rvt_flow *f = dec->f;
+    if (k->thaddr || dec->p.implicit_except || !next || next->msg != ET_MSG_TE_INST || next->format != ET_F3 ||
+        next->subformat != ET_SF_START)
+        return 0;
+    bool epc = !dec->trap_open &&
+               (!dec->synced || !rvt_flow_have_pc(f) ||
+                (rvt_flow_pending(f) && dec->have_single && rvt_cf_uninferable(dec->single_cf)));
+    if (epc)
+        return 0;
+    return dfail(dec, offset,
+                 "trap packet without its handler (thaddr 0) followed by a sync packet, but the trap was not taken "
+                 "at the target of an uninferable discontinuity nor on the first traced instruction: thaddr 0 "
+                 "there means a second trap followed at once, and its trap packet must come next");
+}
+
 static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t offset, bool unretired)
 {
     struct rvt_flow *f = dec->f;
@@ -730,6 +756,7 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
     if (!k->thaddr) {
         if (dec->synced && rvt_flow_have_pc(f)) {
             dec->trap_open = true;
+            bool after_xret = rvt_flow_pending(f) && dec->have_single && dec->single_cf == RVT_CF_TRAPRET;
             /* after an uninferable jump the address is the EPC: its target */
             if (rvt_flow_pending(f) && rvt_cf_uninferable(dec->single_cf) && k->has_address &&
                 dec->have_single) {
@@ -742,6 +769,16 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
                                  epc);
                 if (FL(rvt_flow_jump(f, epc)) < 0)
                     return flow_fail(dec);
+            }
+            /* "The privilege value reported when thaddr is 0 will be the
+             * privilege level prior to any change" (payload.adoc): right
+             * after an xRET that is the privilege the xRET entered, which
+             * no other packet reports; the trap is taken from it. */
+            if (after_xret && dec->p.version == ET_V2_0) {
+                if (FL(rvt_flow_set_context(f, k->privilege, k->context)) < 0)
+                    return flow_fail(dec);
+                dec->priv = k->privilege;
+                dec->ctx = k->context;
             }
             if (FL(rvt_flow_trap(f, k->interrupt, k->ecause, k->tval, false, 0)) < 0)
                 return flow_fail(dec);
@@ -1314,8 +1351,10 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
         }
         if (et_time_bits(&dec->p))
             rvt_flow_set_time(f, k->time);
-        if (k->subformat == ET_SF_TRAP && dec->p.version == ET_V2_0)
-            return do_trap(dec, k, offset, false);
+        if (k->subformat == ET_SF_TRAP && dec->p.version == ET_V2_0) {
+            int rc = check_unreported_epc(dec, k, next, offset);
+            return rc < 0 ? rc : do_trap(dec, k, offset, false);
+        }
         if (k->subformat == ET_SF_TRAP) {
             /* 0.026: always the handler; another trap packet right after
              * says the handler's first instruction did not retire (a second
