@@ -610,12 +610,21 @@ static int do_sync(struct et_decoder *dec, const struct et_packet *k, uint64_t a
 }
 
 /* Retire the instruction a format 3 packet reports; its branch bit. */
-static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, uint64_t addr)
+static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, uint64_t addr, uint64_t offset)
 {
     reset_sync_state(dec);
     int rc = retire_one(dec, addr);
     if (rc < 0)
         return rc;
+    /* "branch: Set to 0 if the address points to a branch instruction, and
+     * the branch was taken.  Set to 1 if the instruction is not a branch"
+     * (payload.adoc; the 0.026 draft: "Has no meaning if this instruction
+     * is not a branch"). */
+    if (k->branch == 0 && dec->single_cf != RVT_CF_BRANCH && dec->p.version == ET_V2_0)
+        return dfail(dec, offset,
+                     "%s packet with branch 0 (a taken branch) at 0x%" PRIx64
+                     ", which is not a branch (branch is 1 for any other instruction)",
+                     et_pkt_name(k), addr);
     if (dec->single_cf == RVT_CF_BRANCH && FL(rvt_flow_branch(dec->f, k->branch == 0)) < 0)
         return flow_fail(dec);
     dec->last_addr = addr;
@@ -818,8 +827,7 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
         dec->have_single = false;
         return 0;
     }
-    (void)offset;
-    return retire_sync_insn(dec, k, handler);
+    return retire_sync_insn(dec, k, handler, offset);
 }
 
 /* Does the packet following an address packet make it "the last instruction
@@ -1374,7 +1382,7 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
             rc = do_sync(dec, k, a, offset);
             if (rc < 0 || dec->seam)
                 return rc;
-            return retire_sync_insn(dec, k, a);
+            return retire_sync_insn(dec, k, a, offset);
         }
     case ET_F0:
         if (dec->p.version == ET_V0_026 ? !k->has_address
