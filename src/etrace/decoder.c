@@ -1416,8 +1416,8 @@ static int unpack_frame(struct et_decoder *dec, const struct et_frame *fr, struc
         rc = et_pkt_check_padding(&fr->bits, k, d);
     if (rc == 0)
         rc = et_pkt_check_irdepth(&dec->p, k, d);
-    if (rc == 0 && fr->sign_padded && !dec->p.partial_compression)
-        rc = et_pkt_check_compressed(&fr->bits, k, d);
+    if (rc == 0 && !dec->p.partial_compression)
+        rc = et_pkt_check_compressed(&fr->bits, k, fr->lead_bits, d);
     return rc;
 }
 
