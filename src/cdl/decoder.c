@@ -735,6 +735,22 @@ decode:
             if (!dec->nocode)
                 rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
             bool flow = (dec->cfg.pack & CDL_PACK_FLOW) != 0;
+            /* The packer records register writes and tracepoints only when
+             * configured to ("configurable so that the packed trace
+             * includes a full instruction flow, or perhaps the committed
+             * register file writes; it also permits optional tracking of
+             * traps and instructions marked as 'tracepoints'", seed 000):
+             * a field of a kind the configuration leaves out is damage. */
+            bool rfw = f.kind == CDL_F_DATA && f.reason == CDL_DATA_RFW;
+            if ((rfw && !(dec->cfg.pack & CDL_PACK_RFW)) ||
+                (f.kind == CDL_F_TRACEPOINT && !(dec->cfg.pack & CDL_PACK_TRACEPOINTS))) {
+                char got[96];
+                cdl_field_format(&f, got, sizeof got);
+                rc = trace_error(dec, "%s, but %s are not recorded (--cdl-pack without %s)", got,
+                                 rfw ? "register writes" : "tracepoints", rfw ? "rfw" : "tracepoints");
+                pos += (size_t)n;
+                goto next;
+            }
             if (dec->expect_mark) {
                 /* The encoder resumes after a stop or lost marker with a sync
                  * mark and the full PC (with the flow traced), or ends the
