@@ -768,6 +768,24 @@ decode:
                     goto next;
                 }
             }
+            if (dec->after_mark && flow && dec->synced &&
+                (dec->nocode ? dec->pending != PEND_NONE
+                             : dec->pending == PEND_TARGET || dec->pending == PEND_TRAP ||
+                                   (dec->pending == PEND_CHECK && dec->cfg.pc_mode == CDL_PC_ALL))) {
+                /* Marks go "between cycles of data from the packed trace"
+                 * (seed 000): a non-sequential field and its target PC are
+                 * one cycle's record, so no mark comes between them. */
+                char at[40] = "";
+                if (!dec->nocode)
+                    snprintf(at, sizeof at, " at 0x%" PRIx64, dec->pend_addr);
+                rc = trace_error(dec, "a sync mark between the %s%s and its target PC (sync marks come between "
+                                      "cycles, and the target is part of the %s's cycle)",
+                                 ns_name(dec->pend_ns), at, ns_name(dec->pend_ns));
+                if (rc <= 0) {
+                    dec->field_pos = run_start ? run_start - 1 : 0;
+                    goto next;
+                }
+            }
             if (dec->after_mark) {
                 /* A periodic sync mark comes at the first cycle boundary once
                  * --cdl-sync-interval nybbles were written since the last

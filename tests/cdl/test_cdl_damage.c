@@ -193,6 +193,17 @@ static void test_markers(const struct nrt_prog *p)
         nrt_dec_free(&d);
     }
     c.pack = pack;
+
+    /* A sync mark between a non-sequential field and its target PC (seed
+     * 4's campaign: a taken branch flipped into a trap right before a
+     * periodic mark, whose PC then read as the handler): marks come between
+     * cycles, and the target belongs to the branch's cycle. */
+    const uint8_t split[] = {0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0, 0x3, 0x8,
+                             0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x2, 0x0, 0x3, 0xC, 0x0};
+    d = crafted(p, &c, split, sizeof split);
+    CHECK_MSG(d.errors == 1 && strstr(d.first_error, "a sync mark between the taken branch and its target PC"), "%" PRIu64 " errors: %s",
+              d.errors, d.first_error);
+    nrt_dec_free(&d);
 }
 
 static void test_runs(const struct nrt_prog *p)
