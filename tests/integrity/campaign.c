@@ -35,9 +35,10 @@
  *                    decoded instructions with the same options gives the
  *                    damaged bytes exactly (or bytes the family's dump lists
  *                    identically, unit by unit and field by field: they
- *                    differ only in bits that carry nothing; or, E-Trace,
- *                    the same packets with other runs of null packets
- *                    between them, which the trace sink chooses): no
+ *                    differ only in bits that carry nothing; or the same
+ *                    units with other filler between them: E-Trace null
+ *                    packets, which the trace sink inserts, CDL skip
+ *                    nybbles, which the seed ignores anywhere): no
  *                    decoder could tell
  *   SILENT BUG       nothing reported, output differs, not inherent
  * plus "late": reported, but wrong instructions came before the first
@@ -587,27 +588,30 @@ static bool same_listing(const struct rvt_codec *c, const void *cfg, const uint8
     return same;
 }
 
-/* An E-Trace listing without its null packets, offsets and byte count:
- * the te_inst packets in order.  "Insertion of null packets typically
- * occurs at a trace sink" and "a sufficiently long run of null packets
- * (due to a lack of normal packets to send) may also serve as an
- * 'opportunistic' synchronization sequence" (e-trace-encap,
- * encapsulation.adoc): how many nulls stand between two normal packets
- * ("M-1 null.idles and 1 null.alignment (M > 0)", which the decoder checks)
- * is the sink's choice and carries nothing about the execution. */
-static char *packets_only(char *text)
+/* A listing without its offsets, summary lines and filler: the units in
+ * order.  The filler carries nothing about the execution:
+ *  - E-Trace null packets: "Insertion of null packets typically occurs at
+ *    a trace sink" and "a sufficiently long run of null packets (due to a
+ *    lack of normal packets to send) may also serve as an 'opportunistic'
+ *    synchronization sequence" (e-trace-encap, encapsulation.adoc): how
+ *    many nulls stand between two normal packets ("M-1 null.idles and 1
+ *    null.alignment (M > 0)", which the decoder checks) is the sink's
+ *    choice;
+ *  - CDL skip nybbles: "a nybble of 0 is ignored" (seed 000) wherever it
+ *    stands (a run as long as a sync mark lists as the mark, and stays). */
+static char *units_only(char *text)
 {
     char *out = text, *line = text;
     while (*line) {
         char *end = strchr(line, '\n');
         size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
         char *body = line;
-        if (strncmp(body, "0x", 2) == 0) {
-            body += strspn(body, "0x123456789abcdef");
+        if (*body != '#') {
+            body += strspn(body, "0x123456789abcdef.");
             body += strspn(body, " ");
         }
         size_t skip = (size_t)(body - line);
-        if (*body != '#' && strncmp(body, "null ", 5) != 0) {
+        if (*body != '#' && strncmp(body, "null ", 5) != 0 && strncmp(body, "skip ", 5) != 0) {
             memmove(out, body, n - skip);
             out += n - skip;
         }
@@ -617,15 +621,15 @@ static char *packets_only(char *text)
     return text;
 }
 
-/* Do two E-Trace traces hold the same te_inst packets, differing only in
- * the null packets between them (packets_only)? */
-static bool same_packets(const struct rvt_codec *c, const void *cfg, const uint8_t *a, size_t alen, const uint8_t *b,
-                         size_t blen)
+/* Do two E-Trace or CDL traces hold the same units, differing only in the
+ * filler between them (units_only)? */
+static bool same_units(const struct rvt_codec *c, const void *cfg, const uint8_t *a, size_t alen, const uint8_t *b,
+                       size_t blen)
 {
-    if (strcmp(c->name, "etrace") != 0)
+    if (strcmp(c->name, "etrace") != 0 && strcmp(c->name, "cdl") != 0)
         return false;
     char *la = listing(c, cfg, a, alen), *lb = la ? listing(c, cfg, b, blen) : NULL;
-    bool same = la && lb && strcmp(packets_only(la), packets_only(lb)) == 0;
+    bool same = la && lb && strcmp(units_only(la), units_only(lb)) == 0;
     free(la);
     free(lb);
     return same;
@@ -656,7 +660,7 @@ static int inherent(const struct rvt_codec *c, const void *cfg, const struct inp
         rvt_membuf_init(&mb);
         res = reencode_matches(c, cfg, &r.recs, buf, len, &mb);
         if (res == 0 && (same_listing(c, cfg, mb.data, mb.len, buf, len) ||
-                         same_packets(c, cfg, mb.data, mb.len, buf, len)))
+                         same_units(c, cfg, mb.data, mb.len, buf, len)))
             res = 1;
         if (getenv("RVT_CAMPAIGN_DEBUG") && res != 1)
             explain_reencode(&r.recs, &in->recs, &mb, buf, len);
