@@ -352,7 +352,7 @@ static int decode_tokens(const struct rvt_codec *c, const void *cfg, const struc
 {
     memset(out, 0, sizeof *out);
     struct tok_ctx t = {.d = out, .bc = rvt_bcache_new(in->img, 0), .xlen = rvt_img_xlen(in->img)};
-    struct rvt_flow_sink sink = {tok_block, tok_note, &t};
+    struct rvt_flow_sink sink = {.block = tok_block, .note = tok_note, .ctx = &t};
     /* The damaged copies are trace files: they start where tracing started
      * (a damaged start is damage, docs/decoding.md). */
     struct rvt_decode_options o = {
@@ -649,7 +649,7 @@ static int inherent(const struct rvt_codec *c, const void *cfg, const struct inp
                                         .emit = rb_emit,
                                         .emit_ctx = &r};
     r.b = rvt_ing_builder_new(&bc);
-    struct rvt_flow_sink sink = {rb_block, rb_note, &r};
+    struct rvt_flow_sink sink = {.block = rb_block, .note = rb_note, .ctx = &r};
     struct rvt_decode_options o = {
         .size = sizeof o, .ecall = in->ecall, .max_insns = max_insns, .starts_at_trace_start = true};
     struct rvt_diag d = {0};
