@@ -51,12 +51,20 @@ struct rvt_out_fmt {
     char *buf;
 };
 
+/* A block known to be listable: its start and the most instructions from
+ * there known listable (fewer are too: expand walks a prefix). */
+struct listed {
+    uint64_t start, ninsns;
+};
+#define LISTED_LOG2 12
+
 struct rvt_output {
     struct rvt_out_config cfg;
     struct rvt_out_stats st;
     struct an_out *an; /* analysis kinds and JSON Lines */
     struct rvt_flow_sink an_sink;
-    struct rvt_bcache *check_bc;    /* threaded decode: rvt_out_account_block's */
+    struct rvt_bcache *check_bc;    /* threaded decode: rvt_outj_account_block's ... */
+    struct listed *listed;          /* ... and the blocks it found listable */
     uint64_t diag_printed, diag_suppressed;
     char first_damage[400];
     int err;
@@ -170,6 +178,7 @@ void rvt_out_free(struct rvt_output *o)
         return;
     fmt_release(&o->fmt);
     rvt_bcache_free(o->check_bc);
+    free(o->listed);
     an_out_free(o->an);
     free(o);
 }
@@ -733,6 +742,9 @@ enum rvt_out_kind rvt_outj_kind(const struct rvt_output *o)
 
 /* Whether expand() lists every instruction of b: the cache blocks it
  * looks up, without the text. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static bool listable(struct rvt_bcache *bc, unsigned xlen, const struct rvt_block *b)
 {
     const uint64_t mask = xlen == 32 ? 0xffffffffull : ~0ull;
@@ -752,11 +764,22 @@ int rvt_outj_account_block(struct rvt_output *o, const struct rvt_block *b)
 {
     count_block(o, b);
     if (o->cfg.kind == RVT_OUT_PCS || o->cfg.kind == RVT_OUT_INSN) {
-        /* (its own cache: the formatters' are on other threads) */
-        if (o->cfg.image && !o->check_bc && !(o->check_bc = rvt_bcache_new(o->cfg.image, 0)))
-            return o->err = -RVT_ERR_NOMEM;
-        if (!o->check_bc || !listable(o->check_bc, o->cfg.xlen, b))
-            return no_listing(o, b);
+        if (!o->listed) {
+            /* (its own cache: the formatters' are on other threads) */
+            if (!(o->listed = calloc((size_t)1 << LISTED_LOG2, sizeof *o->listed)) ||
+                (o->cfg.image && !(o->check_bc = rvt_bcache_new(o->cfg.image, 0))))
+                return o->err = -RVT_ERR_NOMEM;
+            o->listed[0].start = 1; /* (odd: no block's) */
+        }
+        /* Blocks repeat (loops): most are answered here. */
+        struct listed *l = &o->listed[((b->start >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - LISTED_LOG2)];
+        if (l->start != b->start || l->ninsns < b->ninsns) {
+            if (!o->check_bc || !listable(o->check_bc, o->cfg.xlen, b))
+                return no_listing(o, b);
+            if (l->start != b->start)
+                *l = (struct listed){b->start, 0};
+            l->ninsns = b->ninsns;
+        }
     }
     return o->err ? o->err : 0;
 }

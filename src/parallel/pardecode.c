@@ -33,7 +33,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A batch ends after this many blocks and notes, or instructions. */
+/* A batch ends after this many blocks and notes, or instructions.  The
+ * environment variable RVT_JOBS_BATCH=N (1 .. BATCH_ENTRIES) makes batches
+ * of N entries and 8 N instructions: the tests cut traces at many more
+ * places with it. */
 enum { BATCH_ENTRIES = 4096, BATCH_INSNS = 1 << 15 };
 
 enum slot_state { S_FREE = 0, S_FILLING, S_READY, S_BUSY, S_DONE };
@@ -52,8 +55,9 @@ struct slot {
     size_t n;
     char *arena; /* note texts (the decoder's own live only during the call) */
     size_t alen, acap;
-    struct rvt_block ctx; /* the previous batch's last block (a listing's state) */
+    struct rvt_block ctx; /* the previous batches' last block (a listing's state) */
     bool has_ctx;
+    size_t last_block; /* the entry of its last block + 1 (0: none) */
     uint64_t insns;
     int state; /* enum slot_state */
     /* formatted: */
@@ -69,6 +73,8 @@ struct rvt_out_jobs {
     struct rvt_output *o;
     enum rvt_outj_mode mode;
     bool pcs; /* FORMAT of a PC list: notes have no text */
+    size_t batch_entries;
+    uint64_t batch_insns;
     unsigned nworkers;
     pthread_t *th;
     unsigned started;
@@ -83,8 +89,6 @@ struct rvt_out_jobs {
     pthread_cond_t work, done;
     bool quit;
     int stopped; /* PIPE: what the serial sink returns from now on */
-    struct rvt_block last;
-    bool have_last;
     struct rvt_flow_sink serial; /* PIPE: the output's sink */
     int err;
 };
@@ -239,12 +243,11 @@ static void submit(struct rvt_out_jobs *j)
     pthread_mutex_unlock(&j->mu);
 }
 
-/* The batch being filled (a free slot: the ring bounds the work in flight). */
-static struct slot *filling(struct rvt_out_jobs *j)
+/* The next batch to fill, on a free slot (the ring bounds the work in
+ * flight). */
+static struct slot *start_batch(struct rvt_out_jobs *j)
 {
     struct slot *s = slot_of(j, j->fill_seq);
-    if (j->filling)
-        return s;
     pthread_mutex_lock(&j->mu);
     for (;;) {
         drain(j);
@@ -257,10 +260,19 @@ static struct slot *filling(struct rvt_out_jobs *j)
     s->n = 0;
     s->alen = 0;
     s->insns = 0;
-    s->has_ctx = j->have_last;
-    s->ctx = j->last;
+    s->last_block = 0;
+    /* The previous batch is not reused before this one (ring order). */
+    const struct slot *p = j->fill_seq ? slot_of(j, j->fill_seq - 1) : NULL;
+    s->has_ctx = p && (p->last_block || p->has_ctx);
+    if (s->has_ctx)
+        s->ctx = p->last_block ? p->e[p->last_block - 1].u.b : p->ctx;
     j->filling = true;
     return s;
+}
+
+static inline struct slot *filling(struct rvt_out_jobs *j)
+{
+    return j->filling ? slot_of(j, j->fill_seq) : start_batch(j);
 }
 
 static int append_block(struct rvt_out_jobs *j, const struct rvt_block *b)
@@ -270,10 +282,9 @@ static int append_block(struct rvt_out_jobs *j, const struct rvt_block *b)
     e->is_note = 0;
     e->text = 0;
     e->u.b = *b;
-    j->last = *b;
-    j->have_last = true;
+    s->last_block = s->n;
     s->insns += b->ninsns;
-    if (s->n == BATCH_ENTRIES || s->insns >= BATCH_INSNS)
+    if (s->n >= j->batch_entries || s->insns >= j->batch_insns)
         submit(j);
     return 0;
 }
@@ -303,6 +314,9 @@ static int append_note(struct rvt_out_jobs *j, const struct rvt_note *n)
     e->text = text;
     e->u.n = *n;
     e->u.n.text = NULL;
+    /* A batch ends after a block: a decoder sends data notes before the
+     * block of their instruction, so the listing has none waiting there
+     * and the next batch's guessed state holds (a full batch ends anyway). */
     if (s->n == BATCH_ENTRIES)
         submit(j);
     return 0;
@@ -346,6 +360,16 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
     if (!j)
         return NULL;
     j->o = o;
+    j->batch_entries = BATCH_ENTRIES;
+    j->batch_insns = BATCH_INSNS;
+    const char *env = getenv("RVT_JOBS_BATCH");
+    if (env) {
+        long n = strtol(env, NULL, 10);
+        if (n >= 1 && n <= BATCH_ENTRIES) {
+            j->batch_entries = (size_t)n;
+            j->batch_insns = 8 * (uint64_t)n;
+        }
+    }
     if (threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n > 0 ? (unsigned)n : 1;
