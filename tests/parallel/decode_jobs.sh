@@ -59,7 +59,7 @@ for c in "${cases[@]}"; do
         size=$(stat -c %s "$T/t.bin")
         # The real capture (1.5 M instructions) with every kind once, then
         # with the per-instruction kinds; the generated program with more.
-        kinds=$SOME; [ "$FIRST" = 1 ] && kinds=$ALL; [ $prog = bzip2 ] && [ "$FIRST" = 0 ] && kinds="pcs insn"
+        kinds=$SOME; [ "$FIRST" = 1 ] && kinds=$ALL; [ $prog = bzip2 ] && [ "$FIRST" = 0 ] && kinds=insn
         # shellcheck disable=SC2086
         same "$name" "$kinds" --format $fmt $opts --elf "$T/$prog" "$T/t.bin"
         # damaged: bytes flipped in two places
@@ -68,7 +68,8 @@ for c in "${cases[@]}"; do
             printf '\x5a\xa5\x33' | dd of="$T/d.bin" bs=1 seek=$at conv=notrunc status=none
         done
         # shellcheck disable=SC2086
-        same "$name, damaged" "$kinds" --format $fmt $opts --elf "$T/$prog" "$T/d.bin"
+        dkinds=$kinds; [ $prog = bzip2 ] && [ "$FIRST" = 1 ] && dkinds="pcs insn jsonl profile"
+        same "$name, damaged" "$dkinds" --format $fmt $opts --elf "$T/$prog" "$T/d.bin"
         # truncated
         head -c $((size * 2 / 3)) "$T/t.bin" > "$T/c.bin"
         # shellcheck disable=SC2086
@@ -87,8 +88,12 @@ done
 same "bzip2 with DWARF" "insn lcov" --format ntrace --sync-msgs 256 --elf "$T/bzip2" --dwarf "$T/bzip2.debug" "$T/t.bin"
 # Without the ELF: the listing and the analyses stop at the first block
 # (which they cannot list or count), where the serial decode stops.
-"$RV" encode --format cdl --cdl-sync-interval 256 --elf "$T/gen" --input "$T/gen.ing" -o "$T/n.bin"
-same "cdl without the ELF" "pcs insn blocks count calltree jsonl" --format cdl --cdl-sync-interval 256 "$T/n.bin"
+"$RV" encode --format cdl --cdl-sync-interval 256 --cdl-data wide --elf "$T/gen" --input "$T/gen.ing" -o "$T/n.bin" ||
+    bad "cdl encode"
+same "cdl without the ELF" "pcs insn blocks count calltree jsonl" --format cdl --cdl-sync-interval 256 --cdl-data wide \
+    "$T/n.bin"
+"$RV" decode --format cdl --cdl-sync-interval 256 --cdl-data wide "$T/n.bin" --jobs 2 2>&1 >/dev/null |
+    grep -q "cannot be listed" && ok || bad "cdl without the ELF: the listing does not stop at the first block"
 # A trace with nothing to decode, and an empty one.
 head -c 3000 /dev/urandom > "$T/r.bin"
 same "random bytes" "pcs insn" --format ntrace --elf "$T/bzip2" "$T/r.bin"
