@@ -158,6 +158,9 @@ enum rvt_cmp_kind {
     RVT_CMP__COUNT = 15
 };
 const char *rvt_cmp_kind_name(unsigned kind); /* "instructions", "register writes", ... */
+/* The enum rvt_traced flags under which a kind is compared (0: instructions,
+ * always; lost accesses, never counted). */
+unsigned rvt_cmp_kind_traced(unsigned kind);
 /* How many of a kind were compared equal (privilege: instructions
  * compared on it; timestamps: distinct values). */
 uint64_t rvt_seqcmp_count(const struct rvt_seqcmp *c, unsigned kind);

@@ -91,6 +91,27 @@ const char *rvt_cmp_kind_name(unsigned kind)
     return kind < RVT_CMP__COUNT ? g_kind_names[kind] : "?";
 }
 
+unsigned rvt_cmp_kind_traced(unsigned kind)
+{
+    static const unsigned flags[RVT_CMP__COUNT] = {
+        0,
+        RVT_TRACED_REG_WRITE,
+        RVT_TRACED_LOAD_ADDR,
+        RVT_TRACED_STORE_ADDR,
+        RVT_TRACED_LOAD_VALUE,
+        RVT_TRACED_STORE_VALUE,
+        RVT_TRACED_TRACEPOINT,
+        RVT_TRACED_HART,
+        RVT_TRACED_CSR_ADDR,
+        RVT_TRACED_CSR_VALUE,
+        RVT_TRACED_OPERAND,
+        RVT_TRACED_SC_FAIL,
+        0, /* (lost accesses: a failure, not a count) */
+        RVT_TRACED_PRIV,
+        RVT_TRACED_TIME | RVT_TRACED_TIME_SAMPLED};
+    return kind < RVT_CMP__COUNT ? flags[kind] : 0;
+}
+
 struct rvt_seqcmp *rvt_seqcmp_new_ex(rvt_seqcmp_pull_fn pull, void *ctx, const struct rvt_seqcmp_config *cfg)
 {
     struct rvt_seqcmp *c = calloc(1, sizeof *c);
@@ -422,20 +443,6 @@ static int cmp_value(struct rvt_seqcmp *c, unsigned kind, const struct rvt_note 
     return 0;
 }
 
-static const unsigned g_data_flags[RVT_DATA_LOST] = {
-    0,
-    RVT_TRACED_REG_WRITE,
-    RVT_TRACED_LOAD_ADDR,
-    RVT_TRACED_STORE_ADDR,
-    RVT_TRACED_LOAD_VALUE,
-    RVT_TRACED_STORE_VALUE,
-    RVT_TRACED_TRACEPOINT,
-    RVT_TRACED_HART,
-    RVT_TRACED_CSR_ADDR,
-    RVT_TRACED_CSR_VALUE,
-    RVT_TRACED_OPERAND,
-    RVT_TRACED_SC_FAIL,
-};
 
 static int cmp_note(void *ctx, const struct rvt_note *n)
 {
@@ -475,7 +482,7 @@ static int cmp_note(void *ctx, const struct rvt_note *n)
         return 1;
     }
     if (n->kind != RVT_NOTE_DATA || n->reason < 1 || n->reason >= RVT_DATA_LOST ||
-        !(c->traced & g_data_flags[n->reason]))
+        !(c->traced & rvt_cmp_kind_traced(n->reason)))
         return 0;
     if (n->reason == RVT_DATA_HART) {
         if (n->value == c->dec_hart)

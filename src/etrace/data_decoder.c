@@ -91,8 +91,10 @@ struct et_dside {
     bool misaligned;  /* an access did not fit its instruction: none is tied until the next boundary */
     struct dq *q;
     size_t qhead, qn, qcap;
+    /* held blocks and notes: h[h0 .. h0+hn); releasing from the front only
+     * moves h0, so a queue kept full (HELD_MAX) costs O(1) per block */
     struct held *h;
-    size_t hn, hcap;
+    size_t h0, hn, hcap;
     struct dins *di;
     size_t dn, dcap;
     uint64_t bad_count, bad_offset; /* packets not decoded (no base) since the last boundary */
@@ -367,7 +369,12 @@ static int emit_block(struct et_dside *s, const struct rvt_block *b, bool force)
 
 static int hold(struct et_dside *s, const struct rvt_block *b, const struct rvt_note *n)
 {
-    if (s->hn == s->hcap) {
+    if (s->h0 && s->h0 + s->hn == s->hcap && s->h0 >= s->hn) {
+        /* (moves at most as many entries as were released since the last move) */
+        memmove(s->h, s->h + s->h0, s->hn * sizeof *s->h);
+        s->h0 = 0;
+    }
+    if (s->h0 + s->hn == s->hcap) {
         size_t cap = s->hcap ? 2 * s->hcap : 16;
         struct held *v = realloc(s->h, cap * sizeof *v);
         if (!v)
@@ -375,7 +382,7 @@ static int hold(struct et_dside *s, const struct rvt_block *b, const struct rvt_
         s->h = v;
         s->hcap = cap;
     }
-    struct held *h = &s->h[s->hn];
+    struct held *h = &s->h[s->h0 + s->hn];
     memset(h, 0, sizeof *h);
     if (b) {
         h->is_block = true;
@@ -397,7 +404,7 @@ static int release(struct et_dside *s, bool force)
     size_t i = 0;
     int rc = 0;
     for (; i < s->hn && !rc; i++) {
-        struct held *h = &s->h[i];
+        struct held *h = &s->h[s->h0 + i];
         if (!h->is_block) {
             rc = down_note(s, &h->n);
             continue;
@@ -411,8 +418,8 @@ static int release(struct et_dside *s, bool force)
     if (!i)
         return rc;
     for (size_t j = 0; j < i; j++)
-        free(s->h[j].text);
-    memmove(s->h, s->h + i, (s->hn - i) * sizeof *s->h);
+        free(s->h[s->h0 + j].text);
+    s->h0 = s->hn == i ? 0 : s->h0 + i;
     s->hn -= i;
     return rc;
 }
@@ -542,7 +549,7 @@ void et_dside_free(struct et_dside *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->hn; i++)
-        free(s->h[i].text);
+        free(s->h[s->h0 + i].text);
     free(s->h);
     free(s->q);
     free(s->di);

@@ -6,6 +6,10 @@
  *     a decode with status 0 from the library and "damaged" from the stats;
  *   - a 33-byte N-Trace file whose repeated history walks a loop for 51 M
  *     instructions ends at the default limit (issue 10's 34-byte file);
+ *   - a 54-byte E-Trace file (found by fuzz_etrace_framing) whose data
+ *     trace side waits for a data packet that never comes while the walk
+ *     runs to the default limit: the held blocks must cost O(1) each (it
+ *     took 86 s when each released block moved the whole held queue);
  *   - rvt_out_status, rvt_out_describe and the bounded damage reports;
  *   - a damaged start: what a decoder cannot decode before its first sync
  *     point is the overwritten part of a wrapped RAM by default, damage
@@ -195,6 +199,47 @@ static void runaway_ntrace(void)
     rvt_img_free(img);
 }
 
+static void runaway_etrace_data(void)
+{
+    static const uint8_t trace[] = {
+        0x00, 0x00, 0x80, 0x01, 0x1f, 0x05, 0xf3, 0x48, 0x41, 0x00, 0x08, 0x03, 0x1f, 0x8d, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0xf3, 0x48, 0x41, 0x00, 0x08, 0x03, 0x01,
+        0x55, 0xad, 0x02, 0xd8, 0x81, 0x02, 0x02, 0x07, 0x00, 0x00, 0x02, 0x70, 0x03, 0x02, 0x02, 0xa9, 0x68, 0x05};
+    char *elf = rvt_test_data("ntrace-t1/test.elf");
+    struct rvt_image *img = rvt_img_new();
+    REQUIRE(rvt_img_load_elf(img, elf) == 0);
+    free(elf);
+    const struct rvt_codec *c = rvt_codec_find("etrace");
+    void *cfg = rvt_codec_cfg_new(c);
+    struct rvt_diag d = {0};
+    static const char *const opts[][2] = {{"implicit-return", "fixed"}, {"branch-prediction", "1"},
+                                          {"jump-target-cache", "1"},   {"sijump", "1"},
+                                          {"resync-max", "any"}};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        REQUIRE(c->cfg_set(cfg, opts[i][0], opts[i][1], &d) == 0);
+    REQUIRE(c->cfg_finish(cfg, 32, img, &d) == 0);
+    FILE *null = fopen("/dev/null", "w");
+    struct rvt_out_config oc = {.size = sizeof oc, .kind = RVT_OUT_COUNT, .f = null, .image = img, .xlen = 32};
+    struct rvt_output *o = rvt_out_new(&oc);
+    REQUIRE(o);
+    struct rvt_flow_sink os = rvt_out_sink(o);
+    clock_t t0 = clock();
+    CHECK_EQ(rvt_decode(c, cfg, img, NULL, trace, sizeof trace, &os, &d), 0);
+    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    rvt_out_finish(o);
+    const struct rvt_out_stats *st = rvt_out_stats(o);
+    CHECK_MSG(st->insns <= rvt_decode_default_limit(sizeof trace), "%llu instructions from 54 bytes",
+              (unsigned long long)st->insns);
+    CHECK_EQ(rvt_out_status(st), RVT_DECODE_DAMAGED);
+    CHECK_MSG(secs < 20, "the 54-byte E-Trace took %.1f s", secs);
+    printf("  54-byte E-Trace runaway with data trace waiting: %llu instructions, %.2f s\n",
+           (unsigned long long)st->insns, secs);
+    rvt_out_free(o);
+    fclose(null);
+    rvt_codec_cfg_free(cfg);
+    rvt_img_free(img);
+}
+
 /* A message N-Trace reserves (TCODE 1), then t1's start: a sync and a
  * ProgTraceCorrelation over its first instructions. */
 struct lead {
@@ -362,6 +407,7 @@ int main(void)
     flow_limit();
     default_limit();
     runaway_ntrace();
+    runaway_etrace_data();
     status_and_reports();
     damaged_start();
     return rvt_test_summary("test_limit");

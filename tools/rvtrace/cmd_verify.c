@@ -123,22 +123,7 @@ int cmd_verify(int argc, char **argv)
     char compared[512];
     int w = snprintf(compared, sizeof compared, "instructions (%" PRIu64 ")", rvt_seqcmp_insns(cmp));
     for (unsigned k = 1; k < RVT_CMP__COUNT && w > 0 && (size_t)w < sizeof compared; k++) {
-        static const unsigned flag[RVT_CMP__COUNT] = {0,
-                                                      RVT_TRACED_REG_WRITE,
-                                                      RVT_TRACED_LOAD_ADDR,
-                                                      RVT_TRACED_STORE_ADDR,
-                                                      RVT_TRACED_LOAD_VALUE,
-                                                      RVT_TRACED_STORE_VALUE,
-                                                      RVT_TRACED_TRACEPOINT,
-                                                      RVT_TRACED_HART,
-                                                      RVT_TRACED_CSR_ADDR,
-                                                      RVT_TRACED_CSR_VALUE,
-                                                      RVT_TRACED_OPERAND,
-                                                      RVT_TRACED_SC_FAIL,
-                                                      0, /* (lost accesses: a failure, not a count) */
-                                                      RVT_TRACED_PRIV,
-                                                      RVT_TRACED_TIME | RVT_TRACED_TIME_SAMPLED};
-        if (traced & flag[k])
+        if (traced & rvt_cmp_kind_traced(k))
             w += snprintf(compared + w, sizeof compared - (size_t)w, ", %s (%" PRIu64 ")", rvt_cmp_kind_name(k),
                           rvt_seqcmp_count(cmp, k));
     }
