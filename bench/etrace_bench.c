@@ -137,7 +137,7 @@ static void bench(const char *label, const char *const *opts, const struct rvt_i
     double dec = 1e9;
     uint64_t decoded = 0;
     for (int k = 0; k < repeats; k++) {
-        struct rvt_flow_sink sink = {count_block, count_note, NULL};
+        struct rvt_flow_sink sink = {.block = count_block, .note = count_note, .ctx = NULL};
         g_count = g_errors = 0;
         double t0 = now();
         if (rvt_decode_buffer(c, cfg, img, -1, out.data, out.len, &sink, &d) < 0)

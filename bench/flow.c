@@ -67,7 +67,7 @@ static double run_check(const char *path, const struct rvt_image *img, bool pcs,
     struct rvt_out_config oc = {.size = sizeof oc, .kind = RVT_OUT_PCS, .f = devnull, .image = img};
     struct rvt_output *o = pcs ? rvt_out_new(&oc) : NULL;
     struct rvt_flow_config fc = {.size = sizeof fc, .image = img};
-    fc.sink = pcs ? rvt_out_sink(o) : (struct rvt_flow_sink){count_block, NULL, NULL};
+    fc.sink = pcs ? rvt_out_sink(o) : (struct rvt_flow_sink){.block = count_block};
     struct rvt_flow *f = rvt_flow_new(&fc);
     struct rvt_ingflow *x = rvt_ingflow_new(f);
     struct rvt_ing_reader *r = open_in(path, img);

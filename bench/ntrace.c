@@ -145,7 +145,7 @@ static void bench(const char *opts, const char *ecall, const struct recs *v, uin
             best_enc = t;
     }
     for (int rep = 0; rep < repeats; rep++) {
-        struct rvt_flow_sink fs = {count_block, NULL, NULL};
+        struct rvt_flow_sink fs = {.block = count_block, .note = NULL, .ctx = NULL};
         struct rvt_diag d = {0};
         g_count = 0;
         double t0 = now();
@@ -237,7 +237,7 @@ static int mem_mode(int argc, char **argv)
     }
     rvt_ing_close(in);
     long before = peak_kib();
-    struct rvt_flow_sink fs = {count_block, NULL, NULL};
+    struct rvt_flow_sink fs = {.block = count_block, .note = NULL, .ctx = NULL};
     g_count = 0;
     if (rvt_decode_buffer(&rvt_codec_ntrace, cfg, img, -1, mb.data, mb.len, &fs, &d) < 0) {
         fprintf(stderr, "%s\n", d.msg);

@@ -134,7 +134,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "out of memory\n");
         goto out;
     }
-    struct rvt_flow_sink sink = {on_block, on_note, &c};
+    struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = &c};
     if (rvt_decode_buffer(family, cfg, img, -1, trace, len, &sink, &diag) < 0) {
         fprintf(stderr, "%s: %s\n", argv[3], diag.msg);
         goto out;

@@ -127,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (c->cfg_finish(cfg, xlen, img, &d) == 0) {
         g_len = size - 2;
         unsigned long blocks = 0;
-        struct rvt_flow_sink sink = {on_block, on_note, &blocks};
+        struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = &blocks};
         int rc = rvt_decode_buffer(c, cfg, img, -1, data + 2, size - 2, &sink, &d);
         if (rc < 0)
             rvt_fuzz_check(d.msg[0] != 0);

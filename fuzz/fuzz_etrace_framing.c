@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         c->cfg_set(cfg, "strict", "1", &d);
     if (c->cfg_finish(cfg, 32, g_img, &d) == 0) {
         unsigned long blocks = 0;
-        struct rvt_flow_sink sink = {on_block, NULL, &blocks};
+        struct rvt_flow_sink sink = {.block = on_block, .note = NULL, .ctx = &blocks};
         rvt_decode_buffer(c, cfg, g_img, -1, data + 2, size - 2, &sink, &d);
         c->dump(cfg, data + 2, size - 2, g_null, &d);
     }

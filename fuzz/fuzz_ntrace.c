@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* Decode against t1. */
     uint64_t insns = 0;
-    struct rvt_flow_sink sink = {count_block, NULL, &insns};
+    struct rvt_flow_sink sink = {.block = count_block, .note = NULL, .ctx = &insns};
     struct rvt_diag d = {0};
     rvt_decode_buffer(&rvt_codec_ntrace, &cfg, g_img, (sel >> 4) & 1 ? RVT_FLOW_ECALL_UNINFERABLE : -1, data, size,
                       &sink, &d);

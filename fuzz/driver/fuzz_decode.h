@@ -82,7 +82,7 @@ static inline int rvt_fuzz_decode(const struct rvt_codec *c, const uint8_t *data
     struct rvt_diag d = {0};
     configure(c, cfg, sel, &d);
     if (c->cfg_finish(cfg, xlen, img, &d) == 0) {
-        struct rvt_flow_sink sink = {rvt_fuzz_on_block, rvt_fuzz_on_note, NULL};
+        struct rvt_flow_sink sink = {.block = rvt_fuzz_on_block, .note = rvt_fuzz_on_note, .ctx = NULL};
         int rc = rvt_decode_buffer(c, cfg, img, -1, data + 1, size - 1, &sink, &d);
         if (rc < 0)
             rvt_fuzz_check(d.msg[0] != 0);

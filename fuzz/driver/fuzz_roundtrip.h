@@ -206,7 +206,7 @@ static inline int rvt_fuzz_roundtrip(const struct rvt_codec *c, const struct rvt
     /* 1. The clean decode equals the execution. */
     struct rvt_seqcmp *cmp = rvt_seqcmp_new(rvt_fuzz_recs_pull, &recs, gc.xlen);
     struct rvt_fuzz_clean cl = {.cmp = rvt_seqcmp_sink(cmp)};
-    struct rvt_flow_sink cs = {rvt_fuzz_clean_block, rvt_fuzz_clean_note, &cl};
+    struct rvt_flow_sink cs = {.block = rvt_fuzz_clean_block, .note = rvt_fuzz_clean_note, .ctx = &cl};
     struct rvt_decode_options o = {.size = sizeof o, .ecall = RVT_FLOW_ECALL_TRAP};
     int drc = rvt_decode(c, cfg, img, &o, mb.data, mb.len, &cs, &d);
     int crc = rvt_seqcmp_finish(cmp);
@@ -253,7 +253,7 @@ static inline int rvt_fuzz_roundtrip(const struct rvt_codec *c, const struct rvt
             }
         }
         struct rvt_fuzz_damaged dd = {.limit = 4 * clean_insns + 10000, .len = len};
-        struct rvt_flow_sink ds = {rvt_fuzz_damaged_block, rvt_fuzz_damaged_note, &dd};
+        struct rvt_flow_sink ds = {.block = rvt_fuzz_damaged_block, .note = rvt_fuzz_damaged_note, .ctx = &dd};
         struct rvt_decode_options od = {.size = sizeof od, .ecall = RVT_FLOW_ECALL_TRAP, .max_insns = dd.limit};
         if (rvt_decode(c, cfg, img, &od, b, len, &ds, &d) < 0)
             rvt_fuzz_rt_check(d.msg[0] != 0, "a failed decode without a message", NULL);

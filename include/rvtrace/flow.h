@@ -179,10 +179,24 @@ struct rvt_note {
     uint64_t tval;       /* NOTE_TRAP: the trap value */
 };
 
+/* Initialise it with designated initialisers ({.block = ..., .ctx = ...}):
+ * members may be added. */
 struct rvt_flow_sink {
     int (*block)(void *ctx, const struct rvt_block *b); /* nonzero return aborts the decode */
     int (*note)(void *ctx, const struct rvt_note *n);   /* optional */
     void *ctx;
+    /* Optional: blocks in batches (b[0..n-1], in order), which costs a
+     * consumer with little work per block (a count) one call per batch
+     * instead of one per block.  When set the engine uses it instead of
+     * `block` (which must still be set: a sink put in front of this one,
+     * rvt_flow_set_sink, passes blocks on one at a time).  The engine hands
+     * over the batch it holds before every note (so blocks and notes keep
+     * their order), when it fails, when the trace ends (rvt_flow_finish,
+     * rvt_flow_gap), on rvt_flow_set_sink/rvt_flow_reset and at the latest
+     * in rvt_flow_free: the consumer must live until then.  A nonzero
+     * return aborts the decode: the call that delivered fails (or, from
+     * rvt_flow_set_sink/rvt_flow_reset, the next one that can). */
+    int (*blocks)(void *ctx, const struct rvt_block *b, size_t n);
 };
 
 /* ---- the engine --------------------------------------------------------- */

@@ -1061,12 +1061,24 @@ static int on_note(void *ctx, const struct rvt_note *n)
     }
 }
 
+/* Blocks in batches (rvt_flow_sink.blocks): one call per batch. */
+static int on_blocks(void *ctx, const struct rvt_block *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = on_block(ctx, &b[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 struct rvt_flow_sink rvt_an_sink(struct rvt_analysis *a, unsigned hart)
 {
-    struct rvt_flow_sink s = {NULL, NULL, NULL};
+    struct rvt_flow_sink s = {.block = NULL};
     if (!a || hart >= RVT_AN_MAX_HARTS)
         return s;
     s.block = on_block;
+    s.blocks = on_blocks;
     s.note = on_note;
     s.ctx = &a->sinkctx[hart];
     return s;

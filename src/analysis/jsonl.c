@@ -138,7 +138,7 @@ static int on_note(void *ctx, const struct rvt_note *n)
 
 struct rvt_flow_sink rvt_jsonl_sink(struct rvt_jsonl *j)
 {
-    struct rvt_flow_sink s = {on_block, on_note, j};
+    struct rvt_flow_sink s = {.block = on_block, .note = on_note, .ctx = j};
     return s;
 }
 

@@ -92,7 +92,7 @@ static int on_note(void *ctx, const struct rvt_note *n)
 
 struct rvt_flow_sink rvt_progress_sink(struct rvt_progress *p)
 {
-    struct rvt_flow_sink s = {on_block, on_note, p};
+    struct rvt_flow_sink s = {.block = on_block, .note = on_note, .ctx = p};
     return s;
 }
 

@@ -494,7 +494,7 @@ static int cmp_note(void *ctx, const struct rvt_note *n)
 
 struct rvt_flow_sink rvt_seqcmp_sink(struct rvt_seqcmp *c)
 {
-    struct rvt_flow_sink s = {cmp_block, cmp_note, c};
+    struct rvt_flow_sink s = {.block = cmp_block, .note = cmp_note, .ctx = c};
     return s;
 }
 

@@ -257,6 +257,7 @@ struct cdl_cycle {
     uint64_t rfw_value;
     bool notify;          /* a trigger asks for the instruction's address (RVT_ING_NOTIFY) */
     uint64_t addr;        /* the instruction's address (set with notify) */
+    uint64_t first;       /* the address of the cycle's first instruction (a trap cycle: its epc) */
 };
 /* The cycles of an ingress record of n instructions whose successor is
  * `next` (unknown at the end of the trace). */

@@ -735,6 +735,22 @@ decode:
             if (!dec->nocode)
                 rvt_flow_set_offset(dec->flow, byte_offset(dec, pos));
             bool flow = (dec->cfg.pack & CDL_PACK_FLOW) != 0;
+            /* The packer records register writes and tracepoints only when
+             * configured to ("configurable so that the packed trace
+             * includes a full instruction flow, or perhaps the committed
+             * register file writes; it also permits optional tracking of
+             * traps and instructions marked as 'tracepoints'", seed 000):
+             * a field of a kind the configuration leaves out is damage. */
+            bool rfw = f.kind == CDL_F_DATA && f.reason == CDL_DATA_RFW;
+            if ((rfw && !(dec->cfg.pack & CDL_PACK_RFW)) ||
+                (f.kind == CDL_F_TRACEPOINT && !(dec->cfg.pack & CDL_PACK_TRACEPOINTS))) {
+                char got[96];
+                cdl_field_format(&f, got, sizeof got);
+                rc = trace_error(dec, "%s, but %s are not recorded (--cdl-pack without %s)", got,
+                                 rfw ? "register writes" : "tracepoints", rfw ? "rfw" : "tracepoints");
+                pos += (size_t)n;
+                goto next;
+            }
             if (dec->expect_mark) {
                 /* The encoder resumes after a stop or lost marker with a sync
                  * mark and the full PC (with the flow traced), or ends the
@@ -749,6 +765,24 @@ decode:
                                      dec->marker_off, dec->cfg.sync_nybbles, flow ? " and a PC field" : "",
                                      dec->after_mark ? "" : "no sync mark and ", got);
                     pos += (size_t)n;
+                    goto next;
+                }
+            }
+            if (dec->after_mark && flow && dec->synced &&
+                (dec->nocode ? dec->pending != PEND_NONE
+                             : dec->pending == PEND_TARGET || dec->pending == PEND_TRAP ||
+                                   (dec->pending == PEND_CHECK && dec->cfg.pc_mode == CDL_PC_ALL))) {
+                /* Marks go "between cycles of data from the packed trace"
+                 * (seed 000): a non-sequential field and its target PC are
+                 * one cycle's record, so no mark comes between them. */
+                char at[40] = "";
+                if (!dec->nocode)
+                    snprintf(at, sizeof at, " at 0x%" PRIx64, dec->pend_addr);
+                rc = trace_error(dec, "a sync mark between the %s%s and its target PC (sync marks come between "
+                                      "cycles, and the target is part of the %s's cycle)",
+                                 ns_name(dec->pend_ns), at, ns_name(dec->pend_ns));
+                if (rc <= 0) {
+                    dec->field_pos = run_start ? run_start - 1 : 0;
                     goto next;
                 }
             }

@@ -43,6 +43,8 @@ struct cdl_enc {
     unsigned unreported;   /* sequential instructions retired but not yet in a seq field */
     bool sync_due;         /* put a sync mark before the next cycle */
     uint64_t since_sync;   /* nybbles since the last sync mark */
+    bool after_nonseq;     /* the last cycle changed the flow: a periodic mark may come next */
+    uint64_t done_insns;   /* instructions whose cycles went to the packer */
     bool started;          /* a traced record was recorded (the recording gets an end marker) */
     bool off;              /* tracing is stopped (unqualified records) */
 
@@ -169,6 +171,7 @@ int cdl_record_cycles(const struct rvt_ing_rec *r, uint64_t n, bool have_next, u
         c.count = n - 1;
         c.retired = true;
         c.nonseq = -1;
+        c.first = r->iaddr;
         if ((rc = fn(ctx, &c)) < 0)
             return rc;
     }
@@ -195,6 +198,7 @@ int cdl_record_cycles(const struct rvt_ing_rec *r, uint64_t n, bool have_next, u
         c.tp_type = (uint8_t)(r->tp_type & 0xf);
         c.notify = (r->flags & RVT_ING_NOTIFY) != 0;
         c.addr = rvt_ing_last_addr(r);
+        c.first = c.addr;
         if ((rc = fn(ctx, &c)) < 0)
             return rc;
     }
@@ -208,6 +212,7 @@ int cdl_record_cycles(const struct rvt_ing_rec *r, uint64_t n, bool have_next, u
         c.have_target = have_next;
         c.target = next;
         c.epc = rvt_ing_next_addr(r);
+        c.first = c.epc;
         if ((rc = fn(ctx, &c)) < 0)
             return rc;
     }
@@ -296,12 +301,35 @@ static int flush_seq(struct cdl_enc *e)
     return compress(e, &p);
 }
 
+static int sync_mark(struct cdl_enc *e, uint64_t next_pc);
+
+/* Periodic sync marks go "between cycles of data from the packed trace at
+ * regular intervals" (seed 000, "Recording a compressed trace"): rvtrace
+ * puts one at the first cycle boundary after a non-sequential field once
+ * --cdl-sync-interval nybbles were written since the last mark.  That
+ * boundary is in the trace itself (the decoder checks that the mark is
+ * there), not where the ingress happened to split its records: a record
+ * boundary for a privilege or context change, which CDL does not carry,
+ * would put the mark where re-encoding the decoded instructions does not.
+ * (The logs without the flow have no such boundaries: there every record
+ * boundary is one, cdl_enc_put.) */
+static int periodic_mark(struct cdl_enc *e, const struct cdl_cycle *c)
+{
+    bool due = e->after_nonseq && e->cfg.sync_interval && e->since_sync >= e->cfg.sync_interval;
+    e->after_nonseq = c->nonseq >= 0;
+    return due ? sync_mark(e, c->first) : 0;
+}
+
 static int pack_cycle(void *ctx, const struct cdl_cycle *c)
 {
     struct cdl_enc *e = ctx;
     int rc;
     struct cdl_packed p;
     packed_init(&p);
+    if (flow_on(e) && (rc = periodic_mark(e, c)) < 0)
+        return rc;
+    if (c->retired)
+        e->done_insns += c->count;
     bool rfw = c->retired && c->rfw && (e->cfg.pack & CDL_PACK_RFW);
     bool tp = c->retired && c->tracepoint && (e->cfg.pack & CDL_PACK_TRACEPOINTS);
 
@@ -382,7 +410,7 @@ static int sync_mark(struct cdl_enc *e, uint64_t next_pc)
             return r;
         n -= k;
     }
-    if (rvt_nyb_syncs_add(&e->sp, stream_pos(e), e->insns) < 0)
+    if (rvt_nyb_syncs_add(&e->sp, stream_pos(e), e->done_insns) < 0)
         return rvt_fail(&e->diag, RVT_ERR_NOMEM, "cdl: out of memory");
     if (flow_on(e) && (r = put_pc(e, next_pc)) < 0)
         return r;
@@ -471,8 +499,9 @@ int cdl_enc_put(struct cdl_enc *e, const struct rvt_ing_rec *r)
         return rc;
     if (e->stream.lost && (rc = resolve_loss(e)) < 0)
         return rc;
-    /* Between cycles: a sync mark when due, with the next cycle's PC. */
-    if (e->sync_due || (e->cfg.sync_interval && e->since_sync >= e->cfg.sync_interval)) {
+    /* Between records: a sync mark when due (the start, after a stop or a
+     * loss; the logs' periodic one), with the next cycle's PC. */
+    if (e->sync_due || (!flow_on(e) && e->cfg.sync_interval && e->since_sync >= e->cfg.sync_interval)) {
         if ((rc = sync_mark(e, r->iaddr)) < 0)
             return rc;
     }

@@ -37,7 +37,7 @@ static void trial(const struct rvt_codec *c, const void *cfg, const struct rvt_i
                   const uint8_t *buf, size_t len, struct tally *t)
 {
     memset(t, 0, sizeof *t);
-    struct rvt_flow_sink sink = {t_block, t_note, t};
+    struct rvt_flow_sink sink = {.block = t_block, .note = t_note, .ctx = t};
     struct rvt_decode_options o = {.size = sizeof o, .ecall = ecall, .max_insns = 1u << 20};
     struct rvt_diag d = {0};
     if (rvt_decode(c, cfg, img, &o, buf, len, &sink, &d) < 0 && !t->errors)

@@ -516,7 +516,7 @@ static void install(struct et_dside *s)
         return;
     s->installed = true;
     s->down = rvt_flow_get_sink(s->f);
-    struct rvt_flow_sink mine = {on_block, on_note, s};
+    struct rvt_flow_sink mine = {.block = on_block, .note = on_note, .ctx = s};
     rvt_flow_set_sink(s->f, &mine);
 }
 

@@ -610,12 +610,21 @@ static int do_sync(struct et_decoder *dec, const struct et_packet *k, uint64_t a
 }
 
 /* Retire the instruction a format 3 packet reports; its branch bit. */
-static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, uint64_t addr)
+static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, uint64_t addr, uint64_t offset)
 {
     reset_sync_state(dec);
     int rc = retire_one(dec, addr);
     if (rc < 0)
         return rc;
+    /* "branch: Set to 0 if the address points to a branch instruction, and
+     * the branch was taken.  Set to 1 if the instruction is not a branch"
+     * (payload.adoc; the 0.026 draft: "Has no meaning if this instruction
+     * is not a branch"). */
+    if (k->branch == 0 && dec->single_cf != RVT_CF_BRANCH && dec->p.version == ET_V2_0)
+        return dfail(dec, offset,
+                     "%s packet with branch 0 (a taken branch) at 0x%" PRIx64
+                     ", which is not a branch (branch is 1 for any other instruction)",
+                     et_pkt_name(k), addr);
     if (dec->single_cf == RVT_CF_BRANCH && FL(rvt_flow_branch(dec->f, k->branch == 0)) < 0)
         return flow_fail(dec);
     dec->last_addr = addr;
@@ -713,6 +722,32 @@ static int check_trap_priv(struct et_decoder *dec, const struct et_packet *k, ui
     return 0;
 }
 
+/* A trap packet without its handler (thaddr 0) is either an exception at
+ * the target of an uninferable discontinuity or on the first traced
+ * instruction ("address contains the EPC ... the trap handler address will
+ * be reported via a subsequent format 3, subformat 0 packet"), or a trap
+ * whose handler did not retire because "a second interrupt or exception
+ * occurs immediately" (payload.adoc, thaddr): that second trap's packet
+ * follows, not the handler's sync packet.  (With implicit_except the
+ * encoder reports a handler it cannot imply with a sync packet.) */
+static int check_unreported_epc(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next,
+                                uint64_t offset)
+{
+    struct rvt_flow *f = dec->f;
+    if (k->thaddr || dec->p.implicit_except || !next || next->msg != ET_MSG_TE_INST || next->format != ET_F3 ||
+        next->subformat != ET_SF_START)
+        return 0;
+    bool epc = !dec->trap_open &&
+               (!dec->synced || !rvt_flow_have_pc(f) ||
+                (rvt_flow_pending(f) && dec->have_single && rvt_cf_uninferable(dec->single_cf)));
+    if (epc)
+        return 0;
+    return dfail(dec, offset,
+                 "trap packet without its handler (thaddr 0) followed by a sync packet, but the trap was not taken "
+                 "at the target of an uninferable discontinuity nor on the first traced instruction: thaddr 0 "
+                 "there means a second trap followed at once, and its trap packet must come next");
+}
+
 static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t offset, bool unretired)
 {
     struct rvt_flow *f = dec->f;
@@ -730,6 +765,7 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
     if (!k->thaddr) {
         if (dec->synced && rvt_flow_have_pc(f)) {
             dec->trap_open = true;
+            bool after_xret = rvt_flow_pending(f) && dec->have_single && dec->single_cf == RVT_CF_TRAPRET;
             /* after an uninferable jump the address is the EPC: its target */
             if (rvt_flow_pending(f) && rvt_cf_uninferable(dec->single_cf) && k->has_address &&
                 dec->have_single) {
@@ -742,6 +778,16 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
                                  epc);
                 if (FL(rvt_flow_jump(f, epc)) < 0)
                     return flow_fail(dec);
+            }
+            /* "The privilege value reported when thaddr is 0 will be the
+             * privilege level prior to any change" (payload.adoc): right
+             * after an xRET that is the privilege the xRET entered, which
+             * no other packet reports; the trap is taken from it. */
+            if (after_xret && dec->p.version == ET_V2_0) {
+                if (FL(rvt_flow_set_context(f, k->privilege, k->context)) < 0)
+                    return flow_fail(dec);
+                dec->priv = k->privilege;
+                dec->ctx = k->context;
             }
             if (FL(rvt_flow_trap(f, k->interrupt, k->ecause, k->tval, false, 0)) < 0)
                 return flow_fail(dec);
@@ -781,8 +827,7 @@ static int do_trap(struct et_decoder *dec, const struct et_packet *k, uint64_t o
         dec->have_single = false;
         return 0;
     }
-    (void)offset;
-    return retire_sync_insn(dec, k, handler);
+    return retire_sync_insn(dec, k, handler, offset);
 }
 
 /* Does the packet following an address packet make it "the last instruction
@@ -1314,8 +1359,10 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
         }
         if (et_time_bits(&dec->p))
             rvt_flow_set_time(f, k->time);
-        if (k->subformat == ET_SF_TRAP && dec->p.version == ET_V2_0)
-            return do_trap(dec, k, offset, false);
+        if (k->subformat == ET_SF_TRAP && dec->p.version == ET_V2_0) {
+            int rc = check_unreported_epc(dec, k, next, offset);
+            return rc < 0 ? rc : do_trap(dec, k, offset, false);
+        }
         if (k->subformat == ET_SF_TRAP) {
             /* 0.026: always the handler; another trap packet right after
              * says the handler's first instruction did not retire (a second
@@ -1335,7 +1382,7 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
             rc = do_sync(dec, k, a, offset);
             if (rc < 0 || dec->seam)
                 return rc;
-            return retire_sync_insn(dec, k, a);
+            return retire_sync_insn(dec, k, a, offset);
         }
     case ET_F0:
         if (dec->p.version == ET_V0_026 ? !k->has_address
@@ -1369,8 +1416,8 @@ static int unpack_frame(struct et_decoder *dec, const struct et_frame *fr, struc
         rc = et_pkt_check_padding(&fr->bits, k, d);
     if (rc == 0)
         rc = et_pkt_check_irdepth(&dec->p, k, d);
-    if (rc == 0 && fr->sign_padded && !dec->p.partial_compression)
-        rc = et_pkt_check_compressed(&fr->bits, k, d);
+    if (rc == 0 && !dec->p.partial_compression)
+        rc = et_pkt_check_compressed(&fr->bits, k, fr->lead_bits, d);
     return rc;
 }
 

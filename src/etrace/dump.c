@@ -117,8 +117,8 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
             continue;
         }
         npk++;
-        if (fr.sign_padded && (et_pkt_check_padding(&fr.bits, &k, &fd) < 0 ||
-                               (!cur.partial_compression && et_pkt_check_compressed(&fr.bits, &k, &fd) < 0)))
+        if ((fr.sign_padded && et_pkt_check_padding(&fr.bits, &k, &fd) < 0) ||
+            (!cur.partial_compression && et_pkt_check_compressed(&fr.bits, &k, fr.lead_bits, &fd) < 0))
             damage(out, fr.offset, fd.msg, d, RVT_ERR_FORMAT);
         else if (et_pkt_check_irdepth(&cur, &k, &fd) < 0)
             damage(out, fr.offset, fd.msg, d, RVT_ERR_FORMAT);

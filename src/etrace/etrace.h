@@ -261,10 +261,11 @@ int et_pkt_check_padding(const struct et_bits *b, const struct et_packet *k, str
 /* Unused irdepth bits (irreport not set) that are not copies of the preceding bit: message in d. */
 int et_pkt_check_irdepth(const struct et_params *p, const struct et_packet *k, struct rvt_diag *d);
 /* payload.adoc: sign-based compression "ideally will be applied to the
- * whole packet" (as rvtrace and the reference model do): a payload (of whole
- * bytes) longer than its compressed form is an error unless the decoder
+ * whole packet" (as rvtrace and the reference model do): a packet longer
+ * than its compressed payload (sign-extended to whole bytes, after `lead`
+ * bits of srcID and type field) needs is an error unless the decoder
  * accepts partly compressed packets (--partial-compression). */
-int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, struct rvt_diag *d);
+int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, unsigned lead, struct rvt_diag *d);
 /* Number of branch_map bits carried for a branches value (and whether an
  * address follows, for format 1). */
 unsigned et_map_bits(const struct et_params *p, unsigned branches, bool *has_addr);
@@ -327,6 +328,8 @@ struct et_frame {
     bool sign_padded;     /* the payload's last byte is padded by sign extension alone (no
                            * encapsulation padding of "don't care" bits: refraw, or encap
                            * with srcID and type fields of whole bytes) */
+    uint8_t lead_bits;    /* bits of the length-counted bytes before the payload (encap:
+                           * the srcID bits beyond whole bytes and the type field) */
     bool is_data;         /* a data-trace packet (skipped) */
     bool is_other;        /* another source's packet (et_deframer.only_src) */
 };

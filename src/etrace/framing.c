@@ -383,7 +383,8 @@ int et_deframer_next(struct et_deframer *df, struct et_frame *fr, struct rvt_dia
                         df->pos, fr->type);
     }
     fill_bits(fr, b, pos, end - pos);
-    fr->sign_padded = (p->src_bits % 8 + p->type_bits) % 8 == 0;
+    fr->lead_bits = (uint8_t)(p->src_bits % 8 + p->type_bits);
+    fr->sign_padded = fr->lead_bits % 8 == 0;
     if (pos % 8 == 0)
         fr->payload_bytes = b + pos / 8;
     df->pos += total;

@@ -592,24 +592,30 @@ done:
     return 0;
 }
 
-int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, struct rvt_diag *d)
+int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, unsigned lead, struct rvt_diag *d)
 {
     unsigned end = k->field_bits;
     if (end == 0 || b->n < 8 || end > ET_MAX_BITS)
         return 0;
     /* The packet at full length is the received bits sign-extended to
      * `end` (or cut there): its compressed length is that of its first
-     * min(received, end) bits. */
+     * min(received, end) bits.  "The payload must be sign-extended to the
+     * nearest byte boundary" (payload.adoc); encapsulation bits before it
+     * that are not whole bytes add "padding bits ... in the most
+     * significant bits of the final byte" (encapsulation.adoc), so the
+     * longest length a compressing encoder sends is that of the lead bits
+     * and the whole payload bytes (rvtrace packs them closer). */
     struct et_bits head = *b;
     if (head.n > end)
         head.n = end;
-    unsigned need = (et_bits_compressed_len(&head) + 7) / 8;
-    if (b->n / 8 > need)
+    unsigned need = (lead + 8 * ((et_bits_compressed_len(&head) + 7) / 8) + 7) / 8;
+    unsigned have = (lead + b->n) / 8;
+    if (have > need)
         return rvt_fail(d, RVT_ERR_FORMAT,
-                        "etrace: %s packet of %u payload bytes, but its sign-compressed form has %u (an encoder "
+                        "etrace: %s packet of %u %sbytes, but its sign-compressed form has %u (an encoder "
                         "that compresses whole packets, as rvtrace and the reference model do, cannot send it; "
                         "--partial-compression accepts it)",
-                        et_pkt_name(k), b->n / 8, need);
+                        et_pkt_name(k), have, lead ? "" : "payload ", need);
     return 0;
 }
 

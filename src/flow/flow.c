@@ -11,6 +11,10 @@
 #include <string.h>
 
 #define BQ_WORDS 64 /* branch queue capacity: 4096 outcomes */
+/* Blocks held for a sink that takes batches (rvt_flow_sink.blocks): large
+ * enough that the call is a small part of a block's cost, small enough to
+ * stay in the cache. */
+#define BATCH_BLOCKS 128
 
 #if defined(__GNUC__)
 #define RVT_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -76,7 +80,19 @@ struct rvt_flow {
     uint32_t action_flags;
     uint8_t action[RVT_CF_EBREAK + 1];
     char lead_text[640]; /* a damaged start's note (classify_lead) */
+
+    /* Emitted blocks not yet handed to a batch sink (deliver()):
+     * batch[0] .. bnext - 1. */
+    struct rvt_block *bnext;
+    /* The batch sink stopped the decode: every later delivery fails (a
+     * stop a call could not return, or that the decoder did not heed, ends
+     * the decode at the next). */
+    bool stopped;
+    struct rvt_block batch[BATCH_BLOCKS];
 };
+
+static int deliver(struct rvt_flow *f);
+static void deliver_now(struct rvt_flow *f);
 
 /* ---- call stack ----------------------------------------------------------- */
 
@@ -181,6 +197,7 @@ struct rvt_flow *rvt_flow_new(const struct rvt_flow_config *cfg)
         return NULL;
     }
     f->mask = f->xlen == 32 ? 0xffffffffull : ~0ull;
+    f->bnext = f->batch;
     f->bc = rvt_bcache_new(cfg->image, 0);
     if (!f->bc) {
         free(f);
@@ -198,6 +215,7 @@ void rvt_flow_free(struct rvt_flow *f)
 {
     if (!f)
         return;
+    (void)deliver(f); /* the last blocks of a decode that stopped without finishing */
     rvt_bcache_free(f->bc);
     free(f);
 }
@@ -209,6 +227,7 @@ const char *rvt_flow_error(const struct rvt_flow *f)
 
 void rvt_flow_reset(struct rvt_flow *f)
 {
+    deliver_now(f); /* blocks emitted before the reset are part of the history */
     f->have_pc = false;
     f->pending = false;
     f->lr_valid = false;
@@ -295,6 +314,13 @@ __attribute__((format(printf, 3, 4)))
 #endif
 static int ffail(struct rvt_flow *f, enum rvt_err code, const char *fmt, ...)
 {
+    /* The blocks before the failure go out before the decoder reacts to it
+     * (a consumer that stops the decode there: that is the failure). */
+    if (!f->stopped) {
+        int rc = deliver(f);
+        if (rc < 0)
+            return rc;
+    }
     char what[400];
     va_list ap;
     va_start(ap, fmt);
@@ -339,20 +365,58 @@ static const struct rvt_note *classify_lead(struct rvt_flow *f, const struct rvt
     return tmp;
 }
 
+/* Hand the batch to the sink (nothing held: nothing to do).  Once per
+ * batch: out of line. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int deliver(struct rvt_flow *f)
+{
+    size_t n = (size_t)(f->bnext - f->batch);
+    f->bnext = f->batch;
+    if (!f->stopped) {
+        if (!n || f->cfg.sink.blocks(f->cfg.sink.ctx, f->batch, n) == 0)
+            return 0;
+        f->stopped = true;
+    }
+    return ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
+}
+
+/* A delivery whose failure cannot be returned: the next one fails. */
+static void deliver_now(struct rvt_flow *f)
+{
+    (void)deliver(f);
+}
+
+/* One block to the sink: into the batch, or the per-block callback. */
+static inline int emit(struct rvt_flow *f, const struct rvt_block *b)
+{
+    if (f->cfg.sink.blocks) {
+        memcpy(f->bnext++, b, sizeof *b);
+        return f->bnext == f->batch + BATCH_BLOCKS || f->stopped ? deliver(f) : 0;
+    }
+    if (f->cfg.sink.block && f->cfg.sink.block(f->cfg.sink.ctx, b))
+        return ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
+    return 0;
+}
+
 static int note(struct rvt_flow *f, struct rvt_note *n)
 {
     if (f->limited)
         return limit_error(f);
+    int rc = deliver(f); /* the blocks before it first */
+    if (rc < 0)
+        return rc;
     if (!f->cfg.sink.note)
         return 0;
     n->offset = f->offset;
     n->index = f->insns;
     struct rvt_note tmp;
-    int rc = f->cfg.sink.note(f->cfg.sink.ctx, classify_lead(f, n, &tmp));
+    rc = f->cfg.sink.note(f->cfg.sink.ctx, classify_lead(f, n, &tmp));
     return rc ? ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode") : 0;
 }
 
-static int flush(struct rvt_flow *f, uint8_t end, uint64_t next)
+static inline int flush(struct rvt_flow *f, uint8_t end, uint64_t next)
 {
     if (!f->blk_open)
         return 0;
@@ -364,12 +428,7 @@ static int flush(struct rvt_flow *f, uint8_t end, uint64_t next)
     f->blk.end = end;
     f->blk.next = next;
     f->blk.trace_offset = f->offset;
-    if (f->cfg.sink.block) {
-        int rc = f->cfg.sink.block(f->cfg.sink.ctx, &f->blk);
-        if (rc)
-            return ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
-    }
-    return 0;
+    return emit(f, &f->blk);
 }
 
 /* Append n instructions of cache block b (from its first) to the open block.
@@ -518,6 +577,7 @@ void rvt_flow_set_time(struct rvt_flow *f, uint64_t time)
 {
     f->have_time = true;
     f->time = time;
+    deliver_now(f); /* (this call returns nothing: a sink that stops here is told at the next delivery) */
     struct rvt_note n = {.kind = RVT_NOTE_TIME, .addr = f->pc, .priv = f->priv, .value = time};
     note(f, &n);
 }
@@ -733,7 +793,9 @@ int rvt_flow_gap(struct rvt_flow *f, enum rvt_gap_reason reason, const char *tex
 
 int rvt_flow_finish(struct rvt_flow *f)
 {
-    return flush(f, RVT_END_SEQ, f->have_pc && !f->pending ? f->pc : f->pending ? f->p.next : 0);
+    int rc = flush(f, RVT_END_SEQ, f->have_pc && !f->pending ? f->pc : f->pending ? f->p.next : 0);
+    int rc2 = deliver(f);
+    return rc < 0 ? rc : rc2;
 }
 
 /* ---- the instruction limit ------------------------------------------------------- */
@@ -890,7 +952,7 @@ static void bq_done(struct rvt_flow *f, const struct bq_reader *r)
  * instruction (a table per walk: the walk's flags decide). */
 enum fast_action { FA_HANDBACK = 0, FA_SEQ, FA_BRANCH, FA_CALL, FA_OTHER, FA_JUMP, FA_RETURN };
 /* The limits a walk has (the fast path is instantiated per combination). */
-enum { LIM_HW = 1, LIM_IN = 2, LIM_ADDR = 4 };
+enum { LIM_HW = 1, LIM_IN = 2, LIM_ADDR = 4, LIM_BATCH = 8 /* not a limit: the sink takes batches */ };
 
 struct fast_state {
     uint64_t hw_left, in_left; /* the walk's limits (UINT64_MAX: none) */
@@ -961,17 +1023,32 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     }
     /* Every block this loop hands over ends with a packet of this walk;
      * any other flush sets its own. */
-    f->blk.trace_offset = f->offset;
+    const uint64_t offset = f->offset;
+    f->blk.trace_offset = offset;
+    /* A sink that takes batches gets the blocks written straight into the
+     * batch; the flow's own state (f->insns, f->blk_open) is brought up to
+     * date when the loop hands back. */
+    const bool batched = (lim & LIM_BATCH) != 0;
+    /* The fields every block of this loop has alike, from context to
+     * priv (copied as one piece; end, cf and flags are written after),
+     * filled at the first block it emits (many walks emit none). */
+    struct rvt_block same;
+    bool same_set = false;
+    const size_t same_at = offsetof(struct rvt_block, context),
+                 same_len = offsetof(struct rvt_block, priv) + sizeof same.priv - same_at;
     struct bq_reader q = {1, 0};
     int rc = 0;
     /* The hits of this loop's lookups, added to the cache's count at the end. */
     uint64_t hits = 0;
     /* The previous block's successor hint for pc (NULL: none, as after a
      * return): a hit there costs a load and a compare, no hash. */
-    uint32_t *hint = NULL;
+    /* Without one it points here: at slot 0, checked like any hint (no
+     * test for "none" in the loop). */
+    uint32_t nohint = 0;
+    uint32_t *hint = &nohint;
     for (;;) {
-        struct bc_slot *s;
-        if (hint && (s = (struct bc_slot *)((char *)slots + *hint))->b.start == pc) {
+        struct bc_slot *s = (struct bc_slot *)((char *)slots + *hint);
+        if (s->b.start == pc) {
             hits++;
         } else {
             s = &slots[rvt_bc_home(shift, pc)];
@@ -982,11 +1059,10 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                 if (bc->slots != slots)
                     break; /* the table grew: the general step takes this block */
                 if (m == &bc->spare)
-                    hint = NULL; /* not a slot (no code there: the loop stops below) */
+                    break; /* not a slot: no code there (BC_EMPTY is odd), the general step reports it */
                 s = (struct bc_slot *)((char *)m - offsetof(struct bc_slot, b));
             }
-            if (hint)
-                *hint = (uint32_t)((char *)s - (char *)slots);
+            *hint = (uint32_t)((char *)s - (char *)slots);
         }
         const struct rvt_block_info *b = &s->b;
         /* An empty block (no code) has no halfwords: 0 - 1 is never below
@@ -1047,7 +1123,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                 if (!rvt_cs_pop(&f->cs, &to))
                     goto handback; /* not implicit: the general step stops there */
                 to &= f->mask;
-                hint = NULL; /* a return goes wherever its call came from */
+                hint = &nohint; /* a return goes wherever its call came from */
                 end = RVT_END_RETURN;
                 flags = RVT_BLK_IMPLICIT;
                 break;
@@ -1059,6 +1135,40 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         /* retire(), then transfer(): the block ends with a discontinuity */
         hw -= bhw;
         in -= n;
+        if (batched) {
+            if (RVT_UNLIKELY(!same_set)) {
+                memset(&same, 0, sizeof same);
+                same.context = ctx;
+                same.time = time;
+                same.trace_offset = offset;
+                same.priv = priv;
+                same_set = true;
+            }
+            struct rvt_block *k = f->bnext;
+            f->bnext = k + 1;
+            k->start = bstart;
+            k->last = b->last;
+            k->next = to;
+            k->ninsns = in_open - in;
+            k->index = insns_base - in_open;
+            memcpy((char *)k + same_at, (const char *)&same + same_at, same_len);
+            k->end = end;
+            k->cf = (uint8_t)cf;
+            k->flags = base_flags | flags;
+            k->last_len = (uint8_t)(b->next - b->last);
+            bstart = pc = to;
+            in_open = in;
+            if (k + 1 == f->batch + BATCH_BLOCKS) {
+                f->insns = insns_base - in;
+                if ((rc = deliver(f)) < 0)
+                    break;
+                /* The sink may have used this cache: a table that grew is
+                 * the general step's. */
+                if (bc->slots != slots)
+                    break;
+            }
+            continue;
+        }
         {
             struct rvt_block *k = &f->blk;
             k->start = bstart;
@@ -1141,7 +1251,14 @@ handback:
     f->insns = insns_base - in;
     f->pc = pc;
     if (in != in0) {
-        /* f->blk.last, .cf and blk_end are the last retired cache block's */
+        /* f->blk.last, .cf and blk_end are the last retired cache block's
+         * (a block that went to the batch last: the batch's last) */
+        if (batched && in_open == in) {
+            const struct rvt_block *k = f->bnext == f->batch ? &f->batch[BATCH_BLOCKS - 1] : f->bnext - 1;
+            f->blk.last = k->last;
+            f->blk.cf = k->cf;
+        }
+        f->blk_open = false;
         if (in_open != in) {
             struct rvt_block *k = &f->blk;
             f->blk_open = true;
@@ -1236,8 +1353,9 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
         int frc = 0;
         fs.hw_left = hw_left;
         fs.in_left = in_left;
-        switch (fast ? lim : 8u) { /* the usual combinations get a loop of their own */
-        case 8: /* no fast path */
+        /* The usual combinations (and a batch sink or not) get a loop of their own. */
+        switch (fast ? (lim & (LIM_HW | LIM_ADDR)) | (f->cfg.sink.blocks ? LIM_BATCH : 0) : 16u) {
+        case 16: /* no fast path */
             break;
         case 0:
             frc = walk_fast(f, w, st, &fs, LIM_IN);
@@ -1248,8 +1366,20 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
         case LIM_ADDR:
             frc = walk_fast(f, w, st, &fs, LIM_ADDR | LIM_IN);
             break;
-        default:
+        case LIM_HW | LIM_ADDR:
             frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN | LIM_ADDR);
+            break;
+        case LIM_BATCH:
+            frc = walk_fast(f, w, st, &fs, LIM_IN | LIM_BATCH);
+            break;
+        case LIM_BATCH | LIM_HW:
+            frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN | LIM_BATCH);
+            break;
+        case LIM_BATCH | LIM_ADDR:
+            frc = walk_fast(f, w, st, &fs, LIM_ADDR | LIM_IN | LIM_BATCH);
+            break;
+        default:
+            frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN | LIM_ADDR | LIM_BATCH);
             break;
         }
         hw_left = fs.hw_left;
@@ -1428,6 +1558,7 @@ struct rvt_flow_sink rvt_flow_get_sink(const struct rvt_flow *f)
 
 void rvt_flow_set_sink(struct rvt_flow *f, const struct rvt_flow_sink *sink)
 {
+    deliver_now(f); /* blocks held are the old sink's */
     f->cfg.sink = *sink;
 }
 
@@ -1435,6 +1566,9 @@ int rvt_flow_note(struct rvt_flow *f, const struct rvt_note *n)
 {
     if (f->limited)
         return limit_error(f);
+    int rc = deliver(f);
+    if (rc < 0)
+        return rc;
     if (!f->cfg.sink.note)
         return 0;
     struct rvt_note tmp;
@@ -1451,8 +1585,9 @@ int rvt_flow_emit_block(struct rvt_flow *f, const struct rvt_block *b)
     /* Without code the block cannot be cut at the limit: it is left out. */
     if (!(b->flags & RVT_BLK_COUNT_UNKNOWN) && b->ninsns > f->insn_cap - f->insns)
         return limit_reached(f);
-    if (f->cfg.sink.block && f->cfg.sink.block(f->cfg.sink.ctx, b))
-        return ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
+    rc = emit(f, b);
+    if (rc < 0)
+        return rc;
     if (!(b->flags & RVT_BLK_COUNT_UNKNOWN))
         f->insns += b->ninsns;
     return 0;

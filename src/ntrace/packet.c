@@ -317,9 +317,10 @@ static int get_fixed(struct reader *r, unsigned bits, uint64_t *v, unsigned tcod
 {
     uint64_t val = 0;
     unsigned got = 0;
+    /* The chunk and the bit in it, kept as they advance (no division per chunk). */
+    size_t chunk = r->pos / 6;
+    unsigned off = (unsigned)(r->pos % 6);
     while (got < bits) {
-        size_t chunk = r->pos / 6;
-        unsigned off = (unsigned)(r->pos % 6);
         if (chunk >= r->n)
             return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%llx: %s message ends inside field %s",
                             (unsigned long long)offset, nt_tcode_name(tcode), nt_field_name(field));
@@ -328,15 +329,20 @@ static int get_fixed(struct reader *r, unsigned bits, uint64_t *v, unsigned tcod
             k = bits - got;
         val |= (uint64_t)((r->p[chunk] >> (2 + off)) & low_mask(k)) << got;
         got += k;
-        r->pos += k;
-        /* A fixed-length field never ends a variable-length one: a chunk it
-         * completes must be an ordinary (MSEO 00) chunk. */
-        if (r->pos % 6 == 0 && mseo_at(r, chunk) != 0)
-            return rvt_fail(d, RVT_ERR_FORMAT,
-                            "offset 0x%llx: %s message: end of field (MSEO=%u) inside fixed-length field %s",
-                            (unsigned long long)(offset + chunk), nt_tcode_name(tcode), mseo_at(r, chunk),
-                            nt_field_name(field));
+        off += k;
+        if (off == 6) {
+            /* A fixed-length field never ends a variable-length one: a chunk
+             * it completes must be an ordinary (MSEO 00) chunk. */
+            if (mseo_at(r, chunk) != 0)
+                return rvt_fail(d, RVT_ERR_FORMAT,
+                                "offset 0x%llx: %s message: end of field (MSEO=%u) inside fixed-length field %s",
+                                (unsigned long long)(offset + chunk), nt_tcode_name(tcode), mseo_at(r, chunk),
+                                nt_field_name(field));
+            chunk++;
+            off = 0;
+        }
     }
+    r->pos = chunk * 6 + off;
     *v = val;
     return 0;
 }
@@ -350,29 +356,28 @@ static int get_var(struct reader *r, uint64_t *v, unsigned *nbits, unsigned tcod
     if (chunk >= r->n)
         return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%llx: %s message ends before field %s",
                         (unsigned long long)offset, nt_tcode_name(tcode), nt_field_name(field));
-    uint64_t val = 0;
-    unsigned got = 0;
-    for (;; chunk++) {
-        unsigned off = (unsigned)(r->pos % 6);
-        uint64_t bits = (uint64_t)(r->p[chunk] >> (2 + off));
-        unsigned k = 6 - off;
+    /* The first chunk from the field's bit in it, the others whole. */
+    const unsigned off = (unsigned)(r->pos % 6);
+    uint64_t val = (uint64_t)(r->p[chunk] >> (2 + off));
+    unsigned got = 6 - off;
+    while (mseo_at(r, chunk) == 0) {
+        if (chunk + 1 >= r->n) /* cannot happen for a framed message (last byte has MSEO 11) */
+            return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%llx: %s message: field %s not terminated",
+                            (unsigned long long)offset, nt_tcode_name(tcode), nt_field_name(field));
+        chunk++;
+        const uint64_t bits = (uint64_t)(r->p[chunk] >> 2);
         if (got < 64) {
             val |= bits << got;
-            if (got + k > 64 && (bits >> (64 - got)) != 0)
+            if (got + 6 > 64 && (bits >> (64 - got)) != 0)
                 return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%llx: %s message: field %s wider than 64 bits",
                                 (unsigned long long)(offset + chunk), nt_tcode_name(tcode), nt_field_name(field));
         } else if (bits) {
             return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%llx: %s message: field %s wider than 64 bits",
                             (unsigned long long)(offset + chunk), nt_tcode_name(tcode), nt_field_name(field));
         }
-        got += k;
-        r->pos += k;
-        if (mseo_at(r, chunk) != 0)
-            break;
-        if (chunk + 1 >= r->n) /* cannot happen for a framed message (last byte has MSEO 11) */
-            return rvt_fail(d, RVT_ERR_FORMAT, "offset 0x%llx: %s message: field %s not terminated",
-                            (unsigned long long)offset, nt_tcode_name(tcode), nt_field_name(field));
+        got += 6;
     }
+    r->pos = (chunk + 1) * 6;
     *v = val;
     *nbits = got;
     return 0;

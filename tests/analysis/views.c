@@ -174,7 +174,7 @@ static int n_note(void *ctx, const struct rvt_note *note)
 
 static struct rvt_flow_sink norm_sink(struct norm *n)
 {
-    struct rvt_flow_sink s = {n_block, n_note, n};
+    struct rvt_flow_sink s = {.block = n_block, .note = n_note, .ctx = n};
     return s;
 }
 

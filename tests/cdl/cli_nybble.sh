@@ -49,7 +49,10 @@ done
 expect_ok "$RV" dump --format cdl --xlen 32 --cdl-histogram "$T/t.cdl"
 expect_out "^00000000.0  sync mark (4 zero nybbles)$"
 expect_out "^00000002.0  data pc 0x20010522 (nnn 4, 4 bytes)$"
-expect_out "# PC histogram: 32 distinct PCs"
+# (periodic sync marks come after a non-sequential field, so their PCs are
+# flow targets the PC fields name anyway: 21, not the 32 of marks placed at
+# any record boundary)
+expect_out "# PC histogram: 21 distinct PCs"
 expect_ok "$RV" dump --format dbg --xlen 32 "$T/t.dbg"
 expect_out "^00000000.0  \[sync\] trace-enabled version 0$"
 expect_out "pc 0x10008291 (8 nybbles) -> pc 0x20010522"

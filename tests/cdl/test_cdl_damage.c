@@ -171,6 +171,39 @@ static void test_markers(const struct nrt_prog *p)
     CHECK_MSG(d.errors == 1 && strstr(d.first_error, "no sync mark 18 nybbles after the last one"), "%s",
               d.first_error);
     nrt_dec_free(&d);
+
+    /* A tracepoint or register-write field the packer was not configured
+     * to record (--cdl-pack flow,traps): damage (seed 6's campaign, a
+     * "seq 2, jump" byte flipped into "tracepoint 6"). */
+    c.sync_interval = 0;
+    unsigned pack = c.pack;
+    const uint8_t tp[] = {0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0, 0x3, 0xD, 0x6, 0x2, 0xC, 0x0};
+    const uint8_t rfw[] = {0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0, 0x3, 0xC, 0x9, 0x5, 0x0, 0x2, 0xC, 0x0};
+    for (int with = 0; with < 2; with++) {
+        c.pack = CDL_PACK_FLOW | CDL_PACK_TRAPS | (with ? CDL_PACK_TRACEPOINTS : 0);
+        d = crafted(p, &c, tp, sizeof tp);
+        CHECK_MSG(with ? d.errors == 0 : d.errors == 1 && strstr(d.first_error, "tracepoint 6, but tracepoints are "
+                                                                                "not recorded"),
+                  "tracepoint, pack 0x%x: %" PRIu64 " errors: %s", c.pack, d.errors, d.first_error);
+        nrt_dec_free(&d);
+        c.pack = CDL_PACK_FLOW | CDL_PACK_TRAPS | (with ? CDL_PACK_RFW : 0);
+        d = crafted(p, &c, rfw, sizeof rfw);
+        CHECK_MSG(with ? d.errors == 0 : d.errors == 1 && strstr(d.first_error, "register writes are not recorded"),
+                  "register write, pack 0x%x: %" PRIu64 " errors: %s", c.pack, d.errors, d.first_error);
+        nrt_dec_free(&d);
+    }
+    c.pack = pack;
+
+    /* A sync mark between a non-sequential field and its target PC (seed
+     * 4's campaign: a taken branch flipped into a trap right before a
+     * periodic mark, whose PC then read as the handler): marks come between
+     * cycles, and the target belongs to the branch's cycle. */
+    const uint8_t split[] = {0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x1, 0x0, 0x3, 0x8,
+                             0, 0, 0, 0, 0xC, 0x2, 0x0, 0x0, 0x2, 0x0, 0x3, 0xC, 0x0};
+    d = crafted(p, &c, split, sizeof split);
+    CHECK_MSG(d.errors == 1 && strstr(d.first_error, "a sync mark between the taken branch and its target PC"), "%" PRIu64 " errors: %s",
+              d.errors, d.first_error);
+    nrt_dec_free(&d);
 }
 
 static void test_runs(const struct nrt_prog *p)

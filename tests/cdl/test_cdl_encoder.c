@@ -297,7 +297,7 @@ static void test_dump_and_errors(void)
     struct rvt_image *empty = rvt_img_new();
     rvt_img_set_xlen(empty, 32);
     g_err[0] = 0;
-    struct rvt_flow_sink sink = {on_block, on_note, NULL};
+    struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = NULL};
     CHECK(rvt_decode_buffer(&rvt_codec_cdl, &c, empty, -1, bytes, n / 2, &sink, &d) == 0);
     CHECK_MSG(strstr(g_err, "cdl: offset 0x23 (nybble 0): reserved control nybble 0xE") != NULL, "'%s'", g_err);
     rvt_img_free(empty);
@@ -419,7 +419,7 @@ static void test_refusal(void)
     extern const struct rvt_codec rvt_codec_cdl;
     struct rvt_image *img = rvt_img_new();
     rvt_img_set_xlen(img, 32);
-    struct rvt_flow_sink sink = {on_block, on_note, NULL};
+    struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = NULL};
     g_err[0] = 0;
     g_lost = 0;
     CHECK(rvt_decode_buffer(&rvt_codec_cdl, &c, img, -1, cs.out.data, cs.out.len, &sink, &d) == 0);

@@ -4,7 +4,11 @@
  * (rvt_flow_config.no_fast_walk).  The sink must see exactly the same
  * blocks (every field) and notes in the same order, the decode must end the
  * same way, and a sink that stops the decode, or the decode's instruction
- * limit, must stop it at the same place.  Traces: the bundled real capture
+ * limit, must stop it at the same place.  A third decode hands the blocks
+ * over in batches (rvt_flow_sink.blocks): the same blocks and notes in the
+ * same order again (a sink that stops it sees the same blocks up to there:
+ * the engine tells the decoder at its next delivery, so where the decode
+ * then ends is not compared).  Traces: the bundled real capture
  * (bzip2) and generated programs with traps, interrupts, privilege and
  * context changes and timestamps;
  * each also cut, truncated and with flipped bits, so that resynchronisation
@@ -30,6 +34,7 @@ struct trace {
     uint64_t listed;    /* instructions expanded with rvt_flow_block_insns inside the callback */
     size_t stop_after;  /* nonzero: the sink stops the decode at this block */
     size_t blocks;
+    size_t batches;     /* calls of on_blocks */
 };
 
 static struct event *add(struct trace *t)
@@ -62,6 +67,16 @@ static int on_block(void *ctx, const struct rvt_block *b)
     if (!(b->flags & (RVT_BLK_LAST_UNKNOWN | RVT_BLK_COUNT_UNKNOWN)))
         rvt_flow_block_insns(t->f, b, count_insn, t);
     return t->stop_after && ++t->blocks == t->stop_after;
+}
+
+static int on_blocks(void *ctx, const struct rvt_block *b, size_t n)
+{
+    struct trace *t = ctx;
+    t->batches++;
+    for (size_t i = 0; i < n; i++)
+        if (on_block(ctx, &b[i]))
+            return 1;
+    return 0;
 }
 
 static int on_note(void *ctx, const struct rvt_note *n)
@@ -102,7 +117,8 @@ struct result {
 
 /* rvt_decode_buffer, with the fast path on or off. */
 static void decode(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
-                   const uint8_t *buf, size_t len, bool fast, uint64_t max_insns, struct trace *t, struct result *r)
+                   const uint8_t *buf, size_t len, bool fast, bool batched, uint64_t max_insns, struct trace *t,
+                   struct result *r)
 {
     memset(r, 0, sizeof *r);
     struct rvt_flow_config fc;
@@ -111,7 +127,7 @@ static void decode(const struct rvt_codec *c, const void *cfg, const struct rvt_
         c->flow_config(cfg, &fc);
     fc.size = sizeof fc;
     fc.image = img;
-    fc.sink = (struct rvt_flow_sink){on_block, on_note, t};
+    fc.sink = (struct rvt_flow_sink){.block = on_block, .note = on_note, .ctx = t, .blocks = batched ? on_blocks : NULL};
     if (ecall >= 0)
         fc.ecall = (enum rvt_flow_ecall)ecall;
     fc.no_fast_walk = !fast;
@@ -161,15 +177,51 @@ static void describe(const struct event *e, char *buf, size_t n)
 }
 
 static unsigned long g_compared_blocks;
+static unsigned long g_batches;
 
 /* Both decodes of buf; the sink's view and the outcome must be equal. */
 static void compare(const char *what, const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
                     int ecall, const uint8_t *buf, size_t len, size_t stop_after, uint64_t max_insns)
 {
-    struct trace ft = {.stop_after = stop_after}, gt = {.stop_after = stop_after};
-    struct result fr, gr;
-    decode(c, cfg, img, ecall, buf, len, true, max_insns, &ft, &fr);
-    decode(c, cfg, img, ecall, buf, len, false, max_insns, &gt, &gr);
+    struct trace ft = {.stop_after = stop_after}, gt = {.stop_after = stop_after}, bt = {.stop_after = stop_after};
+    struct result fr, gr, br;
+    decode(c, cfg, img, ecall, buf, len, true, false, max_insns, &ft, &fr);
+    decode(c, cfg, img, ecall, buf, len, false, false, max_insns, &gt, &gr);
+    decode(c, cfg, img, ecall, buf, len, true, true, max_insns, &bt, &br);
+    /* Batches: the same events (up to the stop, if the sink stopped it). */
+    size_t j = 0, upto = gt.n;
+    if (stop_after && gt.blocks >= stop_after)
+        for (upto = 0; upto < gt.n && !(!gt.ev[upto].is_note && ++j == stop_after);)
+            upto++;
+    if (upto < gt.n)
+        upto++; /* the block it stopped at */
+    j = 0;
+    while (j < bt.n && j < upto &&
+           bt.ev[j].is_note == gt.ev[j].is_note &&
+           (bt.ev[j].is_note ? same_note(&bt.ev[j], &gt.ev[j]) : same_block(&bt.ev[j].b, &gt.ev[j].b)))
+        j++;
+    if (j < upto || (!stop_after && j < bt.n)) {
+        char a[400], b[400];
+        describe(j < bt.n ? &bt.ev[j] : NULL, a, sizeof a);
+        describe(j < gt.n ? &gt.ev[j] : NULL, b, sizeof b);
+        CHECK_MSG(0, "%s: event %zu of %zu/%zu differs:\n    batched: %s\n    general: %s", what, j, bt.n, gt.n, a,
+                  b);
+    }
+    CHECK_MSG(bt.batches > 0 || gt.blocks == 0, "%s: %zu blocks but no batch", what, gt.blocks);
+    if (!stop_after) {
+        CHECK_MSG(br.rc == gr.rc && strcmp(br.msg, gr.msg) == 0,
+                  "%s: batched decode ends with %d '%s', general step %d '%s'", what, br.rc, br.msg, gr.rc, gr.msg);
+        CHECK_MSG(br.insns == gr.insns && bt.listed == gt.listed, "%s: batched %" PRIu64 "/%" PRIu64 " instructions",
+                  what, br.insns, gr.insns);
+    } else if (gt.blocks >= stop_after) {
+        /* The decoder was told: it failed, or reported it and went on. */
+        bool told = br.rc < 0;
+        for (size_t k = upto; k < bt.n && !told; k++)
+            told = bt.ev[k].is_note && strstr(bt.ev[k].text, "output consumer stopped the decode");
+        CHECK_MSG(told, "%s: the batch sink stopped the decode, which ended with %d and no note of it", what, br.rc);
+    }
+    g_batches += bt.batches;
+    free(bt.ev);
     size_t i = 0;
     while (i < ft.n && i < gt.n &&
            ft.ev[i].is_note == gt.ev[i].is_note &&
@@ -335,7 +387,7 @@ static void run_scenario(const struct rvt_image *img, bool fast, uint64_t start,
                                  .image = img,
                                  .ecall = RVT_FLOW_ECALL_TRAP,
                                  .sijump = true,
-                                 .sink = {on_block, on_note, &sc->t},
+                                 .sink = {.block = on_block, .note = on_note, .ctx = &sc->t},
                                  .no_fast_walk = !fast};
     struct rvt_flow *f = rvt_flow_new(&fc);
     REQUIRE(f != NULL);
@@ -413,7 +465,7 @@ int main(void)
     generated(64, 11, RVT_GEN_ALL_FEATURES);
     generated(32, 12, RVT_GEN_ALL_FEATURES);
     generated(64, 13, RVT_GEN_DEFAULT_FEATURES | RVT_GEN_TRAPS | RVT_GEN_INTERRUPTS | RVT_GEN_NESTED);
-    printf("  %lu blocks compared\n", g_compared_blocks);
+    printf("  %lu blocks compared, %lu batches\n", g_compared_blocks, g_batches);
     CHECK(g_compared_blocks > 100000);
     return rvt_test_summary("test_fastwalk");
 }

@@ -73,7 +73,7 @@ static struct rvt_flow *mkflow(struct rvt_image *img, struct collect *c, enum rv
                                  .callstack_depth = depth,
                                  .sijump = sijump,
                                  .pop_on_explicit_return = true,
-                                 .sink = {on_block, on_note, c}};
+                                 .sink = {.block = on_block, .note = on_note, .ctx = c}};
     c->f = rvt_flow_new(&fc);
     return c->f;
 }

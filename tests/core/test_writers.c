@@ -243,7 +243,7 @@ static void generated(unsigned xlen, uint64_t seed)
     struct rvt_flow_config fc = {.size = sizeof fc,
                                  .image = img,
                                  .ecall = RVT_FLOW_ECALL_TRAP,
-                                 .sink = {keep_block, NULL, &v}};
+                                 .sink = {.block = keep_block, .note = NULL, .ctx = &v}};
     struct rvt_flow *f = rvt_flow_new(&fc);
     struct rvt_ingflow *x = rvt_ingflow_new(f);
     for (size_t i = 0; i < recs.n; i++)

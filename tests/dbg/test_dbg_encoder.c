@@ -297,7 +297,7 @@ static void test_dump_and_errors(void)
     struct rvt_image *empty = rvt_img_new();
     rvt_img_set_xlen(empty, 32);
     g_err[0] = 0;
-    struct rvt_flow_sink sink = {on_block, on_note, NULL};
+    struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = NULL};
     CHECK(rvt_decode_buffer(&rvt_codec_dbg, &c, empty, -1, bytes, k / 2, &sink, &d) == 0);
     CHECK_MSG(strstr(g_err, "dbg: offset 0x7 (nybble 0): reserved header 1101") != NULL, "'%s'", g_err);
     rvt_img_free(empty);
@@ -345,7 +345,7 @@ static void test_gaps(void)
     struct rvt_image *img = rvt_img_new();
     rvt_img_set_xlen(img, 32);
     struct rvt_diag d = {0};
-    struct rvt_flow_sink sink = {on_block, on_note, NULL};
+    struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = NULL};
     memset(g_gaps, 0, sizeof g_gaps);
     g_err[0] = 0;
     CHECK(rvt_decode_buffer(&rvt_codec_dbg, &c, img, -1, bytes, k / 2, &sink, &d) == 0);
@@ -436,7 +436,7 @@ static void test_refusal(void)
     struct rvt_image *img = rvt_img_new();
     rvt_img_set_xlen(img, 32);
     struct rvt_diag d = {0};
-    struct rvt_flow_sink sink = {on_block, on_note, NULL};
+    struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = NULL};
     memset(g_gaps, 0, sizeof g_gaps);
     g_err[0] = 0;
     CHECK(rvt_decode_buffer(&rvt_codec_dbg, &c, img, -1, cs.out.data, cs.out.len, &sink, &d) == 0);

@@ -161,7 +161,7 @@ int drt_decode(const void *cfg, const struct rvt_image *img, int ecall, const ui
                struct drt_notes *out, char *err, size_t errlen)
 {
     struct dctx c = {out, rvt_bcache_new(img, 0), rvt_img_xlen(img)};
-    struct rvt_flow_sink sink = {on_block, on_note, &c};
+    struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = &c};
     struct rvt_diag d = {0};
     int rc = rvt_decode_buffer(&rvt_codec_etrace, cfg, img, ecall, buf, len, &sink, &d);
     rvt_bcache_free(c.bc);

@@ -115,7 +115,7 @@ int rt_decode(void *cfg, const struct rvt_image *img, int ecall, const uint8_t *
 {
     res->xlen = rvt_img_xlen(img);
     res->bc = rvt_bcache_new(img, 0);
-    struct rvt_flow_sink sink = {on_block, on_note, res};
+    struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = res};
     struct rvt_diag d = {0};
     int rc = rvt_decode_buffer(&rvt_codec_etrace, cfg, img, ecall, buf, len, &sink, &d);
     rvt_bcache_free(res->bc);

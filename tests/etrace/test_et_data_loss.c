@@ -177,7 +177,7 @@ static void decode(void *cfg, const struct rvt_image *img, const uint8_t *buf, s
     memset(d, 0, sizeof *d);
     d->bc = rvt_bcache_new(img, 0);
     d->xlen = rvt_img_xlen(img);
-    struct rvt_flow_sink fs = {on_block, on_note, d};
+    struct rvt_flow_sink fs = {.block = on_block, .note = on_note, .ctx = d};
     struct rvt_diag dg = {0};
     CHECK_MSG(rvt_decode_buffer(&rvt_codec_etrace, cfg, img, RVT_FLOW_ECALL_TRAP, buf, len, &fs, &dg) == 0,
               "decode: %s", dg.msg);

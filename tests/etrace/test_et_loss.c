@@ -168,7 +168,7 @@ static int d_note(void *ctx, const struct rvt_note *n)
 static void decode(void *cfg, const struct rvt_image *img, const uint8_t *buf, size_t len, struct dres *r)
 {
     memset(r, 0, sizeof *r);
-    struct rvt_flow_sink fs = {d_block, d_note, r};
+    struct rvt_flow_sink fs = {.block = d_block, .note = d_note, .ctx = r};
     struct rvt_diag d = {0};
     CHECK_MSG(rvt_decode_buffer(&rvt_codec_etrace, cfg, img, -1, buf, len, &fs, &d) == 0, "decode: %s", d.msg);
     if (((struct et_config *)cfg)->p.version == ET_V0_026) {

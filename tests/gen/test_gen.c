@@ -144,7 +144,7 @@ static uint64_t roundtrip(unsigned xlen, uint64_t seed, uint32_t features, uint6
                                  .callstack_depth = depth,
                                  .pop_on_explicit_return = depth != 0,
                                  .sijump = (seed & 1) != 0,
-                                 .sink = {rp_block, NULL, &rp}};
+                                 .sink = {.block = rp_block, .note = NULL, .ctx = &rp}};
     rp.f = img ? rvt_flow_new(&fc) : NULL;
     rp.x = rp.f ? rvt_ingflow_new(rp.f) : NULL;
     CHECK(rp.x != NULL);

@@ -136,7 +136,7 @@ static void empty_library(const char *fam)
     struct rvt_diag d = {0};
     REQUIRE(c->cfg_finish(cfg, rvt_img_xlen(img), img, &d) == 0);
     uint64_t events = 0;
-    struct rvt_flow_sink s = {count_block, count_note, &events};
+    struct rvt_flow_sink s = {.block = count_block, .note = count_note, .ctx = &events};
     static const uint8_t none[1];
     int rc = rvt_decode(c, cfg, img, NULL, none, 0, &s, &d);
     CHECK_MSG(rc == 0 && events == 0, "%s: dec_run on an empty trace: rc %d, %llu blocks and notes (%s)", fam, rc,

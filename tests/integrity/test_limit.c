@@ -58,7 +58,7 @@ static void flow_limit(void)
     rvt_img_set_xlen(img, 64);
     REQUIRE(rvt_img_add_raw(img, 0x1000, code, sizeof code, "loop") == 0);
     struct tally t = {0};
-    struct rvt_flow_config fc = {.size = sizeof fc, .image = img, .sink = {t_block, t_note, &t}, .max_insns = 1000};
+    struct rvt_flow_config fc = {.size = sizeof fc, .image = img, .sink = {.block = t_block, .note = t_note, .ctx = &t}, .max_insns = 1000};
     struct rvt_flow *f = rvt_flow_new(&fc);
     REQUIRE(f);
     rvt_flow_set_offset(f, 0x42);
@@ -190,7 +190,7 @@ static void runaway_ntrace(void)
 
     /* With a smaller limit, exactly that many, and the library says 0. */
     struct rvt_decode_options opt = {.size = sizeof opt, .max_insns = 12345};
-    struct rvt_flow_sink ts = {t_block, t_note, &t};
+    struct rvt_flow_sink ts = {.block = t_block, .note = t_note, .ctx = &t};
     CHECK_EQ(rvt_decode(c, cfg, img, &opt, buf, len, &ts, &d), 0);
     if (t.limit_notes) /* (unless the family rejects the repeat count first) */
         CHECK_EQ(t.insns, 12345);
@@ -294,7 +294,7 @@ static void damaged_start(void)
 
     /* Default (a wrapped RAM, or a capture begun mid-stream): not damage. */
     struct lead l = {0};
-    struct rvt_flow_sink s = {lead_block, lead_note, &l};
+    struct rvt_flow_sink s = {.block = lead_block, .note = lead_note, .ctx = &l};
     CHECK_EQ(rvt_decode(c, cfg, img, NULL, buf, len, &s, &d), 0);
     CHECK_MSG(l.wraps == 1 && l.errors == 0 && l.insns > 0, "default: %llu wraps, %llu errors, %llu instructions",
               (unsigned long long)l.wraps, (unsigned long long)l.errors, (unsigned long long)l.insns);

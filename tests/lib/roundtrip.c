@@ -147,7 +147,7 @@ static void *cfg_with(const struct rvt_codec *codec, const char *const *opts, un
 static int decode_to(const struct rvt_codec *codec, const void *cfg, const struct rvt_image *img,
                      const uint8_t *buf, size_t len, struct dec_ctx *c)
 {
-    struct rvt_flow_sink sink = {dec_block, dec_note, c};
+    struct rvt_flow_sink sink = {.block = dec_block, .note = dec_note, .ctx = c};
     struct rvt_diag d = {0};
     int rc = rvt_decode_buffer(codec, cfg, img, -1, buf, len, &sink, &d);
     if (rc < 0)

@@ -137,7 +137,7 @@ static int decode(const void *cfg, const uint8_t *p, size_t n, struct collect *c
     memset(c, 0, sizeof *c);
     c->pcs = g_out;
     c->cap = g_out_cap;
-    struct rvt_flow_sink sink = {on_block, on_note, c};
+    struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = c};
     struct rvt_diag d = {0};
     return rvt_decode_buffer(&rvt_codec_ntrace, cfg, g_img, -1, p, n, &sink, &d);
 }
@@ -279,7 +279,7 @@ static void strict_mode(void)
     t.buf.data[t.buf.len / 2] ^= 0x02; /* MSEO 00 -> 10 or the like */
     struct collect c;
     memset(&c, 0, sizeof c);
-    struct rvt_flow_sink sink = {on_block, on_note, &c};
+    struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = &c};
     struct rvt_diag d = {0};
     int rc = rvt_decode_buffer(&rvt_codec_ntrace, cfg, g_img, -1, t.buf.data, t.buf.len, &sink, &d);
     CHECK(rc < 0);
@@ -401,7 +401,7 @@ static int count_note(void *ctx, const struct rvt_note *n)
 static int decode_notes(const void *cfg, const uint8_t *p, size_t n, struct notes *x)
 {
     memset(x, 0, sizeof *x);
-    struct rvt_flow_sink sink = {count_insn, count_note, x};
+    struct rvt_flow_sink sink = {.block = count_insn, .note = count_note, .ctx = x};
     struct rvt_diag d = {0};
     return rvt_decode_buffer(&rvt_codec_ntrace, cfg, g_img, -1, p, n, &sink, &d);
 }
@@ -902,7 +902,7 @@ static void learnt_options(void)
             break;
         struct notes x;
         memset(&x, 0, sizeof x);
-        struct rvt_flow_sink s = {count_insn, count_note, &x};
+        struct rvt_flow_sink s = {.block = count_insn, .note = count_note, .ctx = &x};
         CHECK(rvt_decode_buffer(&rvt_codec_ntrace, cfg, img, -1, copy, mb.len, &s, &d) == 0);
         flipped++;
         if (x.errors == 0)

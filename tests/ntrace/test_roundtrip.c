@@ -353,7 +353,7 @@ static void check_context(const struct rvt_image *img, const struct recs *recs, 
         struct rvt_block b = {.start = r->iaddr, .ninsns = k, .priv = r->priv, .context = r->context};
         rvt_block_insns(x.bc, x.xlen, &b, exp_insn, &x);
     }
-    struct rvt_flow_sink fs = {got_block, NULL, &x};
+    struct rvt_flow_sink fs = {.block = got_block, .note = NULL, .ctx = &x};
     struct rvt_diag d = {0};
     CHECK(rvt_decode_buffer(&rvt_codec_ntrace, cfg, img, -1, trace, len, &fs, &d) == 0);
     CHECK_MSG(x.bad == 0 && x.i == x.n, "%s: %zu instructions with the wrong privilege/context (%zu of %zu): %s", what,

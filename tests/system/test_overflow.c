@@ -127,7 +127,7 @@ static void run(const char *fmt, const char *const *opts, const struct rvt_image
               what, from, to, l.calls);
 
     struct got g = {.exp = recs, .lost_at = (size_t)-1};
-    struct rvt_flow_sink fs = {got_block, got_note, &g};
+    struct rvt_flow_sink fs = {.block = got_block, .note = got_note, .ctx = &g};
     rc = rvt_decode_buffer(c, cfg, img, -1, l.mb.data, l.mb.len, &fs, &d);
     CHECK_MSG(rc == 0, "%s %s: decode: %s", fmt, what, d.msg);
     CHECK_MSG(g.lost >= 1, "%s %s: no loss reported (%u other gaps, %u errors)", fmt, what, g.other_gaps, g.errors);

@@ -114,7 +114,7 @@ static void wrapped_ram(const char *family, uint64_t window)
 
     struct dec dc;
     memset(&dc, 0, sizeof dc);
-    struct rvt_flow_sink fs = {on_block, on_note, &dc};
+    struct rvt_flow_sink fs = {.block = on_block, .note = on_note, .ctx = &dc};
     CHECK_MSG(rvt_decode_buffer(c, cfg, g_img, -1, buf, len, &fs, &d) == 0, "%s: %s", family, d.msg);
     CHECK_MSG(dc.errors == 0 && dc.gaps == 0, "%s %llu: %llu errors, %llu gaps", family, (unsigned long long)window,
               (unsigned long long)dc.errors, (unsigned long long)dc.gaps);

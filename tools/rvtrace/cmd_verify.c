@@ -86,7 +86,7 @@ int cmd_verify(int argc, char **argv)
         max_insns = expected < rvt_decode_default_limit(mb.len) ? 0 : expected + 1;
     struct rvt_decode_options dopt = {.size = sizeof dopt, .ecall = o.ecall, .max_insns = max_insns};
     struct counter cnt = {0, 0};
-    struct rvt_flow_sink csink = {count_block, count_note, &cnt};
+    struct rvt_flow_sink csink = {.block = count_block, .note = count_note, .ctx = &cnt};
     double t2 = cli_now();
     if (rvt_decode(o.codec, o.ccfg, o.img, &dopt, mb.data, mb.len, &csink, &d) < 0) {
         rc = cli_fail("verify", "decode: %s", d.msg);
