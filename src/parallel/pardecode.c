@@ -420,8 +420,9 @@ struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j)
 {
     if (j->mode == RVT_OUTJ_SERIAL)
         return rvt_out_sink(j->o);
-    struct rvt_flow_sink s = {on_block, on_note, j};
-    return s;
+    /* (one block at a time, not .blocks: each block's return value is the
+     * serial sink's, which stops the decode at that block) */
+    return (struct rvt_flow_sink){.block = on_block, .note = on_note, .ctx = j};
 }
 
 /* Stop the workers (after every batch is done, or on failure). */
