@@ -99,6 +99,22 @@ const char *rvt_out_first_damage(const struct rvt_output *o);
 uint64_t rvt_out_diag_printed(const struct rvt_output *o);
 uint64_t rvt_out_diag_suppressed(const struct rvt_output *o);
 
+/* The output of a decode on several threads (docs/parallel.md): give the
+ * decode rvt_out_jobs_sink instead of rvt_out_sink, then call
+ * rvt_out_jobs_finish before rvt_out_finish.  The decode stays on the
+ * calling thread; pcs, insn and blocks are formatted on `threads` threads
+ * in all (the calling one included; 0: one per core), the analysis kinds
+ * and jsonl are consumed on one thread beside the decode, count stays
+ * serial.  Output, damage reports, statistics and the decode's stopping
+ * point are the serial sink's.  Memory: a fixed ring of batches. */
+struct rvt_out_jobs;
+struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads);
+struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j);
+/* After the decode: formats and writes what is in flight, stops the
+ * threads.  <0 if out of memory (rvt_out_finish reports it too). */
+int rvt_out_jobs_finish(struct rvt_out_jobs *j);
+void rvt_out_jobs_free(struct rvt_out_jobs *j);
+
 /* ---- comparing a decoded flow with its ingress ----------------------------- */
 
 /* The decoded stream against the records it was encoded from, streaming

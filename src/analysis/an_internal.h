@@ -11,6 +11,17 @@
 
 #define AN_NONE UINT32_MAX
 
+/* The error an analysis refuses block b with, whatever came before (0: it
+ * takes it): a block decoded without the code has no instruction count;
+ * the count is kept in 32 bits.  (The threaded decode asks this on the
+ * decoding thread: it stops the decode where the serial one stops.) */
+static inline int rvt_an_block_refusal(const struct rvt_block *b)
+{
+    if (b->flags & (RVT_BLK_COUNT_UNKNOWN | RVT_BLK_LAST_UNKNOWN))
+        return -RVT_ERR_NOCODE;
+    return b->ninsns - 1 >= UINT32_MAX ? -RVT_ERR_INVAL : 0;
+}
+
 /* Rare paths kept out of the per-block function (fewer registers to save). */
 #if defined(__GNUC__)
 #define AN_NOINLINE __attribute__((noinline))

@@ -851,7 +851,7 @@ static AN_NOINLINE int block_refused(struct rvt_analysis *a, const struct rvt_bl
         return a->err;
     if (a->finished)
         return afail(a, RVT_ERR_INVAL, "block after rvt_an_finish");
-    if (b->flags & (RVT_BLK_COUNT_UNKNOWN | RVT_BLK_LAST_UNKNOWN))
+    if (rvt_an_block_refusal(b) == -RVT_ERR_NOCODE)
         return afail(a, RVT_ERR_NOCODE,
                      "the block at 0x%" PRIx64 " was decoded without the program's code: the analysis needs the ELF "
                      "(--elf) to count instructions",
@@ -939,7 +939,7 @@ static AN_NOINLINE int time_block(struct an_hart *h, const struct rvt_block *b, 
 static int on_block(void *ctx, const struct rvt_block *b)
 {
     struct rvt_analysis *a = ((struct an_sinkctx *)ctx)->a;
-    if (a->stop || (b->flags & (RVT_BLK_COUNT_UNKNOWN | RVT_BLK_LAST_UNKNOWN)) || b->ninsns - 1 >= UINT32_MAX)
+    if (a->stop || rvt_an_block_refusal(b))
         return block_refused(a, b);
     struct an_hart *h = a->hart[((struct an_sinkctx *)ctx)->hart];
     if (!h && !(h = hart_get(a, ((struct an_sinkctx *)ctx)->hart)))

@@ -4,6 +4,8 @@
 #include "rvtrace/analysis.h"
 #include "datalist.h"
 #include "an_output.h"
+#include "an_internal.h"
+#include "outjobs.h"
 
 #include "image/bcache_internal.h"
 
@@ -24,55 +26,126 @@ struct line_slot {
     char text[LINE_TEXT];
 };
 
-struct rvt_output {
+/* What turns blocks and notes into text, with what the text remembers
+ * from one block to the next.  The serial decode has one, writing to
+ * cfg.f; each thread of a threaded decode (src/parallel/pardecode.c) has
+ * its own, growing its text in memory (cfg.f NULL). */
+struct rvt_out_fmt {
     struct rvt_out_config cfg;
     struct rvt_bcache *bc;
-    struct rvt_out_stats st;
-    const struct rvt_symbol *cur_sym;
     struct rvt_datalist *data; /* listing: data notes waiting for their instruction */
     bool data_waiting;         /* rvt_datalist_pending(data) != 0, asked once per note, not per line */
+    /* The listing's state from one block to the next (struct rvt_out_fmt_state): */
     uint64_t next_index;       /* listing: stream index of the next instruction printed */
-    struct an_out *an; /* analysis kinds and JSON Lines */
-    struct rvt_flow_sink an_sink;
+    const struct rvt_symbol *cur_sym;
     const char *cur_file;
     uint32_t cur_line;
-    uint64_t diag_printed, diag_suppressed;
-    char first_damage[400];
     struct line_slot *lines;        /* RVT_OUT_INSN */
     uint64_t hi_pc;                 /* pcs: the upper half of the last PC written ... */
     uint64_t hi_text;               /* ... and its 8 hex digits */
     uint64_t win;                   /* pcs: the PC whose line starts with head, mid */
     uint64_t head, mid;
-    int err;
-    size_t len;
-    char buf[1 << 18];
+    int *err;                       /* where a write or memory error goes */
+    int own_err;
+    size_t len, cap;
+    char *buf;
 };
 
-static void out_flush(struct rvt_output *o)
+/* A block known to be listable: its start and the most instructions from
+ * there known listable (fewer are too: expand walks a prefix). */
+struct listed {
+    uint64_t start, ninsns;
+};
+#define LISTED_LOG2 12
+
+struct rvt_output {
+    struct rvt_out_config cfg;
+    struct rvt_out_stats st;
+    struct an_out *an; /* analysis kinds and JSON Lines */
+    struct rvt_flow_sink an_sink;
+    struct rvt_bcache *check_bc;    /* threaded decode: rvt_outj_account_block's ... */
+    struct listed *listed;          /* ... and the blocks it found listable */
+    uint64_t diag_printed, diag_suppressed;
+    char first_damage[400];
+    int err;
+    struct rvt_out_fmt fmt;
+};
+
+static void out_flush(struct rvt_out_fmt *o)
 {
+    if (!o->cfg.f)
+        return; /* (a batch: the text stays in buf) */
     if (o->len && fwrite(o->buf, 1, o->len, o->cfg.f) != o->len)
-        o->err = -RVT_ERR_IO;
+        *o->err = -RVT_ERR_IO;
     o->len = 0;
 }
 
-static void out_reserve(struct rvt_output *o, size_t n)
+static void out_reserve(struct rvt_out_fmt *o, size_t n)
 {
-    if (sizeof o->buf - o->len < n)
-        out_flush(o);
+    if (o->cap - o->len >= n)
+        return;
+    out_flush(o);
+    if (o->cap - o->len >= n)
+        return;
+    /* A batch's text grows (bounded by the batch: pardecode.c). */
+    size_t cap = 2 * o->cap > o->len + n ? 2 * o->cap : o->len + n;
+    char *b = realloc(o->buf, cap);
+    if (!b) {
+        /* (what does not fit is dropped: the error stops the decode) */
+        *o->err = -RVT_ERR_NOMEM;
+        o->len = 0;
+        return;
+    }
+    o->buf = b;
+    o->cap = cap;
 }
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void out_printf(struct rvt_output *o, const char *fmt, ...)
+static void out_printf(struct rvt_out_fmt *o, const char *fmt, ...)
 {
     out_reserve(o, 512);
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(o->buf + o->len, sizeof o->buf - o->len, fmt, ap);
+    int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
     va_end(ap);
     if (n > 0)
-        o->len += (size_t)n < sizeof o->buf - o->len ? (size_t)n : sizeof o->buf - o->len - 1;
+        o->len += (size_t)n < o->cap - o->len ? (size_t)n : o->cap - o->len - 1;
+}
+
+/* A formatter for cfg (cfg->f NULL: its text grows in memory). */
+static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int *err)
+{
+    memset(o, 0, sizeof *o);
+    o->cfg = *cfg;
+    o->err = err ? err : &o->own_err;
+    o->hi_pc = UINT64_MAX;
+    o->win = UINT64_MAX; /* odd: no PC's */
+    o->cap = (size_t)1 << 18;
+    if (!(o->buf = malloc(o->cap)))
+        return -RVT_ERR_NOMEM;
+    if (cfg->image && (cfg->kind == RVT_OUT_PCS || cfg->kind == RVT_OUT_INSN) &&
+        !(o->bc = rvt_bcache_new(cfg->image, 0)))
+        return -RVT_ERR_NOMEM;
+    if ((cfg->kind == RVT_OUT_INSN || cfg->kind == RVT_OUT_BLOCKS) && !(o->data = rvt_datalist_new()))
+        return -RVT_ERR_NOMEM;
+    if (cfg->image && cfg->kind == RVT_OUT_INSN) {
+        o->lines = malloc(sizeof *o->lines << LINE_SLOTS_LOG2);
+        if (!o->lines)
+            return -RVT_ERR_NOMEM;
+        for (size_t i = 0; i < (size_t)1 << LINE_SLOTS_LOG2; i++)
+            o->lines[i].pc = UINT64_MAX;
+    }
+    return 0;
+}
+
+static void fmt_release(struct rvt_out_fmt *o)
+{
+    rvt_bcache_free(o->bc);
+    rvt_datalist_free(o->data);
+    free(o->lines);
+    free(o->buf);
 }
 
 struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
@@ -85,38 +158,17 @@ struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
     o->cfg = *cfg;
     if (!o->cfg.xlen)
         o->cfg.xlen = cfg->image ? rvt_img_xlen(cfg->image) : 64;
-    if (cfg->image && (cfg->kind == RVT_OUT_PCS || cfg->kind == RVT_OUT_INSN)) {
-        o->bc = rvt_bcache_new(cfg->image, 0);
-        if (!o->bc) {
-            free(o);
-            return NULL;
-        }
-    }
-    if ((cfg->kind == RVT_OUT_INSN || cfg->kind == RVT_OUT_BLOCKS) && !(o->data = rvt_datalist_new())) {
-        rvt_bcache_free(o->bc);
-        free(o);
+    if (fmt_init(&o->fmt, &o->cfg, &o->err) < 0) {
+        rvt_out_free(o);
         return NULL;
     }
     if (cfg->kind >= RVT_OUT_CALLTREE) {
         if (!(o->an = an_out_new(&o->cfg))) {
-            rvt_bcache_free(o->bc);
-            rvt_datalist_free(o->data);
-            free(o);
+            rvt_out_free(o);
             return NULL;
         }
         o->an_sink = an_out_sink(o->an);
     }
-    if (cfg->image && cfg->kind == RVT_OUT_INSN) {
-        o->lines = malloc(sizeof *o->lines << LINE_SLOTS_LOG2);
-        if (!o->lines) {
-            rvt_out_free(o);
-            return NULL;
-        }
-        for (size_t i = 0; i < (size_t)1 << LINE_SLOTS_LOG2; i++)
-            o->lines[i].pc = UINT64_MAX;
-    }
-    o->hi_pc = UINT64_MAX;
-    o->win = UINT64_MAX; /* odd: no PC's */
     return o;
 }
 
@@ -124,10 +176,10 @@ void rvt_out_free(struct rvt_output *o)
 {
     if (!o)
         return;
-    rvt_bcache_free(o->bc);
-    rvt_datalist_free(o->data);
+    fmt_release(&o->fmt);
+    rvt_bcache_free(o->check_bc);
+    free(o->listed);
     an_out_free(o->an);
-    free(o->lines);
     free(o);
 }
 
@@ -236,15 +288,15 @@ static inline uint64_t hex8(uint32_t v)
 }
 
 /* The data notes of instruction `index` (and older ones), after its line. */
-static void data_lines(struct rvt_output *o, uint64_t index)
+static void data_lines(struct rvt_out_fmt *o, uint64_t index)
 {
     if (!o->data || (index != UINT64_MAX && !o->data_waiting))
         return;
     out_reserve(o, 4096);
     if (index == UINT64_MAX)
-        o->len += rvt_datalist_flush(o->data, o->buf + o->len, sizeof o->buf - o->len);
+        o->len += rvt_datalist_flush(o->data, o->buf + o->len, o->cap - o->len);
     else
-        o->len += rvt_datalist_take(o->data, index, o->buf + o->len, sizeof o->buf - o->len);
+        o->len += rvt_datalist_take(o->data, index, o->buf + o->len, o->cap - o->len);
     o->data_waiting = rvt_datalist_pending(o->data) != 0;
 }
 
@@ -266,7 +318,7 @@ static const char g_hex2[512] =
  * window; the last two digits and the newline from a table.  The last
  * store writes one byte past the line (the next line overwrites it; the
  * caller reserves it).  Returns the address after the last instruction. */
-static inline uint64_t pc_lines(struct rvt_output *o, uint64_t addr, uint32_t k, uint64_t rvc, const bool rv32)
+static inline uint64_t pc_lines(struct rvt_out_fmt *o, uint64_t addr, uint32_t k, uint64_t rvc, const bool rv32)
 {
     const uint64_t mask = rv32 ? 0xffffffffull : ~0ull;
     char *p = o->buf + o->len;
@@ -308,7 +360,7 @@ static inline uint64_t pc_lines(struct rvt_output *o, uint64_t addr, uint32_t k,
 }
 
 /* The listing line of the instruction at pc (without a function header). */
-static size_t insn_text(struct rvt_output *o, uint64_t pc, char *buf, size_t size)
+static size_t insn_text(struct rvt_out_fmt *o, uint64_t pc, char *buf, size_t size)
 {
     struct rvt_insn in;
     char text[96];
@@ -321,7 +373,7 @@ static size_t insn_text(struct rvt_output *o, uint64_t pc, char *buf, size_t siz
 }
 
 /* Execution enters function s at pc. */
-static void sym_header(struct rvt_output *o, const struct rvt_symbol *s, uint64_t pc)
+static void sym_header(struct rvt_out_fmt *o, const struct rvt_symbol *s, uint64_t pc)
 {
     if (s->addr == pc)
         out_printf(o, "\n<%s>:\n", s->name);
@@ -330,7 +382,7 @@ static void sym_header(struct rvt_output *o, const struct rvt_symbol *s, uint64_
 }
 
 /* The source line of pc, when it changes (DWARF line tables). */
-static void source_line(struct rvt_output *o, uint64_t pc)
+static void source_line(struct rvt_out_fmt *o, uint64_t pc)
 {
     struct rvt_srcline l;
     if (o->cfg.lines && rvt_srclines_find(o->cfg.lines, pc, &l) && l.line &&
@@ -341,7 +393,7 @@ static void source_line(struct rvt_output *o, uint64_t pc)
     }
 }
 
-static void insn_line(struct rvt_output *o, uint64_t pc)
+static void insn_line(struct rvt_out_fmt *o, uint64_t pc)
 {
     struct line_slot *l = &o->lines[(size_t)(((pc >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - LINE_SLOTS_LOG2))];
     if (l->pc != pc) {
@@ -382,7 +434,7 @@ static void insn_line(struct rvt_output *o, uint64_t pc)
 
 /* Every instruction of block b in order, through the output's block cache:
  * its PC (pcs) or its listing line (insn).  <0 if the block leaves the code. */
-static int expand(struct rvt_output *o, const struct rvt_block *b, bool listing)
+static int expand(struct rvt_out_fmt *o, const struct rvt_block *b, bool listing)
 {
     const bool rv32 = o->cfg.xlen == 32;
     const uint64_t mask = rv32 ? 0xffffffffull : ~0ull;
@@ -422,23 +474,29 @@ static int no_listing(struct rvt_output *o, const struct rvt_block *b)
     return o->err;
 }
 
-static int on_block(void *ctx, const struct rvt_block *b)
+/* The statistics of a block (every kind; this runs once per decoded block). */
+static void count_block(struct rvt_output *o, const struct rvt_block *b)
 {
-    struct rvt_output *o = ctx;
     o->st.insns += b->ninsns;
     o->st.blocks++;
     o->st.ends[b->end & 15]++;
     if (b->end == RVT_END_TRAP)
         o->st.traps++;
+}
+
+/* The text of block b (pcs, insn, blocks): -RVT_ERR_NOCODE if its
+ * instructions cannot be listed (the text of those before is written). */
+static int fmt_block(struct rvt_out_fmt *o, const struct rvt_block *b)
+{
     switch (o->cfg.kind) {
     case RVT_OUT_PCS:
         if (!o->bc || expand(o, b, false) < 0)
-            return no_listing(o, b);
+            return -RVT_ERR_NOCODE;
         break;
     case RVT_OUT_INSN:
         o->next_index = b->index;
         if (!o->bc || expand(o, b, true) < 0)
-            return no_listing(o, b);
+            return -RVT_ERR_NOCODE;
         if (b->end == RVT_END_TRAP)
             out_printf(o, "\t\t\t# %s 0x%" PRIx32 " tval 0x%" PRIx64 " -> 0x%" PRIx64 "\n",
                        b->flags & RVT_BLK_INTERRUPT ? "interrupt" : "exception", b->cause, b->tval, b->next);
@@ -461,6 +519,23 @@ static int on_block(void *ctx, const struct rvt_block *b)
         out_printf(o, "\n");
         break;
     }
+    default:
+        break;
+    }
+    return 0;
+}
+
+static int on_block(void *ctx, const struct rvt_block *b)
+{
+    struct rvt_output *o = ctx;
+    count_block(o, b);
+    switch (o->cfg.kind) {
+    case RVT_OUT_PCS:
+    case RVT_OUT_INSN:
+    case RVT_OUT_BLOCKS:
+        if (fmt_block(&o->fmt, b) < 0)
+            return no_listing(o, b);
+        break;
     case RVT_OUT_COUNT:
         break;
     default:
@@ -525,37 +600,26 @@ static void report_damage(struct rvt_output *o, const struct rvt_note *n)
     fputc('\n', o->cfg.diag);
 }
 
-static int on_note(void *ctx, const struct rvt_note *n)
+/* The text of note n (insn, blocks: listing lines and data notes). */
+static void fmt_note(struct rvt_out_fmt *o, const struct rvt_note *n)
 {
-    struct rvt_output *o = ctx;
     bool listing = o->cfg.kind == RVT_OUT_INSN || o->cfg.kind == RVT_OUT_BLOCKS;
     if (n->kind == RVT_NOTE_SYNC || n->kind == RVT_NOTE_GAP || n->kind == RVT_NOTE_ERROR)
         data_lines(o, UINT64_MAX); /* (notes that waited for an instruction that did not come) */
     switch (n->kind) {
     case RVT_NOTE_SYNC:
-        o->st.syncs++;
         if (listing)
             out_printf(o, "# sync at 0x%" PRIx64 " (trace offset 0x%" PRIx64 ", priv %u)\n", n->addr, n->offset,
                        n->priv);
         break;
     case RVT_NOTE_GAP:
-    case RVT_NOTE_ERROR: {
-        unsigned r = n->kind == RVT_NOTE_ERROR ? RVT_GAP_ERROR : n->reason & 7;
-        if (n->kind == RVT_NOTE_ERROR)
-            o->st.errors++;
-        else
-            o->st.gaps++;
-        if (!o->st.by_reason[r]++)
-            o->st.first_offset[r] = n->offset;
+    case RVT_NOTE_ERROR:
         if (listing)
             out_printf(o, "# %s at trace offset 0x%" PRIx64 " after %" PRIu64 " instructions%s%s\n",
-                       gap_name(r), n->offset, n->index, n->text ? ": " : "", n->text ? n->text : "");
-        if (rvt_gap_is_damage(r))
-            report_damage(o, n);
+                       gap_name(n->kind == RVT_NOTE_ERROR ? RVT_GAP_ERROR : n->reason & 7), n->offset, n->index,
+                       n->text ? ": " : "", n->text ? n->text : "");
         break;
-    }
     case RVT_NOTE_TRAP:
-        o->st.traps++;
         if (listing)
             out_printf(o, "# trap cause 0x%" PRIx64 " at 0x%" PRIx64 "\n", n->value, n->addr);
         break;
@@ -571,9 +635,9 @@ static int on_note(void *ctx, const struct rvt_note *n)
         if (o->data) {
             out_reserve(o, 1024);
             int w = rvt_datalist_add(o->data, n, o->cfg.kind == RVT_OUT_INSN ? o->next_index : UINT64_MAX,
-                                     o->buf + o->len, sizeof o->buf - o->len);
+                                     o->buf + o->len, o->cap - o->len);
             if (w < 0)
-                o->err = -RVT_ERR_NOMEM;
+                *o->err = -RVT_ERR_NOMEM;
             else
                 o->len += (size_t)w;
             o->data_waiting = rvt_datalist_pending(o->data) != 0;
@@ -582,6 +646,41 @@ static int on_note(void *ctx, const struct rvt_note *n)
     default:
         break;
     }
+}
+
+/* The statistics and damage reports of note n (every kind). */
+static void count_note(struct rvt_output *o, const struct rvt_note *n)
+{
+    switch (n->kind) {
+    case RVT_NOTE_SYNC:
+        o->st.syncs++;
+        break;
+    case RVT_NOTE_GAP:
+    case RVT_NOTE_ERROR: {
+        unsigned r = n->kind == RVT_NOTE_ERROR ? RVT_GAP_ERROR : n->reason & 7;
+        if (n->kind == RVT_NOTE_ERROR)
+            o->st.errors++;
+        else
+            o->st.gaps++;
+        if (!o->st.by_reason[r]++)
+            o->st.first_offset[r] = n->offset;
+        if (rvt_gap_is_damage(r))
+            report_damage(o, n);
+        break;
+    }
+    case RVT_NOTE_TRAP:
+        o->st.traps++;
+        break;
+    default:
+        break;
+    }
+}
+
+static int on_note(void *ctx, const struct rvt_note *n)
+{
+    struct rvt_output *o = ctx;
+    fmt_note(&o->fmt, n);
+    count_note(o, n);
     if (o->an && !o->err)
         o->err = an_out_note(o->an, n);
     return o->err ? o->err : 0;
@@ -591,12 +690,7 @@ static int on_note(void *ctx, const struct rvt_note *n)
  * once per decoded block). */
 static int on_block_count(void *ctx, const struct rvt_block *b)
 {
-    struct rvt_output *o = ctx;
-    o->st.insns += b->ninsns;
-    o->st.blocks++;
-    o->st.ends[b->end & 15]++;
-    if (b->end == RVT_END_TRAP)
-        o->st.traps++;
+    count_block(ctx, b);
     return 0;
 }
 
@@ -632,18 +726,233 @@ struct rvt_flow_sink rvt_out_sink(struct rvt_output *o)
 int rvt_out_finish(struct rvt_output *o)
 {
     if (o->cfg.kind == RVT_OUT_COUNT) {
-        out_printf(o, "instructions %" PRIu64 "\nblocks %" PRIu64 "\n", o->st.insns, o->st.blocks);
+        out_printf(&o->fmt, "instructions %" PRIu64 "\nblocks %" PRIu64 "\n", o->st.insns, o->st.blocks);
         for (unsigned e = RVT_END_BRANCH; e <= RVT_END_GAP; e++)
             if (o->st.ends[e])
-                out_printf(o, "  ending %-8s %" PRIu64 "\n", rvt_block_end_name(e), o->st.ends[e]);
-        out_printf(o, "syncs %" PRIu64 "\ntraps %" PRIu64 "\ngaps %" PRIu64 "\nerrors %" PRIu64 "\n", o->st.syncs,
+                out_printf(&o->fmt, "  ending %-8s %" PRIu64 "\n", rvt_block_end_name(e), o->st.ends[e]);
+        out_printf(&o->fmt, "syncs %" PRIu64 "\ntraps %" PRIu64 "\ngaps %" PRIu64 "\nerrors %" PRIu64 "\n", o->st.syncs,
                    o->st.traps, o->st.gaps, o->st.errors);
     }
-    data_lines(o, UINT64_MAX);
-    out_flush(o);
+    data_lines(&o->fmt, UINT64_MAX);
+    out_flush(&o->fmt);
     if (o->an && !o->err)
         o->err = an_out_finish(o->an);
     if (!o->err && fflush(o->cfg.f) != 0)
         o->err = -RVT_ERR_IO;
     return o->err;
+}
+
+/* ---- for the threaded decode (src/parallel/pardecode.c, outjobs.h) ---------- */
+
+enum rvt_outj_mode rvt_outj_mode(const struct rvt_output *o)
+{
+    switch (o->cfg.kind) {
+    case RVT_OUT_PCS:
+    case RVT_OUT_INSN:
+    case RVT_OUT_BLOCKS:
+        return RVT_OUTJ_FORMAT;
+    case RVT_OUT_COUNT:
+        return RVT_OUTJ_SERIAL;
+    default:
+        return RVT_OUTJ_PIPE;
+    }
+}
+
+enum rvt_out_kind rvt_outj_kind(const struct rvt_output *o)
+{
+    return o->cfg.kind;
+}
+
+/* Whether expand() lists every instruction of b: the cache blocks it
+ * looks up, without the text. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static bool listable(struct rvt_bcache *bc, unsigned xlen, const struct rvt_block *b)
+{
+    const uint64_t mask = xlen == 32 ? 0xffffffffull : ~0ull;
+    uint64_t addr = b->start, left = b->ninsns;
+    while (left) {
+        const struct rvt_block_info *bi = rvt_bcache_lookup(bc, addr);
+        if (bi->ninsns == 0)
+            return false;
+        uint32_t k = left < bi->ninsns ? (uint32_t)left : bi->ninsns;
+        addr = (addr + 2ull * rvt_block_hw_offset(bi, k)) & mask;
+        left -= k;
+    }
+    return true;
+}
+
+int rvt_outj_account_block(struct rvt_output *o, const struct rvt_block *b)
+{
+    count_block(o, b);
+    if (o->cfg.kind == RVT_OUT_PCS || o->cfg.kind == RVT_OUT_INSN) {
+        if (!o->listed) {
+            /* (its own cache: the formatters' are on other threads) */
+            if (!(o->listed = calloc((size_t)1 << LISTED_LOG2, sizeof *o->listed)) ||
+                (o->cfg.image && !(o->check_bc = rvt_bcache_new(o->cfg.image, 0))))
+                return o->err = -RVT_ERR_NOMEM;
+            o->listed[0].start = 1; /* (odd: no block's) */
+        }
+        /* Blocks repeat (loops): most are answered here. */
+        struct listed *l = &o->listed[((b->start >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - LISTED_LOG2)];
+        if (l->start != b->start || l->ninsns < b->ninsns) {
+            if (!o->check_bc || !listable(o->check_bc, o->cfg.xlen, b))
+                return no_listing(o, b);
+            if (l->start != b->start)
+                *l = (struct listed){b->start, 0};
+            l->ninsns = b->ninsns;
+        }
+    }
+    return o->err ? o->err : 0;
+}
+
+int rvt_outj_account_note(struct rvt_output *o, const struct rvt_note *n)
+{
+    count_note(o, n);
+    return o->err ? o->err : 0;
+}
+
+int rvt_outj_refusal(const struct rvt_output *o, const struct rvt_block *b)
+{
+    return o->cfg.kind == RVT_OUT_JSONL ? 0 : rvt_an_block_refusal(b);
+}
+
+struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o)
+{
+    struct rvt_out_fmt *f = malloc(sizeof *f);
+    if (!f)
+        return NULL;
+    struct rvt_out_config cfg = o->cfg;
+    cfg.f = NULL; /* the text grows in memory */
+    if (fmt_init(f, &cfg, NULL) < 0) {
+        fmt_release(f);
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void rvt_outj_fmt_free(struct rvt_out_fmt *f)
+{
+    if (!f)
+        return;
+    fmt_release(f);
+    free(f);
+}
+
+struct rvt_out_fmt *rvt_outj_serial_fmt(struct rvt_output *o)
+{
+    return &o->fmt;
+}
+
+void rvt_outj_fmt_block(struct rvt_out_fmt *f, const struct rvt_block *b)
+{
+    fmt_block(f, b); /* (-RVT_ERR_NOCODE: rvt_outj_account_block reported it) */
+}
+
+void rvt_outj_fmt_note(struct rvt_out_fmt *f, const struct rvt_note *n)
+{
+    fmt_note(f, n);
+}
+
+void rvt_outj_fmt_restart(struct rvt_out_fmt *f)
+{
+    f->next_index = 0;
+    f->cur_sym = NULL;
+    f->cur_file = NULL;
+    f->cur_line = 0;
+    if (f->data) {
+        f->len = 0;
+        data_lines(f, UINT64_MAX); /* (drops them) */
+    }
+    f->data_waiting = false;
+    f->len = 0;
+    f->own_err = 0;
+}
+
+int rvt_outj_fmt_swap_text(struct rvt_out_fmt *f, char **buf, size_t *len, size_t *cap)
+{
+    char *nb = *buf;
+    size_t nc = *cap;
+    if (!nb) {
+        nc = (size_t)1 << 18;
+        if (!(nb = malloc(nc)))
+            return -RVT_ERR_NOMEM;
+    }
+    *buf = f->buf;
+    *len = f->len;
+    *cap = f->cap;
+    f->buf = nb;
+    f->cap = nc;
+    f->len = 0;
+    return 0;
+}
+
+void rvt_outj_fmt_clear_text(struct rvt_out_fmt *f)
+{
+    f->len = 0;
+}
+
+int rvt_outj_fmt_error(const struct rvt_out_fmt *f)
+{
+    return *f->err;
+}
+
+int rvt_outj_state_init(const struct rvt_output *o, struct rvt_outj_state *s)
+{
+    memset(s, 0, sizeof *s);
+    if (o->fmt.data && !(s->data = rvt_datalist_new()))
+        return -RVT_ERR_NOMEM;
+    return 0;
+}
+
+void rvt_outj_state_free(struct rvt_outj_state *s)
+{
+    rvt_datalist_free(s->data);
+    s->data = NULL;
+}
+
+void rvt_outj_fmt_swap_state(struct rvt_out_fmt *f, struct rvt_outj_state *s)
+{
+    struct rvt_outj_state t = {f->next_index, f->cur_sym, f->cur_file, f->cur_line, f->data};
+    f->next_index = s->next_index;
+    f->cur_sym = s->sym;
+    f->cur_file = s->file;
+    f->cur_line = s->line;
+    f->data = s->data;
+    f->data_waiting = f->data && rvt_datalist_pending(f->data) != 0;
+    *s = t;
+}
+
+void rvt_outj_fmt_peek_state(const struct rvt_out_fmt *f, struct rvt_outj_state *s, size_t *waiting)
+{
+    *s = (struct rvt_outj_state){f->next_index, f->cur_sym, f->cur_file, f->cur_line, NULL};
+    *waiting = f->data ? rvt_datalist_pending(f->data) : 0;
+}
+
+size_t rvt_outj_state_waiting(const struct rvt_outj_state *s)
+{
+    return s->data ? rvt_datalist_pending(s->data) : 0;
+}
+
+bool rvt_outj_state_equal(const struct rvt_outj_state *a, size_t a_waiting, const struct rvt_outj_state *b,
+                          size_t b_waiting)
+{
+    /* Waiting data notes are text to come: only none equals none. */
+    return a->next_index == b->next_index && a->sym == b->sym && a->file == b->file && a->line == b->line &&
+           a_waiting == 0 && b_waiting == 0;
+}
+
+void rvt_outj_write(struct rvt_output *o, const char *text, size_t len)
+{
+    out_flush(&o->fmt);
+    if (len && fwrite(text, 1, len, o->cfg.f) != len)
+        o->err = -RVT_ERR_IO;
+}
+
+void rvt_outj_set_error(struct rvt_output *o, int err)
+{
+    if (err && !o->err)
+        o->err = err;
 }

@@ -32,6 +32,8 @@ static void help(const struct rvt_codec *only)
            "                        segments from byte A to byte B: the instructions from its sync point to\n"
            "                        the next segment's; the outputs of all segments joined in order are the\n"
            "                        whole decode's (docs/parallel.md)\n"
+           "  --jobs N              format the output on N threads (0: one per core; 1: none, the default);\n"
+           "                        the output is the same byte for byte (docs/parallel.md)\n"
            "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
            "  --sink-start ADDR     trRamStart of the dump (default 0)\n"
            "  --dwarf FILE          source lines from FILE (default: the ELF's own DWARF, if any)\n"
@@ -67,7 +69,7 @@ static void print_hint(const struct cli_opts *o, const struct rvt_probe_result *
 int cmd_decode(int argc, char **argv)
 {
     static const char *const extra[] = {"wp",         "wrap", "sink-start",      "hart",    "regs",      "segment",
-                                        "sram-bytes", "atb",  CLI_MAX_INSNS_OPT, "min-bytes", CLI_ANALYSIS_EXTRAS, NULL};
+                                        "sram-bytes", "atb",  CLI_MAX_INSNS_OPT, "min-bytes", "jobs", CLI_ANALYSIS_EXTRAS, NULL};
     struct cli_opts o;
     const unsigned allowed = CLI_FORMAT | CLI_ELF | CLI_OUTPUT | CLI_TRACE | CLI_OUTKIND | CLI_ECALL | CLI_XLEN;
     int rc = cli_parse(&o, "decode", allowed, extra, argc, argv);
@@ -89,6 +91,14 @@ int cmd_decode(int argc, char **argv)
     uint64_t max_insns = 0;
     struct rvt_srclines *lines = NULL;
     struct rvt_progress *prog = NULL;
+    struct rvt_out_jobs *jobs = NULL;
+    uint64_t njobs = 1;
+    const char *js = cli_extra(&o, "jobs");
+    if (js && (!cli_parse_u64(js, &njobs) || njobs > 64)) {
+        cli_fail("decode", "--jobs: expected a number of threads (0: one per core, at most 64), got '%s'", js);
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
     if (!o.trace) {
         cli_fail("decode", "no TRACE file given");
         rc = usage;
@@ -214,6 +224,13 @@ int cmd_decode(int argc, char **argv)
         goto done;
     }
     struct rvt_flow_sink sink = rvt_out_sink(out);
+    if (njobs != 1) {
+        if (!(jobs = rvt_out_jobs_new(out, (unsigned)njobs))) {
+            rc = cli_fail("decode", "out of memory (--jobs %s)", js);
+            goto done;
+        }
+        sink = rvt_out_jobs_sink(jobs);
+    }
     if ((prog = cli_progress(&o, "decode", len, &sink)))
         sink = rvt_progress_sink(prog);
     /* Only a wrapped RAM that lost older bytes starts mid-trace: anywhere
@@ -231,6 +248,8 @@ int cmd_decode(int argc, char **argv)
     double t1 = cli_now();
     if (prog)
         rvt_progress_done(prog);
+    if (jobs)
+        rvt_out_jobs_finish(jobs); /* (its errors are the output's) */
     int frc = rvt_out_finish(out);
     if (frc < 0) {
         /* Other failures (a view that needs the ELF or source lines) said
@@ -243,6 +262,7 @@ int cmd_decode(int argc, char **argv)
     rc = cli_report_decode(&o, out, &d, drc, data, len, t1 - t0);
 done:
     rvt_progress_free(prog);
+    rvt_out_jobs_free(jobs);
     rvt_out_free(out);
     rvt_srclines_free(lines);
     if (f && f != stdout)

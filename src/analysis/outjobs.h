@@ -1,0 +1,82 @@
+/* What the threaded decode (src/parallel/pardecode.c) needs of struct
+ * rvt_output (output.c): the serial sink cut in two — what the decoding
+ * thread must do itself (statistics, damage reports, the errors that stop
+ * the decode) and the text, made by formatters on other threads — and the
+ * listing's state from one block to the next, so that a batch formatted
+ * from a guessed state can be checked against the state the serial
+ * listing reaches there (internal to the library). */
+#ifndef RVT_ANALYSIS_OUTJOBS_H
+#define RVT_ANALYSIS_OUTJOBS_H
+
+#include "rvtrace/analysis.h"
+
+#include <stdbool.h>
+
+/* How an output kind runs on threads. */
+enum rvt_outj_mode {
+    RVT_OUTJ_SERIAL = 0, /* count: its sink is the statistics, nothing to spread */
+    RVT_OUTJ_FORMAT,     /* pcs, insn, blocks: batches formatted on several threads, written in order */
+    RVT_OUTJ_PIPE        /* analysis kinds, jsonl: the serial sink on one thread beside the decode */
+};
+enum rvt_outj_mode rvt_outj_mode(const struct rvt_output *o);
+enum rvt_out_kind rvt_outj_kind(const struct rvt_output *o);
+
+/* FORMAT, on the decoding thread: the statistics, damage reports and
+ * return value of the serial sink for block b / note n, without the text.
+ * A block whose instructions cannot be listed is reported and stops the
+ * decode as in the serial sink (the text of the instructions before it is
+ * the formatter's). */
+int rvt_outj_account_block(struct rvt_output *o, const struct rvt_block *b);
+int rvt_outj_account_note(struct rvt_output *o, const struct rvt_note *n);
+/* PIPE, on the decoding thread: the error the serial sink's analysis
+ * returns for block b whatever came before (0: none). */
+int rvt_outj_refusal(const struct rvt_output *o, const struct rvt_block *b);
+
+/* A formatter: the serial sink's text, in memory. */
+struct rvt_out_fmt;
+struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o);
+void rvt_outj_fmt_free(struct rvt_out_fmt *f);
+/* The output's own formatter (writes to the output's file; its listing
+ * state is the serial decode's at the last batch written). */
+struct rvt_out_fmt *rvt_outj_serial_fmt(struct rvt_output *o);
+/* Text of block b / note n (a block that cannot be listed leaves the text
+ * of the instructions before it, as the serial sink does). */
+void rvt_outj_fmt_block(struct rvt_out_fmt *f, const struct rvt_block *b);
+void rvt_outj_fmt_note(struct rvt_out_fmt *f, const struct rvt_note *n);
+/* Back to the state at the start of a decode; the text is emptied. */
+void rvt_outj_fmt_restart(struct rvt_out_fmt *f);
+/* Exchange f's text (pointer, length, capacity) with *buf, *len, *cap
+ * (the text is not copied).  *buf NULL gives f a new buffer. */
+int rvt_outj_fmt_swap_text(struct rvt_out_fmt *f, char **buf, size_t *len, size_t *cap);
+void rvt_outj_fmt_clear_text(struct rvt_out_fmt *f);
+/* The first write or memory error of f (0: none). */
+int rvt_outj_fmt_error(const struct rvt_out_fmt *f);
+
+/* What the listing carries from one block to the next: the index of the
+ * next instruction (data notes), the function of the last line (headers),
+ * the last source line, and the data notes waiting for an instruction. */
+struct rvt_outj_state {
+    uint64_t next_index;
+    const void *sym;
+    const char *file;
+    uint32_t line;
+    struct rvt_datalist *data; /* owned (exchanged with a formatter's) */
+};
+int rvt_outj_state_init(const struct rvt_output *o, struct rvt_outj_state *s);
+void rvt_outj_state_free(struct rvt_outj_state *s);
+/* Exchange f's listing state with *s (the waiting data notes move). */
+void rvt_outj_fmt_swap_state(struct rvt_out_fmt *f, struct rvt_outj_state *s);
+/* A copy of f's listing state without its data notes, and how many wait. */
+void rvt_outj_fmt_peek_state(const struct rvt_out_fmt *f, struct rvt_outj_state *s, size_t *waiting);
+/* Equal states give equal text for equal blocks and notes. */
+bool rvt_outj_state_equal(const struct rvt_outj_state *a, size_t a_waiting, const struct rvt_outj_state *b,
+                          size_t b_waiting);
+size_t rvt_outj_state_waiting(const struct rvt_outj_state *s);
+
+/* Write text to the output's file in order with what its own formatter
+ * wrote (errors as rvt_out_finish reports them). */
+void rvt_outj_write(struct rvt_output *o, const char *text, size_t len);
+/* Set the output's error (the first one stays), e.g. a formatter's. */
+void rvt_outj_set_error(struct rvt_output *o, int err);
+
+#endif

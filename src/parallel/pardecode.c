@@ -1,0 +1,484 @@
+/* A decode's output made on several threads (`rvtrace decode --jobs N`,
+ * docs/parallel.md).
+ *
+ * The decode itself (family decoder and flow engine) stays on the calling
+ * thread: it is the cheap part.  Its blocks and notes go into batches (a
+ * fixed ring of them: memory does not grow with the trace).
+ *
+ * pcs, insn, blocks: the calling thread keeps what the serial sink keeps
+ * (statistics, damage reports on stderr, the errors that stop the decode:
+ * rvt_outj_account_*), so the decode stops where the serial one stops and
+ * stderr is the serial one.  Worker threads — and the calling thread when
+ * the ring is full — format whole batches with the serial sink's own
+ * formatting code; the calling thread writes the texts in batch order.  A
+ * listing remembers a little from one block to the next (the function of
+ * the last line, the last source line, the next instruction index, data
+ * notes waiting for their instruction): a batch is formatted from the
+ * state the previous batch's last block gives, and written only if that is
+ * the state the serial listing has there (the previous batch's final
+ * state); otherwise the output's own formatter, which holds the serial
+ * state, formats the batch again.  So the text is the serial text by
+ * construction, whatever the guess.
+ *
+ * Analysis kinds and jsonl: the serial sink runs unchanged on one worker
+ * thread, batch after batch, beside the decode; the one error that depends
+ * on the blocks alone (an analysis refusing a block decoded without code)
+ * is returned on the calling thread where the serial sink returns it.
+ *
+ * count: the sink is the statistics; it stays serial. */
+#include "analysis/outjobs.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A batch ends after this many blocks and notes, or instructions.  The
+ * environment variable RVT_JOBS_BATCH=N (1 .. BATCH_ENTRIES) makes batches
+ * of N entries and 8 N instructions: the tests cut traces at many more
+ * places with it. */
+enum { BATCH_ENTRIES = 4096, BATCH_INSNS = 1 << 15 };
+
+enum slot_state { S_FREE = 0, S_FILLING, S_READY, S_BUSY, S_DONE };
+
+struct entry {
+    uint32_t text; /* a note's text: its offset in the batch's arena + 1 (0: none) */
+    uint8_t is_note;
+    union {
+        struct rvt_block b;
+        struct rvt_note n;
+    } u;
+};
+
+struct slot {
+    struct entry *e;
+    size_t n;
+    char *arena; /* note texts (the decoder's own live only during the call) */
+    size_t alen, acap;
+    struct rvt_block ctx; /* the previous batches' last block (a listing's state) */
+    bool has_ctx;
+    size_t last_block; /* the entry of its last block + 1 (0: none) */
+    uint64_t insns;
+    int state; /* enum slot_state */
+    /* formatted: */
+    char *text;
+    size_t tlen, tcap;
+    struct rvt_outj_state init; /* the state the text was formatted from */
+    size_t init_waiting;
+    struct rvt_outj_state fin;  /* ...and the state after it */
+    int err;
+};
+
+struct rvt_out_jobs {
+    struct rvt_output *o;
+    enum rvt_outj_mode mode;
+    bool pcs; /* FORMAT of a PC list: notes have no text */
+    size_t batch_entries;
+    uint64_t batch_insns;
+    unsigned nworkers;
+    pthread_t *th;
+    unsigned started;
+    struct rvt_out_fmt **fmt; /* one per worker, and the calling thread's */
+    struct slot *ring;
+    unsigned nslots;
+    uint64_t fill_seq;  /* the batch being filled or to be filled next */
+    uint64_t claim_seq; /* the next batch to format */
+    uint64_t write_seq; /* the next batch to write */
+    bool filling;
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    bool quit;
+    int stopped; /* PIPE: what the serial sink returns from now on */
+    struct rvt_flow_sink serial; /* PIPE: the output's sink */
+    int err;
+};
+
+static struct slot *slot_of(struct rvt_out_jobs *j, uint64_t seq)
+{
+    return &j->ring[seq % j->nslots];
+}
+
+/* A note as the decoder gave it, its text from the batch's arena. */
+static const struct rvt_note *note_of(const struct slot *s, const struct entry *e, struct rvt_note *tmp)
+{
+    *tmp = e->u.n;
+    tmp->text = e->text ? s->arena + e->text - 1 : NULL;
+    return tmp;
+}
+
+/* Format batch s with f (worker or calling thread; no lock held). */
+static void format_batch(struct rvt_out_fmt *f, struct slot *s)
+{
+    rvt_outj_fmt_restart(f);
+    if (s->has_ctx) { /* the state its last block leaves (the text is the previous batch's) */
+        rvt_outj_fmt_block(f, &s->ctx);
+        rvt_outj_fmt_clear_text(f);
+    }
+    rvt_outj_fmt_peek_state(f, &s->init, &s->init_waiting);
+    for (size_t i = 0; i < s->n; i++) {
+        const struct entry *e = &s->e[i];
+        struct rvt_note tmp;
+        if (e->is_note)
+            rvt_outj_fmt_note(f, note_of(s, e, &tmp));
+        else
+            rvt_outj_fmt_block(f, &e->u.b);
+    }
+    rvt_outj_fmt_swap_state(f, &s->fin);
+    s->err = rvt_outj_fmt_error(f);
+    if (rvt_outj_fmt_swap_text(f, &s->text, &s->tlen, &s->tcap) < 0 && !s->err)
+        s->err = -RVT_ERR_NOMEM;
+}
+
+/* PIPE: the serial sink over batch s, in order (one consumer). */
+static void consume_batch(struct rvt_out_jobs *j, struct slot *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const struct entry *e = &s->e[i];
+        struct rvt_note tmp;
+        if (e->is_note)
+            j->serial.note(j->serial.ctx, note_of(s, e, &tmp));
+        else
+            j->serial.block(j->serial.ctx, &e->u.b);
+    }
+}
+
+struct worker_arg {
+    struct rvt_out_jobs *j;
+    unsigned me;
+};
+
+static void *worker(void *arg)
+{
+    struct rvt_out_jobs *j = ((struct worker_arg *)arg)->j;
+    unsigned me = ((struct worker_arg *)arg)->me;
+    free(arg);
+    pthread_mutex_lock(&j->mu);
+    for (;;) {
+        while (!j->quit && !(j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY))
+            pthread_cond_wait(&j->work, &j->mu);
+        if (j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
+            struct slot *s = slot_of(j, j->claim_seq++);
+            s->state = S_BUSY;
+            pthread_mutex_unlock(&j->mu);
+            if (j->mode == RVT_OUTJ_PIPE)
+                consume_batch(j, s);
+            else
+                format_batch(j->fmt[me], s);
+            pthread_mutex_lock(&j->mu);
+            s->state = S_DONE;
+            pthread_cond_broadcast(&j->done);
+            continue;
+        }
+        break; /* quit, nothing left */
+    }
+    pthread_mutex_unlock(&j->mu);
+    return NULL;
+}
+
+/* Write batch s (FORMAT; calling thread, no lock held): its text if it was
+ * formatted from the serial listing's state here, else formatted again by
+ * the output's own formatter, which holds that state. */
+static void write_batch(struct rvt_out_jobs *j, struct slot *s)
+{
+    struct rvt_out_fmt *serial = rvt_outj_serial_fmt(j->o);
+    struct rvt_outj_state now;
+    size_t waiting;
+    rvt_outj_fmt_peek_state(serial, &now, &waiting);
+    if (rvt_outj_state_equal(&s->init, s->init_waiting, &now, waiting)) {
+        rvt_outj_write(j->o, s->text, s->tlen);
+        rvt_outj_fmt_swap_state(serial, &s->fin);
+        rvt_outj_set_error(j->o, s->err);
+        return;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        const struct entry *e = &s->e[i];
+        struct rvt_note tmp;
+        if (e->is_note)
+            rvt_outj_fmt_note(serial, note_of(s, e, &tmp));
+        else
+            rvt_outj_fmt_block(serial, &e->u.b);
+    }
+}
+
+/* Write (FORMAT) or recycle (PIPE) the finished batches at the head, in
+ * order.  Called with the lock held; returns with it held. */
+static void drain(struct rvt_out_jobs *j)
+{
+    while (j->write_seq < j->claim_seq && slot_of(j, j->write_seq)->state == S_DONE) {
+        struct slot *s = slot_of(j, j->write_seq);
+        pthread_mutex_unlock(&j->mu);
+        if (j->mode == RVT_OUTJ_FORMAT)
+            write_batch(j, s);
+        pthread_mutex_lock(&j->mu);
+        s->state = S_FREE;
+        j->write_seq++;
+    }
+}
+
+/* Wait for progress at the head: format the next batch on this thread if
+ * no worker has taken it (FORMAT), else sleep until a batch is done.
+ * Lock held. */
+static void help_or_wait(struct rvt_out_jobs *j)
+{
+    if (j->mode == RVT_OUTJ_FORMAT && j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
+        struct slot *s = slot_of(j, j->claim_seq++);
+        s->state = S_BUSY;
+        pthread_mutex_unlock(&j->mu);
+        format_batch(j->fmt[j->nworkers], s);
+        pthread_mutex_lock(&j->mu);
+        s->state = S_DONE;
+        return;
+    }
+    pthread_cond_wait(&j->done, &j->mu);
+}
+
+static void submit(struct rvt_out_jobs *j)
+{
+    pthread_mutex_lock(&j->mu);
+    slot_of(j, j->fill_seq)->state = S_READY;
+    j->fill_seq++;
+    j->filling = false;
+    pthread_cond_signal(&j->work);
+    drain(j);
+    pthread_mutex_unlock(&j->mu);
+}
+
+/* The next batch to fill, on a free slot (the ring bounds the work in
+ * flight). */
+static struct slot *start_batch(struct rvt_out_jobs *j)
+{
+    struct slot *s = slot_of(j, j->fill_seq);
+    pthread_mutex_lock(&j->mu);
+    for (;;) {
+        drain(j);
+        if (s->state == S_FREE)
+            break;
+        help_or_wait(j);
+    }
+    pthread_mutex_unlock(&j->mu);
+    s->state = S_FILLING;
+    s->n = 0;
+    s->alen = 0;
+    s->insns = 0;
+    s->last_block = 0;
+    /* The previous batch is not reused before this one (ring order). */
+    const struct slot *p = j->fill_seq ? slot_of(j, j->fill_seq - 1) : NULL;
+    s->has_ctx = p && (p->last_block || p->has_ctx);
+    if (s->has_ctx)
+        s->ctx = p->last_block ? p->e[p->last_block - 1].u.b : p->ctx;
+    j->filling = true;
+    return s;
+}
+
+static inline struct slot *filling(struct rvt_out_jobs *j)
+{
+    return j->filling ? slot_of(j, j->fill_seq) : start_batch(j);
+}
+
+static int append_block(struct rvt_out_jobs *j, const struct rvt_block *b)
+{
+    struct slot *s = filling(j);
+    struct entry *e = &s->e[s->n++];
+    e->is_note = 0;
+    e->text = 0;
+    e->u.b = *b;
+    s->last_block = s->n;
+    s->insns += b->ninsns;
+    if (s->n >= j->batch_entries || s->insns >= j->batch_insns)
+        submit(j);
+    return 0;
+}
+
+static int append_note(struct rvt_out_jobs *j, const struct rvt_note *n)
+{
+    struct slot *s = filling(j);
+    uint32_t text = 0;
+    if (n->text) {
+        size_t k = strlen(n->text) + 1;
+        if (s->alen + k > s->acap || s->alen + k > UINT32_MAX - 1) {
+            size_t cap = s->acap ? 2 * s->acap : 4096;
+            while (cap < s->alen + k)
+                cap *= 2;
+            char *a = cap < UINT32_MAX - 1 ? realloc(s->arena, cap) : NULL;
+            if (!a)
+                return -RVT_ERR_NOMEM;
+            s->arena = a;
+            s->acap = cap;
+        }
+        memcpy(s->arena + s->alen, n->text, k);
+        text = (uint32_t)s->alen + 1;
+        s->alen += k;
+    }
+    struct entry *e = &s->e[s->n++];
+    e->is_note = 1;
+    e->text = text;
+    e->u.n = *n;
+    e->u.n.text = NULL;
+    /* A batch ends after a block: a decoder sends data notes before the
+     * block of their instruction, so the listing has none waiting there
+     * and the next batch's guessed state holds (a full batch ends anyway). */
+    if (s->n == BATCH_ENTRIES)
+        submit(j);
+    return 0;
+}
+
+static int on_block(void *ctx, const struct rvt_block *b)
+{
+    struct rvt_out_jobs *j = ctx;
+    int rc;
+    if (j->mode == RVT_OUTJ_FORMAT) {
+        rc = rvt_outj_account_block(j->o, b);
+    } else {
+        if (!j->stopped)
+            j->stopped = rvt_outj_refusal(j->o, b);
+        rc = j->stopped;
+    }
+    int arc = append_block(j, b);
+    if (arc < 0 && !j->err)
+        j->err = arc;
+    return rc ? rc : arc;
+}
+
+static int on_note(void *ctx, const struct rvt_note *n)
+{
+    struct rvt_out_jobs *j = ctx;
+    int rc = j->mode == RVT_OUTJ_FORMAT ? rvt_outj_account_note(j->o, n) : j->stopped;
+    /* A PC list has no note text: only the statistics above. */
+    if (j->pcs)
+        return rc;
+    int arc = append_note(j, n);
+    if (arc < 0 && !j->err)
+        j->err = arc;
+    return rc ? rc : arc;
+}
+
+struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
+{
+    if (!o)
+        return NULL;
+    struct rvt_out_jobs *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    j->o = o;
+    j->batch_entries = BATCH_ENTRIES;
+    j->batch_insns = BATCH_INSNS;
+    const char *env = getenv("RVT_JOBS_BATCH");
+    if (env) {
+        long n = strtol(env, NULL, 10);
+        if (n >= 1 && n <= BATCH_ENTRIES) {
+            j->batch_entries = (size_t)n;
+            j->batch_insns = 8 * (uint64_t)n;
+        }
+    }
+    if (threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? (unsigned)n : 1;
+    }
+    if (threads > 64)
+        threads = 64;
+    j->mode = threads > 1 ? rvt_outj_mode(o) : RVT_OUTJ_SERIAL;
+    if (j->mode == RVT_OUTJ_SERIAL)
+        return j;
+    j->pcs = j->mode == RVT_OUTJ_FORMAT && rvt_outj_kind(o) == RVT_OUT_PCS;
+    j->nworkers = j->mode == RVT_OUTJ_PIPE ? 1 : threads - 1; /* (the calling thread formats too) */
+    j->serial = rvt_out_sink(o);
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_cond_init(&j->work, NULL);
+    pthread_cond_init(&j->done, NULL);
+    j->nslots = 2 * threads + 2;
+    j->ring = calloc(j->nslots, sizeof *j->ring);
+    j->fmt = calloc(j->nworkers + 1, sizeof *j->fmt);
+    j->th = calloc(j->nworkers, sizeof *j->th);
+    if (!j->ring || !j->fmt || !j->th)
+        goto fail;
+    for (unsigned i = 0; i < j->nslots; i++) {
+        struct slot *s = &j->ring[i];
+        if (!(s->e = malloc(BATCH_ENTRIES * sizeof *s->e)) || rvt_outj_state_init(o, &s->fin) < 0)
+            goto fail;
+    }
+    for (unsigned i = 0; j->mode == RVT_OUTJ_FORMAT && i <= j->nworkers; i++)
+        if (!(j->fmt[i] = rvt_outj_fmt_new(o)))
+            goto fail;
+    for (unsigned i = 0; i < j->nworkers; i++) {
+        struct worker_arg *a = malloc(sizeof *a);
+        if (!a)
+            goto fail;
+        *a = (struct worker_arg){j, i};
+        if (pthread_create(&j->th[i], NULL, worker, a) != 0) {
+            free(a);
+            goto fail;
+        }
+        j->started++;
+    }
+    return j;
+fail:
+    rvt_out_jobs_free(j);
+    return NULL;
+}
+
+struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j)
+{
+    if (j->mode == RVT_OUTJ_SERIAL)
+        return rvt_out_sink(j->o);
+    /* (one block at a time, not .blocks: each block's return value is the
+     * serial sink's, which stops the decode at that block) */
+    return (struct rvt_flow_sink){.block = on_block, .note = on_note, .ctx = j};
+}
+
+/* Stop the workers (after every batch is done, or on failure). */
+static void stop(struct rvt_out_jobs *j)
+{
+    if (!j->started)
+        return;
+    pthread_mutex_lock(&j->mu);
+    j->quit = true;
+    pthread_cond_broadcast(&j->work);
+    pthread_mutex_unlock(&j->mu);
+    for (unsigned i = 0; i < j->started; i++)
+        pthread_join(j->th[i], NULL);
+    j->started = 0;
+}
+
+int rvt_out_jobs_finish(struct rvt_out_jobs *j)
+{
+    if (j->mode == RVT_OUTJ_SERIAL)
+        return 0;
+    if (j->filling)
+        submit(j);
+    pthread_mutex_lock(&j->mu);
+    for (;;) {
+        drain(j);
+        if (j->write_seq == j->fill_seq)
+            break;
+        help_or_wait(j);
+    }
+    pthread_mutex_unlock(&j->mu);
+    stop(j);
+    rvt_outj_set_error(j->o, j->err);
+    return j->err;
+}
+
+void rvt_out_jobs_free(struct rvt_out_jobs *j)
+{
+    if (!j)
+        return;
+    if (j->mode != RVT_OUTJ_SERIAL) {
+        stop(j);
+        for (unsigned i = 0; j->ring && i < j->nslots; i++) {
+            struct slot *s = &j->ring[i];
+            free(s->e);
+            free(s->arena);
+            free(s->text);
+            rvt_outj_state_free(&s->fin);
+        }
+        for (unsigned i = 0; j->fmt && i <= j->nworkers; i++)
+            rvt_outj_fmt_free(j->fmt[i]);
+        free(j->ring);
+        free(j->fmt);
+        free(j->th);
+        pthread_mutex_destroy(&j->mu);
+        pthread_cond_destroy(&j->work);
+        pthread_cond_destroy(&j->done);
+    }
+    free(j);
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Issue 12 item 4 (decode): `rvtrace decode --jobs N` gives the serial
+# decode's stdout, stderr and exit status byte for byte, for every output
+# kind, on every family (the bundled real capture and a generated program
+# with data, traps and context switches), on whole, damaged and truncated
+# traces and with --max-instructions; with --jobs 2, 3 and 0, and with
+# batches cut after every few blocks (RVT_JOBS_BATCH) so that each
+# listing state a batch can start in is met.
+set -u
+RV=${RVT_BIN:?}; D=${RVT_TEST_DATA:?}; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL: $*" >&2; }
+
+xz -dc "$D/real/bzip2.xz" > "$T/bzip2"
+xz -dc "$D/real/bzip2-9.ing.xz" > "$T/bzip2.ing"
+xz -dc "$D/real/bzip2.debug.xz" > "$T/bzip2.debug"
+"$RV" gen --seed 5 --insns 60000 --data --traps --context --elf "$T/gen" -o "$T/gen.ing" || bad "gen"
+
+ALL="pcs insn blocks count calltree profile coverage lcov folded callgrind chrome jsonl"
+JOBS="2 3 0"  # (--jobs 0: one per core)
+SOME="pcs insn blocks count profile jsonl"
+
+# same NAME KINDS DECODE-ARGS...: every kind, serial against --jobs 2, 3
+# (with small batches) and 0.
+same() {
+    local name=$1 kinds=$2; shift 2
+    local k j b
+    for k in $kinds; do
+        "$RV" decode "$@" --output "$k" > "$T/s.out" 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
+        for j in $JOBS; do
+            b=; [ $j = 3 ] && b=5
+            RVT_JOBS_BATCH=$b "$RV" decode "$@" --output "$k" --jobs $j > "$T/p.out" 2> "$T/p.err"; echo "exit $?" >> "$T/p.err"
+            if cmp -s "$T/s.out" "$T/p.out" && cmp -s "$T/s.err" "$T/p.err"; then ok; else
+                bad "$name --output $k --jobs $j${b:+ (batches of $b)}: differs from the serial decode: $(cmp "$T/s.out" "$T/p.out" 2>&1 | head -1) $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
+            fi
+        done
+    done
+}
+
+# family | encode options (the decoder gets the same ones)
+cases=(
+  "ntrace|--sync-msgs 256"
+  "ntrace|--sync-msgs 100 --timestamps --context --ntrace-mode btm"
+  "ntrace|--ntrace-mode htm --callstack 8 --repeat 2"
+  "etrace|--resync-max 0"
+  "etrace|--data-trace on"
+  "etrace|--implicit-return 2.0 --branch-prediction --jump-target-cache"
+  "cdl|--cdl-sync-interval 256 --cdl-data wide"
+  "dbg|--dbg-emit pc,branch,priv,timestamp --dbg-buffer 2048"
+)
+FIRST=1
+for c in "${cases[@]}"; do
+    fmt=${c%%|*}; opts=${c#*|}
+    for prog in bzip2 gen; do
+        name="$fmt $opts ($prog)"
+        # shellcheck disable=SC2086
+        "$RV" encode --format $fmt --elf "$T/$prog" --input "$T/$prog.ing" $opts -o "$T/t.bin" 2>"$T/enc.err" \
+            || { bad "$name: encode: $(cat "$T/enc.err")"; continue; }
+        size=$(stat -c %s "$T/t.bin")
+        JOBS="2 3"; [ $prog = gen ] && [ "$FIRST" = 1 ] && JOBS="2 3 0"
+        # The real capture (1.5 M instructions) with every kind once, then
+        # with the per-instruction kinds; the generated program with more.
+        kinds=$SOME; [ "$FIRST" = 1 ] && kinds=$ALL; [ $prog = bzip2 ] && [ "$FIRST" = 0 ] && kinds=insn
+        # shellcheck disable=SC2086
+        same "$name" "$kinds" --format $fmt $opts --elf "$T/$prog" "$T/t.bin"
+        # damaged: bytes flipped in two places
+        cp "$T/t.bin" "$T/d.bin"
+        for at in $((size / 3)) $((size / 2)); do
+            printf '\x5a\xa5\x33' | dd of="$T/d.bin" bs=1 seek=$at conv=notrunc status=none
+        done
+        # (the real capture once: the sanitizer builds are slow)
+        [ $prog = bzip2 ] && [ "$FIRST" = 0 ] && continue
+        # shellcheck disable=SC2086
+        dkinds=$kinds; [ $prog = bzip2 ] && dkinds="pcs insn jsonl profile"
+        same "$name, damaged" "$dkinds" --format $fmt $opts --elf "$T/$prog" "$T/d.bin"
+        # truncated
+        head -c $((size * 2 / 3)) "$T/t.bin" > "$T/c.bin"
+        # shellcheck disable=SC2086
+        trunc="pcs insn count jsonl"; [ $prog = bzip2 ] && trunc=insn
+        same "$name, truncated" "$trunc" --format $fmt $opts --elf "$T/$prog" "$T/c.bin"
+        # the instruction limit
+        # shellcheck disable=SC2086
+        same "$name, --max-instructions 20000" "insn blocks calltree" --format $fmt $opts --elf "$T/$prog" "$T/t.bin" \
+            --max-instructions 20000
+        [ $prog = gen ] && FIRST=0
+    done
+done
+
+# Source lines: the listing's file:line lines carry state from block to block.
+"$RV" encode --format ntrace --sync-msgs 256 --elf "$T/bzip2" --input "$T/bzip2.ing" -o "$T/t.bin"
+same "bzip2 with DWARF" "insn lcov" --format ntrace --sync-msgs 256 --elf "$T/bzip2" --dwarf "$T/bzip2.debug" "$T/t.bin"
+# Without the ELF: the listing and the analyses stop at the first block
+# (which they cannot list or count), where the serial decode stops.
+"$RV" encode --format cdl --cdl-sync-interval 256 --cdl-data wide --elf "$T/gen" --input "$T/gen.ing" -o "$T/n.bin" ||
+    bad "cdl encode"
+same "cdl without the ELF" "pcs insn blocks count calltree jsonl" --format cdl --cdl-sync-interval 256 --cdl-data wide \
+    "$T/n.bin"
+"$RV" decode --format cdl --cdl-sync-interval 256 --cdl-data wide "$T/n.bin" --jobs 2 2>&1 >/dev/null |
+    grep -q "cannot be listed" && ok || bad "cdl without the ELF: the listing does not stop at the first block"
+# A trace with nothing to decode, and an empty one.
+head -c 3000 /dev/urandom > "$T/r.bin"
+same "random bytes" "pcs insn" --format ntrace --elf "$T/bzip2" "$T/r.bin"
+: > "$T/e.bin"
+same "empty trace" "pcs profile" --format ntrace --elf "$T/bzip2" "$T/e.bin"
+
+# A bad --jobs is a usage error.
+"$RV" decode --format ntrace --elf "$T/bzip2" "$T/t.bin" --jobs x > /dev/null 2> "$T/e.err"
+[ $? = 2 ] && grep -q -- "--jobs: expected a number" "$T/e.err" && ok || bad "--jobs x: $(cat "$T/e.err")"
+
+echo "decode_jobs: $pass passed, $fail failed"
+[ $fail = 0 ]
