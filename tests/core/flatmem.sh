@@ -3,8 +3,10 @@
 # (the N-Trace reference trace repeated, each copy starting at its sync
 # message, padded with idle bytes to 1 MiB) decode with the same peak
 # resident memory, give the same instructions per copy, and a trace read
-# from a pipe still decodes.  Without the mapped, released trace file the
-# larger decode holds the whole file (twice).
+# from a pipe still decodes; with `decode --jobs 2` (a fixed ring of
+# batches in flight) the PC list and the listing keep the same peak too.
+# Without the mapped, released trace file the larger decode holds the
+# whole file (twice).
 set -u
 RV=${RVT_BIN:?}; D=${RVT_TEST_DATA:?}; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
@@ -36,6 +38,23 @@ echo "peak resident memory: 10 MiB trace $m10 KiB, 100 MiB trace $m100 KiB"
 # a pipe cannot be mapped: read whole, same result
 cat "$T/t10" | "$RV" decode --format ntrace --elf "$E" - --output count > "$T/pipe.out" 2>"$T/err" && ok || bad "decode from a pipe: $(cat "$T/err")"
 cmp -s "$T/t10.out" "$T/pipe.out" && ok || bad "the pipe's decode differs: $(cat "$T/pipe.out")"
+
+# decode --jobs 2 (docs/parallel.md): the batches in flight are bounded,
+# so the formatting threads keep memory flat too, and the PC list is the
+# serial one
+peak_jobs() { # trace kind -> peak KiB; the output's checksum in $1.$2.sum
+    /usr/bin/time -f '%M' -o "$T/rss" "$RV" decode --format ntrace --elf "$E" "$1" --output "$2" --jobs 2 2> "$T/err" |
+        cksum > "$1.$2.sum"
+    tail -1 "$T/rss"
+}
+for kind in pcs insn; do
+    m10=$(peak_jobs "$T/t10" $kind)
+    m100=$(peak_jobs "$T/t100" $kind)
+    echo "--output $kind --jobs 2: peak resident memory: 10 MiB trace $m10 KiB, 100 MiB trace $m100 KiB"
+    [ $((m100 - m10)) -lt 8192 ] && ok || bad "--output $kind --jobs 2: peak memory grew from $m10 KiB to $m100 KiB with a 10 times larger trace"
+done
+"$RV" decode --format ntrace --elf "$E" "$T/t10" --output pcs 2>/dev/null | cksum > "$T/serial.sum"
+cmp -s "$T/serial.sum" "$T/t10.pcs.sum" && ok || bad "the PC list of --jobs 2 differs from the serial one"
 
 echo "flatmem: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
