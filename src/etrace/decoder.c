@@ -1443,7 +1443,9 @@ static int unpack_frame(struct et_decoder *dec, const struct et_frame *fr, struc
 static void next_packet(struct et_decoder *dec, struct pkt *out)
 {
     struct et_frame fr;
-    struct rvt_diag d = {0};
+    struct rvt_diag d; /* (read only after a failure, which fills it: not zeroed, 516 bytes a packet) */
+    d.code = 0;
+    d.msg[0] = '\0';
     bool nulls = false, aligned = false;
     uint64_t last_null = 0;
     out->framed = false;
