@@ -1379,7 +1379,9 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
     /* The instruction count always limits: the decode's own limit. */
     const unsigned lim = (hw_left != UINT64_MAX ? LIM_HW : 0) | (addr_lim ? LIM_ADDR : 0);
 
-    const bool fast = !f->cfg.no_fast_walk;
+    /* A walk of one instruction skips the fast path: it would stop at
+     * once (a whole block is never less than one instruction). */
+    const bool fast = !f->cfg.no_fast_walk && in_left > 1;
     for (;;) {
         uint64_t before = st->insns;
         int frc = 0;
