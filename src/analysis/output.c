@@ -311,51 +311,68 @@ static const char g_hex2[512] =
     "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
     "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
 
-/* The PC list's lines of k instructions from addr (rvc: bit i set if
- * instruction i is 16-bit): "0x%016" PRIX64 "\n" (RV64) or "0x%08" PRIX64
- * "\n" (RV32).  A line is three stores: "0x" and the first digits, which
- * change rarely; the middle digits, made when the PC leaves its 256-byte
- * window; the last two digits and the newline from a table.  The last
- * store writes one byte past the line (the next line overwrites it; the
- * caller reserves it).  Returns the address after the last instruction. */
-static inline uint64_t pc_lines(struct rvt_out_fmt *o, uint64_t addr, uint32_t k, uint64_t rvc, const bool rv32)
+/* Enter the 256-byte window of addr: the digits every PC line in it shares. */
+static inline void pc_window(struct rvt_out_fmt *o, uint64_t addr, const bool rv32)
+{
+    o->win = addr;
+    uint64_t lo = hex8((uint32_t)addr);
+    if (rv32) { /* "0x" + digits 0-5 */
+        o->head = 0x7830 | lo << 16;
+        return;
+    }
+    if (addr >> 32 != o->hi_pc) {
+        o->hi_pc = addr >> 32;
+        o->hi_text = hex8((uint32_t)(addr >> 32));
+    }
+    o->head = 0x7830 | o->hi_text << 16;   /* "0x" + upper digits 0-5 */
+    o->mid = o->hi_text >> 48 | lo << 16; /* upper digits 6-7 + lower digits 0-5 */
+}
+
+/* The PC list's lines of k instructions from addr up to end (rvc: bit i
+ * set if instruction i is 16-bit): "0x%016" PRIX64 "\n" (RV64) or
+ * "0x%08" PRIX64 "\n" (RV32).  A line is three stores: "0x" and the first
+ * digits, which change rarely; the middle digits, made when the PC leaves
+ * its 256-byte window; the last two digits and the newline from a table.
+ * The last store writes one byte past the line (the next line overwrites
+ * it; the caller reserves it).  Returns the address after the last
+ * instruction. */
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* specialised for rv32 at each call */
+#endif
+static inline uint64_t pc_lines(struct rvt_out_fmt *o, uint64_t addr, uint32_t k, uint64_t rvc, uint64_t end,
+                                const bool rv32)
 {
     const uint64_t mask = rv32 ? 0xffffffffull : ~0ull;
     char *p = o->buf + o->len;
-    uint64_t win = o->win, head = o->head, mid = o->mid; /* the window's digits, kept across calls */
-    for (uint32_t i = 0; i < k; i++, rvc >>= 1) {
-        if ((addr ^ win) >> 8) {
-            win = addr;
-            uint64_t lo = hex8((uint32_t)addr);
-            if (rv32) { /* "0x" + digits 0-5 */
-                head = 0x7830 | lo << 16;
+    /* Usually the whole run lies in one window: then only the last two
+     * digits change from line to line, and no line needs a window check.
+     * (Locals, not o's fields: the stores through p may alias o.) */
+    const bool one_window = !((addr ^ (end - 1)) >> 8);
+    uint32_t i = 0;
+    while (i < k) {
+        if ((addr ^ o->win) >> 8)
+            pc_window(o, addr, rv32);
+        const uint64_t head = o->head, mid = o->mid;
+        uint32_t low = (uint32_t)addr & 0xff;
+        const uint32_t n = one_window ? k : i + 1; /* the lines that share this window check */
+        for (; i < n; i++, rvc >>= 1) {
+            uint16_t last2;
+            memcpy(&last2, g_hex2 + 2 * low, 2);
+            const uint32_t tail = (uint32_t)last2 | (uint32_t)'\n' << 16; /* + 1 spare byte */
+            memcpy(p, &head, 8);
+            if (rv32) {
+                memcpy(p + 8, &tail, 4);
+                p += 11;
             } else {
-                if (addr >> 32 != o->hi_pc) {
-                    o->hi_pc = addr >> 32;
-                    o->hi_text = hex8((uint32_t)(addr >> 32));
-                }
-                head = 0x7830 | o->hi_text << 16;     /* "0x" + upper digits 0-5 */
-                mid = o->hi_text >> 48 | lo << 16;   /* upper digits 6-7 + lower digits 0-5 */
+                memcpy(p + 8, &mid, 8);
+                memcpy(p + 16, &tail, 4);
+                p += 19;
             }
+            low += 4 - 2 * ((uint32_t)rvc & 1);
         }
-        uint16_t last2;
-        memcpy(&last2, g_hex2 + 2 * (addr & 0xff), 2);
-        const uint32_t tail = (uint32_t)last2 | (uint32_t)'\n' << 16; /* + 1 spare byte */
-        memcpy(p, &head, 8);
-        if (rv32) {
-            memcpy(p + 8, &tail, 4);
-            p += 11;
-        } else {
-            memcpy(p + 8, &mid, 8);
-            memcpy(p + 16, &tail, 4);
-            p += 19;
-        }
-        addr = (addr + 4 - 2 * (rvc & 1)) & mask;
+        addr = ((addr & ~0xffull) + low) & mask;
     }
     o->len = (size_t)(p - o->buf);
-    o->win = win;
-    o->head = head;
-    o->mid = mid;
     return addr;
 }
 
@@ -451,12 +468,10 @@ static int expand(struct rvt_out_fmt *o, const struct rvt_block *b, bool listing
                 insn_line(o, addr);
                 addr = (addr + 4 - 2 * (rvc & 1)) & mask;
             }
-        } else if (rv32) {
-            out_reserve(o, (size_t)k * 11 + 1);
-            addr = pc_lines(o, addr, k, rvc, true);
         } else {
-            out_reserve(o, (size_t)k * 19 + 1);
-            addr = pc_lines(o, addr, k, rvc, false);
+            const uint64_t end = k == bi->ninsns ? bi->next : addr + 2 * (uint64_t)rvt_block_hw_offset(bi, k);
+            out_reserve(o, (size_t)k * (rv32 ? 11 : 19) + 1);
+            addr = rv32 ? pc_lines(o, addr, k, rvc, end, true) : pc_lines(o, addr, k, rvc, end, false);
         }
     }
     return 0;
