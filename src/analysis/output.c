@@ -26,6 +26,17 @@ struct line_slot {
     char text[LINE_TEXT];
 };
 
+/* The PC list's text of a run of a cache block (start, k instructions),
+ * kept for the next time the run is decoded: a loop's blocks are written
+ * by one copy instead of line by line. */
+#define RUN_SLOTS_LOG2 11
+#define RUN_TEXT 1216 /* 64 RV64 lines: a whole cache block */
+struct run_slot {
+    uint64_t start;  /* UINT64_MAX (odd): unused */
+    uint32_t k;
+    char text[RUN_TEXT];
+};
+
 /* What turns blocks and notes into text, with what the text remembers
  * from one block to the next.  The serial decode has one, writing to
  * cfg.f; each thread of a threaded decode (src/parallel/pardecode.c) has
@@ -41,6 +52,7 @@ struct rvt_out_fmt {
     const char *cur_file;
     uint32_t cur_line;
     struct line_slot *lines;        /* RVT_OUT_INSN */
+    struct run_slot *runs;          /* RVT_OUT_PCS */
     uint64_t hi_pc;                 /* pcs: the upper half of the last PC written ... */
     uint64_t hi_text;               /* ... and its 8 hex digits */
     uint64_t win;                   /* pcs: the PC whose line starts with head, mid */
@@ -137,6 +149,13 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
         for (size_t i = 0; i < (size_t)1 << LINE_SLOTS_LOG2; i++)
             o->lines[i].pc = UINT64_MAX;
     }
+    if (cfg->image && cfg->kind == RVT_OUT_PCS) {
+        o->runs = malloc(sizeof *o->runs << RUN_SLOTS_LOG2);
+        if (!o->runs)
+            return -RVT_ERR_NOMEM;
+        for (size_t i = 0; i < (size_t)1 << RUN_SLOTS_LOG2; i++)
+            o->runs[i].start = UINT64_MAX;
+    }
     return 0;
 }
 
@@ -145,6 +164,7 @@ static void fmt_release(struct rvt_out_fmt *o)
     rvt_bcache_free(o->bc);
     rvt_datalist_free(o->data);
     free(o->lines);
+    free(o->runs);
     free(o->buf);
 }
 
@@ -470,8 +490,23 @@ static int expand(struct rvt_out_fmt *o, const struct rvt_block *b, bool listing
             }
         } else {
             const uint64_t end = k == bi->ninsns ? bi->next : addr + 2 * (uint64_t)rvt_block_hw_offset(bi, k);
-            out_reserve(o, (size_t)k * (rv32 ? 11 : 19) + 1);
+            const size_t bytes = (size_t)k * (rv32 ? 11 : 19);
+            out_reserve(o, bytes + 1);
+            struct run_slot *r = &o->runs[(size_t)(((addr >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - RUN_SLOTS_LOG2))];
+            if (r->start == addr && r->k == k) {
+                memcpy(o->buf + o->len, r->text, bytes);
+                o->len += bytes;
+                addr = end & mask;
+                continue;
+            }
+            const char *text = o->buf + o->len;
+            const uint64_t start = addr;
             addr = rv32 ? pc_lines(o, addr, k, rvc, end, true) : pc_lines(o, addr, k, rvc, end, false);
+            if (bytes <= RUN_TEXT) {
+                r->start = start;
+                r->k = k;
+                memcpy(r->text, text, bytes);
+            }
         }
     }
     return 0;
