@@ -534,6 +534,94 @@ static void count_block(struct rvt_output *o, const struct rvt_block *b)
         o->st.traps++;
 }
 
+/* Lower-case hex digits of v, as many as it needs (at least one, at most
+ * 16), or exactly `width` (8 or 16) zero-padded: "%" PRIx64 and "%0*" PRIx64
+ * without printf, which cost thousands of host instructions a block line. */
+static char *put_hex(char *p, uint64_t v, unsigned width)
+{
+    uint64_t hi = hex8((uint32_t)(v >> 32)), lo = hex8((uint32_t)v);
+    /* hex8 is upper-case: letters ('A'..'F', bit 6 set) to lower case */
+    hi |= (hi & 0x4040404040404040ull) >> 1;
+    lo |= (lo & 0x4040404040404040ull) >> 1;
+    char t[32] = {0}; /* (16 bytes are copied from wherever the digits start) */
+    memcpy(t, &hi, 8);
+    memcpy(t + 8, &lo, 8);
+    unsigned n = width;
+    if (!n) {
+        n = 1;
+        for (uint64_t x = v >> 4; x; x >>= 4)
+            n++;
+    }
+    memcpy(p, t + 16 - n, 16);
+    return p + n;
+}
+
+/* "%*" PRIu64 without printf: right-aligned in `width` columns. */
+static char *put_dec(char *p, uint64_t v, unsigned width)
+{
+    char t[20];
+    unsigned n = 0;
+    do
+        t[sizeof t - ++n] = (char)('0' + v % 10);
+    while ((v /= 10));
+    for (; width > n; width--)
+        *p++ = ' ';
+    memcpy(p, t + sizeof t - n, n);
+    return p + n;
+}
+
+static char *put_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* One line of the block list:
+ * "0x%0*" PRIx64 " 0x%0*" PRIx64 " %6" PRIu64 " %-7s" [" -> 0x%0*" PRIx64]
+ * [" cause=0x%" PRIx32 [" (interrupt)"] " tval=0x%" PRIx64] [" implicit"]
+ * " priv=%u" [" ctx=0x%" PRIx64] "\n", with width xlen / 4. */
+static void block_line(struct rvt_out_fmt *o, const struct rvt_block *b)
+{
+    const unsigned w = o->cfg.xlen == 32 ? 8 : 16;
+    const char *end = rvt_block_end_name(b->end);
+    out_reserve(o, 256 + strlen(end)); /* (put_hex stores 16 bytes whatever it keeps) */
+    char *p = o->buf + o->len;
+    p = put_str(p, "0x");
+    p = put_hex(p, b->start, w);
+    p = put_str(p, " 0x");
+    p = put_hex(p, b->last, w);
+    *p++ = ' ';
+    p = put_dec(p, b->ninsns, 6);
+    *p++ = ' ';
+    const char *q = p;
+    p = put_str(p, end);
+    while (p - q < 7)
+        *p++ = ' ';
+    if (b->end != RVT_END_SEQ && b->end != RVT_END_GAP) {
+        p = put_str(p, " -> 0x");
+        p = put_hex(p, b->next, w);
+    }
+    if (b->end == RVT_END_TRAP) {
+        p = put_str(p, " cause=0x");
+        p = put_hex(p, b->cause, 0);
+        if (b->flags & RVT_BLK_INTERRUPT)
+            p = put_str(p, " (interrupt)");
+        p = put_str(p, " tval=0x");
+        p = put_hex(p, b->tval, 0);
+    }
+    if (b->flags & RVT_BLK_IMPLICIT)
+        p = put_str(p, " implicit");
+    p = put_str(p, " priv=");
+    p = put_dec(p, b->priv, 0);
+    if (b->context) {
+        p = put_str(p, " ctx=0x");
+        p = put_hex(p, b->context, 0);
+    }
+    *p++ = '\n';
+    o->len = (size_t)(p - o->buf);
+}
+
 /* The text of block b (pcs, insn, blocks): -RVT_ERR_NOCODE if its
  * instructions cannot be listed (the text of those before is written). */
 static int fmt_block(struct rvt_out_fmt *o, const struct rvt_block *b)
@@ -553,22 +641,9 @@ static int fmt_block(struct rvt_out_fmt *o, const struct rvt_block *b)
         else if (b->flags & RVT_BLK_IMPLICIT)
             out_printf(o, "\t\t\t# return (implicit) -> 0x%" PRIx64 "\n", b->next);
         break;
-    case RVT_OUT_BLOCKS: {
-        out_printf(o, "0x%0*" PRIx64 " 0x%0*" PRIx64 " %6" PRIu64 " %-7s", o->cfg.xlen / 4, b->start,
-                   o->cfg.xlen / 4, b->last, b->ninsns, rvt_block_end_name(b->end));
-        if (b->end != RVT_END_SEQ && b->end != RVT_END_GAP)
-            out_printf(o, " -> 0x%0*" PRIx64, o->cfg.xlen / 4, b->next);
-        if (b->end == RVT_END_TRAP)
-            out_printf(o, " cause=0x%" PRIx32 "%s tval=0x%" PRIx64, b->cause,
-                       b->flags & RVT_BLK_INTERRUPT ? " (interrupt)" : "", b->tval);
-        if (b->flags & RVT_BLK_IMPLICIT)
-            out_printf(o, " implicit");
-        out_printf(o, " priv=%u", b->priv);
-        if (b->context)
-            out_printf(o, " ctx=0x%" PRIx64, b->context);
-        out_printf(o, "\n");
+    case RVT_OUT_BLOCKS:
+        block_line(o, b);
         break;
-    }
     default:
         break;
     }

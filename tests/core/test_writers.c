@@ -1,9 +1,11 @@
-/* The PC list and instruction listing writers (rvt_output kinds pcs and
- * insn) against a plain printf formatting of the same blocks: RV64 PCs
+/* The PC list, instruction listing and block list writers (rvt_output
+ * kinds pcs, insn and blocks) against a plain printf formatting of the
+ * same blocks: RV64 PCs
  * whose upper half changes inside a block (across 4 GiB), PCs with hex
  * letters, RV32, more distinct instructions than the listing's line cache
  * holds (so lines are evicted and made again), blocks that start and end
- * anywhere, and function headers on a generated program's execution. */
+ * anywhere, function headers on a generated program's execution, and
+ * block lines with every end kind, trap fields and context. */
 #include "roundtrip.h"
 #include "testlib.h"
 
@@ -94,6 +96,25 @@ static int keep_block(void *ctx, const struct rvt_block *b)
     return 0;
 }
 
+/* A block list line (docs: "--output blocks"), the printf way. */
+static void ref_block(struct text *t, unsigned xlen, const struct rvt_block *b)
+{
+    const int w = (int)xlen / 4;
+    tprintf(t, "0x%0*" PRIx64 " 0x%0*" PRIx64 " %6" PRIu64 " %-7s", w, b->start, w, b->last, b->ninsns,
+            rvt_block_end_name(b->end));
+    if (b->end != RVT_END_SEQ && b->end != RVT_END_GAP)
+        tprintf(t, " -> 0x%0*" PRIx64, w, b->next);
+    if (b->end == RVT_END_TRAP)
+        tprintf(t, " cause=0x%" PRIx32 "%s tval=0x%" PRIx64, b->cause,
+                b->flags & RVT_BLK_INTERRUPT ? " (interrupt)" : "", b->tval);
+    if (b->flags & RVT_BLK_IMPLICIT)
+        tprintf(t, " implicit");
+    tprintf(t, " priv=%u", b->priv);
+    if (b->context)
+        tprintf(t, " ctx=0x%" PRIx64, b->context);
+    tprintf(t, "\n");
+}
+
 static void check_kind(const char *what, const struct rvt_image *img, const struct blocks *v, enum rvt_out_kind kind)
 {
     FILE *f = tmpfile();
@@ -108,6 +129,10 @@ static void check_kind(const char *what, const struct rvt_image *img, const stru
     for (size_t i = 0; i < v->n; i++) {
         CHECK(s.block(s.ctx, &v->b[i]) == 0);
         const struct rvt_block *b = &v->b[i];
+        if (kind == RVT_OUT_BLOCKS) {
+            ref_block(&r.t, r.xlen, b);
+            continue;
+        }
         CHECK(rvt_block_insns(bc, r.xlen, b, ref_insn, &r) == 0);
         if (kind != RVT_OUT_INSN)
             continue;
@@ -134,7 +159,7 @@ static void check_kind(const char *what, const struct rvt_image *img, const stru
     size_t from = at > 60 ? at - 60 : 0;
     CHECK_MSG((size_t)len == r.t.n && at == r.t.n, "%s %s: %ld bytes, expected %zu; first difference at %zu:\n"
                                                    "got:      ...%.90s\nexpected: ...%.90s",
-              what, kind == RVT_OUT_INSN ? "insn" : "pcs", len, r.t.n, at, got + from, r.t.p + from);
+              what, kind == RVT_OUT_INSN ? "insn" : kind == RVT_OUT_PCS ? "pcs" : "blocks", len, r.t.n, at, got + from, r.t.p + from);
     free(got);
     free(r.t.p);
 }
@@ -256,14 +281,48 @@ static void generated(unsigned xlen, uint64_t seed)
     snprintf(what, sizeof what, "generated rv%u", xlen);
     check_kind(what, img, &v, RVT_OUT_PCS);
     check_kind(what, img, &v, RVT_OUT_INSN);
+    check_kind(what, img, &v, RVT_OUT_BLOCKS);
     free(v.b);
     rvt_recs_free(&recs);
     rvt_img_free(img);
     rvt_gen_program_free(prog);
 }
 
+/* Block lines: every end kind (and one past them), trap fields, implicit
+ * returns, contexts, instruction counts of every width, values with and
+ * without hex letters, RV32 and RV64, no program image. */
+static void block_lines(void)
+{
+    for (unsigned xlen = 32; xlen <= 64; xlen += 32) {
+        struct rvt_image *img = rvt_img_new();
+        rvt_img_set_xlen(img, xlen);
+        struct blocks v = {0};
+        uint64_t x = 0x9E3779B97F4A7C15ull;
+        const uint64_t mask = xlen == 32 ? 0xffffffffull : ~0ull;
+        for (unsigned i = 0; i < 4000; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const unsigned shift = (unsigned)(x >> 58); /* values of every length */
+            struct rvt_block b = {.start = (x >> shift) & mask,
+                                  .last = (x * 3 >> (shift ^ 7)) & mask,
+                                  .next = i % 7 ? (x >> 3) & mask : 0,
+                                  .ninsns = i % 5 == 0 ? x >> (shift | 32) : 1 + i % 1000,
+                                  .end = (uint8_t)(i % 11),
+                                  .flags = (uint8_t)((x >> 8) & (RVT_BLK_INTERRUPT | RVT_BLK_IMPLICIT)),
+                                  .cause = i % 3 ? (uint32_t)(x >> shift) : 0,
+                                  .tval = i % 4 ? x >> (shift / 2) : 0,
+                                  .priv = (uint8_t)(i % 4),
+                                  .context = i % 2 ? x >> shift : 0};
+            keep_block(&v, &b);
+        }
+        check_kind(xlen == 32 ? "rv32 block lines" : "rv64 block lines", img, &v, RVT_OUT_BLOCKS);
+        free(v.b);
+        rvt_img_free(img);
+    }
+}
+
 int main(void)
 {
+    block_lines();
     raw_images();
     generated(64, 21);
     generated(32, 22);
