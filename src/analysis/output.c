@@ -6,6 +6,7 @@
 #include "an_output.h"
 #include "an_internal.h"
 #include "outjobs.h"
+#include "textfmt.h"
 
 #include "image/bcache_internal.h"
 
@@ -284,29 +285,6 @@ char *rvt_out_describe(const struct rvt_out_stats *st, char *buf, size_t n)
     return buf;
 }
 
-/* Eight upper-case hex digits of v as they lie in memory, most significant
- * first (no printf: this runs once per decoded instruction). */
-static inline uint64_t hex8(uint32_t v)
-{
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t x = v;
-    x = (x | x << 16) & 0x0000FFFF0000FFFFull;
-    x = (x | x << 8) & 0x00FF00FF00FF00FFull;
-    x = (x | x << 4) & 0x0F0F0F0F0F0F0F0Full; /* byte i = nibble i */
-    uint64_t letters = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull; /* nibble >= 10 */
-    x += 0x3030303030303030ull + letters * 7;  /* '0' + n, or 'A' + n - 10 */
-    return __builtin_bswap64(x);                 /* most significant digit first */
-#else
-    static const char hex[] = "0123456789ABCDEF";
-    uint64_t x;
-    char t[8];
-    for (int i = 0; i < 8; i++)
-        t[i] = hex[(v >> (28 - 4 * i)) & 15];
-    memcpy(&x, t, 8);
-    return x;
-#endif
-}
-
 /* The data notes of instruction `index` (and older ones), after its line. */
 static void data_lines(struct rvt_out_fmt *o, uint64_t index)
 {
@@ -335,14 +313,14 @@ static const char g_hex2[512] =
 static inline void pc_window(struct rvt_out_fmt *o, uint64_t addr, const bool rv32)
 {
     o->win = addr;
-    uint64_t lo = hex8((uint32_t)addr);
+    uint64_t lo = txt_hex8((uint32_t)addr);
     if (rv32) { /* "0x" + digits 0-5 */
         o->head = 0x7830 | lo << 16;
         return;
     }
     if (addr >> 32 != o->hi_pc) {
         o->hi_pc = addr >> 32;
-        o->hi_text = hex8((uint32_t)(addr >> 32));
+        o->hi_text = txt_hex8((uint32_t)(addr >> 32));
     }
     o->head = 0x7830 | o->hi_text << 16;   /* "0x" + upper digits 0-5 */
     o->mid = o->hi_text >> 48 | lo << 16; /* upper digits 6-7 + lower digits 0-5 */
@@ -534,49 +512,6 @@ static void count_block(struct rvt_output *o, const struct rvt_block *b)
         o->st.traps++;
 }
 
-/* Lower-case hex digits of v, as many as it needs (at least one, at most
- * 16), or exactly `width` (8 or 16) zero-padded: "%" PRIx64 and "%0*" PRIx64
- * without printf, which cost thousands of host instructions a block line. */
-static char *put_hex(char *p, uint64_t v, unsigned width)
-{
-    uint64_t hi = hex8((uint32_t)(v >> 32)), lo = hex8((uint32_t)v);
-    /* hex8 is upper-case: letters ('A'..'F', bit 6 set) to lower case */
-    hi |= (hi & 0x4040404040404040ull) >> 1;
-    lo |= (lo & 0x4040404040404040ull) >> 1;
-    char t[32] = {0}; /* (16 bytes are copied from wherever the digits start) */
-    memcpy(t, &hi, 8);
-    memcpy(t + 8, &lo, 8);
-    unsigned n = width;
-    if (!n) {
-        n = 1;
-        for (uint64_t x = v >> 4; x; x >>= 4)
-            n++;
-    }
-    memcpy(p, t + 16 - n, 16);
-    return p + n;
-}
-
-/* "%*" PRIu64 without printf: right-aligned in `width` columns. */
-static char *put_dec(char *p, uint64_t v, unsigned width)
-{
-    char t[20];
-    unsigned n = 0;
-    do
-        t[sizeof t - ++n] = (char)('0' + v % 10);
-    while ((v /= 10));
-    for (; width > n; width--)
-        *p++ = ' ';
-    memcpy(p, t + sizeof t - n, n);
-    return p + n;
-}
-
-static char *put_str(char *p, const char *s)
-{
-    size_t n = strlen(s);
-    memcpy(p, s, n);
-    return p + n;
-}
-
 /* One line of the block list:
  * "0x%0*" PRIx64 " 0x%0*" PRIx64 " %6" PRIu64 " %-7s" [" -> 0x%0*" PRIx64]
  * [" cause=0x%" PRIx32 [" (interrupt)"] " tval=0x%" PRIx64] [" implicit"]
@@ -587,36 +522,36 @@ static void block_line(struct rvt_out_fmt *o, const struct rvt_block *b)
     const char *end = rvt_block_end_name(b->end);
     out_reserve(o, 256 + strlen(end)); /* (put_hex stores 16 bytes whatever it keeps) */
     char *p = o->buf + o->len;
-    p = put_str(p, "0x");
-    p = put_hex(p, b->start, w);
-    p = put_str(p, " 0x");
-    p = put_hex(p, b->last, w);
+    p = txt_str(p, "0x");
+    p = txt_hex(p, b->start, w);
+    p = txt_str(p, " 0x");
+    p = txt_hex(p, b->last, w);
     *p++ = ' ';
-    p = put_dec(p, b->ninsns, 6);
+    p = txt_dec(p, b->ninsns, 6);
     *p++ = ' ';
     const char *q = p;
-    p = put_str(p, end);
+    p = txt_str(p, end);
     while (p - q < 7)
         *p++ = ' ';
     if (b->end != RVT_END_SEQ && b->end != RVT_END_GAP) {
-        p = put_str(p, " -> 0x");
-        p = put_hex(p, b->next, w);
+        p = txt_str(p, " -> 0x");
+        p = txt_hex(p, b->next, w);
     }
     if (b->end == RVT_END_TRAP) {
-        p = put_str(p, " cause=0x");
-        p = put_hex(p, b->cause, 0);
+        p = txt_str(p, " cause=0x");
+        p = txt_hex(p, b->cause, 0);
         if (b->flags & RVT_BLK_INTERRUPT)
-            p = put_str(p, " (interrupt)");
-        p = put_str(p, " tval=0x");
-        p = put_hex(p, b->tval, 0);
+            p = txt_str(p, " (interrupt)");
+        p = txt_str(p, " tval=0x");
+        p = txt_hex(p, b->tval, 0);
     }
     if (b->flags & RVT_BLK_IMPLICIT)
-        p = put_str(p, " implicit");
-    p = put_str(p, " priv=");
-    p = put_dec(p, b->priv, 0);
+        p = txt_str(p, " implicit");
+    p = txt_str(p, " priv=");
+    p = txt_dec(p, b->priv, 0);
     if (b->context) {
-        p = put_str(p, " ctx=0x");
-        p = put_hex(p, b->context, 0);
+        p = txt_str(p, " ctx=0x");
+        p = txt_hex(p, b->context, 0);
     }
     *p++ = '\n';
     o->len = (size_t)(p - o->buf);
