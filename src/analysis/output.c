@@ -27,15 +27,18 @@ struct line_slot {
     char text[LINE_TEXT];
 };
 
-/* The PC list's text of a run of a cache block (start, k instructions),
- * kept for the next time the run is decoded: a loop's blocks are written
- * by one copy instead of line by line. */
+/* The text of a run of a cache block (start, k instructions), kept for
+ * the next time the run is decoded: a loop's blocks are written by one
+ * copy instead of line by line.  A listing's run text leaves out the
+ * function header its first line may need (that depends on the line
+ * before): first_sym says which function that is. */
 #define RUN_SLOTS_LOG2 11
-#define RUN_TEXT 1216 /* 64 RV64 lines: a whole cache block */
+#define RUN_TEXT_MAX 16384 /* (a run is at most 64 instructions: 64 listing lines fit) */
 struct run_slot {
     uint64_t start;  /* UINT64_MAX (odd): unused */
-    uint32_t k;
-    char text[RUN_TEXT];
+    uint32_t k, len, cap;
+    const struct rvt_symbol *first_sym, *last_sym; /* listing */
+    char *text;      /* cap bytes */
 };
 
 /* What turns blocks and notes into text, with what the text remembers
@@ -58,6 +61,7 @@ struct rvt_out_fmt {
     uint64_t hi_text;               /* ... and its 8 hex digits */
     uint64_t win;                   /* pcs: the PC whose line starts with head, mid */
     uint64_t head, mid;
+    uint64_t flushes;               /* buf was written out (offsets into it moved) */
     int *err;                       /* where a write or memory error goes */
     int own_err;
     size_t len, cap;
@@ -91,6 +95,7 @@ static void out_flush(struct rvt_out_fmt *o)
     if (o->len && fwrite(o->buf, 1, o->len, o->cfg.f) != o->len)
         *o->err = -RVT_ERR_IO;
     o->len = 0;
+    o->flushes++;
 }
 
 static void out_reserve(struct rvt_out_fmt *o, size_t n)
@@ -150,8 +155,8 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
         for (size_t i = 0; i < (size_t)1 << LINE_SLOTS_LOG2; i++)
             o->lines[i].pc = UINT64_MAX;
     }
-    if (cfg->image && cfg->kind == RVT_OUT_PCS) {
-        o->runs = malloc(sizeof *o->runs << RUN_SLOTS_LOG2);
+    if (cfg->image && (cfg->kind == RVT_OUT_PCS || cfg->kind == RVT_OUT_INSN)) {
+        o->runs = calloc((size_t)1 << RUN_SLOTS_LOG2, sizeof *o->runs);
         if (!o->runs)
             return -RVT_ERR_NOMEM;
         for (size_t i = 0; i < (size_t)1 << RUN_SLOTS_LOG2; i++)
@@ -165,6 +170,8 @@ static void fmt_release(struct rvt_out_fmt *o)
     rvt_bcache_free(o->bc);
     rvt_datalist_free(o->data);
     free(o->lines);
+    for (size_t i = 0; o->runs && i < (size_t)1 << RUN_SLOTS_LOG2; i++)
+        free(o->runs[i].text);
     free(o->runs);
     free(o->buf);
 }
@@ -408,7 +415,9 @@ static void source_line(struct rvt_out_fmt *o, uint64_t pc)
     }
 }
 
-static void insn_line(struct rvt_out_fmt *o, uint64_t pc)
+/* The listing line of the instruction at pc, after the function header
+ * and source line it needs.  Returns the line's length. */
+static size_t insn_line(struct rvt_out_fmt *o, uint64_t pc)
 {
     struct line_slot *l = &o->lines[(size_t)(((pc >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - LINE_SLOTS_LOG2))];
     if (l->pc != pc) {
@@ -424,7 +433,7 @@ static void insn_line(struct rvt_out_fmt *o, uint64_t pc)
             memcpy(o->buf + o->len, text, n);
             o->len += n;
             data_lines(o, o->next_index++);
-            return;
+            return n;
         }
         l->pc = pc;
         l->sym = s;
@@ -445,6 +454,64 @@ static void insn_line(struct rvt_out_fmt *o, uint64_t pc)
     if (o->data_waiting)
         data_lines(o, o->next_index);
     o->next_index++;
+    return l->len;
+}
+
+/* Keep text[0, len) as run (start, k)'s text in slot r (if memory allows:
+ * else the slot is left empty, which only costs speed). */
+static void run_keep(struct run_slot *r, uint64_t start, uint32_t k, const char *text, size_t len)
+{
+    r->start = UINT64_MAX;
+    if (len > RUN_TEXT_MAX)
+        return;
+    if (len > r->cap) {
+        char *t = realloc(r->text, len);
+        if (!t)
+            return;
+        r->text = t;
+        r->cap = (uint32_t)len;
+    }
+    memcpy(r->text, text, len);
+    r->start = start;
+    r->k = k;
+    r->len = (uint32_t)len;
+}
+
+/* The listing of k instructions from addr (a run of one cache block). */
+static void insn_run(struct rvt_out_fmt *o, uint64_t addr, uint32_t k, uint64_t rvc, const uint64_t mask)
+{
+    /* A run's text is the same each time when nothing but the run decides
+     * it: no source lines, no data notes waiting. */
+    struct run_slot *r = NULL;
+    if (o->runs && !o->cfg.lines && !o->data_waiting) {
+        r = &o->runs[(size_t)(((addr >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - RUN_SLOTS_LOG2))];
+        if (r->start == addr && r->k == k) {
+            if (r->first_sym && r->first_sym != o->cur_sym)
+                sym_header(o, r->first_sym, addr);
+            out_reserve(o, r->len);
+            memcpy(o->buf + o->len, r->text, r->len);
+            o->len += r->len;
+            o->cur_sym = r->last_sym;
+            o->next_index += k;
+            return;
+        }
+    }
+    const uint64_t start = addr, flushes = o->flushes;
+    size_t from = 0;
+    const struct rvt_symbol *first_sym = NULL;
+    for (uint32_t i = 0; i < k; i++, rvc >>= 1) {
+        const size_t n = insn_line(o, addr);
+        if (i == 0) {
+            from = o->len - n; /* after the first line's header */
+            first_sym = o->cur_sym;
+        }
+        addr = (addr + 4 - 2 * (rvc & 1)) & mask;
+    }
+    if (r && o->flushes == flushes) {
+        run_keep(r, start, k, o->buf + from, o->len - from);
+        r->first_sym = first_sym;
+        r->last_sym = o->cur_sym;
+    }
 }
 
 /* Every instruction of block b in order, through the output's block cache:
@@ -462,10 +529,8 @@ static int expand(struct rvt_out_fmt *o, const struct rvt_block *b, bool listing
         uint64_t rvc = bi->rvc_mask; /* bit i: instruction i is 16-bit */
         left -= k;
         if (listing) {
-            for (uint32_t i = 0; i < k; i++, rvc >>= 1) {
-                insn_line(o, addr);
-                addr = (addr + 4 - 2 * (rvc & 1)) & mask;
-            }
+            insn_run(o, addr, k, rvc, mask);
+            addr = (addr + 2 * (uint64_t)rvt_block_hw_offset(bi, k)) & mask;
         } else {
             const uint64_t end = k == bi->ninsns ? bi->next : addr + 2 * (uint64_t)rvt_block_hw_offset(bi, k);
             const size_t bytes = (size_t)k * (rv32 ? 11 : 19);
@@ -480,11 +545,7 @@ static int expand(struct rvt_out_fmt *o, const struct rvt_block *b, bool listing
             const char *text = o->buf + o->len;
             const uint64_t start = addr;
             addr = rv32 ? pc_lines(o, addr, k, rvc, end, true) : pc_lines(o, addr, k, rvc, end, false);
-            if (bytes <= RUN_TEXT) {
-                r->start = start;
-                r->k = k;
-                memcpy(r->text, text, bytes);
-            }
+            run_keep(r, start, k, text, bytes);
         }
     }
     return 0;
