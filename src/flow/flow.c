@@ -368,6 +368,18 @@ static const struct rvt_note *classify_lead(struct rvt_flow *f, const struct rvt
     return tmp;
 }
 
+/* The counts held to a counting sink (none: nothing to do). */
+static int deliver_counts(struct rvt_flow *f)
+{
+    struct rvt_block_counts c = f->tally;
+    for (unsigned e = 0; e < 16; e++)
+        c.blocks += c.ends[e];
+    if (!c.blocks)
+        return 0;
+    memset(&f->tally, 0, sizeof f->tally);
+    return f->cfg.sink.counts(f->cfg.sink.ctx, &c);
+}
+
 /* Hand the batch to the sink (nothing held: nothing to do).  Once per
  * batch: out of line. */
 #if defined(__GNUC__)
@@ -377,14 +389,10 @@ static int deliver(struct rvt_flow *f)
 {
     size_t n = (size_t)(f->bnext - f->batch);
     f->bnext = f->batch;
-    struct rvt_block_counts c = f->tally;
-    memset(&f->tally, 0, sizeof f->tally);
-    for (unsigned e = 0; e < 16; e++)
-        c.blocks += c.ends[e];
     if (!f->stopped) {
         /* (one of the two at most: rvt_flow_set_sink delivers before the sink changes) */
         if ((!n || f->cfg.sink.blocks(f->cfg.sink.ctx, f->batch, n) == 0) &&
-            (!c.blocks || f->cfg.sink.counts(f->cfg.sink.ctx, &c) == 0))
+            (!f->cfg.sink.counts || deliver_counts(f) == 0))
             return 0;
         f->stopped = true;
     }
