@@ -19,10 +19,12 @@
 /* The instruction listing's lines, cached by address: a line depends only
  * on the instruction there.  Direct-mapped, so its memory is fixed. */
 #define LINE_SLOTS_LOG2 15
-#define LINE_TEXT 110
+#define LINE_TEXT 98 /* (a slot is 128 bytes) */
 struct line_slot {
     uint64_t pc;                    /* UINT64_MAX (odd): unused */
     const struct rvt_symbol *sym;   /* rvt_img_symbol_at(pc) */
+    const char *file;               /* its source line (line 0: none, or no --dwarf) */
+    uint32_t line;
     uint16_t len;
     char text[LINE_TEXT];
 };
@@ -37,7 +39,12 @@ struct line_slot {
 struct run_slot {
     uint64_t start;  /* UINT64_MAX (odd): unused */
     uint32_t k, len, cap;
-    const struct rvt_symbol *first_sym, *last_sym; /* listing */
+    /* listing: the function and source line of its first instruction, and
+     * the source line it leaves the listing at (when src_any) */
+    const struct rvt_symbol *first_sym, *last_sym;
+    const char *first_file, *last_file;
+    uint32_t first_line, last_line;
+    bool src_any;
     char *text;      /* cap bytes */
 };
 
@@ -62,6 +69,7 @@ struct rvt_out_fmt {
     uint64_t win;                   /* pcs: the PC whose line starts with head, mid */
     uint64_t head, mid;
     uint64_t flushes;               /* buf was written out (offsets into it moved) */
+    uint64_t src_found;             /* instructions listed that have a source line */
     int *err;                       /* where a write or memory error goes */
     int own_err;
     size_t len, cap;
@@ -397,22 +405,54 @@ static size_t insn_text(struct rvt_out_fmt *o, uint64_t pc, char *buf, size_t si
 /* Execution enters function s at pc. */
 static void sym_header(struct rvt_out_fmt *o, const struct rvt_symbol *s, uint64_t pc)
 {
-    if (s->addr == pc)
-        out_printf(o, "\n<%s>:\n", s->name);
-    else
-        out_printf(o, "\n<%s+0x%" PRIx64 ">:\n", s->name, pc - s->addr);
+    /* "\n<%s>:\n" or "\n<%s+0x%" PRIx64 ">:\n" (no printf: a header
+     * comes with most calls and returns) */
+    const size_t n = strlen(s->name);
+    out_reserve(o, n + 48);
+    char *p = o->buf + o->len;
+    p = txt_str(p, "\n<");
+    memcpy(p, s->name, n);
+    p += n;
+    if (s->addr != pc) {
+        p = txt_str(p, "+0x");
+        p = txt_hex(p, pc - s->addr, 0);
+    }
+    p = txt_str(p, ">:\n");
+    o->len = (size_t)(p - o->buf);
 }
 
-/* The source line of pc, when it changes (DWARF line tables). */
-static void source_line(struct rvt_out_fmt *o, uint64_t pc)
+/* Source line `line` of file (0: the instruction has none), printed when
+ * it changes (DWARF line tables). */
+static void source_line_is(struct rvt_out_fmt *o, const char *file, uint32_t line)
+{
+    if (!line)
+        return;
+    o->src_found++;
+    if (file == o->cur_file && line == o->cur_line)
+        return;
+    /* "%s:%" PRIu32 "\n" */
+    const size_t n = strlen(file);
+    out_reserve(o, n + 32);
+    char *p = o->buf + o->len;
+    memcpy(p, file, n);
+    p += n;
+    *p++ = ':';
+    p = txt_dec(p, line, 0);
+    *p++ = '\n';
+    o->len = (size_t)(p - o->buf);
+    o->cur_file = file;
+    o->cur_line = line;
+}
+
+/* The source line of pc: file and line (0 if none). */
+static uint32_t source_of(const struct rvt_out_fmt *o, uint64_t pc, const char **file)
 {
     struct rvt_srcline l;
-    if (o->cfg.lines && rvt_srclines_find(o->cfg.lines, pc, &l) && l.line &&
-        (l.file != o->cur_file || l.line != o->cur_line)) {
-        out_printf(o, "%s:%" PRIu32 "\n", l.file, l.line);
-        o->cur_file = l.file;
-        o->cur_line = l.line;
-    }
+    *file = NULL;
+    if (!o->cfg.lines || !rvt_srclines_find(o->cfg.lines, pc, &l) || !l.line)
+        return 0;
+    *file = l.file;
+    return l.line;
 }
 
 /* The listing line of the instruction at pc, after the function header
@@ -424,11 +464,13 @@ static size_t insn_line(struct rvt_out_fmt *o, uint64_t pc)
         char text[256];
         size_t n = insn_text(o, pc, text, sizeof text);
         const struct rvt_symbol *s = rvt_img_symbol_at(o->cfg.image, pc);
+        const char *file;
+        const uint32_t line = source_of(o, pc, &file);
         if (n >= LINE_TEXT) { /* too long to keep: written as it is */
             if (s && s != o->cur_sym)
                 sym_header(o, s, pc);
             o->cur_sym = s;
-            source_line(o, pc);
+            source_line_is(o, file, line);
             out_reserve(o, n);
             memcpy(o->buf + o->len, text, n);
             o->len += n;
@@ -437,13 +479,15 @@ static size_t insn_line(struct rvt_out_fmt *o, uint64_t pc)
         }
         l->pc = pc;
         l->sym = s;
+        l->file = file;
+        l->line = line;
         l->len = (uint16_t)n;
         memcpy(l->text, text, n);
     }
     if (l->sym && l->sym != o->cur_sym)
         sym_header(o, l->sym, pc);
     o->cur_sym = l->sym;
-    source_line(o, pc);
+    source_line_is(o, l->file, l->line);
     out_reserve(o, LINE_TEXT);
     /* Fixed sizes, whole moves: most lines fit the first 64 bytes. */
     if (l->len <= 64)
@@ -480,37 +524,57 @@ static void run_keep(struct run_slot *r, uint64_t start, uint32_t k, const char 
 /* The listing of k instructions from addr (a run of one cache block). */
 static void insn_run(struct rvt_out_fmt *o, uint64_t addr, uint32_t k, uint64_t rvc, const uint64_t mask)
 {
-    /* A run's text is the same each time when nothing but the run decides
-     * it: no source lines, no data notes waiting. */
+    /* A run's text is the same each time once its first line's function
+     * header and source line are decided (by the line before), unless data
+     * notes wait for its instructions, or its first instruction has no
+     * source line and a later one has (whether that one is printed depends
+     * on the lines before the run). */
     struct run_slot *r = NULL;
-    if (o->runs && !o->cfg.lines && !o->data_waiting) {
+    if (o->runs && !o->data_waiting) {
         r = &o->runs[(size_t)(((addr >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - RUN_SLOTS_LOG2))];
         if (r->start == addr && r->k == k) {
             if (r->first_sym && r->first_sym != o->cur_sym)
                 sym_header(o, r->first_sym, addr);
+            source_line_is(o, r->first_file, r->first_line);
             out_reserve(o, r->len);
             memcpy(o->buf + o->len, r->text, r->len);
             o->len += r->len;
             o->cur_sym = r->last_sym;
+            if (r->src_any) {
+                o->cur_file = r->last_file;
+                o->cur_line = r->last_line;
+            }
             o->next_index += k;
             return;
         }
     }
-    const uint64_t start = addr, flushes = o->flushes;
+    const uint64_t start = addr, flushes = o->flushes, found = o->src_found;
     size_t from = 0;
     const struct rvt_symbol *first_sym = NULL;
+    const char *first_file = NULL;
+    uint32_t first_line = 0;
     for (uint32_t i = 0; i < k; i++, rvc >>= 1) {
         const size_t n = insn_line(o, addr);
         if (i == 0) {
-            from = o->len - n; /* after the first line's header */
+            from = o->len - n; /* after the first line's header and source line */
             first_sym = o->cur_sym;
+            if (o->src_found != found) {
+                first_file = o->cur_file;
+                first_line = o->cur_line;
+            }
         }
         addr = (addr + 4 - 2 * (rvc & 1)) & mask;
     }
-    if (r && o->flushes == flushes) {
+    const bool src_any = o->src_found != found;
+    if (r && o->flushes == flushes && (first_line || !src_any)) {
         run_keep(r, start, k, o->buf + from, o->len - from);
         r->first_sym = first_sym;
         r->last_sym = o->cur_sym;
+        r->first_file = first_file;
+        r->first_line = first_line;
+        r->src_any = src_any;
+        r->last_file = o->cur_file;
+        r->last_line = o->cur_line;
     }
 }
 
