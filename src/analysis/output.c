@@ -811,8 +811,13 @@ static void fmt_note(struct rvt_out_fmt *o, const struct rvt_note *n)
             out_printf(o, "# priv %u context 0x%" PRIx64 "\n", n->priv, n->value);
         break;
     case RVT_NOTE_TIME:
-        if (listing)
-            out_printf(o, "# time %" PRIu64 "\n", n->value);
+        if (listing) { /* "# time %" PRIu64 "\n": one per message with timestamps, no printf */
+            out_reserve(o, 40);
+            char *p = txt_str(o->buf + o->len, "# time ");
+            p = txt_dec(p, n->value, 0);
+            *p++ = '\n';
+            o->len = (size_t)(p - o->buf);
+        }
         break;
     case RVT_NOTE_DATA:
         if (o->data) {
