@@ -305,11 +305,9 @@ static void data_lines(struct rvt_out_fmt *o, uint64_t index)
 {
     if (!o->data || (index != UINT64_MAX && !o->data_waiting))
         return;
-    out_reserve(o, 4096);
-    if (index == UINT64_MAX)
-        o->len += rvt_datalist_flush(o->data, o->buf + o->len, o->cap - o->len);
-    else
-        o->len += rvt_datalist_take(o->data, index, o->buf + o->len, o->cap - o->len);
+    out_reserve(o, rvt_datalist_room(o->data)); /* (so no line is cut) */
+    o->len += index == UINT64_MAX ? rvt_datalist_flush(o->data, o->buf + o->len, o->cap - o->len)
+                                  : rvt_datalist_take(o->data, index, o->buf + o->len, o->cap - o->len);
     o->data_waiting = rvt_datalist_pending(o->data) != 0;
 }
 
@@ -813,12 +811,17 @@ static void fmt_note(struct rvt_out_fmt *o, const struct rvt_note *n)
             out_printf(o, "# priv %u context 0x%" PRIx64 "\n", n->priv, n->value);
         break;
     case RVT_NOTE_TIME:
-        if (listing)
-            out_printf(o, "# time %" PRIu64 "\n", n->value);
+        if (listing) { /* "# time %" PRIu64 "\n": one per message with timestamps, no printf */
+            out_reserve(o, 40);
+            char *p = txt_str(o->buf + o->len, "# time ");
+            p = txt_dec(p, n->value, 0);
+            *p++ = '\n';
+            o->len = (size_t)(p - o->buf);
+        }
         break;
     case RVT_NOTE_DATA:
         if (o->data) {
-            out_reserve(o, 1024);
+            out_reserve(o, rvt_datalist_note_room(n));
             int w = rvt_datalist_add(o->data, n, o->cfg.kind == RVT_OUT_INSN ? o->next_index : UINT64_MAX,
                                      o->buf + o->len, o->cap - o->len);
             if (w < 0)
