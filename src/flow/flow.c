@@ -1566,8 +1566,58 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
     }
 }
 
+/* A walk of exactly one instruction with no other limit or flag (E-Trace
+ * retires the instruction an address packet reports with one, about one
+ * walk in three there): what the general step in walk() does for it
+ * (retire the instruction, leave it pending, stop with RVT_STOP_COUNT)
+ * without walk()'s set-up, which cost several times the retirement.
+ * Returns 1, having changed nothing, for any other case (no code there, an
+ * environment call that traps, the decode's instruction limit): walk()
+ * handles those. */
+static int walk_one(struct rvt_flow *f, struct rvt_stop *st)
+{
+    const struct rvt_block_info *c = rvt_bcache_get(f->bc, f->pc);
+    if (c->ninsns == 0 || f->insns >= f->insn_cap ||
+        (c->ninsns == 1 && (c->cf == RVT_CF_ECALL || c->cf == RVT_CF_EBREAK) && f->cfg.ecall == RVT_FLOW_ECALL_TRAP))
+        return 1;
+    /* A copy: the cache entry may move when the output callbacks that
+     * retire() triggers use the same cache. */
+    const struct rvt_block_info b = *c;
+    memset(st, 0, sizeof *st);
+    int rc = retire(f, &b, 1);
+    if (rc < 0)
+        return rc;
+    /* set_pending(f, &b, 1), with the first instruction's length read
+     * from the block's compressed-instruction mask */
+    if (b.ninsns == 1) {
+        set_pending(f, &b, 1);
+    } else {
+        struct pending *p = &f->p;
+        const uint8_t len = (b.rvc_mask & 1) ? 2 : 4;
+        f->pending = true;
+        p->addr = b.start & f->mask;
+        p->next = (b.start + len) & f->mask;
+        p->cf = RVT_CF_NONE;
+        p->target = 0;
+        p->sij = false;
+        p->len = len;
+    }
+    st->last = f->lr_addr;
+    st->insns = 1;
+    st->halfwords = f->p.len / 2;
+    fill_stop(f, st, RVT_STOP_COUNT);
+    return 0;
+}
+
 int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st)
 {
+    if (w->flags == RVT_WALK_INSNS && w->insns == 1 && !f->pending && f->have_pc && !f->limited &&
+        !f->diag.code && !f->cfg.no_fast_walk) {
+        f->wflags = w->flags;
+        int rc = walk_one(f, st);
+        if (rc <= 0)
+            return rc;
+    }
     f->walk = w; /* its branch-outcome callback applies during this walk only */
     int rc = walk(f, w, st);
     f->walk = NULL;
