@@ -349,6 +349,9 @@ struct rvt_stop {
  * fills *stop, or <0 on error (no code, count ending mid-instruction, a
  * count that overruns an uninferable jump, ...: rvt_flow_error explains). */
 int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *stop);
+/* rvt_flow_walk with {.flags = RVT_WALK_INSNS, .insns = 1}: retire the
+ * one instruction at the current pc, at a fraction of a walk's set-up. */
+int rvt_flow_walk_one(struct rvt_flow *f, struct rvt_stop *stop);
 
 /* Resolutions of the pending instruction. */
 int rvt_flow_branch(struct rvt_flow *f, bool taken);   /* pending must be a conditional branch */

@@ -238,9 +238,8 @@ static int src_next(struct et_decoder *dec, uint64_t addr, bool *taken)
 /* Retire exactly the instruction at the current pc (the reported one). */
 static int retire_one(struct et_decoder *dec, uint64_t addr)
 {
-    struct rvt_walk w = {.flags = RVT_WALK_INSNS, .insns = 1};
     struct rvt_stop st;
-    if (FL(rvt_flow_walk(dec->f, &w, &st)) < 0)
+    if (FL(rvt_flow_walk_one(dec->f, &st)) < 0)
         return flow_fail(dec);
     if (st.insns != 1)
         return dfail(dec, 0, "the reported instruction at 0x%" PRIx64 " does not retire (the code traps there)",

@@ -1566,9 +1566,9 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
     }
 }
 
-/* A walk of exactly one instruction with no other limit or flag (E-Trace
- * retires the instruction an address packet reports with one, about one
- * walk in three there): what the general step in walk() does for it
+/* rvt_flow_walk_one: a walk of exactly one instruction with no other limit
+ * or flag (E-Trace retires the instruction an address packet reports with
+ * one, about one walk in three there): what the general step in walk() does for it
  * (retire the instruction, leave it pending, stop with RVT_STOP_COUNT)
  * without walk()'s set-up, which cost several times the retirement.
  * Returns 1, having changed nothing, for any other case (no code there, an
@@ -1611,17 +1611,23 @@ static int walk_one(struct rvt_flow *f, struct rvt_stop *st)
 
 int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st)
 {
-    if (w->flags == RVT_WALK_INSNS && w->insns == 1 && !f->pending && f->have_pc && !f->limited &&
-        !f->diag.code && !f->cfg.no_fast_walk) {
-        f->wflags = w->flags;
-        int rc = walk_one(f, st);
-        if (rc <= 0)
-            return rc;
-    }
     f->walk = w; /* its branch-outcome callback applies during this walk only */
     int rc = walk(f, w, st);
     f->walk = NULL;
     return rc;
+}
+
+int rvt_flow_walk_one(struct rvt_flow *f, struct rvt_stop *st)
+{
+    const struct rvt_walk w = {.flags = RVT_WALK_INSNS, .insns = 1};
+    /* (the fast walk's reference, no_fast_walk, takes the general step) */
+    if (!f->pending && f->have_pc && !f->limited && !f->diag.code && !f->cfg.no_fast_walk) {
+        f->wflags = w.flags;
+        int rc = walk_one(f, st);
+        if (rc <= 0)
+            return rc;
+    }
+    return rvt_flow_walk(f, &w, st);
 }
 
 /* ---- per-instruction adapter ------------------------------------------------------ */
