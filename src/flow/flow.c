@@ -979,7 +979,8 @@ enum {
     LIM_IN = 2,
     LIM_ADDR = 4,
     LIM_BATCH = 8, /* not a limit: the sink takes batches */
-    LIM_COUNT = 16 /* not a limit: the sink counts blocks */
+    LIM_COUNT = 16, /* not a limit: the sink counts blocks */
+    LIM_UNINF = 32  /* not a limit: stop at an uninferable jump itself (else hand it back) */
 };
 
 struct fast_state {
@@ -1152,14 +1153,26 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                 end = RVT_END_JUMP;
                 break;
             case FA_RETURN:
-                if (!rvt_cs_pop(&f->cs, &to))
-                    goto handback; /* not implicit: the general step stops there */
+                if (!rvt_cs_pop(&f->cs, &to)) {
+                    /* not implicit: the general step stops there */
+                    if ((lim & LIM_UNINF) && n > 1)
+                        goto uninf;
+                    goto handback;
+                }
                 to &= f->mask;
                 hint = &nohint; /* a return goes wherever its call came from */
                 end = RVT_END_RETURN;
                 flags = RVT_BLK_IMPLICIT;
                 break;
             default:
+                /* An uninferable jump: the general step would retire the
+                 * block and stop there (RVT_STOP_UNINF), unless the jump is
+                 * sequentially inferable (within the block, or across from
+                 * the previous one: a block of one instruction), which it
+                 * resolves.  A walk with LIM_UNINF stops there itself. */
+                if ((lim & LIM_UNINF) && rvt_cf_uninferable(cf) && n > 1 &&
+                    !((b->flags & RVT_BI_SIJUMP) && f->cfg.sijump))
+                    goto uninf;
                 goto handback;
             }
         }
@@ -1260,6 +1273,24 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         }
         rc = 1;
         break;
+    uninf:
+        hw -= bhw;
+        in -= n;
+        f->blk.last = b->last;
+        f->blk.cf = (uint8_t)cf;
+        f->blk_end = b->next;
+        {
+            struct pending *p = &f->p;
+            f->pending = true;
+            p->addr = b->last;
+            p->next = b->next;
+            p->cf = (uint8_t)cf;
+            p->target = b->target;
+            p->sij = (b->flags & RVT_BI_SIJUMP) != 0;
+            p->len = (uint8_t)(b->next - b->last);
+        }
+        rc = 3;
+        break;
     count_hit:
         /* The block retires and its last instruction waits for the trace
          * (the general step's count_hit), unless it is an environment call
@@ -1323,7 +1354,24 @@ handback:
         fill_stop(f, st, RVT_STOP_COUNT);
         rc = 1;
     }
+    if ((lim & LIM_UNINF) && rc == 3) {
+        fill_stop(f, st, RVT_STOP_UNINF);
+        rc = 1;
+    }
     return rc;
+}
+
+/* The counting walk to an address (E-Trace's walk to a reported address)
+ * stops at an uninferable jump itself.  In a function of its own: inlined
+ * beside the other loops it cost every walk of N-Trace BTM a host
+ * instruction (gcc allocates registers per function). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int walk_fast_count_addr(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st,
+                                struct fast_state *fs)
+{
+    return walk_fast(f, w, st, fs, LIM_ADDR | LIM_IN | LIM_COUNT | LIM_UNINF);
 }
 
 static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st)
@@ -1432,7 +1480,7 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
             frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN | LIM_COUNT);
             break;
         case LIM_COUNT | LIM_ADDR:
-            frc = walk_fast(f, w, st, &fs, LIM_ADDR | LIM_IN | LIM_COUNT);
+            frc = walk_fast_count_addr(f, w, st, &fs);
             break;
         default:
             frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN | LIM_ADDR | LIM_COUNT);
