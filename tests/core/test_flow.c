@@ -333,6 +333,103 @@ static void test_limits(const char *elf)
     rvt_img_free(img);
 }
 
+/* rvt_flow_walk_one against rvt_flow_walk with {.flags = RVT_WALK_INSNS,
+ * .insns = 1} (its own quicker path, which hands anything unusual to the
+ * walk): from every instruction of the execution, with ecalls that trap
+ * (an ecall alone in its block does not retire) or fall through, and at
+ * the decode's instruction limit: the same result, stop, state after, and
+ * the same blocks. */
+static struct rvt_flow *mkflow_cap(struct rvt_image *img, struct collect *c, enum rvt_flow_ecall ecall,
+                                   uint64_t max_insns)
+{
+    memset(c, 0, sizeof *c);
+    struct rvt_flow_config fc = {.size = sizeof fc,
+                                 .image = img,
+                                 .ecall = ecall,
+                                 .max_insns = max_insns,
+                                 .sink = {.block = on_block, .note = on_note, .ctx = c}};
+    c->f = rvt_flow_new(&fc);
+    return c->f;
+}
+
+static void same_walk_one(struct collect *a, struct collect *b, uint64_t pc, const char *what)
+{
+    struct rvt_stop sa, sb;
+    const struct rvt_walk w = {.flags = RVT_WALK_INSNS, .insns = 1};
+    int ra = rvt_flow_walk(a->f, &w, &sa), rb = rvt_flow_walk_one(b->f, &sb);
+    CHECK_MSG(ra == rb, "%s 0x%llx: walk %d, walk_one %d", what, (unsigned long long)pc, ra, rb);
+    if (ra < 0) {
+        CHECK(strcmp(rvt_flow_error(a->f), rvt_flow_error(b->f)) == 0);
+        return;
+    }
+    CHECK_MSG(sa.reason == sb.reason && sa.cf == sb.cf && sa.last == sb.last && sa.pc == sb.pc &&
+                  sa.insns == sb.insns && sa.halfwords == sb.halfwords && sa.target == sb.target,
+              "%s 0x%llx: stops differ (reason %u/%u, insns %llu/%llu, halfwords %llu/%llu, pc 0x%llx/0x%llx)", what,
+              (unsigned long long)pc, sa.reason, sb.reason, (unsigned long long)sa.insns,
+              (unsigned long long)sb.insns, (unsigned long long)sa.halfwords, (unsigned long long)sb.halfwords,
+              (unsigned long long)sa.pc, (unsigned long long)sb.pc);
+    CHECK(rvt_flow_pending(a->f) == rvt_flow_pending(b->f));
+    CHECK(rvt_flow_insns(a->f) == rvt_flow_insns(b->f));
+    CHECK(rvt_flow_pending_sijump(a->f) == rvt_flow_pending_sijump(b->f));
+    CHECK(rvt_flow_continue(a->f) == rvt_flow_continue(b->f));
+    CHECK_MSG(rvt_flow_pc(a->f) == rvt_flow_pc(b->f), "%s 0x%llx: next pc 0x%llx, walk_one 0x%llx", what,
+              (unsigned long long)pc, (unsigned long long)rvt_flow_pc(a->f), (unsigned long long)rvt_flow_pc(b->f));
+}
+
+static void same_blocks(const struct collect *a, const struct collect *b, const char *what)
+{
+    CHECK_MSG(a->n == b->n, "%s: %u blocks, walk_one %u", what, a->n, b->n);
+    for (unsigned i = 0; i < a->n && i < b->n; i++) {
+        const struct rvt_block *x = &a->b[i], *y = &b->b[i];
+        CHECK_MSG(x->start == y->start && x->last == y->last && x->next == y->next && x->ninsns == y->ninsns &&
+                      x->index == y->index && x->end == y->end && x->cf == y->cf && x->flags == y->flags &&
+                      x->last_len == y->last_len,
+                  "%s: block %u differs", what, i);
+    }
+}
+
+static void test_walk_one(const char *elf)
+{
+    struct rvt_image *img = load(elf);
+    uint64_t exp[64];
+    unsigned n = expected(img, exp);
+    static struct collect ca, cb;
+    for (int mode = 0; mode < 2; mode++) {
+        enum rvt_flow_ecall ecall = mode ? RVT_FLOW_ECALL_SEQUENTIAL : RVT_FLOW_ECALL_TRAP;
+        struct rvt_flow *fa = mkflow_cap(img, &ca, ecall, 0), *fb = mkflow_cap(img, &cb, ecall, 0);
+        /* each instruction on its own, after a sync to it */
+        for (unsigned i = 0; i < n; i++) {
+            CHECK(rvt_flow_sync(fa, exp[i], RVT_PRIV_M, 0, true) == 0);
+            CHECK(rvt_flow_sync(fb, exp[i], RVT_PRIV_M, 0, true) == 0);
+            same_walk_one(&ca, &cb, exp[i], elf);
+        }
+        /* one after another, as a decoder retiring reported instructions does */
+        CHECK(rvt_flow_sync(fa, exp[0], RVT_PRIV_M, 0, true) == 0);
+        CHECK(rvt_flow_sync(fb, exp[0], RVT_PRIV_M, 0, true) == 0);
+        for (unsigned i = 0; i < 8; i++)
+            same_walk_one(&ca, &cb, rvt_flow_pc(fa), elf);
+        CHECK(rvt_flow_finish(fa) == 0);
+        CHECK(rvt_flow_finish(fb) == 0);
+        same_blocks(&ca, &cb, elf);
+        CHECK(cb.n > n / 2);
+        rvt_flow_free(fa);
+        rvt_flow_free(fb);
+    }
+    /* the decode's instruction limit: the second instruction is refused alike */
+    struct rvt_flow *fa = mkflow_cap(img, &ca, RVT_FLOW_ECALL_TRAP, 1), *fb = mkflow_cap(img, &cb, RVT_FLOW_ECALL_TRAP, 1);
+    CHECK(rvt_flow_sync(fa, exp[0], RVT_PRIV_M, 0, true) == 0);
+    CHECK(rvt_flow_sync(fb, exp[0], RVT_PRIV_M, 0, true) == 0);
+    same_walk_one(&ca, &cb, exp[0], elf);
+    same_walk_one(&ca, &cb, exp[1], elf);
+    CHECK(rvt_flow_limit_reached(fb));
+    rvt_flow_finish(fa);
+    rvt_flow_finish(fb);
+    same_blocks(&ca, &cb, elf);
+    rvt_flow_free(fa);
+    rvt_flow_free(fb);
+    rvt_img_free(img);
+}
+
 /* The auipc/lui of a sequentially inferable jump retired by an earlier
  * walk (a count ending between the pair) still makes the jump inferable;
  * a trap in between does not. */
@@ -444,6 +541,8 @@ int main(void)
     test_walk_decisions("flow/flowtest32.elf");
     test_limits("flow/flowtest64.elf");
     test_limits("flow/flowtest32.elf");
+    test_walk_one("flow/flowtest64.elf");
+    test_walk_one("flow/flowtest32.elf");
     test_sijump_across("flow/flowtest64.elf");
     test_sijump_across("flow/flowtest32.elf");
     test_reference_execution();
