@@ -1732,53 +1732,58 @@ static int run_from(struct et_decoder *dec, size_t len, size_t start, size_t unt
 {
     dec->df.pos = start;
     const bool seam = until < len;
-    struct pkt cur, nxt;
-    next_packet(dec, &cur);
+    /* The packet and the one after it, swapped by pointer (a copy cost 16
+     * host instructions a packet). */
+    struct pkt pk[2];
+    struct pkt *cur = &pk[0], *nxt = &pk[1];
+    next_packet(dec, cur);
     int rc = 0;
     bool cut = false;
     uint64_t last_offset = 0;
-    while (cur.status != 0) {
-        if (cur.status == -RVT_ERR_TRUNCATED) {
+    while (cur->status != 0) {
+        if (cur->status == -RVT_ERR_TRUNCATED) {
             /* The trace ends inside a packet (a RAM sink that stopped when
              * full, a cut file): reported in every mode, not a decode error. */
-            rvt_flow_set_offset(dec->f, cur.offset);
+            rvt_flow_set_offset(dec->f, cur->offset);
             if (FL(rvt_flow_gap(dec->f, RVT_GAP_END, dec->note_text)) < 0)
                 return flow_fail(dec);
             cut = true;
             break;
         }
-        if (cur.status < 0) {
-            if ((rc = note_error(dec, cur.offset, dec->note_text)) < 0)
+        if (cur->status < 0) {
+            if ((rc = note_error(dec, cur->offset, dec->note_text)) < 0)
                 return rc;
             if (dec->p.strict)
                 return rvt_fail(&dec->diag, RVT_ERR_FORMAT, "%s", dec->note_text);
-            if (!cur.framed && cur.offset >= dec->df.pos)
-                dec->df.pos = (size_t)cur.offset;
-            resync(dec, cur.framed);
-            next_packet(dec, &cur);
+            if (!cur->framed && cur->offset >= dec->df.pos)
+                dec->df.pos = (size_t)cur->offset;
+            resync(dec, cur->framed);
+            next_packet(dec, cur);
             continue;
         }
-        if (seam && cur.offset >= until) {
+        if (seam && cur->offset >= until) {
             /* The next segment's sync packet: its walk is this segment's
              * when the decode follows the trace there. */
-            if (cur.offset > until || !dec->synced || !rvt_flow_have_pc(dec->f) || !seam_packet(&cur.k))
+            if (cur->offset > until || !dec->synced || !rvt_flow_have_pc(dec->f) || !seam_packet(&cur->k))
                 break;
-            next_packet(dec, &nxt);
+            next_packet(dec, nxt);
             dec->seam = true;
-            rc = process(dec, &cur.k, nxt.status > 0 ? &nxt.k : NULL, cur.offset);
+            rc = process(dec, &cur->k, nxt->status > 0 ? &nxt->k : NULL, cur->offset);
             dec->seam = false;
-            if ((rc = packet_failed(dec, rc, cur.offset)) < 0)
+            if ((rc = packet_failed(dec, rc, cur->offset)) < 0)
                 return rc;
             break;
         }
-        next_packet(dec, &nxt);
-        if (!dec->ever_synced && (rc = lead_note(dec, &cur.k, cur.offset)) < 0)
+        next_packet(dec, nxt);
+        if (!dec->ever_synced && (rc = lead_note(dec, &cur->k, cur->offset)) < 0)
             return rc;
-        rc = process(dec, &cur.k, nxt.status > 0 ? &nxt.k : NULL, cur.offset);
-        last_offset = cur.offset;
-        if ((rc = packet_failed(dec, rc, cur.offset)) < 0)
+        rc = process(dec, &cur->k, nxt->status > 0 ? &nxt->k : NULL, cur->offset);
+        last_offset = cur->offset;
+        if ((rc = packet_failed(dec, rc, cur->offset)) < 0)
             return rc;
+        struct pkt *t = cur;
         cur = nxt;
+        nxt = t;
     }
     if (!cut && dec->open && !seam) {
         /* payload.adoc: a support packet "must be issued ... When tracing
