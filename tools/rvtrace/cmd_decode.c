@@ -66,6 +66,11 @@ static void print_hint(const struct cli_opts *o, const struct rvt_probe_result *
             p->codec != o->codec ? " --format " : "", p->codec != o->codec ? p->codec->name : "", opt);
 }
 
+static void release_pages(void *ctx, uint64_t offset)
+{
+    rvt_trace_file_done_before(ctx, offset);
+}
+
 int cmd_decode(int argc, char **argv)
 {
     static const char *const extra[] = {"wp",         "wrap", "sink-start",      "hart",    "regs",      "segment",
@@ -240,11 +245,22 @@ int cmd_decode(int argc, char **argv)
                                       .max_insns = max_insns,
                                       .starts_at_trace_start = !sim.wrapped || (sim.lost_known && sim.lost == 0)};
     double t0 = cli_now();
-    /* An empty trace is reported the same way whatever the family. */
-    int drc = !len     ? 0
-              : segspec ? rvt_decode_segment(o.codec, o.ccfg, o.img, &dopt, data, len, &seg, &sink, &d)
-              : tf      ? rvt_decode_file(o.codec, o.ccfg, o.img, &dopt, tf, &sink, &d)
-                        : rvt_decode(o.codec, o.ccfg, o.img, &dopt, buf, len, &sink, &d);
+    /* An empty trace is reported the same way whatever the family.  With
+     * --jobs the decode itself runs on threads too (docs/parallel.md);
+     * pages of a mapped file behind it are given back as it goes. */
+    struct rvt_jobs_stats jst = {0};
+    if (njobs != 1 && tf) {
+        dopt.progress = release_pages;
+        dopt.progress_ctx = tf;
+    }
+    int drc = !len              ? 0
+              : segspec          ? rvt_decode_segment(o.codec, o.ccfg, o.img, &dopt, data, len, &seg, &sink, &d)
+              : njobs != 1       ? rvt_decode_jobs(o.codec, o.ccfg, o.img, &dopt, data, len, (unsigned)njobs, &sink, &jst, &d)
+              : tf               ? rvt_decode_file(o.codec, o.ccfg, o.img, &dopt, tf, &sink, &d)
+                                 : rvt_decode(o.codec, o.ccfg, o.img, &dopt, buf, len, &sink, &d);
+    if (njobs != 1 && getenv("RVT_JOBS_STATS")) /* (for the tests: not part of the serial output) */
+        fprintf(stderr, "rvtrace decode: --jobs: %" PRIu64 " segments, %" PRIu64 " joined, %" PRIu64 " decoded again\n",
+                jst.segments, jst.joined, jst.redone);
     double t1 = cli_now();
     if (prog)
         rvt_progress_done(prog);
