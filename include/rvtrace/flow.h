@@ -179,6 +179,12 @@ struct rvt_note {
     uint64_t tval;       /* NOTE_TRAP: the trap value */
 };
 
+/* What a run of blocks adds up to (rvt_flow_sink.block_sums). */
+struct rvt_block_sums {
+    uint64_t blocks, insns;
+    uint64_t ends[16]; /* blocks by end & 15 (enum rvt_block_end) */
+};
+
 /* Initialise it with designated initialisers ({.block = ..., .ctx = ...}):
  * members may be added. */
 struct rvt_flow_sink {
@@ -197,6 +203,12 @@ struct rvt_flow_sink {
      * return aborts the decode: the call that delivered fails (or, from
      * rvt_flow_set_sink/rvt_flow_reset, the next one that can). */
     int (*blocks)(void *ctx, const struct rvt_block *b, size_t n);
+    /* Optional: a consumer to which a run of blocks is only what it adds
+     * up to (a count).  The threaded decode (rvt_decode_jobs) then hands
+     * over the sums of the blocks decoded on other threads instead of the
+     * blocks, between the same notes; a nonzero return is taken as a
+     * refusal of the run's first block. */
+    int (*block_sums)(void *ctx, const struct rvt_block_sums *s);
 };
 
 /* ---- the engine --------------------------------------------------------- */

@@ -716,10 +716,24 @@ static int on_blocks_count(void *ctx, const struct rvt_block *b, size_t n)
     return 0;
 }
 
+/* The count of a run of blocks decoded on another thread (rvt_decode_jobs):
+ * what count_block adds for each. */
+static int on_block_sums(void *ctx, const struct rvt_block_sums *s)
+{
+    struct rvt_output *o = ctx;
+    o->st.insns += s->insns;
+    o->st.blocks += s->blocks;
+    for (unsigned e = 0; e < 16; e++)
+        o->st.ends[e] += s->ends[e];
+    o->st.traps += s->ends[RVT_END_TRAP];
+    return 0;
+}
+
 struct rvt_flow_sink rvt_out_sink(struct rvt_output *o)
 {
     if (o->cfg.kind == RVT_OUT_COUNT)
-        return (struct rvt_flow_sink){.block = on_block_count, .note = on_note, .ctx = o, .blocks = on_blocks_count};
+        return (struct rvt_flow_sink){.block = on_block_count, .note = on_note, .ctx = o, .blocks = on_blocks_count,
+                                      .block_sums = on_block_sums};
     return (struct rvt_flow_sink){.block = on_block, .note = on_note, .ctx = o};
 }
 

@@ -30,8 +30,10 @@
  * the serial decode stops (with its error message).
  *
  * Memory: at most threads + 1 pieces are in flight, each recording at most
- * REC_MAX events; pieces are sized so that a recording holds about
- * REC_TARGET events (from the events per byte of the pieces so far). */
+ * REC_BYTES (a block that continues the one before it — the same
+ * privilege, context and time, the next index — takes 33 bytes, others a
+ * whole struct); pieces are sized so that a recording holds about
+ * REC_TARGET bytes (from the bytes per trace byte of the pieces so far). */
 #include "rvtrace/codec.h"
 #include "core/decode.h"
 
@@ -41,21 +43,27 @@
 #include <unistd.h>
 
 enum {
-    REC_MAX = 1 << 16,    /* events a piece may record (96 bytes each) */
-    REC_TARGET = 1 << 14, /* events a piece is sized for */
-    PIECE_MIN = 1 << 10,  /* bytes: the least and first piece size */
-    PIECE_FIRST = 8 << 10,
-    PIECE_MAX = 1 << 20
+    REC_BYTES = 8 << 20,  /* the most a piece may record */
+    REC_TARGET = 2 << 20, /* what a piece is sized for */
+    PIECE_MIN = 1 << 10,  /* bytes of trace: the least and first piece size */
+    PIECE_FIRST = 4 << 10,
+    PIECE_MAX = 1 << 20,
+    RUN = 256 /* blocks replayed in one call */
 };
 
-struct entry {
-    uint32_t text; /* a note's text: offset in the arena + 1 (0: none) */
-    uint8_t is_note;
-    union {
-        struct rvt_block b;
-        struct rvt_note n;
-    } u;
+/* A recording is a byte stream of tagged events: */
+enum { T_NOTE = 1, T_BLOCK, T_SMALL, T_SUMS };
+/* T_SUMS: struct rvt_block_sums of the blocks since the last event, for a
+ * sink that takes them (rvt_flow_sink.block_sums); the first block stays
+ * whole (it may continue the whole decode's, replay()). */
+/* T_SMALL: a block whose index, privilege, context, time, cause and tval
+ * follow from the block before it. */
+struct small {
+    uint64_t start, next;
+    uint32_t ninsns, last_off, offset_delta; /* last - start, trace_offset - the previous block's */
+    uint8_t end, cf, flags, last_len;
 };
+/* T_NOTE: the note, then its text's offset in the arena + 1 (0: none). */
 
 /* A decoder and its flow engine. */
 struct pair {
@@ -73,9 +81,15 @@ struct piece {
     uint64_t mark;      /* the speculative flow's instruction count at `join` */
     bool ok;            /* both decodes ran as far as they should */
     bool recording;     /* the recorder takes events (after `join`) */
-    struct entry *e;
-    size_t n;
-    char *arena;
+    bool full;          /* the recording passed REC_BYTES */
+    uint8_t *rec;       /* the recording */
+    size_t rlen, rcap;
+    uint64_t blocks;    /* blocks in it */
+    bool sums;          /* blocks are recorded as T_SUMS */
+    struct rvt_block_sums acc;
+    bool have_prev;     /* the last block recorded (for T_SMALL) */
+    struct rvt_block prev;
+    char *arena;        /* note texts */
     size_t alen, acap;
 };
 
@@ -92,6 +106,8 @@ struct jobs {
     uint64_t defined, claimed, stitched; /* pieces defined, taken by a thread, joined */
     size_t frontier;                     /* where the next piece starts (len: no more) */
     size_t target;                       /* bytes per piece */
+    bool sums;                           /* the sink takes block_sums */
+    size_t share;                        /* the largest piece: len / (4 threads) */
     bool fixed;                          /* RVT_JOBS_SEGMENT_BYTES */
     bool quit;
     struct pair **pool; /* engines to reuse (their block caches are warm) */
@@ -165,17 +181,92 @@ static void pair_put(struct jobs *j, struct pair *p)
 
 /* ---- recording --------------------------------------------------------- */
 
-static int rec_block(void *ctx, const struct rvt_block *b)
+/* Room for k more bytes of recording; false past the bound. */
+static bool rec_room(struct piece *p, size_t k)
+{
+    if (p->rlen + k <= p->rcap)
+        return true;
+    size_t cap = p->rcap ? 2 * p->rcap : 64 << 10;
+    while (cap < p->rlen + k)
+        cap *= 2;
+    if (cap > REC_BYTES)
+        cap = REC_BYTES;
+    if (p->rlen + k > cap) {
+        p->full = true;
+        return false;
+    }
+    uint8_t *r = realloc(p->rec, cap);
+    if (!r) {
+        p->full = true;
+        return false;
+    }
+    p->rec = r;
+    p->rcap = cap;
+    return true;
+}
+
+/* Blocks in runs (the flow's batches): one call per run, a tight loop. */
+static int rec_blocks(void *ctx, const struct rvt_block *b, size_t n)
 {
     struct piece *p = ctx;
     if (!p->recording)
         return 0;
-    if (p->n == REC_MAX)
+    if (p->sums && p->have_prev) {
+        for (size_t i = 0; i < n; i++) {
+            p->acc.insns += b[i].ninsns;
+            p->acc.ends[b[i].end & 15]++;
+        }
+        p->acc.blocks += n;
+        p->blocks += n;
+        return 0;
+    }
+    if (p->sums && n > 1) /* (the first whole, the others summed) */
+        return rec_blocks(ctx, b, 1) ? 1 : rec_blocks(ctx, b + 1, n - 1);
+    if (!rec_room(p, n * (1 + sizeof *b)))
         return 1; /* past the bound: stop; the real decoder decodes this piece */
-    struct entry *e = &p->e[p->n++];
-    e->is_note = 0;
-    e->text = 0;
-    e->u.b = *b;
+    uint8_t *w = p->rec + p->rlen;
+    const struct rvt_block *q = p->have_prev ? &p->prev : NULL;
+    for (size_t i = 0; i < n; q = &b[i], i++) {
+        const struct rvt_block *x = &b[i];
+        uint64_t last_off = x->last - x->start, delta = q ? x->trace_offset - q->trace_offset : 0;
+        if (q && x->index == q->index + q->ninsns && x->priv == q->priv && x->context == q->context &&
+            x->time == q->time && !(x->cause | x->tval) && x->ninsns <= UINT32_MAX && last_off <= UINT32_MAX &&
+            x->trace_offset >= q->trace_offset && delta <= UINT32_MAX) {
+            struct small m = {.start = x->start, .next = x->next, .ninsns = (uint32_t)x->ninsns,
+                              .last_off = (uint32_t)last_off, .offset_delta = (uint32_t)delta, .end = x->end,
+                              .cf = x->cf, .flags = x->flags, .last_len = x->last_len};
+            *w = T_SMALL;
+            memcpy(w + 1, &m, sizeof m);
+            w += 1 + sizeof m;
+        } else {
+            *w = T_BLOCK;
+            memcpy(w + 1, x, sizeof *x);
+            w += 1 + sizeof *x;
+        }
+    }
+    p->rlen = (size_t)(w - p->rec);
+    p->prev = b[n - 1];
+    p->have_prev = true;
+    p->blocks += n;
+    return 0;
+}
+
+static int rec_block(void *ctx, const struct rvt_block *b)
+{
+    return rec_blocks(ctx, b, 1);
+}
+
+/* The sums so far, as a T_SUMS event. */
+static int rec_sums(struct piece *p)
+{
+    if (!p->acc.blocks)
+        return 0;
+    if (!rec_room(p, 1 + sizeof p->acc))
+        return 1;
+    p->rec[p->rlen] = T_SUMS;
+    memcpy(p->rec + p->rlen + 1, &p->acc, sizeof p->acc);
+    p->rlen += 1 + sizeof p->acc;
+    memset(&p->acc, 0, sizeof p->acc);
     return 0;
 }
 
@@ -184,7 +275,7 @@ static int rec_note(void *ctx, const struct rvt_note *n)
     struct piece *p = ctx;
     if (!p->recording)
         return 0;
-    if (p->n == REC_MAX)
+    if (rec_sums(p))
         return 1;
     uint32_t text = 0;
     if (n->text) {
@@ -193,9 +284,11 @@ static int rec_note(void *ctx, const struct rvt_note *n)
             size_t cap = p->acap ? 2 * p->acap : 4096;
             while (cap < p->alen + k)
                 cap *= 2;
-            char *a = cap < UINT32_MAX ? realloc(p->arena, cap) : NULL;
-            if (!a)
+            char *a = cap < REC_BYTES ? realloc(p->arena, cap) : NULL;
+            if (!a) {
+                p->full = true;
                 return 1;
+            }
             p->arena = a;
             p->acap = cap;
         }
@@ -203,23 +296,26 @@ static int rec_note(void *ctx, const struct rvt_note *n)
         text = (uint32_t)p->alen + 1;
         p->alen += k;
     }
-    struct entry *e = &p->e[p->n++];
-    e->is_note = 1;
-    e->text = text;
-    e->u.n = *n;
-    e->u.n.text = NULL;
+    if (!rec_room(p, 1 + sizeof *n + sizeof text))
+        return 1;
+    uint8_t *w = p->rec + p->rlen;
+    *w = T_NOTE;
+    memcpy(w + 1, n, sizeof *n);
+    memcpy(w + 1 + sizeof *n, &text, sizeof text);
+    p->rlen += 1 + sizeof *n + sizeof text;
     return 0;
 }
 
 /* Piece p's speculative decode and probe (no lock held). */
 static void run_piece(struct jobs *j, struct piece *p)
 {
-    struct rvt_flow_sink none = {.block = rec_block, .note = rec_note, .ctx = p};
+    struct rvt_flow_sink none = {.block = rec_block, .note = rec_note, .blocks = rec_blocks, .ctx = p};
     p->ok = false;
-    p->n = p->alen = 0;
-    p->recording = false;
-    if (!p->e && !(p->e = malloc(REC_MAX * sizeof *p->e)))
-        return;
+    p->rlen = p->alen = 0;
+    p->blocks = 0;
+    p->recording = p->full = p->have_prev = false;
+    p->sums = j->sums;
+    memset(&p->acc, 0, sizeof p->acc);
     p->probe = pair_get(j, &none);
     p->spec = pair_get(j, &none);
     if (!p->probe || !p->spec)
@@ -234,6 +330,9 @@ static void run_piece(struct jobs *j, struct piece *p)
     rvt_flow_placeholder(p->spec->flow);
     p->recording = true;
     if (j->c->dec_run_part(p->spec->dec, j->buf, j->len, p->join, p->until, &p->next) < 0)
+        return;
+    rvt_flow_set_sink(p->spec->flow, &none); /* (hands over the blocks it holds) */
+    if (p->full || rec_sums(p))
         return;
     /* (The decoder stops at the unit after `until`'s sync point, or at the
      * trace's end.) */
@@ -355,6 +454,41 @@ static int out_note(void *ctx, const struct rvt_note *n)
     return out_event(ctx, NULL, n);
 }
 
+static int out_blocks(void *ctx, const struct rvt_block *b, size_t n)
+{
+    struct out *o = ctx;
+    if (!o->skip && !o->refuse)
+        return o->user.blocks(o->user.ctx, b, n);
+    for (size_t i = 0; i < n; i++) {
+        int rc = out_event(o, &b[i], NULL);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Blocks b[0..n-1] to the caller's sink; *sent counts those delivered.  A
+ * sink that takes runs (rvt_flow_sink.blocks) gets them so; its refusal is
+ * taken as at the run's first block. */
+static int send_run(struct out *o, const struct rvt_block *b, size_t n, uint64_t *sent)
+{
+    if (!n)
+        return 0;
+    if (o->user.blocks && !o->skip && !o->refuse) {
+        int rc = o->user.blocks(o->user.ctx, b, n);
+        if (!rc)
+            *sent += n;
+        return rc;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int rc = out_event(o, &b[i], NULL);
+        if (rc)
+            return rc;
+        ++*sent;
+    }
+    return 0;
+}
+
 /* The whole decode's open block o continued by e, the block a placeholder
  * became (rvt_flow_placeholder): what the whole decode emits instead. */
 static struct rvt_block merge(const struct rvt_block *o, const struct rvt_block *e)
@@ -385,47 +519,100 @@ static struct rvt_block merge(const struct rvt_block *o, const struct rvt_block 
 static uint64_t replay(struct out *o, const struct piece *p, uint64_t delta, const struct rvt_block *open,
                        int *refusal, bool *ph_seen)
 {
+    struct rvt_block run[RUN];
+    /* The last block as recorded (before rebasing): what T_SMALL follows. */
+    uint64_t pidx = 0, pn = 0, ptime = 0, pctx = 0, poff = 0;
+    uint8_t ppriv = 0;
+    size_t nr = 0;
     uint64_t sent = 0;
     bool first = true;
-    for (size_t i = 0; i < p->n; i++) {
-        const struct entry *e = &p->e[i];
-        int rc;
-        if (e->is_note) {
-            struct rvt_note n = e->u.n;
+    int rc = 0;
+    for (size_t at = 0; at < p->rlen && !rc;) {
+        uint8_t tag = p->rec[at++];
+        if (tag == T_NOTE) {
+            struct rvt_note n;
+            uint32_t text;
+            memcpy(&n, p->rec + at, sizeof n);
+            memcpy(&text, p->rec + at + sizeof n, sizeof text);
+            at += sizeof n + sizeof text;
+            if ((rc = send_run(o, run, nr, &sent)) != 0)
+                break;
+            nr = 0;
             if (n.index != UINT64_MAX)
                 n.index += delta;
-            n.text = e->text ? p->arena + e->text - 1 : NULL;
-            rc = out_event(o, NULL, &n);
-        } else if (first) {
-            first = false;
-            const struct rvt_block *b = &e->u.b;
+            n.text = text ? p->arena + text - 1 : NULL;
+            if ((rc = out_event(o, NULL, &n)) == 0)
+                sent++;
+            continue;
+        }
+        if (tag == T_SUMS) {
+            struct rvt_block_sums sum;
+            memcpy(&sum, p->rec + at, sizeof sum);
+            at += sizeof sum;
+            if ((rc = send_run(o, run, nr, &sent)) != 0)
+                break;
+            nr = 0;
+            if ((rc = o->user.block_sums(o->user.ctx, &sum)) == 0)
+                sent += sum.blocks;
+            continue;
+        }
+        struct rvt_block *b = &run[nr];
+        if (tag == T_BLOCK) {
+            memcpy(b, p->rec + at, sizeof *b);
+            at += sizeof *b;
+        } else {
+            struct small m;
+            memcpy(&m, p->rec + at, sizeof m);
+            at += sizeof m;
+            b->start = m.start;
+            b->last = m.start + m.last_off;
+            b->next = m.next;
+            b->ninsns = m.ninsns;
+            b->index = pidx + pn;
+            b->context = pctx;
+            b->time = ptime;
+            b->tval = 0;
+            b->trace_offset = poff + m.offset_delta;
+            b->cause = 0;
+            b->end = m.end;
+            b->cf = m.cf;
+            b->priv = ppriv;
+            b->flags = m.flags;
+            b->last_len = m.last_len;
+        }
+        pidx = b->index;
+        pn = b->ninsns;
+        ptime = b->time;
+        pctx = b->context;
+        poff = b->trace_offset;
+        ppriv = b->priv;
+        if (first) {
+            first = false; /* (no block before it: the run is empty) */
             if (open) {
-                struct rvt_block m = merge(open, b);
-                rc = out_event(o, &m, NULL);
+                *b = merge(open, b);
             } else if (b->ninsns) {
-                struct rvt_block m = *b;
-                m.index += delta;
-                rc = out_event(o, &m, NULL);
+                b->index += delta;
             } else if (b->end == RVT_END_TRAP) {
                 struct rvt_note n = {.kind = RVT_NOTE_TRAP, .addr = b->start, .priv = b->priv, .value = b->cause,
                                      .reason = (b->flags & RVT_BLK_INTERRUPT) != 0, .tval = b->tval,
                                      .offset = b->trace_offset, .index = b->index + delta};
-                rc = out_event(o, NULL, &n);
+                if ((rc = out_event(o, NULL, &n)) == 0)
+                    sent++;
+                continue;
             } else {
                 continue; /* (nothing was open) */
             }
         } else {
-            struct rvt_block b = e->u.b;
-            b.index += delta;
-            rc = out_event(o, &b, NULL);
+            b->index += delta;
         }
-        if (rc) {
-            *refusal = rc;
-            *ph_seen = !first;
-            return sent;
+        if (++nr == RUN) {
+            rc = send_run(o, run, nr, &sent);
+            nr = 0;
         }
-        sent++;
     }
+    if (!rc)
+        rc = send_run(o, run, nr, &sent);
+    *refusal = rc;
     *ph_seen = !first;
     return sent;
 }
@@ -449,10 +636,11 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
     if (threads == 1 || !c->dec_run_part || !c->dec_state_equal || !c->sync_points || !len)
         return rvt_decode(c, cfg, img, opt, buf, len, sink, d);
 
-    struct jobs J = {.c = c, .cfg = cfg, .buf = buf, .len = len, .target = PIECE_FIRST};
+    struct jobs J = {.c = c, .cfg = cfg, .buf = buf, .len = len, .target = PIECE_FIRST, .sums = sink->block_sums != NULL};
     struct jobs *j = &J;
     struct out o = {.user = *sink};
-    struct rvt_flow_sink osink = {.block = out_block, .note = out_note, .ctx = &o};
+    struct rvt_flow_sink osink = {
+        .block = out_block, .note = out_note, .ctx = &o, .blocks = sink->blocks ? out_blocks : NULL};
     int rc = rvt_decode_flow_config(c, cfg, img, opt, len, &osink, &j->fc, d);
     if (rc < 0)
         return rc;
@@ -471,6 +659,7 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
         }
     }
     j->nring = threads + 1;
+    j->share = len / (4 * (size_t)threads);
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->cv, NULL);
     pthread_t th[64];
@@ -517,10 +706,14 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
         if (!j->fixed && p->until > p->from) {
             /* Size the next pieces for REC_TARGET events. */
             size_t bytes = p->until - p->from, t;
-            if (!p->ok && p->n == REC_MAX)
+            if (p->full)
                 t = j->target / 4;
             else
-                t = p->n ? (size_t)((double)bytes * REC_TARGET / (double)p->n) : PIECE_MAX;
+                t = p->rlen ? (size_t)((double)bytes * REC_TARGET / (double)p->rlen) : PIECE_MAX;
+            /* ...and at most a quarter of each thread's share, so that
+             * the work balances. */
+            if (t > j->share)
+                t = j->share;
             j->target = t < PIECE_MIN ? PIECE_MIN : t > PIECE_MAX ? PIECE_MAX : t;
         }
         pthread_mutex_unlock(&j->mu);
@@ -535,6 +728,7 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
             bool ph_seen = false;
             struct rvt_block ob, sb;
             const bool open = rvt_flow_open_block(real->flow, &ob);
+            rvt_flow_set_sink(real->flow, &osink); /* (hands over the blocks it holds: they come first) */
             uint64_t sent = replay(&o, p, delta, open ? &ob : NULL, &refusal, &ph_seen);
             if (!refusal) {
                 rvt_flow_rebase(p->spec->flow, delta);
@@ -592,7 +786,7 @@ out:
         for (unsigned i = 0; i < j->nring; i++) {
             pair_free(j, j->ring[i].spec);
             pair_free(j, j->ring[i].probe);
-            free(j->ring[i].e);
+            free(j->ring[i].rec);
             free(j->ring[i].arena);
         }
     }
