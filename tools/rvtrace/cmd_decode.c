@@ -249,13 +249,25 @@ int cmd_decode(int argc, char **argv)
      * --jobs the decode itself runs on threads too (docs/parallel.md);
      * pages of a mapped file behind it are given back as it goes. */
     struct rvt_jobs_stats jst = {0};
+    /* Threads for the decode itself: all of them for a count (the decode is
+     * all its work); the other kinds spread their output over threads
+     * already, and the decode's pieces cost a recording and its replay
+     * (about 100 host instructions a block): they take half the threads
+     * from 4 on (docs/parallel.md, measured). */
+    unsigned dthreads = (unsigned)njobs;
+    if (njobs == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        dthreads = n > 0 ? (unsigned)n : 1;
+    }
+    if (oc.kind != RVT_OUT_COUNT)
+        dthreads = dthreads >= 4 ? dthreads / 2 : 1;
     if (njobs != 1 && tf) {
         dopt.progress = release_pages;
         dopt.progress_ctx = tf;
     }
     int drc = !len              ? 0
               : segspec          ? rvt_decode_segment(o.codec, o.ccfg, o.img, &dopt, data, len, &seg, &sink, &d)
-              : njobs != 1       ? rvt_decode_jobs(o.codec, o.ccfg, o.img, &dopt, data, len, (unsigned)njobs, &sink, &jst, &d)
+              : njobs != 1       ? rvt_decode_jobs(o.codec, o.ccfg, o.img, &dopt, data, len, dthreads, &sink, &jst, &d)
               : tf               ? rvt_decode_file(o.codec, o.ccfg, o.img, &dopt, tf, &sink, &d)
                                  : rvt_decode(o.codec, o.ccfg, o.img, &dopt, buf, len, &sink, &d);
     if (njobs != 1 && getenv("RVT_JOBS_STATS")) /* (for the tests: not part of the serial output) */
