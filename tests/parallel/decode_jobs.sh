@@ -3,11 +3,12 @@
 # decode's stdout, stderr and exit status byte for byte, for every output
 # kind, on every family (the bundled real capture and a generated program
 # with data, traps and context switches), on whole, damaged and truncated
-# traces and with --max-instructions; with --jobs 2, 3 and 0, and with
+# traces and with --max-instructions; with --jobs 2, 4 and 0, and with
 # batches cut after every few blocks (RVT_JOBS_BATCH) so that each
 # listing state a batch can start in is met.  N-Trace is decoded in pieces
-# on threads (src/parallel/specdecode.c): --jobs 3 cuts it at every sync
-# point (RVT_JOBS_SEGMENT_BYTES=1), so that many pieces are joined, and
+# on threads (src/parallel/specdecode.c; every kind from --jobs 4 on, a
+# count from 2): --jobs 4 cuts it at every sync point
+# (RVT_JOBS_SEGMENT_BYTES=1), so that many pieces are joined, and
 # the end checks that pieces are joined at all and that a piece whose
 # start state differs from the whole decode's is decoded again.
 set -u
@@ -22,7 +23,7 @@ xz -dc "$D/real/bzip2.debug.xz" > "$T/bzip2.debug"
 "$RV" gen --seed 5 --insns 60000 --data --traps --context --elf "$T/gen" -o "$T/gen.ing" || bad "gen"
 
 ALL="pcs insn blocks count calltree profile coverage lcov folded callgrind chrome jsonl"
-JOBS="2 3 0"  # (--jobs 0: one per core)
+JOBS="2 4 0"  # (--jobs 0: one per core)
 SOME="pcs insn blocks count profile jsonl"
 
 # same NAME KINDS DECODE-ARGS...: every kind, serial against --jobs 2, 3
@@ -33,10 +34,10 @@ same() {
     for k in $kinds; do
         "$RV" decode "$@" --output "$k" > "$T/s.out" 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
         for j in $JOBS; do
-            b=; sb=; [ $j = 3 ] && b=5 && sb=1
+            b=; sb=; [ $j = 4 ] && b=5 && sb=1
             RVT_JOBS_BATCH=$b RVT_JOBS_SEGMENT_BYTES=$sb "$RV" decode "$@" --output "$k" --jobs $j > "$T/p.out" 2> "$T/p.err"; echo "exit $?" >> "$T/p.err"
             if cmp -s "$T/s.out" "$T/p.out" && cmp -s "$T/s.err" "$T/p.err"; then ok; else
-                bad "$name --output $k --jobs $j${b:+ (batches of $b)}: differs from the serial decode: $(cmp "$T/s.out" "$T/p.out" 2>&1 | head -1) $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
+                bad "$name --output $k --jobs $j${b:+ (batches of $b, pieces at every sync point)}: differs from the serial decode: $(cmp "$T/s.out" "$T/p.out" 2>&1 | head -1) $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
             fi
         done
     done
@@ -62,7 +63,7 @@ for c in "${cases[@]}"; do
         "$RV" encode --format $fmt --elf "$T/$prog" --input "$T/$prog.ing" $opts -o "$T/t.bin" 2>"$T/enc.err" \
             || { bad "$name: encode: $(cat "$T/enc.err")"; continue; }
         size=$(stat -c %s "$T/t.bin")
-        JOBS="2 3"; [ $prog = gen ] && [ "$FIRST" = 1 ] && JOBS="2 3 0"
+        JOBS="2 4"; [ $prog = gen ] && [ "$FIRST" = 1 ] && JOBS="2 4 0"
         # The real capture (1.5 M instructions) with every kind once, then
         # with the per-instruction kinds; the generated program with more.
         kinds=$SOME; [ "$FIRST" = 1 ] && kinds=$ALL; [ $prog = bzip2 ] && [ "$FIRST" = 0 ] && kinds=insn
@@ -109,14 +110,14 @@ same "random bytes" "pcs insn" --format ntrace --elf "$T/bzip2" "$T/r.bin"
 same "empty trace" "pcs profile" --format ntrace --elf "$T/bzip2" "$T/e.bin"
 
 # The decode in pieces (N-Trace).  stats NAME ARGS...: the serial decode
-# and --jobs 2 cut at every sync point agree; prints "joined redone".
+# and --jobs 4 cut at every sync point agree; prints "joined redone".
 stats() {
     local name=$1; shift
     "$RV" decode "$@" > "$T/s.out" 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
-    RVT_JOBS_STATS=1 RVT_JOBS_SEGMENT_BYTES=1 "$RV" decode "$@" --jobs 2 > "$T/p.out" 2> "$T/p.all"; echo "exit $?" >> "$T/p.all"
+    RVT_JOBS_STATS=1 RVT_JOBS_SEGMENT_BYTES=1 "$RV" decode "$@" --jobs 4 > "$T/p.out" 2> "$T/p.all"; echo "exit $?" >> "$T/p.all"
     grep -v -- '--jobs: ' "$T/p.all" > "$T/p.err"
     if cmp -s "$T/s.out" "$T/p.out" && cmp -s "$T/s.err" "$T/p.err"; then ok; else
-        bad "$name: --jobs 2 in pieces differs from the serial decode: $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
+        bad "$name: --jobs 4 in pieces differs from the serial decode: $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
     fi
     sed -n 's/.*--jobs: \([0-9]*\) segments, \([0-9]*\) joined, \([0-9]*\) decoded again/\2 \3/p' "$T/p.all"
 }
