@@ -112,7 +112,6 @@ struct jobs {
     bool quit;
     struct pair **pool; /* engines to reuse (their block caches are warm) */
     size_t npool, poolcap;
-    int err; /* out of memory in a worker: speculation stops */
 };
 
 /* ---- engines ---------------------------------------------------------- */
@@ -381,7 +380,7 @@ static bool define_next(struct jobs *j)
 /* Take the next piece to decode speculatively, if the window allows (lock held). */
 static struct piece *claim(struct jobs *j)
 {
-    if (j->err || j->quit)
+    if (j->quit)
         return NULL;
     if (j->claimed == j->defined && !define_next(j))
         return NULL;
@@ -776,6 +775,10 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
     pthread_mutex_unlock(&j->mu);
     for (unsigned i = 0; i < started; i++)
         pthread_join(th[i], NULL);
+    /* (A piece follows every stop before the end; should none, the real
+     * decoder finishes the trace rather than leave it short.) */
+    if (rc >= 0 && pos < len)
+        rc = c->dec_run_part(real->dec, buf, len, pos, len, &pos);
     /* The limit ends a decode the way the end of the trace does (rvt_decode). */
     if (rc < 0 && rvt_flow_limit_reached(real->flow))
         rc = 0;
