@@ -25,7 +25,10 @@ struct rvt_ing_builder *rvt_ing_builder_new(const struct rvt_ing_builder_config 
     b->mask = b->xlen == 32 ? 0xffffffffull : ~0ull;
     b->ctype_on_change = RVT_CTYPE_PRECISE;
     b->dcache = malloc(sizeof *b->dcache << DCACHE_LOG2);
-    if (!b->dcache) {
+    b->dinsn = malloc(sizeof *b->dinsn << DCACHE_LOG2);
+    if (!b->dcache || !b->dinsn) {
+        free(b->dcache);
+        free(b->dinsn);
         free(b);
         return NULL;
     }
@@ -36,8 +39,10 @@ struct rvt_ing_builder *rvt_ing_builder_new(const struct rvt_ing_builder_config 
 
 void rvt_ing_builder_free(struct rvt_ing_builder *b)
 {
-    if (b)
+    if (b) {
         free(b->dcache);
+        free(b->dinsn);
+    }
     free(b);
 }
 
@@ -328,10 +333,13 @@ unexplained:
 /* How rvt_ing_builder_step may retire dc's instruction: what resolve_prev
  * and retire_prev decide for its static successors, when that needs
  * nothing else (not sijump: only uninferable jumps have it). */
-static void set_fast(const struct rvt_ing_builder *b, struct decoded *dc)
+static void set_fast(const struct rvt_ing_builder *b, struct decoded *dc, const struct rvt_insn *in)
 {
-    const struct rvt_insn *in = &dc->in;
+    const uint64_t fall = rvt_isa_next_pc(in, b->xlen);
+    const int64_t d = (int64_t)(in->target - in->pc);
+    const bool reach = d == (int32_t)d && ((in->pc + (uint64_t)d) & b->mask) == in->target;
     dc->fast = 0;
+    dc->tdelta = reach ? (int32_t)d : 0;
     if (b->cfg.merge_blocks || (b->cfg.data_types && rvt_isa_data_access(in) >= 0))
         return;
     switch (in->cf) {
@@ -341,8 +349,8 @@ static void set_fast(const struct rvt_ing_builder *b, struct decoded *dc)
         break;
     case RVT_CF_BRANCH:
         dc->fast = FAST_FALL;
-        dc->fall_itype = in->target == dc->fall ? RVT_ITYPE_TAKEN : RVT_ITYPE_NOT_TAKEN;
-        if (in->target != dc->fall) {
+        dc->fall_itype = in->target == fall ? RVT_ITYPE_TAKEN : RVT_ITYPE_NOT_TAKEN;
+        if (in->target != fall && reach) {
             dc->fast |= FAST_TARGET;
             dc->target_itype = RVT_ITYPE_TAKEN;
         }
@@ -350,8 +358,10 @@ static void set_fast(const struct rvt_ing_builder *b, struct decoded *dc)
     case RVT_CF_CALL_INF:
     case RVT_CF_JUMP_INF:
     case RVT_CF_OTHER_INF:
-        dc->fast = FAST_TARGET;
-        dc->target_itype = in->cf;
+        if (reach) {
+            dc->fast = FAST_TARGET;
+            dc->target_itype = in->cf;
+        }
         break;
     default:
         break;
@@ -363,14 +373,15 @@ static void set_fast(const struct rvt_ing_builder *b, struct decoded *dc)
  * they move to own[] first, each to the slot the other does not use. */
 static void evict(struct rvt_ing_builder *b, struct decoded *dc)
 {
-    if (b->held == &dc->in) {
+    const struct rvt_insn *in = &b->dinsn[dc - b->dcache];
+    if (b->held == in) {
         struct rvt_insn *o = b->before == &b->own[0] ? &b->own[1] : &b->own[0];
-        *o = dc->in;
+        *o = *in;
         b->held = o;
     }
-    if (b->before == &dc->in) {
+    if (b->before == in) {
         struct rvt_insn *o = b->held == &b->own[0] ? &b->own[1] : &b->own[0];
-        *o = dc->in;
+        *o = *in;
         b->before = o;
     }
     dc->pc = UINT64_MAX; /* refilled once decoded */
@@ -403,15 +414,15 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
     } else {
         dc->from_image = false;
     }
-    struct rvt_insn *in = &dc->in;
+    struct rvt_insn *in = &b->dinsn[dc - b->dcache];
     rvt_isa_decode((uint32_t)bits, pc, b->xlen, in);
     if (in->len != 2 && in->len != 4)
         return rvt_fail(&b->diag, RVT_ERR_BADINSN,
                         "pc 0x%" PRIx64 ": instruction bits 0x%08" PRIx32 " are a %u-byte encoding (only 16/32-bit supported)",
                         pc, (uint32_t)bits, in->len);
     dc->bits = (uint32_t)bits;
-    dc->fall = rvt_isa_next_pc(in, b->xlen);
-    set_fast(b, dc);
+    dc->len = in->len;
+    set_fast(b, dc, in);
     dc->pc = pc;
 decoded:
     if (b->have_prev) {
@@ -420,7 +431,7 @@ decoded:
             return rc;
     }
     b->have_prev = true;
-    b->held = &dc->in;
+    b->held = &b->dinsn[dc - b->dcache];
     b->held_dc = dc;
     b->prev_priv = priv;
     b->prev_context = context;

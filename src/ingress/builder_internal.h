@@ -7,22 +7,25 @@
 
 #include "rvtrace/ingress.h"
 
+#include <stddef.h>
 #include <string.h>
 
-#define DCACHE_LOG2 13
-/* A decoded instruction by address: text inputs give the same few thousand
- * instructions millions of times. */
+/* Decoded instructions by address: text inputs give the same few thousand
+ * instructions millions of times.  Direct-mapped by address, so that the
+ * entries of straight code share cache lines: a small entry with what the
+ * fast step needs, the whole decoded instruction in a parallel array. */
+#define DCACHE_LOG2 14
 struct decoded {
     uint64_t pc;       /* UINT64_MAX (odd): empty */
-    uint64_t fall;     /* rvt_isa_next_pc */
     uint32_t bits;     /* the bits given, or read from the image */
+    int32_t tdelta;    /* in.target - pc (FAST_TARGET) */
+    uint8_t len;       /* bytes: 2 or 4 */
     bool from_image;   /* bits were read from the image (a PC list) */
     /* How rvt_ing_builder_step retires this instruction: FAST_FALL, its
-     * successor at `fall`, with itype fall_itype; FAST_TARGET, at
-     * in.target, with target_itype.  0: only the general path can (an
+     * successor at pc + len, with itype fall_itype; FAST_TARGET, at
+     * pc + tdelta, with target_itype.  0: only the general path can (an
      * uninferable jump, ecall, data to derive, merged blocks). */
     uint8_t fast, fall_itype, target_itype;
-    struct rvt_insn in;
 };
 enum { FAST_FALL = 1, FAST_TARGET = 2 };
 
@@ -68,12 +71,13 @@ struct rvt_ing_builder {
     uint64_t insns;
     bool warned_cause; /* the ecall/ebreak trap cause assumption was reported */
 
-    struct decoded *dcache; /* direct-mapped, 1 << DCACHE_LOG2 entries */
+    struct decoded *dcache;  /* 1 << DCACHE_LOG2 entries */
+    struct rvt_insn *dinsn;  /* dcache[i]'s instruction is dinsn[i] */
 };
 
 static inline struct decoded *rvt_ing_builder_dc(const struct rvt_ing_builder *b, uint64_t pc)
 {
-    return &b->dcache[((pc >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - DCACHE_LOG2)];
+    return &b->dcache[(pc >> 1) & ((1u << DCACHE_LOG2) - 1)];
 }
 
 /* rvt_ing_builder_insn(b, pc, bits, priv, context, NULL) in the common
@@ -92,9 +96,9 @@ static inline bool rvt_ing_builder_step(struct rvt_ing_builder *b, uint64_t pc, 
     pc &= b->mask;
     const struct decoded *h = b->held_dc;
     uint8_t itype;
-    if (pc == h->fall && (h->fast & FAST_FALL))
+    if (pc == ((h->pc + h->len) & b->mask) && (h->fast & FAST_FALL))
         itype = h->fall_itype;
-    else if (pc == h->in.target && (h->fast & FAST_TARGET))
+    else if (pc == ((h->pc + (uint64_t)(int64_t)h->tdelta) & b->mask) && (h->fast & FAST_TARGET))
         itype = h->target_itype;
     else
         return false;
@@ -103,18 +107,27 @@ static inline bool rvt_ing_builder_step(struct rvt_ing_builder *b, uint64_t pc, 
     const struct decoded *dc = rvt_ing_builder_dc(b, pc);
     if (dc->pc != pc || (bits < 0 ? !dc->from_image : dc->from_image || dc->bits != (uint64_t)bits))
         return false;
-    *out = (struct rvt_ing_rec){
-        .iaddr = h->pc,
-        .iretire = h->in.len / 2u,
-        .ilastsize = (uint8_t)(h->in.len >> 2), /* 2 bytes: 0, 4 bytes: 1 */
-        .itype = itype,
-        .priv = priv,
-        .context = context,
-    };
+    /* Field by field: compilers clear a whole struct with `rep stos`,
+     * which costs more than the rest of this step.  Every field: */
+    _Static_assert(sizeof *out == 88 && offsetof(struct rvt_ing_rec, dtype) == 84,
+                   "struct rvt_ing_rec changed: set its new fields here");
+    out->iaddr = h->pc;
+    out->tval = 0;
+    out->context = context;
+    out->time = out->rd_value = out->mem_addr = out->mem_value = out->mem_operand = 0;
+    out->iretire = h->len / 2u;
+    out->cause = 0;
+    out->flags = 0;
+    out->itype = itype;
+    out->ilastsize = (uint8_t)(h->len >> 2); /* 2 bytes: 0, 4 bytes: 1 */
+    out->priv = priv;
+    out->ctype = out->rd = out->mem_size = out->tp_type = 0;
+    out->hart = 0;
+    out->dtype = 0;
     b->insns++;
-    b->before = &h->in;
+    b->before = b->held;
     b->have_before = true;
-    b->held = &dc->in;
+    b->held = &b->dinsn[dc - b->dcache];
     b->held_dc = dc;
     b->fast = dc->fast != 0;
     return true;

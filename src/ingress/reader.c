@@ -376,9 +376,11 @@ static const char *skip_ws(const char *p)
 static inline unsigned hex16_mask(const char *p, uint64_t *val)
 {
     const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-    const __m128i dig = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
-    const __m128i y = _mm_or_si128(x, _mm_set1_epi8(0x20)); /* lower case; bytes >= 0x80 stay negative */
-    const __m128i alpha = _mm_and_si128(_mm_cmpgt_epi8(y, _mm_set1_epi8('a' - 1)), _mm_cmplt_epi8(y, _mm_set1_epi8('f' + 1)));
+    /* c in [lo, lo + n) when c + (0x80 - lo), wrapping, is below -128 + n
+     * as a signed byte: one add and one compare a range */
+    const __m128i dig = _mm_cmpgt_epi8(_mm_set1_epi8(-128 + 10), _mm_add_epi8(x, _mm_set1_epi8((char)(0x80 - '0'))));
+    const __m128i y = _mm_or_si128(x, _mm_set1_epi8(0x20)); /* 'A'-'F' -> 'a'-'f' (and nothing else into them) */
+    const __m128i alpha = _mm_cmpgt_epi8(_mm_set1_epi8(-128 + 6), _mm_add_epi8(y, _mm_set1_epi8((char)(0x80 - 'a'))));
     const __m128i v = _mm_add_epi8(_mm_and_si128(x, _mm_set1_epi8(0x0f)), _mm_and_si128(alpha, _mm_set1_epi8(9)));
     /* Each 16-bit lane holds two digits, the first in its low byte. */
     __m128i t = _mm_or_si128(_mm_slli_epi16(v, 4), _mm_srli_epi16(v, 8));
@@ -619,6 +621,8 @@ static int text_next(void *self, struct rvt_ing_rec *rec)
     }
 }
 
+static int text_next_slow(struct text_src *s, struct rvt_ing_rec *rec);
+
 static int text_next_out(void *self, struct rvt_ing_rec *rec)
 {
     struct text_src *s = self;
@@ -637,8 +641,14 @@ static int text_next_out(void *self, struct rvt_ing_rec *rec)
             return 1;
         }
     }
+    return text_next_slow(s, rec);
+}
+
+/* (Apart, so that the common case above needs few registers.) */
+static __attribute__((noinline)) int text_next_slow(struct text_src *s, struct rvt_ing_rec *rec)
+{
     s->out = rec;
-    int rc = text_next(self, rec);
+    int rc = text_next(s, rec);
     s->out = NULL;
     return rc;
 }
@@ -844,17 +854,21 @@ int rvt_ing_open(struct rvt_ing_reader **out, const char *path, const struct rvt
     return rvt_ing_open_stream(out, f, path, &c2, diag);
 }
 
+static int count_block(const struct rvt_ing_rec *r, struct rvt_bcache *bc, uint64_t *count);
+
 int rvt_ing_count_insns(const struct rvt_ing_rec *r, struct rvt_bcache *bc, uint64_t *count)
 {
-    if (r->iretire == 0) {
-        *count = 0;
+    /* (once per record of every encode: one instruction, or none, here) */
+    if (r->iretire == 1u << r->ilastsize || r->iretire == 0) {
+        *count = r->iretire != 0;
         return 0;
     }
-    uint32_t last = 1u << r->ilastsize;
-    if (r->iretire == last) {
-        *count = 1;
-        return 0;
-    }
+    return count_block(r, bc, count);
+}
+
+static __attribute__((noinline)) int count_block(const struct rvt_ing_rec *r, struct rvt_bcache *bc,
+                                                 uint64_t *count)
+{
     if (!bc)
         return -RVT_ERR_INVAL;
     /* Walk the code of the block: sizes of the instructions before the last.

@@ -255,6 +255,29 @@ static void test_changing_code(void)
     CHECK_EQ(got.r[0].ilastsize, 1);
     CHECK_EQ(got.r[1].ilastsize, 0);
     rvt_img_free(img);
+
+    /* Instructions whose addresses share a cache entry (the cache is
+     * direct-mapped: 32 KiB and 64 KiB apart here, tried both), one after
+     * the other: the held jump and the auipc before a jalr must survive
+     * the entry's refill (the jalr keeps its SIJUMP flag). */
+    for (uint32_t stride = 0x8000; stride <= 0x10000; stride *= 2) {
+        const uint64_t x = 0x10000;
+        uint32_t jal = ((uint32_t)(stride >> 20 & 1) << 31) | ((stride >> 1 & 0x3ff) << 21) |
+                       ((stride >> 11 & 1) << 20) | ((stride >> 12 & 0xff) << 12) | 0x6f; /* jal x0, +stride */
+        n = snprintf(text, sizeof text,
+                     "%" PRIx64 " %08" PRIx32 "\n%" PRIx64 " 00030067\n%" PRIx64 " %08" PRIx32 "\n%" PRIx64 " 00000013\n%" PRIx64
+                     " 00000013\n",
+                     x, stride | 6u << 7 | 0x17u, x + 4, x + stride, jal, x + 2 * stride, x + 2 * stride + 4);
+        write_file(path, text, (size_t)n);
+        got.n = 0;
+        CHECK_MSG(read_file(path, RVT_ING_FMT_PCINSN, NULL, &got, err, sizeof err) == 0, "%s", err);
+        REQUIRE(got.n == 5);
+        CHECK_EQ(got.r[1].itype, RVT_ITYPE_JUMP_UNINF);
+        CHECK_EQ(got.r[1].flags, RVT_ING_SIJUMP);
+        CHECK_EQ(got.r[2].iaddr, x + stride);
+        CHECK_EQ(got.r[2].itype, RVT_ITYPE_JUMP_INF);
+        CHECK_EQ(got.r[3].iaddr, x + 2 * stride);
+    }
     free(got.r);
 }
 
@@ -520,6 +543,62 @@ static void test_every_byte_in_usual_lines(void)
     CHECK_EQ(mism, 0u);
 }
 
+/* The read-ahead reader (encode --jobs): the inner reader's records in its
+ * order, then its end, or its error with the same message after every
+ * record before it; closing it early stops its thread. */
+static void test_readahead(void)
+{
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/ra.txt", rvt_test_tmpdir());
+    for (int bad = 0; bad < 3; bad++) {
+        struct text t = {0};
+        char line[64];
+        const unsigned lines = 20000, bad_at = 9000; /* past a few batches */
+        for (unsigned i = 0; i < lines; i++) {
+            int n = snprintf(line, sizeof line, "%016" PRIx64 " %s\n", (uint64_t)0x1000 + 4 * i,
+                             bad == 1 && i == bad_at ? "0000001x" : "00000013");
+            put(&t, line, (size_t)n);
+        }
+        write_file(path, t.p, t.n);
+        struct recs plain = {0};
+        int want = read_file(path, RVT_ING_FMT_PCINSN, NULL, &plain, err, sizeof err);
+        CHECK(bad == 1 ? want < 0 : want == 0);
+        struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = RVT_ING_FMT_PCINSN, .xlen = 64};
+        struct rvt_ing_reader *in, *ra;
+        struct rvt_diag d = {0};
+        REQUIRE(rvt_ing_open(&in, path, &rc, &d) == 0);
+        REQUIRE(rvt_ing_readahead(&ra, in, &d) == 0);
+        CHECK_EQ(rvt_ing_xlen(ra), 64u);
+        CHECK(rvt_ing_reader_format(ra) == RVT_ING_FMT_PCINSN);
+        struct rvt_ing_rec rec;
+        size_t n = 0;
+        int k;
+        bool same = true;
+        while ((k = rvt_ing_next(ra, &rec)) > 0) {
+            same = same && n < plain.n && same_whole(&rec, &plain.r[n]);
+            n++;
+            if (bad == 2 && n == 5000)
+                break; /* closed early, with the thread reading ahead */
+        }
+        CHECK(same);
+        if (bad == 2) {
+            CHECK_EQ(n, 5000u);
+        } else {
+            CHECK_EQ(n, plain.n);
+            CHECK_EQ(k, want);
+            if (bad == 1) {
+                CHECK_MSG(strcmp(rvt_ing_error(ra), err) == 0, "'%s' vs '%s'", rvt_ing_error(ra), err);
+                CHECK(rvt_ing_next(ra, &rec) == want); /* and it stays there */
+            } else {
+                CHECK(rvt_ing_next(ra, &rec) == 0);
+            }
+        }
+        rvt_ing_close(ra);
+        free(plain.r);
+        free(t.p);
+    }
+}
+
 int main(void)
 {
     test_shapes_across_chunks();
@@ -528,5 +607,6 @@ int main(void)
     test_changing_code();
     test_fast_step_matches_general();
     test_every_byte_in_usual_lines();
+    test_readahead();
     return rvt_test_summary("test_textread");
 }
