@@ -395,7 +395,8 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
     b->fast = false; /* until this instruction is held without error */
     pc &= b->mask;
     struct decoded *dc = rvt_ing_builder_dc(b, pc);
-    if (dc->pc == pc && (bits < 0 ? dc->from_image : !dc->from_image && dc->bits == (uint64_t)bits))
+    const uint64_t key = rvt_ing_dc_key(bits);
+    if (dc->pc == pc && dc->key == key)
         goto decoded;
     evict(b, dc);
     if (bits < 0) {
@@ -409,10 +410,7 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
         if (rvt_isa_length((uint16_t)w) > got)
             return rvt_fail(&b->diag, RVT_ERR_NOCODE,
                             "pc 0x%" PRIx64 ": instruction runs past the end of the code image", pc);
-        dc->from_image = true;
         bits = (int64_t)w;
-    } else {
-        dc->from_image = false;
     }
     struct rvt_insn *in = &b->dinsn[dc - b->dcache];
     rvt_isa_decode((uint32_t)bits, pc, b->xlen, in);
@@ -420,8 +418,9 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
         return rvt_fail(&b->diag, RVT_ERR_BADINSN,
                         "pc 0x%" PRIx64 ": instruction bits 0x%08" PRIx32 " are a %u-byte encoding (only 16/32-bit supported)",
                         pc, (uint32_t)bits, in->len);
-    dc->bits = (uint32_t)bits;
+    dc->key = key;
     dc->len = in->len;
+    dc->fall = rvt_isa_next_pc(in, b->xlen);
     set_fast(b, dc, in);
     dc->pc = pc;
 decoded:

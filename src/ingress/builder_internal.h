@@ -17,16 +17,24 @@
 #define DCACHE_LOG2 14
 struct decoded {
     uint64_t pc;       /* UINT64_MAX (odd): empty */
-    uint32_t bits;     /* the bits given, or read from the image */
+    uint64_t key;      /* dc_key(): the bits given, or that they were read from the image */
+    uint64_t fall;     /* rvt_isa_next_pc */
     int32_t tdelta;    /* in.target - pc (FAST_TARGET) */
     uint8_t len;       /* bytes: 2 or 4 */
-    bool from_image;   /* bits were read from the image (a PC list) */
     /* How rvt_ing_builder_step retires this instruction: FAST_FALL, its
-     * successor at pc + len, with itype fall_itype; FAST_TARGET, at
+     * successor at `fall`, with itype fall_itype; FAST_TARGET, at
      * pc + tdelta, with target_itype.  0: only the general path can (an
      * uninferable jump, ecall, data to derive, merged blocks). */
     uint8_t fast, fall_itype, target_itype;
 };
+
+/* What besides the address selects a cache entry: the instruction bits
+ * given (>= 0), or none given (< 0: they are read from the image, a PC
+ * list). */
+static inline uint64_t rvt_ing_dc_key(int64_t bits)
+{
+    return bits < 0 ? 1ull << 63 : (uint64_t)bits;
+}
 enum { FAST_FALL = 1, FAST_TARGET = 2 };
 
 struct rvt_ing_builder {
@@ -75,9 +83,14 @@ struct rvt_ing_builder {
     struct rvt_insn *dinsn;  /* dcache[i]'s instruction is dinsn[i] */
 };
 
+static inline size_t rvt_ing_dc_index(uint64_t pc)
+{
+    return (size_t)(pc >> 1) & ((1u << DCACHE_LOG2) - 1);
+}
+
 static inline struct decoded *rvt_ing_builder_dc(const struct rvt_ing_builder *b, uint64_t pc)
 {
-    return &b->dcache[(pc >> 1) & ((1u << DCACHE_LOG2) - 1)];
+    return &b->dcache[rvt_ing_dc_index(pc)];
 }
 
 /* rvt_ing_builder_insn(b, pc, bits, priv, context, NULL) in the common
@@ -96,7 +109,7 @@ static inline bool rvt_ing_builder_step(struct rvt_ing_builder *b, uint64_t pc, 
     pc &= b->mask;
     const struct decoded *h = b->held_dc;
     uint8_t itype;
-    if (pc == ((h->pc + h->len) & b->mask) && (h->fast & FAST_FALL))
+    if (pc == h->fall && (h->fast & FAST_FALL))
         itype = h->fall_itype;
     else if (pc == ((h->pc + (uint64_t)(int64_t)h->tdelta) & b->mask) && (h->fast & FAST_TARGET))
         itype = h->target_itype;
@@ -104,8 +117,9 @@ static inline bool rvt_ing_builder_step(struct rvt_ing_builder *b, uint64_t pc, 
         return false;
     if (priv != b->prev_priv || context != b->prev_context)
         return false;
-    const struct decoded *dc = rvt_ing_builder_dc(b, pc);
-    if (dc->pc != pc || (bits < 0 ? !dc->from_image : dc->from_image || dc->bits != (uint64_t)bits))
+    const size_t i = rvt_ing_dc_index(pc);
+    const struct decoded *dc = &b->dcache[i];
+    if (dc->pc != pc || dc->key != rvt_ing_dc_key(bits))
         return false;
     /* Field by field: compilers clear a whole struct with `rep stos`,
      * which costs more than the rest of this step.  Every field: */
@@ -127,7 +141,7 @@ static inline bool rvt_ing_builder_step(struct rvt_ing_builder *b, uint64_t pc, 
     b->insns++;
     b->before = b->held;
     b->have_before = true;
-    b->held = &b->dinsn[dc - b->dcache];
+    b->held = &b->dinsn[i];
     b->held_dc = dc;
     b->fast = dc->fast != 0;
     return true;

@@ -65,9 +65,21 @@ static void *ra_worker(void *arg)
     }
 }
 
+static int ra_next_batch(struct readahead *a, struct rvt_ing_rec *rec);
+
 static int ra_next(void *self, struct rvt_ing_rec *rec)
 {
     struct readahead *a = self;
+    if (a->cur && a->pos < a->cur->n) { /* once per record: nothing else here */
+        *rec = a->cur->r[a->pos++];
+        return 1;
+    }
+    return ra_next_batch(a, rec);
+}
+
+/* The end of a batch: the next one, or the input's end or error. */
+static __attribute__((noinline)) int ra_next_batch(struct readahead *a, struct rvt_ing_rec *rec)
+{
     for (;;) {
         if (a->cur) {
             if (a->pos < a->cur->n) {
