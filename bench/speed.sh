@@ -113,6 +113,8 @@ row "decode N-Trace HTM -> instruction listing file" "$N" "$RV" decode $HTM --el
 # kernel's cost of a new file's pages (a few hundred MB/s on a VM).
 row "decode N-Trace HTM -> PC list, /dev/null" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output pcs -o /dev/null
 row "decode N-Trace HTM -> instruction listing, /dev/null" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output insn -o /dev/null
+row "decode N-Trace HTM -> block list, /dev/null" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output blocks -o /dev/null
+row "decode N-Trace HTM -> JSON Lines, /dev/null" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output jsonl -o /dev/null
 cmp -s "$s/out.pcs" "$s/bzip2.pcs" || echo "**the decoded PC list differs from the capture's**"
 rm -f "$s/out.pcs" "$s/out.insn"
 echo

@@ -2,6 +2,7 @@
  * source line and address) with its call graph, and the coverage summary;
  * and rvt_an_write, which picks the writer. */
 #include "an_internal.h"
+#include "textfmt.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -12,6 +13,12 @@
 
 void an_json_str(FILE *f, const char *s)
 {
+    char buf[512];
+    char *end = txt_json(buf, s ? s : "", sizeof buf);
+    if (end) { /* (the usual short name: one write) */
+        fwrite(buf, 1, (size_t)(end - buf), f);
+        return;
+    }
     fputc('"', f);
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;

@@ -2,9 +2,17 @@
  * decode order, for scripts (jq, pandas).  Addresses are hex strings:
  * JSON numbers do not hold 64-bit values in every reader. */
 #include "an_internal.h"
+#include "textfmt.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
+
+/* The function of a block start, remembered: blocks repeat (loops). */
+#define FUNC_SLOTS_LOG2 10
+struct func_slot {
+    uint64_t start; /* UINT64_MAX (odd): unused */
+    const struct rvt_symbol *sym;
+};
 
 struct rvt_jsonl {
     FILE *f;
@@ -12,6 +20,7 @@ struct rvt_jsonl {
     unsigned xlen;
     unsigned hart;
     int err;
+    struct func_slot funcs[1u << FUNC_SLOTS_LOG2];
 };
 
 struct rvt_jsonl *rvt_jsonl_new(FILE *f, const struct rvt_image *image, unsigned xlen, unsigned hart)
@@ -25,6 +34,8 @@ struct rvt_jsonl *rvt_jsonl_new(FILE *f, const struct rvt_image *image, unsigned
     j->img = image;
     j->xlen = xlen ? xlen : image ? rvt_img_xlen(image) : 64;
     j->hart = hart;
+    for (size_t i = 0; i < sizeof j->funcs / sizeof j->funcs[0]; i++)
+        j->funcs[i].start = UINT64_MAX;
     return j;
 }
 
@@ -40,34 +51,85 @@ static int status(struct rvt_jsonl *j)
     return j->err;
 }
 
+static const struct rvt_symbol *func_at(struct rvt_jsonl *j, uint64_t start)
+{
+    if (!j->img)
+        return NULL;
+    struct func_slot *fs = &j->funcs[((start >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - FUNC_SLOTS_LOG2)];
+    if (fs->start != start) {
+        fs->start = start;
+        fs->sym = rvt_img_symbol_at(j->img, start);
+    }
+    return fs->sym;
+}
+
+/* The end of a line: `key` and its string value str (unless NULL; in the
+ * line if it has room, else written apart), "}\n", and the write.  Lines
+ * are built without printf: this runs once per decoded block. */
+static int put_line(struct rvt_jsonl *j, char *line, char *p, size_t size, const char *key, const char *str)
+{
+    if (str) {
+        p = txt_str(p, key);
+        char *q = txt_json(p, str, size - (size_t)(p - line) - 2);
+        if (!q) {
+            fwrite(line, 1, (size_t)(p - line), j->f);
+            an_json_str(j->f, str);
+            p = line;
+        } else {
+            p = q;
+        }
+    }
+    p = txt_str(p, "}\n");
+    fwrite(line, 1, (size_t)(p - line), j->f);
+    return status(j);
+}
+
 static int on_block(void *ctx, const struct rvt_block *b)
 {
     struct rvt_jsonl *j = ctx;
-    FILE *f = j->f;
-    fprintf(f,
-            "{\"type\":\"block\",\"hart\":%u,\"start\":\"0x%" PRIx64 "\",\"last\":\"0x%" PRIx64 "\",\"insns\":%" PRIu64
-            ",\"index\":%" PRIu64 ",\"end\":\"%s\"",
-            j->hart, b->start, b->last, b->ninsns, b->index, rvt_block_end_name(b->end));
-    if (b->end != RVT_END_GAP && b->next)
-        fprintf(f, ",\"next\":\"0x%" PRIx64 "\"", b->next);
-    if (b->end == RVT_END_TRAP)
-        fprintf(f, ",\"cause\":%" PRIu32 ",\"tval\":\"0x%" PRIx64 "\",\"interrupt\":%s", b->cause, b->tval,
-                b->flags & RVT_BLK_INTERRUPT ? "true" : "false");
-    if (b->flags & RVT_BLK_IMPLICIT)
-        fprintf(f, ",\"implicit\":true");
-    if (b->flags & RVT_BLK_HAS_TIME)
-        fprintf(f, ",\"time\":%" PRIu64, b->time);
-    fprintf(f, ",\"priv\":%u", b->priv);
-    if (b->context)
-        fprintf(f, ",\"context\":\"0x%" PRIx64 "\"", b->context);
-    fprintf(f, ",\"offset\":%" PRIu64, b->trace_offset);
-    const struct rvt_symbol *s = j->img ? rvt_img_symbol_at(j->img, b->start) : NULL;
-    if (s) {
-        fprintf(f, ",\"func\":");
-        an_json_str(f, s->name);
+    char line[1024]; /* the fixed fields take < 400 bytes, with txt_hex's spare 16 */
+    char *p = txt_str(line, "{\"type\":\"block\",\"hart\":");
+    p = txt_dec(p, j->hart, 0);
+    p = txt_str(p, ",\"start\":\"0x");
+    p = txt_hex(p, b->start, 0);
+    p = txt_str(p, "\",\"last\":\"0x");
+    p = txt_hex(p, b->last, 0);
+    p = txt_str(p, "\",\"insns\":");
+    p = txt_dec(p, b->ninsns, 0);
+    p = txt_str(p, ",\"index\":");
+    p = txt_dec(p, b->index, 0);
+    p = txt_str(p, ",\"end\":\"");
+    p = txt_str(p, rvt_block_end_name(b->end));
+    *p++ = '"';
+    if (b->end != RVT_END_GAP && b->next) {
+        p = txt_str(p, ",\"next\":\"0x");
+        p = txt_hex(p, b->next, 0);
+        *p++ = '"';
     }
-    fprintf(f, "}\n");
-    return status(j);
+    if (b->end == RVT_END_TRAP) {
+        p = txt_str(p, ",\"cause\":");
+        p = txt_dec(p, b->cause, 0);
+        p = txt_str(p, ",\"tval\":\"0x");
+        p = txt_hex(p, b->tval, 0);
+        p = txt_str(p, b->flags & RVT_BLK_INTERRUPT ? "\",\"interrupt\":true" : "\",\"interrupt\":false");
+    }
+    if (b->flags & RVT_BLK_IMPLICIT)
+        p = txt_str(p, ",\"implicit\":true");
+    if (b->flags & RVT_BLK_HAS_TIME) {
+        p = txt_str(p, ",\"time\":");
+        p = txt_dec(p, b->time, 0);
+    }
+    p = txt_str(p, ",\"priv\":");
+    p = txt_dec(p, b->priv, 0);
+    if (b->context) {
+        p = txt_str(p, ",\"context\":\"0x");
+        p = txt_hex(p, b->context, 0);
+        *p++ = '"';
+    }
+    p = txt_str(p, ",\"offset\":");
+    p = txt_dec(p, b->trace_offset, 0);
+    const struct rvt_symbol *fn = func_at(j, b->start);
+    return put_line(j, line, p, sizeof line, ",\"func\":", fn ? fn->name : NULL);
 }
 
 static const char *note_name(unsigned k)
@@ -93,47 +155,66 @@ static const char *data_kind(unsigned k)
 static int on_note(void *ctx, const struct rvt_note *n)
 {
     struct rvt_jsonl *j = ctx;
-    FILE *f = j->f;
-    fprintf(f, "{\"type\":\"%s\",\"hart\":%u", note_name(n->kind), j->hart);
-    if (n->index == UINT64_MAX) /* (a data access tied to no known instruction) */
-        fprintf(f, ",\"index\":null");
-    else
-        fprintf(f, ",\"index\":%" PRIu64, n->index);
-    fprintf(f, ",\"offset\":%" PRIu64, n->offset);
+    char line[1024];
+    char *p = txt_str(line, "{\"type\":\"");
+    p = txt_str(p, note_name(n->kind));
+    p = txt_str(p, "\",\"hart\":");
+    p = txt_dec(p, j->hart, 0);
+    if (n->index == UINT64_MAX) { /* (a data access tied to no known instruction) */
+        p = txt_str(p, ",\"index\":null");
+    } else {
+        p = txt_str(p, ",\"index\":");
+        p = txt_dec(p, n->index, 0);
+    }
+    p = txt_str(p, ",\"offset\":");
+    p = txt_dec(p, n->offset, 0);
+    const char *text = NULL;
     switch (n->kind) {
     case RVT_NOTE_SYNC:
-        fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"priv\":%u", n->addr, n->priv);
+        p = txt_str(p, ",\"addr\":\"0x");
+        p = txt_hex(p, n->addr, 0);
+        p = txt_str(p, "\",\"priv\":");
+        p = txt_dec(p, n->priv, 0);
         break;
     case RVT_NOTE_GAP:
     case RVT_NOTE_ERROR:
-        fprintf(f, ",\"reason\":\"%s\"", gap_reason(n->reason));
-        if (n->text) {
-            fprintf(f, ",\"text\":");
-            an_json_str(f, n->text);
-        }
+        p = txt_str(p, ",\"reason\":\"");
+        p = txt_str(p, gap_reason(n->reason));
+        *p++ = '"';
+        text = n->text;
         break;
     case RVT_NOTE_CONTEXT:
-        fprintf(f, ",\"priv\":%u,\"context\":\"0x%" PRIx64 "\"", n->priv, n->value);
+        p = txt_str(p, ",\"priv\":");
+        p = txt_dec(p, n->priv, 0);
+        p = txt_str(p, ",\"context\":\"0x");
+        p = txt_hex(p, n->value, 0);
+        *p++ = '"';
         break;
     case RVT_NOTE_TIME:
-        fprintf(f, ",\"time\":%" PRIu64, n->value);
+        p = txt_str(p, ",\"time\":");
+        p = txt_dec(p, n->value, 0);
         break;
     case RVT_NOTE_TRAP:
-        fprintf(f, ",\"cause\":%" PRIu64 ",\"epc\":\"0x%" PRIx64 "\"", n->value, n->addr);
+        p = txt_str(p, ",\"cause\":");
+        p = txt_dec(p, n->value, 0);
+        p = txt_str(p, ",\"epc\":\"0x");
+        p = txt_hex(p, n->addr, 0);
+        *p++ = '"';
         break;
     case RVT_NOTE_DATA:
-        fprintf(f, ",\"data\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"value\":\"0x%" PRIx64 "\"", data_kind(n->reason),
-                n->addr, n->value);
-        if (n->text) { /* RVT_DATA_LOST: why */
-            fprintf(f, ",\"text\":");
-            an_json_str(f, n->text);
-        }
+        p = txt_str(p, ",\"data\":\"");
+        p = txt_str(p, data_kind(n->reason));
+        p = txt_str(p, "\",\"addr\":\"0x");
+        p = txt_hex(p, n->addr, 0);
+        p = txt_str(p, "\",\"value\":\"0x");
+        p = txt_hex(p, n->value, 0);
+        *p++ = '"';
+        text = n->text; /* RVT_DATA_LOST: why */
         break;
     default:
         break;
     }
-    fprintf(f, "}\n");
-    return status(j);
+    return put_line(j, line, p, sizeof line, ",\"text\":", text);
 }
 
 struct rvt_flow_sink rvt_jsonl_sink(struct rvt_jsonl *j)

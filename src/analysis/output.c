@@ -6,6 +6,7 @@
 #include "an_output.h"
 #include "an_internal.h"
 #include "outjobs.h"
+#include "textfmt.h"
 
 #include "image/bcache_internal.h"
 
@@ -18,12 +19,33 @@
 /* The instruction listing's lines, cached by address: a line depends only
  * on the instruction there.  Direct-mapped, so its memory is fixed. */
 #define LINE_SLOTS_LOG2 15
-#define LINE_TEXT 110
+#define LINE_TEXT 98 /* (a slot is 128 bytes) */
 struct line_slot {
     uint64_t pc;                    /* UINT64_MAX (odd): unused */
     const struct rvt_symbol *sym;   /* rvt_img_symbol_at(pc) */
+    const char *file;               /* its source line (line 0: none, or no --dwarf) */
+    uint32_t line;
     uint16_t len;
     char text[LINE_TEXT];
+};
+
+/* The text of a run of a cache block (start, k instructions), kept for
+ * the next time the run is decoded: a loop's blocks are written by one
+ * copy instead of line by line.  A listing's run text leaves out the
+ * function header its first line may need (that depends on the line
+ * before): first_sym says which function that is. */
+#define RUN_SLOTS_LOG2 11
+#define RUN_TEXT_MAX 16384 /* (a run is at most 64 instructions: 64 listing lines fit) */
+struct run_slot {
+    uint64_t start;  /* UINT64_MAX (odd): unused */
+    uint32_t k, len, cap;
+    /* listing: the function and source line of its first instruction, and
+     * the source line it leaves the listing at (when src_any) */
+    const struct rvt_symbol *first_sym, *last_sym;
+    const char *first_file, *last_file;
+    uint32_t first_line, last_line;
+    bool src_any;
+    char *text;      /* cap bytes */
 };
 
 /* What turns blocks and notes into text, with what the text remembers
@@ -41,10 +63,13 @@ struct rvt_out_fmt {
     const char *cur_file;
     uint32_t cur_line;
     struct line_slot *lines;        /* RVT_OUT_INSN */
+    struct run_slot *runs;          /* RVT_OUT_PCS */
     uint64_t hi_pc;                 /* pcs: the upper half of the last PC written ... */
     uint64_t hi_text;               /* ... and its 8 hex digits */
     uint64_t win;                   /* pcs: the PC whose line starts with head, mid */
     uint64_t head, mid;
+    uint64_t flushes;               /* buf was written out (offsets into it moved) */
+    uint64_t src_found;             /* instructions listed that have a source line */
     int *err;                       /* where a write or memory error goes */
     int own_err;
     size_t len, cap;
@@ -78,6 +103,7 @@ static void out_flush(struct rvt_out_fmt *o)
     if (o->len && fwrite(o->buf, 1, o->len, o->cfg.f) != o->len)
         *o->err = -RVT_ERR_IO;
     o->len = 0;
+    o->flushes++;
 }
 
 static void out_reserve(struct rvt_out_fmt *o, size_t n)
@@ -137,6 +163,13 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
         for (size_t i = 0; i < (size_t)1 << LINE_SLOTS_LOG2; i++)
             o->lines[i].pc = UINT64_MAX;
     }
+    if (cfg->image && (cfg->kind == RVT_OUT_PCS || cfg->kind == RVT_OUT_INSN)) {
+        o->runs = calloc((size_t)1 << RUN_SLOTS_LOG2, sizeof *o->runs);
+        if (!o->runs)
+            return -RVT_ERR_NOMEM;
+        for (size_t i = 0; i < (size_t)1 << RUN_SLOTS_LOG2; i++)
+            o->runs[i].start = UINT64_MAX;
+    }
     return 0;
 }
 
@@ -145,6 +178,9 @@ static void fmt_release(struct rvt_out_fmt *o)
     rvt_bcache_free(o->bc);
     rvt_datalist_free(o->data);
     free(o->lines);
+    for (size_t i = 0; o->runs && i < (size_t)1 << RUN_SLOTS_LOG2; i++)
+        free(o->runs[i].text);
+    free(o->runs);
     free(o->buf);
 }
 
@@ -264,39 +300,14 @@ char *rvt_out_describe(const struct rvt_out_stats *st, char *buf, size_t n)
     return buf;
 }
 
-/* Eight upper-case hex digits of v as they lie in memory, most significant
- * first (no printf: this runs once per decoded instruction). */
-static inline uint64_t hex8(uint32_t v)
-{
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t x = v;
-    x = (x | x << 16) & 0x0000FFFF0000FFFFull;
-    x = (x | x << 8) & 0x00FF00FF00FF00FFull;
-    x = (x | x << 4) & 0x0F0F0F0F0F0F0F0Full; /* byte i = nibble i */
-    uint64_t letters = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull; /* nibble >= 10 */
-    x += 0x3030303030303030ull + letters * 7;  /* '0' + n, or 'A' + n - 10 */
-    return __builtin_bswap64(x);                 /* most significant digit first */
-#else
-    static const char hex[] = "0123456789ABCDEF";
-    uint64_t x;
-    char t[8];
-    for (int i = 0; i < 8; i++)
-        t[i] = hex[(v >> (28 - 4 * i)) & 15];
-    memcpy(&x, t, 8);
-    return x;
-#endif
-}
-
 /* The data notes of instruction `index` (and older ones), after its line. */
 static void data_lines(struct rvt_out_fmt *o, uint64_t index)
 {
     if (!o->data || (index != UINT64_MAX && !o->data_waiting))
         return;
-    out_reserve(o, 4096);
-    if (index == UINT64_MAX)
-        o->len += rvt_datalist_flush(o->data, o->buf + o->len, o->cap - o->len);
-    else
-        o->len += rvt_datalist_take(o->data, index, o->buf + o->len, o->cap - o->len);
+    out_reserve(o, rvt_datalist_room(o->data)); /* (so no line is cut) */
+    o->len += index == UINT64_MAX ? rvt_datalist_flush(o->data, o->buf + o->len, o->cap - o->len)
+                                  : rvt_datalist_take(o->data, index, o->buf + o->len, o->cap - o->len);
     o->data_waiting = rvt_datalist_pending(o->data) != 0;
 }
 
@@ -311,51 +322,68 @@ static const char g_hex2[512] =
     "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
     "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
 
-/* The PC list's lines of k instructions from addr (rvc: bit i set if
- * instruction i is 16-bit): "0x%016" PRIX64 "\n" (RV64) or "0x%08" PRIX64
- * "\n" (RV32).  A line is three stores: "0x" and the first digits, which
- * change rarely; the middle digits, made when the PC leaves its 256-byte
- * window; the last two digits and the newline from a table.  The last
- * store writes one byte past the line (the next line overwrites it; the
- * caller reserves it).  Returns the address after the last instruction. */
-static inline uint64_t pc_lines(struct rvt_out_fmt *o, uint64_t addr, uint32_t k, uint64_t rvc, const bool rv32)
+/* Enter the 256-byte window of addr: the digits every PC line in it shares. */
+static inline void pc_window(struct rvt_out_fmt *o, uint64_t addr, const bool rv32)
+{
+    o->win = addr;
+    uint64_t lo = txt_hex8((uint32_t)addr);
+    if (rv32) { /* "0x" + digits 0-5 */
+        o->head = 0x7830 | lo << 16;
+        return;
+    }
+    if (addr >> 32 != o->hi_pc) {
+        o->hi_pc = addr >> 32;
+        o->hi_text = txt_hex8((uint32_t)(addr >> 32));
+    }
+    o->head = 0x7830 | o->hi_text << 16;   /* "0x" + upper digits 0-5 */
+    o->mid = o->hi_text >> 48 | lo << 16; /* upper digits 6-7 + lower digits 0-5 */
+}
+
+/* The PC list's lines of k instructions from addr up to end (rvc: bit i
+ * set if instruction i is 16-bit): "0x%016" PRIX64 "\n" (RV64) or
+ * "0x%08" PRIX64 "\n" (RV32).  A line is three stores: "0x" and the first
+ * digits, which change rarely; the middle digits, made when the PC leaves
+ * its 256-byte window; the last two digits and the newline from a table.
+ * The last store writes one byte past the line (the next line overwrites
+ * it; the caller reserves it).  Returns the address after the last
+ * instruction. */
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* specialised for rv32 at each call */
+#endif
+static inline uint64_t pc_lines(struct rvt_out_fmt *o, uint64_t addr, uint32_t k, uint64_t rvc, uint64_t end,
+                                const bool rv32)
 {
     const uint64_t mask = rv32 ? 0xffffffffull : ~0ull;
     char *p = o->buf + o->len;
-    uint64_t win = o->win, head = o->head, mid = o->mid; /* the window's digits, kept across calls */
-    for (uint32_t i = 0; i < k; i++, rvc >>= 1) {
-        if ((addr ^ win) >> 8) {
-            win = addr;
-            uint64_t lo = hex8((uint32_t)addr);
-            if (rv32) { /* "0x" + digits 0-5 */
-                head = 0x7830 | lo << 16;
+    /* Usually the whole run lies in one window: then only the last two
+     * digits change from line to line, and no line needs a window check.
+     * (Locals, not o's fields: the stores through p may alias o.) */
+    const bool one_window = !((addr ^ (end - 1)) >> 8);
+    uint32_t i = 0;
+    while (i < k) {
+        if ((addr ^ o->win) >> 8)
+            pc_window(o, addr, rv32);
+        const uint64_t head = o->head, mid = o->mid;
+        uint32_t low = (uint32_t)addr & 0xff;
+        const uint32_t n = one_window ? k : i + 1; /* the lines that share this window check */
+        for (; i < n; i++, rvc >>= 1) {
+            uint16_t last2;
+            memcpy(&last2, g_hex2 + 2 * low, 2);
+            const uint32_t tail = (uint32_t)last2 | (uint32_t)'\n' << 16; /* + 1 spare byte */
+            memcpy(p, &head, 8);
+            if (rv32) {
+                memcpy(p + 8, &tail, 4);
+                p += 11;
             } else {
-                if (addr >> 32 != o->hi_pc) {
-                    o->hi_pc = addr >> 32;
-                    o->hi_text = hex8((uint32_t)(addr >> 32));
-                }
-                head = 0x7830 | o->hi_text << 16;     /* "0x" + upper digits 0-5 */
-                mid = o->hi_text >> 48 | lo << 16;   /* upper digits 6-7 + lower digits 0-5 */
+                memcpy(p + 8, &mid, 8);
+                memcpy(p + 16, &tail, 4);
+                p += 19;
             }
+            low += 4 - 2 * ((uint32_t)rvc & 1);
         }
-        uint16_t last2;
-        memcpy(&last2, g_hex2 + 2 * (addr & 0xff), 2);
-        const uint32_t tail = (uint32_t)last2 | (uint32_t)'\n' << 16; /* + 1 spare byte */
-        memcpy(p, &head, 8);
-        if (rv32) {
-            memcpy(p + 8, &tail, 4);
-            p += 11;
-        } else {
-            memcpy(p + 8, &mid, 8);
-            memcpy(p + 16, &tail, 4);
-            p += 19;
-        }
-        addr = (addr + 4 - 2 * (rvc & 1)) & mask;
+        addr = ((addr & ~0xffull) + low) & mask;
     }
     o->len = (size_t)(p - o->buf);
-    o->win = win;
-    o->head = head;
-    o->mid = mid;
     return addr;
 }
 
@@ -375,51 +403,89 @@ static size_t insn_text(struct rvt_out_fmt *o, uint64_t pc, char *buf, size_t si
 /* Execution enters function s at pc. */
 static void sym_header(struct rvt_out_fmt *o, const struct rvt_symbol *s, uint64_t pc)
 {
-    if (s->addr == pc)
-        out_printf(o, "\n<%s>:\n", s->name);
-    else
-        out_printf(o, "\n<%s+0x%" PRIx64 ">:\n", s->name, pc - s->addr);
+    /* "\n<%s>:\n" or "\n<%s+0x%" PRIx64 ">:\n" (no printf: a header
+     * comes with most calls and returns) */
+    const size_t n = strlen(s->name);
+    out_reserve(o, n + 48);
+    char *p = o->buf + o->len;
+    p = txt_str(p, "\n<");
+    memcpy(p, s->name, n);
+    p += n;
+    if (s->addr != pc) {
+        p = txt_str(p, "+0x");
+        p = txt_hex(p, pc - s->addr, 0);
+    }
+    p = txt_str(p, ">:\n");
+    o->len = (size_t)(p - o->buf);
 }
 
-/* The source line of pc, when it changes (DWARF line tables). */
-static void source_line(struct rvt_out_fmt *o, uint64_t pc)
+/* Source line `line` of file (0: the instruction has none), printed when
+ * it changes (DWARF line tables). */
+static void source_line_is(struct rvt_out_fmt *o, const char *file, uint32_t line)
+{
+    if (!line)
+        return;
+    o->src_found++;
+    if (file == o->cur_file && line == o->cur_line)
+        return;
+    /* "%s:%" PRIu32 "\n" */
+    const size_t n = strlen(file);
+    out_reserve(o, n + 32);
+    char *p = o->buf + o->len;
+    memcpy(p, file, n);
+    p += n;
+    *p++ = ':';
+    p = txt_dec(p, line, 0);
+    *p++ = '\n';
+    o->len = (size_t)(p - o->buf);
+    o->cur_file = file;
+    o->cur_line = line;
+}
+
+/* The source line of pc: file and line (0 if none). */
+static uint32_t source_of(const struct rvt_out_fmt *o, uint64_t pc, const char **file)
 {
     struct rvt_srcline l;
-    if (o->cfg.lines && rvt_srclines_find(o->cfg.lines, pc, &l) && l.line &&
-        (l.file != o->cur_file || l.line != o->cur_line)) {
-        out_printf(o, "%s:%" PRIu32 "\n", l.file, l.line);
-        o->cur_file = l.file;
-        o->cur_line = l.line;
-    }
+    *file = NULL;
+    if (!o->cfg.lines || !rvt_srclines_find(o->cfg.lines, pc, &l) || !l.line)
+        return 0;
+    *file = l.file;
+    return l.line;
 }
 
-static void insn_line(struct rvt_out_fmt *o, uint64_t pc)
+/* The listing line of the instruction at pc, after the function header
+ * and source line it needs.  Returns the line's length. */
+static size_t insn_line(struct rvt_out_fmt *o, uint64_t pc)
 {
     struct line_slot *l = &o->lines[(size_t)(((pc >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - LINE_SLOTS_LOG2))];
     if (l->pc != pc) {
         char text[256];
         size_t n = insn_text(o, pc, text, sizeof text);
         const struct rvt_symbol *s = rvt_img_symbol_at(o->cfg.image, pc);
+        const char *file;
+        const uint32_t line = source_of(o, pc, &file);
         if (n >= LINE_TEXT) { /* too long to keep: written as it is */
             if (s && s != o->cur_sym)
                 sym_header(o, s, pc);
             o->cur_sym = s;
-            source_line(o, pc);
+            source_line_is(o, file, line);
             out_reserve(o, n);
             memcpy(o->buf + o->len, text, n);
             o->len += n;
             data_lines(o, o->next_index++);
-            return;
+            return n;
         }
         l->pc = pc;
         l->sym = s;
+        l->file = file;
+        l->line = line;
         l->len = (uint16_t)n;
         memcpy(l->text, text, n);
     }
     if (l->sym && l->sym != o->cur_sym)
         sym_header(o, l->sym, pc);
     o->cur_sym = l->sym;
-    source_line(o, pc);
+    source_line_is(o, l->file, l->line);
     out_reserve(o, LINE_TEXT);
     /* Fixed sizes, whole moves: most lines fit the first 64 bytes. */
     if (l->len <= 64)
@@ -430,6 +496,84 @@ static void insn_line(struct rvt_out_fmt *o, uint64_t pc)
     if (o->data_waiting)
         data_lines(o, o->next_index);
     o->next_index++;
+    return l->len;
+}
+
+/* Keep text[0, len) as run (start, k)'s text in slot r (if memory allows:
+ * else the slot is left empty, which only costs speed). */
+static void run_keep(struct run_slot *r, uint64_t start, uint32_t k, const char *text, size_t len)
+{
+    r->start = UINT64_MAX;
+    if (len > RUN_TEXT_MAX)
+        return;
+    if (len > r->cap) {
+        char *t = realloc(r->text, len);
+        if (!t)
+            return;
+        r->text = t;
+        r->cap = (uint32_t)len;
+    }
+    memcpy(r->text, text, len);
+    r->start = start;
+    r->k = k;
+    r->len = (uint32_t)len;
+}
+
+/* The listing of k instructions from addr (a run of one cache block). */
+static void insn_run(struct rvt_out_fmt *o, uint64_t addr, uint32_t k, uint64_t rvc, const uint64_t mask)
+{
+    /* A run's text is the same each time once its first line's function
+     * header and source line are decided (by the line before), unless data
+     * notes wait for its instructions, or its first instruction has no
+     * source line and a later one has (whether that one is printed depends
+     * on the lines before the run). */
+    struct run_slot *r = NULL;
+    if (o->runs && !o->data_waiting) {
+        r = &o->runs[(size_t)(((addr >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - RUN_SLOTS_LOG2))];
+        if (r->start == addr && r->k == k) {
+            if (r->first_sym && r->first_sym != o->cur_sym)
+                sym_header(o, r->first_sym, addr);
+            source_line_is(o, r->first_file, r->first_line);
+            out_reserve(o, r->len);
+            memcpy(o->buf + o->len, r->text, r->len);
+            o->len += r->len;
+            o->cur_sym = r->last_sym;
+            if (r->src_any) {
+                o->cur_file = r->last_file;
+                o->cur_line = r->last_line;
+            }
+            o->next_index += k;
+            return;
+        }
+    }
+    const uint64_t start = addr, flushes = o->flushes, found = o->src_found;
+    size_t from = 0;
+    const struct rvt_symbol *first_sym = NULL;
+    const char *first_file = NULL;
+    uint32_t first_line = 0;
+    for (uint32_t i = 0; i < k; i++, rvc >>= 1) {
+        const size_t n = insn_line(o, addr);
+        if (i == 0) {
+            from = o->len - n; /* after the first line's header and source line */
+            first_sym = o->cur_sym;
+            if (o->src_found != found) {
+                first_file = o->cur_file;
+                first_line = o->cur_line;
+            }
+        }
+        addr = (addr + 4 - 2 * (rvc & 1)) & mask;
+    }
+    const bool src_any = o->src_found != found;
+    if (r && o->flushes == flushes && (first_line || !src_any)) {
+        run_keep(r, start, k, o->buf + from, o->len - from);
+        r->first_sym = first_sym;
+        r->last_sym = o->cur_sym;
+        r->first_file = first_file;
+        r->first_line = first_line;
+        r->src_any = src_any;
+        r->last_file = o->cur_file;
+        r->last_line = o->cur_line;
+    }
 }
 
 /* Every instruction of block b in order, through the output's block cache:
@@ -447,16 +591,23 @@ static int expand(struct rvt_out_fmt *o, const struct rvt_block *b, bool listing
         uint64_t rvc = bi->rvc_mask; /* bit i: instruction i is 16-bit */
         left -= k;
         if (listing) {
-            for (uint32_t i = 0; i < k; i++, rvc >>= 1) {
-                insn_line(o, addr);
-                addr = (addr + 4 - 2 * (rvc & 1)) & mask;
-            }
-        } else if (rv32) {
-            out_reserve(o, (size_t)k * 11 + 1);
-            addr = pc_lines(o, addr, k, rvc, true);
+            insn_run(o, addr, k, rvc, mask);
+            addr = (addr + 2 * (uint64_t)rvt_block_hw_offset(bi, k)) & mask;
         } else {
-            out_reserve(o, (size_t)k * 19 + 1);
-            addr = pc_lines(o, addr, k, rvc, false);
+            const uint64_t end = k == bi->ninsns ? bi->next : addr + 2 * (uint64_t)rvt_block_hw_offset(bi, k);
+            const size_t bytes = (size_t)k * (rv32 ? 11 : 19);
+            out_reserve(o, bytes + 1);
+            struct run_slot *r = &o->runs[(size_t)(((addr >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - RUN_SLOTS_LOG2))];
+            if (r->start == addr && r->k == k) {
+                memcpy(o->buf + o->len, r->text, bytes);
+                o->len += bytes;
+                addr = end & mask;
+                continue;
+            }
+            const char *text = o->buf + o->len;
+            const uint64_t start = addr;
+            addr = rv32 ? pc_lines(o, addr, k, rvc, end, true) : pc_lines(o, addr, k, rvc, end, false);
+            run_keep(r, start, k, text, bytes);
         }
     }
     return 0;
@@ -484,6 +635,51 @@ static void count_block(struct rvt_output *o, const struct rvt_block *b)
         o->st.traps++;
 }
 
+/* One line of the block list:
+ * "0x%0*" PRIx64 " 0x%0*" PRIx64 " %6" PRIu64 " %-7s" [" -> 0x%0*" PRIx64]
+ * [" cause=0x%" PRIx32 [" (interrupt)"] " tval=0x%" PRIx64] [" implicit"]
+ * " priv=%u" [" ctx=0x%" PRIx64] "\n", with width xlen / 4. */
+static void block_line(struct rvt_out_fmt *o, const struct rvt_block *b)
+{
+    const unsigned w = o->cfg.xlen == 32 ? 8 : 16;
+    const char *end = rvt_block_end_name(b->end);
+    out_reserve(o, 256 + strlen(end)); /* (put_hex stores 16 bytes whatever it keeps) */
+    char *p = o->buf + o->len;
+    p = txt_str(p, "0x");
+    p = txt_hex(p, b->start, w);
+    p = txt_str(p, " 0x");
+    p = txt_hex(p, b->last, w);
+    *p++ = ' ';
+    p = txt_dec(p, b->ninsns, 6);
+    *p++ = ' ';
+    const char *q = p;
+    p = txt_str(p, end);
+    while (p - q < 7)
+        *p++ = ' ';
+    if (b->end != RVT_END_SEQ && b->end != RVT_END_GAP) {
+        p = txt_str(p, " -> 0x");
+        p = txt_hex(p, b->next, w);
+    }
+    if (b->end == RVT_END_TRAP) {
+        p = txt_str(p, " cause=0x");
+        p = txt_hex(p, b->cause, 0);
+        if (b->flags & RVT_BLK_INTERRUPT)
+            p = txt_str(p, " (interrupt)");
+        p = txt_str(p, " tval=0x");
+        p = txt_hex(p, b->tval, 0);
+    }
+    if (b->flags & RVT_BLK_IMPLICIT)
+        p = txt_str(p, " implicit");
+    p = txt_str(p, " priv=");
+    p = txt_dec(p, b->priv, 0);
+    if (b->context) {
+        p = txt_str(p, " ctx=0x");
+        p = txt_hex(p, b->context, 0);
+    }
+    *p++ = '\n';
+    o->len = (size_t)(p - o->buf);
+}
+
 /* The text of block b (pcs, insn, blocks): -RVT_ERR_NOCODE if its
  * instructions cannot be listed (the text of those before is written). */
 static int fmt_block(struct rvt_out_fmt *o, const struct rvt_block *b)
@@ -503,22 +699,9 @@ static int fmt_block(struct rvt_out_fmt *o, const struct rvt_block *b)
         else if (b->flags & RVT_BLK_IMPLICIT)
             out_printf(o, "\t\t\t# return (implicit) -> 0x%" PRIx64 "\n", b->next);
         break;
-    case RVT_OUT_BLOCKS: {
-        out_printf(o, "0x%0*" PRIx64 " 0x%0*" PRIx64 " %6" PRIu64 " %-7s", o->cfg.xlen / 4, b->start,
-                   o->cfg.xlen / 4, b->last, b->ninsns, rvt_block_end_name(b->end));
-        if (b->end != RVT_END_SEQ && b->end != RVT_END_GAP)
-            out_printf(o, " -> 0x%0*" PRIx64, o->cfg.xlen / 4, b->next);
-        if (b->end == RVT_END_TRAP)
-            out_printf(o, " cause=0x%" PRIx32 "%s tval=0x%" PRIx64, b->cause,
-                       b->flags & RVT_BLK_INTERRUPT ? " (interrupt)" : "", b->tval);
-        if (b->flags & RVT_BLK_IMPLICIT)
-            out_printf(o, " implicit");
-        out_printf(o, " priv=%u", b->priv);
-        if (b->context)
-            out_printf(o, " ctx=0x%" PRIx64, b->context);
-        out_printf(o, "\n");
+    case RVT_OUT_BLOCKS:
+        block_line(o, b);
         break;
-    }
     default:
         break;
     }
@@ -633,7 +816,7 @@ static void fmt_note(struct rvt_out_fmt *o, const struct rvt_note *n)
         break;
     case RVT_NOTE_DATA:
         if (o->data) {
-            out_reserve(o, 1024);
+            out_reserve(o, rvt_datalist_note_room(n));
             int w = rvt_datalist_add(o->data, n, o->cfg.kind == RVT_OUT_INSN ? o->next_index : UINT64_MAX,
                                      o->buf + o->len, o->cap - o->len);
             if (w < 0)

@@ -72,6 +72,14 @@ if "$RV" --version | grep -q "source lines from DWARF: yes"; then
 dwarf=yes
 "$RV" decode --format ntrace --ecall trap --elf "$T/prog64" "$T/p.nt" --output insn -o "$T/l" && ok || bad "decode --output insn"
 grep -Eq "^(\./)?tests/data/analysis/prog.c:[0-9]+$" "$T/l" && ok || bad "the listing has no prog.c:LINE lines"
+# every source row where it belongs (addr2line as the oracle), also for the
+# bundled capture with its separate debug file (loops: runs written again)
+python3 "$(dirname "$0")/listing_lines.py" "$T/l" "$T/prog64" && ok || bad "listing source lines (prog64)"
+xz -dc "$D/real/bzip2.debug.xz" >"$T/bzip2.debug"
+"$RV" encode --format ntrace --elf "$T/bzip2" --input "$T/b.ing" -o "$T/b.nt" || bad "encode bzip2 ntrace"
+"$RV" decode --format ntrace --elf "$T/bzip2" --dwarf "$T/bzip2.debug" "$T/b.nt" --output insn -o "$T/lb" && ok ||
+    bad "decode --dwarf bzip2.debug --output insn"
+python3 "$(dirname "$0")/listing_lines.py" "$T/lb" "$T/bzip2.debug" && ok || bad "listing source lines (bzip2)"
 "$RV" decode --format ntrace --ecall trap --elf "$T/prog64" "$T/p.nt" --output lcov -o "$T/lc" && ok || bad "decode --output lcov"
 grep -q "^SF:.*prog.c$" "$T/lc" && grep -q "^FNDA:0,never_called$" "$T/lc" && ok || bad "lcov lacks prog.c or never_called"
 "$RV" report -q --elf "$T/prog64" --format ntrace --ecall trap "$T/p.nt" -o "$T/rp" >/dev/null && ok || bad "report prog64"

@@ -1,9 +1,11 @@
-/* The PC list and instruction listing writers (rvt_output kinds pcs and
- * insn) against a plain printf formatting of the same blocks: RV64 PCs
+/* The PC list, instruction listing and block list writers (rvt_output
+ * kinds pcs, insn and blocks) against a plain printf formatting of the
+ * same blocks: RV64 PCs
  * whose upper half changes inside a block (across 4 GiB), PCs with hex
  * letters, RV32, more distinct instructions than the listing's line cache
  * holds (so lines are evicted and made again), blocks that start and end
- * anywhere, and function headers on a generated program's execution. */
+ * anywhere, function headers on a generated program's execution, and
+ * block lines with every end kind, trap fields and context. */
 #include "roundtrip.h"
 #include "testlib.h"
 
@@ -94,6 +96,25 @@ static int keep_block(void *ctx, const struct rvt_block *b)
     return 0;
 }
 
+/* A block list line (docs: "--output blocks"), the printf way. */
+static void ref_block(struct text *t, unsigned xlen, const struct rvt_block *b)
+{
+    const int w = (int)xlen / 4;
+    tprintf(t, "0x%0*" PRIx64 " 0x%0*" PRIx64 " %6" PRIu64 " %-7s", w, b->start, w, b->last, b->ninsns,
+            rvt_block_end_name(b->end));
+    if (b->end != RVT_END_SEQ && b->end != RVT_END_GAP)
+        tprintf(t, " -> 0x%0*" PRIx64, w, b->next);
+    if (b->end == RVT_END_TRAP)
+        tprintf(t, " cause=0x%" PRIx32 "%s tval=0x%" PRIx64, b->cause,
+                b->flags & RVT_BLK_INTERRUPT ? " (interrupt)" : "", b->tval);
+    if (b->flags & RVT_BLK_IMPLICIT)
+        tprintf(t, " implicit");
+    tprintf(t, " priv=%u", b->priv);
+    if (b->context)
+        tprintf(t, " ctx=0x%" PRIx64, b->context);
+    tprintf(t, "\n");
+}
+
 static void check_kind(const char *what, const struct rvt_image *img, const struct blocks *v, enum rvt_out_kind kind)
 {
     FILE *f = tmpfile();
@@ -108,6 +129,10 @@ static void check_kind(const char *what, const struct rvt_image *img, const stru
     for (size_t i = 0; i < v->n; i++) {
         CHECK(s.block(s.ctx, &v->b[i]) == 0);
         const struct rvt_block *b = &v->b[i];
+        if (kind == RVT_OUT_BLOCKS) {
+            ref_block(&r.t, r.xlen, b);
+            continue;
+        }
         CHECK(rvt_block_insns(bc, r.xlen, b, ref_insn, &r) == 0);
         if (kind != RVT_OUT_INSN)
             continue;
@@ -134,7 +159,7 @@ static void check_kind(const char *what, const struct rvt_image *img, const stru
     size_t from = at > 60 ? at - 60 : 0;
     CHECK_MSG((size_t)len == r.t.n && at == r.t.n, "%s %s: %ld bytes, expected %zu; first difference at %zu:\n"
                                                    "got:      ...%.90s\nexpected: ...%.90s",
-              what, kind == RVT_OUT_INSN ? "insn" : "pcs", len, r.t.n, at, got + from, r.t.p + from);
+              what, kind == RVT_OUT_INSN ? "insn" : kind == RVT_OUT_PCS ? "pcs" : "blocks", len, r.t.n, at, got + from, r.t.p + from);
     free(got);
     free(r.t.p);
 }
@@ -256,14 +281,366 @@ static void generated(unsigned xlen, uint64_t seed)
     snprintf(what, sizeof what, "generated rv%u", xlen);
     check_kind(what, img, &v, RVT_OUT_PCS);
     check_kind(what, img, &v, RVT_OUT_INSN);
+    check_kind(what, img, &v, RVT_OUT_BLOCKS);
     free(v.b);
     rvt_recs_free(&recs);
     rvt_img_free(img);
     rvt_gen_program_free(prog);
 }
 
+/* Block lines: every end kind (and one past them), trap fields, implicit
+ * returns, contexts, instruction counts of every width, values with and
+ * without hex letters, RV32 and RV64, no program image. */
+static void block_lines(void)
+{
+    for (unsigned xlen = 32; xlen <= 64; xlen += 32) {
+        struct rvt_image *img = rvt_img_new();
+        rvt_img_set_xlen(img, xlen);
+        struct blocks v = {0};
+        uint64_t x = 0x9E3779B97F4A7C15ull;
+        const uint64_t mask = xlen == 32 ? 0xffffffffull : ~0ull;
+        for (unsigned i = 0; i < 4000; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const unsigned shift = (unsigned)(x >> 58); /* values of every length */
+            struct rvt_block b = {.start = (x >> shift) & mask,
+                                  .last = (x * 3 >> (shift ^ 7)) & mask,
+                                  .next = i % 7 ? (x >> 3) & mask : 0,
+                                  .ninsns = i % 5 == 0 ? x >> (shift | 32) : 1 + i % 1000,
+                                  .end = (uint8_t)(i % 11),
+                                  .flags = (uint8_t)((x >> 8) & (RVT_BLK_INTERRUPT | RVT_BLK_IMPLICIT)),
+                                  .cause = i % 3 ? (uint32_t)(x >> shift) : 0,
+                                  .tval = i % 4 ? x >> (shift / 2) : 0,
+                                  .priv = (uint8_t)(i % 4),
+                                  .context = i % 2 ? x >> shift : 0};
+            keep_block(&v, &b);
+        }
+        check_kind(xlen == 32 ? "rv32 block lines" : "rv64 block lines", img, &v, RVT_OUT_BLOCKS);
+        free(v.b);
+        rvt_img_free(img);
+    }
+}
+
+/* JSON string, the obvious way. */
+static void ref_json_str(struct text *t, const char *s)
+{
+    tprintf(t, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            tprintf(t, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            tprintf(t, "\\u%04x", c);
+        else
+            tprintf(t, "%c", c);
+    }
+    tprintf(t, "\"");
+}
+
+/* JSON Lines (rvt_jsonl): blocks with every field, on a generated program
+ * (function names), and notes of every kind, with texts that need escapes
+ * and texts longer than a line's buffer, against printf. */
+static void jsonl_lines(void)
+{
+    struct rvt_gen_config gc;
+    rvt_gen_config_init(&gc);
+    gc.seed = 5;
+    gc.insns = 2000;
+    struct rvt_gen_program *prog = NULL;
+    struct rvt_diag d = {0};
+    REQUIRE(rvt_gen_program_new(&prog, &gc, &d) == 0);
+    struct rvt_image *img = rvt_gen_image(prog);
+    const struct rvt_symbol *fn = rvt_img_symbol_index(img, 0);
+    REQUIRE(fn != NULL);
+    FILE *f = tmpfile();
+    REQUIRE(f != NULL);
+    struct rvt_jsonl *j = rvt_jsonl_new(f, img, 0, 3);
+    REQUIRE(j != NULL);
+    struct rvt_flow_sink s = rvt_jsonl_sink(j);
+    struct text t = {0};
+    char long_text[3000];
+    for (size_t i = 0; i < sizeof long_text - 1; i++)
+        long_text[i] = (char)(i % 97 == 5 ? '"' : i % 89 == 7 ? '\n' : 'a' + i % 26);
+    long_text[sizeof long_text - 1] = 0;
+    const char *texts[] = {NULL, "plain", "quote \" backslash \\ tab \t del \x7f end", long_text};
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    for (unsigned i = 0; i < 3000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        const unsigned shift = (unsigned)(x >> 58);
+        if (i % 3) {
+            struct rvt_block b = {.start = i % 4 ? fn->addr + (x & 0x3e) : x >> shift,
+                                  .last = x >> (shift ^ 5),
+                                  .next = i % 7 ? x >> 3 : 0,
+                                  .ninsns = x >> (shift | 40),
+                                  .index = x >> shift,
+                                  .end = (uint8_t)(i % 11),
+                                  .flags = (uint8_t)((x >> 8) & (RVT_BLK_INTERRUPT | RVT_BLK_IMPLICIT | RVT_BLK_HAS_TIME)),
+                                  .cause = (uint32_t)(x >> shift),
+                                  .tval = x >> (shift / 2),
+                                  .time = x >> 9,
+                                  .priv = (uint8_t)(i % 4),
+                                  .context = i % 2 ? x >> shift : 0,
+                                  .trace_offset = x >> 20};
+            CHECK(s.block(s.ctx, &b) == 0);
+            tprintf(&t,
+                    "{\"type\":\"block\",\"hart\":3,\"start\":\"0x%" PRIx64 "\",\"last\":\"0x%" PRIx64
+                    "\",\"insns\":%" PRIu64 ",\"index\":%" PRIu64 ",\"end\":\"%s\"",
+                    b.start, b.last, b.ninsns, b.index, rvt_block_end_name(b.end));
+            if (b.end != RVT_END_GAP && b.next)
+                tprintf(&t, ",\"next\":\"0x%" PRIx64 "\"", b.next);
+            if (b.end == RVT_END_TRAP)
+                tprintf(&t, ",\"cause\":%" PRIu32 ",\"tval\":\"0x%" PRIx64 "\",\"interrupt\":%s", b.cause, b.tval,
+                        b.flags & RVT_BLK_INTERRUPT ? "true" : "false");
+            if (b.flags & RVT_BLK_IMPLICIT)
+                tprintf(&t, ",\"implicit\":true");
+            if (b.flags & RVT_BLK_HAS_TIME)
+                tprintf(&t, ",\"time\":%" PRIu64, b.time);
+            tprintf(&t, ",\"priv\":%u", b.priv);
+            if (b.context)
+                tprintf(&t, ",\"context\":\"0x%" PRIx64 "\"", b.context);
+            tprintf(&t, ",\"offset\":%" PRIu64, b.trace_offset);
+            const struct rvt_symbol *sym = rvt_img_symbol_at(img, b.start);
+            if (sym) {
+                tprintf(&t, ",\"func\":");
+                ref_json_str(&t, sym->name);
+            }
+            tprintf(&t, "}\n");
+            continue;
+        }
+        static const char *const kinds[] = {"?", "sync", "gap", "error", "context", "time", "trap", "data"};
+        static const char *const reasons[] = {"?", "trace off", "lost", "error", "wrap", "end", "limit"};
+        static const char *const dkinds[] = {"?",          "reg write",   "load addr",  "store addr", "load value",
+                                             "store value", "tracepoint", "hart",      "csr addr",   "csr value",
+                                             "operand",    "sc fail",     "lost"};
+        struct rvt_note n = {.addr = x >> shift,
+                             .offset = x >> 11,
+                             .value = x >> (shift ^ 9),
+                             .index = i % 13 ? x >> 30 : UINT64_MAX,
+                             .text = texts[(i / 3) % 4],
+                             .kind = (uint8_t)((i / 3) % 9),
+                             .reason = (uint8_t)((i / 5) % 14),
+                             .priv = (uint8_t)(i % 4)};
+        CHECK(s.note(s.ctx, &n) == 0);
+        tprintf(&t, "{\"type\":\"%s\",\"hart\":3", n.kind < 8 ? kinds[n.kind] : "?");
+        if (n.index == UINT64_MAX)
+            tprintf(&t, ",\"index\":null");
+        else
+            tprintf(&t, ",\"index\":%" PRIu64, n.index);
+        tprintf(&t, ",\"offset\":%" PRIu64, n.offset);
+        switch (n.kind) {
+        case RVT_NOTE_SYNC:
+            tprintf(&t, ",\"addr\":\"0x%" PRIx64 "\",\"priv\":%u", n.addr, n.priv);
+            break;
+        case RVT_NOTE_GAP:
+        case RVT_NOTE_ERROR:
+            tprintf(&t, ",\"reason\":\"%s\"", n.reason < 7 ? reasons[n.reason] : "?");
+            if (n.text) {
+                tprintf(&t, ",\"text\":");
+                ref_json_str(&t, n.text);
+            }
+            break;
+        case RVT_NOTE_CONTEXT:
+            tprintf(&t, ",\"priv\":%u,\"context\":\"0x%" PRIx64 "\"", n.priv, n.value);
+            break;
+        case RVT_NOTE_TIME:
+            tprintf(&t, ",\"time\":%" PRIu64, n.value);
+            break;
+        case RVT_NOTE_TRAP:
+            tprintf(&t, ",\"cause\":%" PRIu64 ",\"epc\":\"0x%" PRIx64 "\"", n.value, n.addr);
+            break;
+        case RVT_NOTE_DATA:
+            tprintf(&t, ",\"data\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"value\":\"0x%" PRIx64 "\"",
+                    n.reason < 13 ? dkinds[n.reason] : "?", n.addr, n.value);
+            if (n.text) {
+                tprintf(&t, ",\"text\":");
+                ref_json_str(&t, n.text);
+            }
+            break;
+        default:
+            break;
+        }
+        tprintf(&t, "}\n");
+    }
+    CHECK(rvt_jsonl_finish(j) == 0);
+    rvt_jsonl_free(j);
+    long len = ftell(f);
+    REQUIRE(len >= 0);
+    char *got = malloc((size_t)len + 1);
+    REQUIRE(got != NULL);
+    rewind(f);
+    REQUIRE(fread(got, 1, (size_t)len, f) == (size_t)len);
+    got[len] = 0;
+    fclose(f);
+    size_t at = 0;
+    while (at < (size_t)len && at < t.n && got[at] == t.p[at])
+        at++;
+    size_t from = at > 60 ? at - 60 : 0;
+    CHECK_MSG((size_t)len == t.n && at == t.n, "jsonl: %ld bytes, expected %zu; first difference at %zu:\n"
+                                               "got:      ...%.90s\nexpected: ...%.90s",
+              len, t.n, at, got + from, t.p + from);
+    free(got);
+    free(t.p);
+    rvt_img_free(img);
+    rvt_gen_program_free(prog);
+}
+
+/* The data notes of one instruction, the printf way (docs: "load [ADDR] =
+ * VALUE; ..."): items [0, k) of v share an index. */
+static void ref_data_line(struct text *t, const struct rvt_note *v, size_t k)
+{
+    tprintf(t, "\t\t\t#");
+    if (v[0].index == UINT64_MAX)
+        tprintf(t, " (instruction not known)");
+    unsigned prev = 0;
+    for (size_t i = 0; i < k; i++) {
+        const struct rvt_note *n = &v[i];
+        const unsigned kind = n->reason;
+        bool cont = (kind == RVT_DATA_LOAD_VALUE && prev == RVT_DATA_LOAD_ADDR) ||
+                    (kind == RVT_DATA_STORE_VALUE && prev == RVT_DATA_STORE_ADDR) ||
+                    (kind == RVT_DATA_CSR_VALUE && prev == RVT_DATA_CSR_ADDR) || kind == RVT_DATA_OPERAND;
+        if (i && !cont)
+            tprintf(t, ";");
+        switch (kind) {
+        case RVT_DATA_REG_WRITE:
+            tprintf(t, " %s%u = 0x%" PRIx64, n->addr >= 32 ? "f" : "x", (unsigned)(n->addr & 31), n->value);
+            break;
+        case RVT_DATA_LOAD_ADDR:
+            tprintf(t, " load [0x%" PRIx64 "]", n->value);
+            break;
+        case RVT_DATA_STORE_ADDR:
+            tprintf(t, " store [0x%" PRIx64 "]", n->value);
+            break;
+        case RVT_DATA_LOAD_VALUE:
+        case RVT_DATA_STORE_VALUE:
+        case RVT_DATA_CSR_VALUE:
+            if (cont)
+                tprintf(t, " = 0x%" PRIx64, n->value);
+            else
+                tprintf(t, " %s = 0x%" PRIx64,
+                        kind == RVT_DATA_LOAD_VALUE ? "load" : kind == RVT_DATA_STORE_VALUE ? "store" : "csr", n->value);
+            break;
+        case RVT_DATA_CSR_ADDR:
+            tprintf(t, " csr 0x%03" PRIx64, n->value);
+            break;
+        case RVT_DATA_OPERAND:
+            tprintf(t, " operand 0x%" PRIx64, n->value);
+            break;
+        case RVT_DATA_SC_FAIL:
+            tprintf(t, " store-conditional failed [0x%" PRIx64 "]", n->value);
+            break;
+        case RVT_DATA_TRACEPOINT:
+            tprintf(t, " tracepoint %" PRIu64, n->value);
+            break;
+        case RVT_DATA_HART:
+            tprintf(t, " hart %" PRIu64, n->value);
+            break;
+        case RVT_DATA_LOST:
+            tprintf(t, " data lost: %s", n->text ? n->text : "");
+            break;
+        default:
+            tprintf(t, " data %u = 0x%" PRIx64, kind, n->value);
+            break;
+        }
+        prev = kind;
+    }
+    tprintf(t, "\n");
+}
+
+/* Data notes in a listing: every kind, in the pairs that continue a
+ * fragment, sent before the block of their instruction (as the E-Trace data
+ * trace does), bursts of hundreds for one instruction (more than a line
+ * buffer holds), and notes of no known instruction. */
+static void data_lines(void)
+{
+    struct rvt_image *img = rvt_img_new();
+    const size_t n = add_code(img, 0x80000000ull, 0x4000, 31);
+    struct blocks v = {0};
+    add_blocks(&v, img, 0x80000000ull, n, 32);
+    FILE *f = tmpfile();
+    REQUIRE(f != NULL);
+    struct rvt_out_config oc = {.size = sizeof oc, .kind = RVT_OUT_INSN, .f = f, .image = img, .xlen = 64};
+    struct rvt_output *o = rvt_out_new(&oc);
+    REQUIRE(o != NULL);
+    struct rvt_flow_sink s = rvt_out_sink(o);
+    struct reference r = {.img = img, .xlen = 64, .listing = true};
+    struct rvt_bcache *bc = rvt_bcache_new(img, 0);
+    tprintf(&r.t, "%s", "");
+    uint64_t x = 0x853C49E6748FEA9Bull, index = 0;
+    struct rvt_note notes[600];
+    for (size_t i = 0; i < v.n; i++) {
+        const struct rvt_block *b = &v.b[i];
+        /* notes for some of the block's instructions, grouped by index */
+        struct text t = {0};
+        size_t k = 0;
+        for (uint64_t at = index; at < index + b->ninsns && k < 400; at++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            if (x % 3)
+                continue;
+            size_t m = x % 97 == 0 ? 300 : 1 + (x >> 8) % 4; /* (a burst now and then) */
+            for (size_t j = 0; j < m && k < 600; j++, k++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                notes[k] = (struct rvt_note){.kind = RVT_NOTE_DATA, .index = at, .reason = (uint8_t)(1 + x % 15),
+                                             .addr = (x >> 20) % 64, .value = x >> (x % 64),
+                                             .text = x % 5 ? "its packet was lost" : NULL};
+            }
+        }
+        for (size_t j = 0; j < k; j++)
+            CHECK(s.note(s.ctx, &notes[j]) == 0);
+        struct rvt_note unknown = {.kind = RVT_NOTE_DATA, .index = UINT64_MAX, .reason = RVT_DATA_STORE_ADDR,
+                                   .value = x};
+        if (i % 50 == 7) { /* written at once */
+            CHECK(s.note(s.ctx, &unknown) == 0);
+            ref_data_line(&r.t, &unknown, 1);
+        }
+        struct rvt_block bb = *b;
+        bb.index = index;
+        CHECK(s.block(s.ctx, &bb) == 0);
+        /* the reference: each instruction, then its notes */
+        uint64_t pc = b->start;
+        size_t at = 0;
+        for (uint64_t q = 0; q < b->ninsns; q++) {
+            ref_insn(&r, pc, b);
+            size_t e = at;
+            while (e < k && notes[e].index == index + q)
+                e++;
+            if (e > at)
+                ref_data_line(&r.t, notes + at, e - at);
+            at = e;
+            struct rvt_insn in;
+            REQUIRE(rvt_img_insn(img, pc, &in) == 0);
+            pc += in.len;
+        }
+        index += b->ninsns;
+        free(t.p);
+    }
+    CHECK(rvt_out_finish(o) == 0);
+    rvt_out_free(o);
+    rvt_bcache_free(bc);
+    long len = ftell(f);
+    REQUIRE(len >= 0);
+    char *got = malloc((size_t)len + 1);
+    REQUIRE(got != NULL);
+    rewind(f);
+    REQUIRE(fread(got, 1, (size_t)len, f) == (size_t)len);
+    got[len] = 0;
+    fclose(f);
+    size_t at = 0;
+    while (at < (size_t)len && at < r.t.n && got[at] == r.t.p[at])
+        at++;
+    size_t from = at > 60 ? at - 60 : 0;
+    CHECK_MSG((size_t)len == r.t.n && at == r.t.n, "data notes: %ld bytes, expected %zu; first difference at %zu:\n"
+                                                   "got:      ...%.90s\nexpected: ...%.90s",
+              len, r.t.n, at, got + from, r.t.p + from);
+    free(got);
+    free(r.t.p);
+    free(v.b);
+    rvt_img_free(img);
+}
+
 int main(void)
 {
+    data_lines();
+    jsonl_lines();
+    block_lines();
     raw_images();
     generated(64, 21);
     generated(32, 22);
