@@ -11,7 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-enum { RA_BATCH = 2048, RA_BATCHES = 4 };
+enum { RA_BATCH = 16384, RA_BATCHES = 4 };
 
 struct ra_batch {
     struct rvt_ing_rec *r;

@@ -553,7 +553,7 @@ static void test_readahead(void)
     for (int bad = 0; bad < 3; bad++) {
         struct text t = {0};
         char line[64];
-        const unsigned lines = 20000, bad_at = 9000; /* past a few batches */
+        const unsigned lines = 70000, bad_at = 40000; /* in the third batch of 16,384 */
         for (unsigned i = 0; i < lines; i++) {
             int n = snprintf(line, sizeof line, "%016" PRIx64 " %s\n", (uint64_t)0x1000 + 4 * i,
                              bad == 1 && i == bad_at ? "0000001x" : "00000013");
