@@ -811,8 +811,13 @@ static void fmt_note(struct rvt_out_fmt *o, const struct rvt_note *n)
             out_printf(o, "# priv %u context 0x%" PRIx64 "\n", n->priv, n->value);
         break;
     case RVT_NOTE_TIME:
-        if (listing)
-            out_printf(o, "# time %" PRIu64 "\n", n->value);
+        if (listing) { /* "# time %" PRIu64 "\n": one per message with timestamps, no printf */
+            out_reserve(o, 40);
+            char *p = txt_str(o->buf + o->len, "# time ");
+            p = txt_dec(p, n->value, 0);
+            *p++ = '\n';
+            o->len = (size_t)(p - o->buf);
+        }
         break;
     case RVT_NOTE_DATA:
         if (o->data) {
@@ -877,32 +882,23 @@ static int on_block_count(void *ctx, const struct rvt_block *b)
     return 0;
 }
 
-/* The count in batches (rvt_flow_sink.blocks): a loop instead of a call per block. */
-static int on_blocks_count(void *ctx, const struct rvt_block *b, size_t n)
+/* The count from the engine's own counts (rvt_flow_sink.counts): no block is built. */
+static int on_counts(void *ctx, const struct rvt_block_counts *c)
 {
     struct rvt_output *o = ctx;
-    uint64_t insns = 0, traps = o->st.ends[RVT_END_TRAP];
-    /* Two at a time: one pass, half the loop's overhead. */
-    size_t i = 0;
-    for (; i + 2 <= n; i += 2) {
-        insns += b[i].ninsns + b[i + 1].ninsns;
-        o->st.ends[b[i].end & 15]++;
-        o->st.ends[b[i + 1].end & 15]++;
-    }
-    if (i < n) {
-        insns += b[i].ninsns;
-        o->st.ends[b[i].end & 15]++;
-    }
-    o->st.traps += o->st.ends[RVT_END_TRAP] - traps;
-    o->st.insns += insns;
-    o->st.blocks += n;
+    for (unsigned e = 0; e < 16; e++)
+        o->st.ends[e] += c->ends[e];
+    o->st.traps += c->ends[RVT_END_TRAP];
+    o->st.insns += c->insns;
+    o->st.blocks += c->blocks;
     return 0;
 }
 
 struct rvt_flow_sink rvt_out_sink(struct rvt_output *o)
 {
     if (o->cfg.kind == RVT_OUT_COUNT)
-        return (struct rvt_flow_sink){.block = on_block_count, .note = on_note, .ctx = o, .blocks = on_blocks_count};
+        return (struct rvt_flow_sink){
+            .block = on_block_count, .note = on_note, .ctx = o, .counts = on_counts};
     return (struct rvt_flow_sink){.block = on_block, .note = on_note, .ctx = o};
 }
 

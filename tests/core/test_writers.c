@@ -548,7 +548,7 @@ static void ref_data_line(struct text *t, const struct rvt_note *v, size_t k)
 /* Data notes in a listing: every kind, in the pairs that continue a
  * fragment, sent before the block of their instruction (as the E-Trace data
  * trace does), bursts of hundreds for one instruction (more than a line
- * buffer holds), and notes of no known instruction. */
+ * buffer holds), and notes of no known instruction; and time notes. */
 static void data_lines(void)
 {
     struct rvt_image *img = rvt_img_new();
@@ -590,6 +590,11 @@ static void data_lines(void)
         if (i % 50 == 7) { /* written at once */
             CHECK(s.note(s.ctx, &unknown) == 0);
             ref_data_line(&r.t, &unknown, 1);
+        }
+        if (i % 3 == 1) { /* a timestamp: its own line, at once */
+            struct rvt_note tn = {.kind = RVT_NOTE_TIME, .index = index, .value = x >> (x % 64)};
+            CHECK(s.note(s.ctx, &tn) == 0);
+            tprintf(&r.t, "# time %" PRIu64 "\n", tn.value);
         }
         struct rvt_block bb = *b;
         bb.index = index;
