@@ -4,7 +4,7 @@
  * threads with a piece at every sync point, must give the sink the same
  * events (every field, note texts included) and the same result.  The
  * first input byte picks the sink: bit 0 a count-like one (blocks in runs
- * and block sums: the totals and the notes must agree), else one that
+ * and counts, rvt_flow_sink.counts: the totals and the notes must agree), else one that
  * logs every event and, when bits 2..7 are K > 0, refuses the 200K-th event
  * (the serial decode stops there; the threaded one must stop at the same
  * event with the same error); bit 1 gives the decoder --ntrace-mode htm
@@ -32,7 +32,7 @@ struct log {
     uint8_t *p;
     size_t n, cap;
     uint64_t events, refuse_at; /* refuse_at: 1-based event to refuse (0: none) */
-    struct rvt_block_sums sums;
+    struct rvt_block_counts sums;
 };
 
 static void put(struct log *l, const void *v, size_t k)
@@ -92,7 +92,7 @@ static int on_blocks_total(void *ctx, const struct rvt_block *b, size_t n)
     return 0;
 }
 
-static int on_sums(void *ctx, const struct rvt_block_sums *s)
+static int on_sums(void *ctx, const struct rvt_block_counts *s)
 {
     struct log *l = ctx;
     l->sums.blocks += s->blocks;
@@ -108,7 +108,7 @@ static int decode(const struct rvt_codec *c, const void *cfg, const uint8_t *dat
     struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = l};
     if (count)
         sink = (struct rvt_flow_sink){
-            .block = on_block_total, .note = on_note, .blocks = on_blocks_total, .block_sums = on_sums, .ctx = l};
+            .block = on_block_total, .note = on_note, .blocks = on_blocks_total, .counts = on_sums, .ctx = l};
     struct rvt_decode_options o = {.size = sizeof o, .ecall = -1, .max_insns = 1 << 16, .starts_at_trace_start = true};
     return threads == 1 ? rvt_decode(c, cfg, g_img, &o, data, size, &sink, d)
                         : rvt_decode_jobs(c, cfg, g_img, &o, data, size, threads, &sink, NULL, d);

@@ -306,7 +306,7 @@ struct rvt_jobs_stats {
  * at the join equal the whole decode's; elsewhere the calling thread
  * decodes again.  The sink sees what rvt_decode gives it, in the same
  * order, and the result is rvt_decode's (docs/parallel.md) — but runs of
- * blocks may be cut differently for `blocks`, and a sink with block_sums
+ * blocks may be cut differently for `blocks`, and a sink with `counts`
  * gets the sums of the blocks decoded on other threads.  A family without
  * dec_run_part / dec_state_equal, or threads == 1, is rvt_decode.
  * opt->progress is called with offsets the decode has passed.  st may be

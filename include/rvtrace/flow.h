@@ -179,10 +179,12 @@ struct rvt_note {
     uint64_t tval;       /* NOTE_TRAP: the trap value */
 };
 
-/* What a run of blocks adds up to (rvt_flow_sink.block_sums). */
-struct rvt_block_sums {
-    uint64_t blocks, insns;
-    uint64_t ends[16]; /* blocks by end & 15 (enum rvt_block_end) */
+/* What a consumer that only counts blocks gets instead of them
+ * (rvt_flow_sink.counts): the blocks emitted since the last delivery. */
+struct rvt_block_counts {
+    uint64_t blocks;   /* how many */
+    uint64_t insns;    /* the sum of their ninsns */
+    uint64_t ends[16]; /* how many by enum rvt_block_end */
 };
 
 /* Initialise it with designated initialisers ({.block = ..., .ctx = ...}):
@@ -203,12 +205,14 @@ struct rvt_flow_sink {
      * return aborts the decode: the call that delivered fails (or, from
      * rvt_flow_set_sink/rvt_flow_reset, the next one that can). */
     int (*blocks)(void *ctx, const struct rvt_block *b, size_t n);
-    /* Optional: a consumer to which a run of blocks is only what it adds
-     * up to (a count).  The threaded decode (rvt_decode_jobs) then hands
-     * over the sums of the blocks decoded on other threads instead of the
-     * blocks, between the same notes; a nonzero return is taken as a
-     * refusal of the run's first block. */
-    int (*block_sums)(void *ctx, const struct rvt_block_sums *s);
+    /* Optional, for a consumer that needs no block's fields but its end
+     * and instruction count (`--output count`): the engine counts the
+     * blocks instead of building them (the walk that emits most of them
+     * writes nothing per block but its end) and hands over the counts
+     * when it would hand over a batch (above; the same rules, the same
+     * stops).  When set it is used instead of `blocks` and `block` (which
+     * must still be set, for a sink put in front of this one). */
+    int (*counts)(void *ctx, const struct rvt_block_counts *c);
 };
 
 /* ---- the engine --------------------------------------------------------- */

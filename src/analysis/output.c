@@ -305,11 +305,9 @@ static void data_lines(struct rvt_out_fmt *o, uint64_t index)
 {
     if (!o->data || (index != UINT64_MAX && !o->data_waiting))
         return;
-    out_reserve(o, 4096);
-    if (index == UINT64_MAX)
-        o->len += rvt_datalist_flush(o->data, o->buf + o->len, o->cap - o->len);
-    else
-        o->len += rvt_datalist_take(o->data, index, o->buf + o->len, o->cap - o->len);
+    out_reserve(o, rvt_datalist_room(o->data)); /* (so no line is cut) */
+    o->len += index == UINT64_MAX ? rvt_datalist_flush(o->data, o->buf + o->len, o->cap - o->len)
+                                  : rvt_datalist_take(o->data, index, o->buf + o->len, o->cap - o->len);
     o->data_waiting = rvt_datalist_pending(o->data) != 0;
 }
 
@@ -813,12 +811,17 @@ static void fmt_note(struct rvt_out_fmt *o, const struct rvt_note *n)
             out_printf(o, "# priv %u context 0x%" PRIx64 "\n", n->priv, n->value);
         break;
     case RVT_NOTE_TIME:
-        if (listing)
-            out_printf(o, "# time %" PRIu64 "\n", n->value);
+        if (listing) { /* "# time %" PRIu64 "\n": one per message with timestamps, no printf */
+            out_reserve(o, 40);
+            char *p = txt_str(o->buf + o->len, "# time ");
+            p = txt_dec(p, n->value, 0);
+            *p++ = '\n';
+            o->len = (size_t)(p - o->buf);
+        }
         break;
     case RVT_NOTE_DATA:
         if (o->data) {
-            out_reserve(o, 1024);
+            out_reserve(o, rvt_datalist_note_room(n));
             int w = rvt_datalist_add(o->data, n, o->cfg.kind == RVT_OUT_INSN ? o->next_index : UINT64_MAX,
                                      o->buf + o->len, o->cap - o->len);
             if (w < 0)
@@ -879,46 +882,23 @@ static int on_block_count(void *ctx, const struct rvt_block *b)
     return 0;
 }
 
-/* The count in batches (rvt_flow_sink.blocks): a loop instead of a call per block. */
-static int on_blocks_count(void *ctx, const struct rvt_block *b, size_t n)
+/* The count from the engine's own counts (rvt_flow_sink.counts): no block is built. */
+static int on_counts(void *ctx, const struct rvt_block_counts *c)
 {
     struct rvt_output *o = ctx;
-    uint64_t insns = 0, traps = o->st.ends[RVT_END_TRAP];
-    /* Two at a time: one pass, half the loop's overhead. */
-    size_t i = 0;
-    for (; i + 2 <= n; i += 2) {
-        insns += b[i].ninsns + b[i + 1].ninsns;
-        o->st.ends[b[i].end & 15]++;
-        o->st.ends[b[i + 1].end & 15]++;
-    }
-    if (i < n) {
-        insns += b[i].ninsns;
-        o->st.ends[b[i].end & 15]++;
-    }
-    o->st.traps += o->st.ends[RVT_END_TRAP] - traps;
-    o->st.insns += insns;
-    o->st.blocks += n;
-    return 0;
-}
-
-/* The count of a run of blocks decoded on another thread (rvt_decode_jobs):
- * what count_block adds for each. */
-static int on_block_sums(void *ctx, const struct rvt_block_sums *s)
-{
-    struct rvt_output *o = ctx;
-    o->st.insns += s->insns;
-    o->st.blocks += s->blocks;
     for (unsigned e = 0; e < 16; e++)
-        o->st.ends[e] += s->ends[e];
-    o->st.traps += s->ends[RVT_END_TRAP];
+        o->st.ends[e] += c->ends[e];
+    o->st.traps += c->ends[RVT_END_TRAP];
+    o->st.insns += c->insns;
+    o->st.blocks += c->blocks;
     return 0;
 }
 
 struct rvt_flow_sink rvt_out_sink(struct rvt_output *o)
 {
     if (o->cfg.kind == RVT_OUT_COUNT)
-        return (struct rvt_flow_sink){.block = on_block_count, .note = on_note, .ctx = o, .blocks = on_blocks_count,
-                                      .block_sums = on_block_sums};
+        return (struct rvt_flow_sink){
+            .block = on_block_count, .note = on_note, .ctx = o, .counts = on_counts};
     return (struct rvt_flow_sink){.block = on_block, .note = on_note, .ctx = o};
 }
 

@@ -954,11 +954,9 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
             dec->src_fail = k->branch_fmt == ET_BFMT_ADDR_FAIL;
         }
     } else if (nmap) {
-        uint64_t bits = 0;
-        for (unsigned i = 0; i < nmap; i++)
-            if (!((map >> i) & 1))
-                bits |= 1ull << i; /* map: 0 = taken; flow: 1 = taken */
-        if (FL(rvt_flow_push_branches(f, bits, nmap)) < 0)
+        /* map: 0 = taken; flow: 1 = taken.  The whole map at once (the
+         * flow keeps only the low nmap bits). */
+        if (FL(rvt_flow_push_branches(f, ~(uint64_t)map, nmap)) < 0)
             return flow_fail(dec);
     }
 
@@ -1071,11 +1069,7 @@ static int do_branches(struct et_decoder *dec, const struct et_packet *k, uint64
             dec->src_fail = false;
             dec->src_miss = false;
         } else {
-            uint64_t bits = 0;
-            for (unsigned i = 0; i < 30; i++)
-                if (!((map >> i) & 1))
-                    bits |= 1ull << i;
-            if (FL(rvt_flow_push_branches(f, bits, 30)) < 0)
+            if (FL(rvt_flow_push_branches(f, ~(uint64_t)map, 30)) < 0) /* 0 = taken, as above */
                 return flow_fail(dec);
             dec->held_taken = !((map >> 30) & 1);
         }
@@ -1449,7 +1443,9 @@ static int unpack_frame(struct et_decoder *dec, const struct et_frame *fr, struc
 static void next_packet(struct et_decoder *dec, struct pkt *out)
 {
     struct et_frame fr;
-    struct rvt_diag d = {0};
+    struct rvt_diag d; /* (read only after a failure, which fills it: not zeroed, 516 bytes a packet) */
+    d.code = 0;
+    d.msg[0] = '\0';
     bool nulls = false, aligned = false;
     uint64_t last_null = 0;
     out->framed = false;

@@ -260,13 +260,17 @@ bool et_deframer_resync(struct et_deframer *df)
     return df->pos < df->len;
 }
 
+/* (fr is zeroed: et_deframer_next) */
 static void fill_bits(struct et_frame *fr, const uint8_t *src, unsigned start_bit, unsigned nbits)
 {
-    memset(&fr->bits, 0, sizeof fr->bits);
     if (start_bit % 8 == 0) { /* the usual case: whole bytes */
         const uint8_t *p = src + start_bit / 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(fr->bits.w, p, (nbits + 7) / 8); /* the words are the bytes, least significant first */
+#else
         for (unsigned i = 0; i < (nbits + 7) / 8; i++)
             fr->bits.w[i / 8] |= (uint64_t)p[i] << (8 * (i % 8));
+#endif
         if (nbits % 64)
             fr->bits.w[nbits / 64] &= (1ull << (nbits % 64)) - 1;
         fr->bits.n = nbits;

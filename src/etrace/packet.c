@@ -35,13 +35,14 @@ static inline unsigned bit_at(const struct et_bits *b, unsigned pos)
     return (unsigned)(b->w[pos / 64] >> (pos % 64)) & 1u;
 }
 
-unsigned et_bits_compressed_len(const struct et_bits *b)
+/* et_bits_compressed_len of b's first n bits. */
+static unsigned compressed_len_n(const struct et_bits *b, unsigned n)
 {
-    if (b->n == 0)
+    if (n == 0)
         return 0;
-    unsigned sign = bit_at(b, b->n - 1);
+    unsigned sign = bit_at(b, n - 1);
     /* Scan down word by word for the highest bit that differs from the sign. */
-    int top = (int)b->n - 2;
+    int top = (int)n - 2;
     while (top >= 0) {
         unsigned wi = (unsigned)top / 64;
         uint64_t word = b->w[wi] ^ (sign ? ~0ull : 0);
@@ -56,6 +57,11 @@ unsigned et_bits_compressed_len(const struct et_bits *b)
     return 1;
 }
 
+unsigned et_bits_compressed_len(const struct et_bits *b)
+{
+    return compressed_len_n(b, b->n);
+}
+
 /* ---- reading --------------------------------------------------------------- */
 
 struct rd {
@@ -65,28 +71,39 @@ struct rd {
     unsigned sign;
 };
 
-static uint64_t rd_get(struct rd *r, unsigned w)
+/* A field that is not within one word of the received bits: across two,
+ * or (sign-based compression) partly or wholly beyond them, where every
+ * bit is a copy of the last received one. */
+static uint64_t rd_get_split(struct rd *r, unsigned w)
 {
+    unsigned p = r->pos;
+    r->pos = p + w;
+    unsigned have = p < r->nbits ? r->nbits - p : 0; /* received bits of the field */
+    if (have > w)
+        have = w;
     uint64_t v = 0;
-    for (unsigned i = 0; i < w;) {
-        unsigned p = r->pos + i;
-        if (p >= r->nbits) {
-            if (r->sign)
-                v |= mask64(w) & ~mask64(i);
-            break;
-        }
-        /* take as many bits as possible from this word */
-        unsigned o = p % 64, take = 64 - o;
-        if (take > w - i)
-            take = w - i;
-        if (take > r->nbits - p)
-            take = r->nbits - p;
-        uint64_t chunk = (r->b->w[p / 64] >> o) & mask64(take);
-        v |= chunk << i;
-        i += take;
+    if (have) {
+        unsigned o = p % 64;
+        v = r->b->w[p / 64] >> o;
+        if (o && o + have > 64)
+            v |= r->b->w[p / 64 + 1] << (64 - o);
+        v &= mask64(have);
     }
-    r->pos += w;
+    if (have < w && r->sign)
+        v |= mask64(w) & ~mask64(have);
     return v;
+}
+
+/* The next w bits (w <= 64).  Most fields lie within one word of the
+ * received bits: one shift and mask. */
+static inline uint64_t rd_get(struct rd *r, unsigned w)
+{
+    unsigned p = r->pos, o = p % 64;
+    if (p + w <= r->nbits && o + w <= 64) {
+        r->pos = p + w;
+        return (r->b->w[p / 64] >> o) & mask64(w);
+    }
+    return rd_get_split(r, w);
 }
 
 /* ---- field helpers ------------------------------------------------------- */
@@ -605,10 +622,7 @@ int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, 
      * significant bits of the final byte" (encapsulation.adoc), so the
      * longest length a compressing encoder sends is that of the lead bits
      * and the whole payload bytes (rvtrace packs them closer). */
-    struct et_bits head = *b;
-    if (head.n > end)
-        head.n = end;
-    unsigned need = (lead + 8 * ((et_bits_compressed_len(&head) + 7) / 8) + 7) / 8;
+    unsigned need = (lead + 8 * ((compressed_len_n(b, b->n < end ? b->n : end) + 7) / 8) + 7) / 8;
     unsigned have = (lead + b->n) / 8;
     if (have > need)
         return rvt_fail(d, RVT_ERR_FORMAT,

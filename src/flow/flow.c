@@ -91,6 +91,9 @@ struct rvt_flow {
      * the decode at the next). */
     bool stopped;
     struct rvt_block batch[BATCH_BLOCKS];
+    /* Emitted blocks not yet handed to a counting sink
+     * (rvt_flow_sink.counts): ends and insns (deliver() adds up blocks). */
+    struct rvt_block_counts tally;
 };
 
 static int deliver(struct rvt_flow *f);
@@ -367,6 +370,18 @@ static const struct rvt_note *classify_lead(struct rvt_flow *f, const struct rvt
     return tmp;
 }
 
+/* The counts held to a counting sink (none: nothing to do). */
+static int deliver_counts(struct rvt_flow *f)
+{
+    struct rvt_block_counts c = f->tally;
+    for (unsigned e = 0; e < 16; e++)
+        c.blocks += c.ends[e];
+    if (!c.blocks)
+        return 0;
+    memset(&f->tally, 0, sizeof f->tally);
+    return f->cfg.sink.counts(f->cfg.sink.ctx, &c);
+}
+
 /* Hand the batch to the sink (nothing held: nothing to do).  Once per
  * batch: out of line. */
 #if defined(__GNUC__)
@@ -377,7 +392,9 @@ static int deliver(struct rvt_flow *f)
     size_t n = (size_t)(f->bnext - f->batch);
     f->bnext = f->batch;
     if (!f->stopped) {
-        if (!n || f->cfg.sink.blocks(f->cfg.sink.ctx, f->batch, n) == 0)
+        /* (one of the two at most: rvt_flow_set_sink delivers before the sink changes) */
+        if ((!n || f->cfg.sink.blocks(f->cfg.sink.ctx, f->batch, n) == 0) &&
+            (!f->cfg.sink.counts || deliver_counts(f) == 0))
             return 0;
         f->stopped = true;
     }
@@ -393,6 +410,11 @@ static void deliver_now(struct rvt_flow *f)
 /* One block to the sink: into the batch, or the per-block callback. */
 static inline int emit(struct rvt_flow *f, const struct rvt_block *b)
 {
+    if (f->cfg.sink.counts) {
+        f->tally.ends[b->end & 15]++;
+        f->tally.insns += b->ninsns;
+        return f->stopped ? deliver(f) : 0;
+    }
     if (f->cfg.sink.blocks) {
         memcpy(f->bnext++, b, sizeof *b);
         return f->bnext == f->batch + BATCH_BLOCKS || f->stopped ? deliver(f) : 0;
@@ -958,7 +980,13 @@ static void bq_done(struct rvt_flow *f, const struct bq_reader *r)
  * instruction (a table per walk: the walk's flags decide). */
 enum fast_action { FA_HANDBACK = 0, FA_SEQ, FA_BRANCH, FA_CALL, FA_OTHER, FA_JUMP, FA_RETURN };
 /* The limits a walk has (the fast path is instantiated per combination). */
-enum { LIM_HW = 1, LIM_IN = 2, LIM_ADDR = 4, LIM_BATCH = 8 /* not a limit: the sink takes batches */ };
+enum {
+    LIM_HW = 1,
+    LIM_IN = 2,
+    LIM_ADDR = 4,
+    LIM_BATCH = 8, /* not a limit: the sink takes batches */
+    LIM_COUNT = 16 /* not a limit: the sink counts blocks */
+};
 
 struct fast_state {
     uint64_t hw_left, in_left; /* the walk's limits (UINT64_MAX: none) */
@@ -1035,6 +1063,9 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
      * batch; the flow's own state (f->insns, f->blk_open) is brought up to
      * date when the loop hands back. */
     const bool batched = (lim & LIM_BATCH) != 0;
+    /* A sink that counts gets each block's end counted, nothing written;
+     * their instructions are added up when the loop hands back. */
+    const bool counting = (lim & LIM_COUNT) != 0;
     /* The fields every block of this loop has alike, from context to
      * priv (copied as one piece; end, cf and flags are written after),
      * filled at the first block it emits (many walks emit none): until
@@ -1142,6 +1173,14 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         /* retire(), then transfer(): the block ends with a discontinuity */
         hw -= bhw;
         in -= n;
+        if (counting) {
+            f->tally.ends[end]++;
+            f->blk.last = b->last; /* (the last retired: handback needs it) */
+            f->blk.cf = (uint8_t)cf;
+            bstart = pc = to;
+            in_open = in;
+            continue;
+        }
         if (batched) {
             if (RVT_UNLIKELY(same.end == 0xff)) {
                 memset(&same, 0, sizeof same);
@@ -1253,6 +1292,8 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     }
 handback:
     bq_done(f, &q);
+    if (counting) /* the blocks it ended had the instructions from the open one's start to in_open */
+        f->tally.insns += in0 + (f->blk_open ? f->blk.ninsns : 0) - in_open;
     f->insns = insns_base - in;
     f->pc = pc;
     if (in != in0) {
@@ -1352,15 +1393,19 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
     /* The instruction count always limits: the decode's own limit. */
     const unsigned lim = (hw_left != UINT64_MAX ? LIM_HW : 0) | (addr_lim ? LIM_ADDR : 0);
 
-    const bool fast = !f->cfg.no_fast_walk;
+    /* A walk of one instruction skips the fast path: it would stop at
+     * once (a whole block is never less than one instruction). */
+    const bool fast = !f->cfg.no_fast_walk && in_left > 1;
     for (;;) {
         uint64_t before = st->insns;
         int frc = 0;
         fs.hw_left = hw_left;
         fs.in_left = in_left;
-        /* The usual combinations (and a batch sink or not) get a loop of their own. */
-        switch (fast ? (lim & (LIM_HW | LIM_ADDR)) | (f->cfg.sink.blocks ? LIM_BATCH : 0) : 16u) {
-        case 16: /* no fast path */
+        /* The usual combinations (and a batch or counting sink or not) get a loop of their own. */
+        switch (fast ? (lim & (LIM_HW | LIM_ADDR)) |
+                           (f->cfg.sink.counts ? LIM_COUNT : f->cfg.sink.blocks ? LIM_BATCH : 0)
+                     : 32u) {
+        case 32: /* no fast path */
             break;
         case 0:
             frc = walk_fast(f, w, st, &fs, LIM_IN);
@@ -1383,8 +1428,20 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
         case LIM_BATCH | LIM_ADDR:
             frc = walk_fast(f, w, st, &fs, LIM_ADDR | LIM_IN | LIM_BATCH);
             break;
-        default:
+        case LIM_BATCH | LIM_HW | LIM_ADDR:
             frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN | LIM_ADDR | LIM_BATCH);
+            break;
+        case LIM_COUNT:
+            frc = walk_fast(f, w, st, &fs, LIM_IN | LIM_COUNT);
+            break;
+        case LIM_COUNT | LIM_HW:
+            frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN | LIM_COUNT);
+            break;
+        case LIM_COUNT | LIM_ADDR:
+            frc = walk_fast(f, w, st, &fs, LIM_ADDR | LIM_IN | LIM_COUNT);
+            break;
+        default:
+            frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN | LIM_ADDR | LIM_COUNT);
             break;
         }
         hw_left = fs.hw_left;

@@ -53,8 +53,8 @@ enum {
 
 /* A recording is a byte stream of tagged events: */
 enum { T_NOTE = 1, T_BLOCK, T_SMALL, T_SUMS };
-/* T_SUMS: struct rvt_block_sums of the blocks since the last event, for a
- * sink that takes them (rvt_flow_sink.block_sums); the first block stays
+/* T_SUMS: struct rvt_block_counts of the blocks since the last event, for a
+ * sink that takes them (rvt_flow_sink.counts); the first block stays
  * whole (it may continue the whole decode's, replay()). */
 /* T_SMALL: a block whose index, privilege, context, time, cause and tval
  * follow from the block before it. */
@@ -86,7 +86,7 @@ struct piece {
     size_t rlen, rcap;
     uint64_t blocks;    /* blocks in it */
     bool sums;          /* blocks are recorded as T_SUMS */
-    struct rvt_block_sums acc;
+    struct rvt_block_counts acc;
     bool have_prev;     /* the last block recorded (for T_SMALL) */
     struct rvt_block prev;
     char *arena;        /* note texts */
@@ -106,7 +106,7 @@ struct jobs {
     uint64_t defined, claimed, stitched; /* pieces defined, taken by a thread, joined */
     size_t frontier;                     /* where the next piece starts (len: no more) */
     size_t target;                       /* bytes per piece */
-    bool sums;                           /* the sink takes block_sums */
+    bool sums;                           /* the sink takes counts */
     size_t share;                        /* the largest piece: len / (4 threads) */
     bool fixed;                          /* RVT_JOBS_SEGMENT_BYTES */
     bool quit;
@@ -453,11 +453,25 @@ static int out_note(void *ctx, const struct rvt_note *n)
     return out_event(ctx, NULL, n);
 }
 
+/* A run of blocks as counts (rvt_flow_sink.counts), for a sink that
+ * takes nothing else. */
+static int send_counts(struct out *o, const struct rvt_block *b, size_t n)
+{
+    struct rvt_block_counts c;
+    memset(&c, 0, sizeof c);
+    for (size_t i = 0; i < n; i++) {
+        c.insns += b[i].ninsns;
+        c.ends[b[i].end & 15]++;
+    }
+    c.blocks = n;
+    return o->user.counts(o->user.ctx, &c);
+}
+
 static int out_blocks(void *ctx, const struct rvt_block *b, size_t n)
 {
     struct out *o = ctx;
     if (!o->skip && !o->refuse)
-        return o->user.blocks(o->user.ctx, b, n);
+        return o->user.blocks ? o->user.blocks(o->user.ctx, b, n) : send_counts(o, b, n);
     for (size_t i = 0; i < n; i++) {
         int rc = out_event(o, &b[i], NULL);
         if (rc)
@@ -473,8 +487,8 @@ static int send_run(struct out *o, const struct rvt_block *b, size_t n, uint64_t
 {
     if (!n)
         return 0;
-    if (o->user.blocks && !o->skip && !o->refuse) {
-        int rc = o->user.blocks(o->user.ctx, b, n);
+    if ((o->user.blocks || o->user.counts) && !o->skip && !o->refuse) {
+        int rc = o->user.blocks ? o->user.blocks(o->user.ctx, b, n) : send_counts(o, b, n);
         if (!rc)
             *sent += n;
         return rc;
@@ -545,13 +559,13 @@ static uint64_t replay(struct out *o, const struct piece *p, uint64_t delta, con
             continue;
         }
         if (tag == T_SUMS) {
-            struct rvt_block_sums sum;
+            struct rvt_block_counts sum;
             memcpy(&sum, p->rec + at, sizeof sum);
             at += sizeof sum;
             if ((rc = send_run(o, run, nr, &sent)) != 0)
                 break;
             nr = 0;
-            if ((rc = o->user.block_sums(o->user.ctx, &sum)) == 0)
+            if ((rc = o->user.counts(o->user.ctx, &sum)) == 0)
                 sent += sum.blocks;
             continue;
         }
@@ -635,11 +649,11 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
     if (threads == 1 || !c->dec_run_part || !c->dec_state_equal || !c->sync_points || !len)
         return rvt_decode(c, cfg, img, opt, buf, len, sink, d);
 
-    struct jobs J = {.c = c, .cfg = cfg, .buf = buf, .len = len, .target = PIECE_FIRST, .sums = sink->block_sums != NULL};
+    struct jobs J = {.c = c, .cfg = cfg, .buf = buf, .len = len, .target = PIECE_FIRST, .sums = sink->counts != NULL};
     struct jobs *j = &J;
     struct out o = {.user = *sink};
     struct rvt_flow_sink osink = {
-        .block = out_block, .note = out_note, .ctx = &o, .blocks = sink->blocks ? out_blocks : NULL};
+        .block = out_block, .note = out_note, .ctx = &o, .blocks = sink->blocks || sink->counts ? out_blocks : NULL};
     int rc = rvt_decode_flow_config(c, cfg, img, opt, len, &osink, &j->fc, d);
     if (rc < 0)
         return rc;

@@ -8,7 +8,11 @@
  * over in batches (rvt_flow_sink.blocks): the same blocks and notes in the
  * same order again (a sink that stops it sees the same blocks up to there:
  * the engine tells the decoder at its next delivery, so where the decode
- * then ends is not compared).  Traces: the bundled real capture
+ * then ends is not compared).  A fourth decode has a counting sink
+ * (rvt_flow_sink.counts): between every two notes it must be told as many
+ * blocks, of every end, with as many instructions, as the others saw (a
+ * sink that stops it: the same up to the delivery that stopped it).
+ * Traces: the bundled real capture
  * (bzip2) and generated programs with traps, interrupts, privilege and
  * context changes and timestamps;
  * each also cut, truncated and with flipped bits, so that resynchronisation
@@ -22,6 +26,8 @@
 
 struct event {
     bool is_note;
+    bool is_counts; /* the blocks between two notes, counted (rvt_flow_sink.counts) */
+    struct rvt_block_counts c;
     struct rvt_block b;
     struct rvt_note n;
     char text[160];
@@ -35,6 +41,11 @@ struct trace {
     size_t stop_after;  /* nonzero: the sink stops the decode at this block */
     size_t blocks;
     size_t batches;     /* calls of on_blocks */
+    /* A counting sink: what it was told since the last note, and in all. */
+    struct rvt_block_counts cur;
+    uint64_t counted;
+    size_t counts_calls;
+    bool counts_inconsistent; /* told a `blocks` that is not the sum of `ends` */
 };
 
 static struct event *add(struct trace *t)
@@ -79,9 +90,47 @@ static int on_blocks(void *ctx, const struct rvt_block *b, size_t n)
     return 0;
 }
 
+/* The counts held (if any) as one event. */
+static void counts_event(struct trace *t)
+{
+    if (t->cur.blocks) {
+        add(t)->is_counts = true;
+        t->ev[t->n - 1].c = t->cur;
+        memset(&t->cur, 0, sizeof t->cur);
+    }
+}
+
+static void count_into(struct rvt_block_counts *c, const struct rvt_block *b)
+{
+    c->blocks++;
+    c->insns += b->ninsns;
+    c->ends[b->end & 15]++;
+}
+
+static int on_counts(void *ctx, const struct rvt_block_counts *c)
+{
+    struct trace *t = ctx;
+    t->counts_calls++;
+    uint64_t sum = 0;
+    for (unsigned e = 0; e < 16; e++) {
+        sum += c->ends[e];
+        t->cur.ends[e] += c->ends[e];
+    }
+    t->counts_inconsistent |= sum != c->blocks || c->blocks == 0;
+    t->cur.blocks += c->blocks;
+    t->cur.insns += c->insns;
+    t->counted += c->blocks;
+    if (t->stop_after && t->counted >= t->stop_after) {
+        counts_event(t);
+        return 1;
+    }
+    return 0;
+}
+
 static int on_note(void *ctx, const struct rvt_note *n)
 {
     struct trace *t = ctx;
+    counts_event(t); /* (a counting sink's: the blocks before the note) */
     struct event *e = add(t);
     e->is_note = true;
     e->n = *n;
@@ -117,7 +166,7 @@ struct result {
 
 /* rvt_decode_buffer, with the fast path on or off. */
 static void decode(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, int ecall,
-                   const uint8_t *buf, size_t len, bool fast, bool batched, uint64_t max_insns, struct trace *t,
+                   const uint8_t *buf, size_t len, bool fast, int batched, uint64_t max_insns, struct trace *t,
                    struct result *r)
 {
     memset(r, 0, sizeof *r);
@@ -127,7 +176,12 @@ static void decode(const struct rvt_codec *c, const void *cfg, const struct rvt_
         c->flow_config(cfg, &fc);
     fc.size = sizeof fc;
     fc.image = img;
-    fc.sink = (struct rvt_flow_sink){.block = on_block, .note = on_note, .ctx = t, .blocks = batched ? on_blocks : NULL};
+    /* batched: 1 in batches, 2 counted */
+    fc.sink = (struct rvt_flow_sink){.block = on_block,
+                                     .note = on_note,
+                                     .ctx = t,
+                                     .blocks = batched == 1 ? on_blocks : NULL,
+                                     .counts = batched == 2 ? on_counts : NULL};
     if (ecall >= 0)
         fc.ecall = (enum rvt_flow_ecall)ecall;
     fc.no_fast_walk = !fast;
@@ -144,6 +198,27 @@ static void decode(const struct rvt_codec *c, const void *cfg, const struct rvt_
     r->insns = rvt_flow_insns(f);
     c->dec_free(dec);
     rvt_flow_free(f);
+    if (!t->stop_after || t->counted < t->stop_after)
+        counts_event(t); /* the last, counted in rvt_flow_free */
+}
+
+static bool same_counts(const struct rvt_block_counts *a, const struct rvt_block_counts *b)
+{
+    return a->blocks == b->blocks && a->insns == b->insns && memcmp(a->ends, b->ends, sizeof a->ends) == 0;
+}
+
+/* Events as a counting sink sees them: the blocks between notes counted. */
+static void counted_view(const struct trace *t, struct trace *out)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->ev[i].is_note) {
+            counts_event(out);
+            *add(out) = t->ev[i];
+        } else {
+            count_into(&out->cur, &t->ev[i].b);
+        }
+    }
+    counts_event(out);
 }
 
 static bool same_block(const struct rvt_block *a, const struct rvt_block *b)
@@ -165,6 +240,11 @@ static void describe(const struct event *e, char *buf, size_t n)
 {
     if (!e)
         snprintf(buf, n, "(nothing)");
+    else if (e->is_counts)
+        snprintf(buf, n, "counts: %" PRIu64 " blocks, %" PRIu64 " instructions, %" PRIu64 " branch %" PRIu64
+                 " jump %" PRIu64 " call %" PRIu64 " return %" PRIu64 " trap %" PRIu64 " seq %" PRIu64 " gap",
+                 e->c.blocks, e->c.insns, e->c.ends[RVT_END_BRANCH], e->c.ends[RVT_END_JUMP], e->c.ends[RVT_END_CALL],
+                 e->c.ends[RVT_END_RETURN], e->c.ends[RVT_END_TRAP], e->c.ends[RVT_END_SEQ], e->c.ends[RVT_END_GAP]);
     else if (e->is_note)
         snprintf(buf, n, "note %u at 0x%" PRIx64 " offset 0x%" PRIx64 " index %" PRIu64 " value 0x%" PRIx64 " %s",
                  e->n.kind, e->n.addr, e->n.offset, e->n.index, e->n.value, e->text);
@@ -178,16 +258,52 @@ static void describe(const struct event *e, char *buf, size_t n)
 
 static unsigned long g_compared_blocks;
 static unsigned long g_batches;
+static unsigned long g_counts_calls;
 
 /* Both decodes of buf; the sink's view and the outcome must be equal. */
 static void compare(const char *what, const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
                     int ecall, const uint8_t *buf, size_t len, size_t stop_after, uint64_t max_insns)
 {
-    struct trace ft = {.stop_after = stop_after}, gt = {.stop_after = stop_after}, bt = {.stop_after = stop_after};
-    struct result fr, gr, br;
-    decode(c, cfg, img, ecall, buf, len, true, false, max_insns, &ft, &fr);
-    decode(c, cfg, img, ecall, buf, len, false, false, max_insns, &gt, &gr);
-    decode(c, cfg, img, ecall, buf, len, true, true, max_insns, &bt, &br);
+    struct trace ft = {.stop_after = stop_after}, gt = {.stop_after = stop_after}, bt = {.stop_after = stop_after},
+                 ct = {.stop_after = stop_after}, gv = {0};
+    struct result fr, gr, br, cr;
+    decode(c, cfg, img, ecall, buf, len, true, 0, max_insns, &ft, &fr);
+    decode(c, cfg, img, ecall, buf, len, false, 0, max_insns, &gt, &gr);
+    decode(c, cfg, img, ecall, buf, len, true, 1, max_insns, &bt, &br);
+    decode(c, cfg, img, ecall, buf, len, true, 2, max_insns, &ct, &cr);
+    /* Counted: the general step's blocks between notes, counted (when the
+     * sink stopped it: all but the delivery that stopped it, which told at
+     * least as many blocks as the general step saw there). */
+    counted_view(&gt, &gv);
+    bool ct_stopped = stop_after && ct.counted >= stop_after;
+    size_t cn = ct_stopped ? ct.n - 1 : ct.n, ci = 0;
+    while (ci < cn && ci < gv.n && ct.ev[ci].is_note == gv.ev[ci].is_note &&
+           (ct.ev[ci].is_note ? same_note(&ct.ev[ci], &gv.ev[ci]) : same_counts(&ct.ev[ci].c, &gv.ev[ci].c)))
+        ci++;
+    if (ci < cn || (!ct_stopped && ci < gv.n) ||
+        (ct_stopped && ci < gv.n && (!gv.ev[ci].is_counts || ct.ev[ci].c.blocks < gv.ev[ci].c.blocks))) {
+        char a[400], b[400];
+        describe(ci < ct.n ? &ct.ev[ci] : NULL, a, sizeof a);
+        describe(ci < gv.n ? &gv.ev[ci] : NULL, b, sizeof b);
+        CHECK_MSG(0, "%s: event %zu of %zu/%zu differs:\n    counted: %s\n    general: %s", what, ci, ct.n, gv.n, a,
+                  b);
+    }
+    CHECK_MSG(!ct.counts_inconsistent, "%s: a counting sink was told no blocks, or blocks that are not the sum of "
+              "their ends", what);
+    CHECK_MSG(ct.counts_calls > 0 || gt.blocks == 0, "%s: blocks but no counts", what);
+    if (!stop_after) {
+        CHECK_MSG(cr.rc == gr.rc && strcmp(cr.msg, gr.msg) == 0,
+                  "%s: counted decode ends with %d '%s', general step %d '%s'", what, cr.rc, cr.msg, gr.rc, gr.msg);
+        CHECK_MSG(cr.insns == gr.insns, "%s: counted %" PRIu64 "/%" PRIu64 " instructions", what, cr.insns, gr.insns);
+    } else if (ct_stopped) {
+        bool told = cr.rc < 0;
+        for (size_t k = 0; k < ct.n && !told; k++)
+            told = ct.ev[k].is_note && strstr(ct.ev[k].text, "output consumer stopped the decode");
+        CHECK_MSG(told, "%s: the counting sink stopped the decode, which ended with %d and no note of it", what, cr.rc);
+    }
+    g_counts_calls += ct.counts_calls;
+    free(ct.ev);
+    free(gv.ev);
     /* Batches: the same events (up to the stop, if the sink stopped it). */
     size_t j = 0, upto = gt.n;
     if (stop_after && gt.blocks >= stop_after)
@@ -465,7 +581,7 @@ int main(void)
     generated(64, 11, RVT_GEN_ALL_FEATURES);
     generated(32, 12, RVT_GEN_ALL_FEATURES);
     generated(64, 13, RVT_GEN_DEFAULT_FEATURES | RVT_GEN_TRAPS | RVT_GEN_INTERRUPTS | RVT_GEN_NESTED);
-    printf("  %lu blocks compared, %lu batches\n", g_compared_blocks, g_batches);
+    printf("  %lu blocks compared, %lu batches, %lu counts\n", g_compared_blocks, g_batches, g_counts_calls);
     CHECK(g_compared_blocks > 100000);
     return rvt_test_summary("test_fastwalk");
 }

@@ -483,8 +483,167 @@ static void jsonl_lines(void)
     rvt_gen_program_free(prog);
 }
 
+/* The data notes of one instruction, the printf way (docs: "load [ADDR] =
+ * VALUE; ..."): items [0, k) of v share an index. */
+static void ref_data_line(struct text *t, const struct rvt_note *v, size_t k)
+{
+    tprintf(t, "\t\t\t#");
+    if (v[0].index == UINT64_MAX)
+        tprintf(t, " (instruction not known)");
+    unsigned prev = 0;
+    for (size_t i = 0; i < k; i++) {
+        const struct rvt_note *n = &v[i];
+        const unsigned kind = n->reason;
+        bool cont = (kind == RVT_DATA_LOAD_VALUE && prev == RVT_DATA_LOAD_ADDR) ||
+                    (kind == RVT_DATA_STORE_VALUE && prev == RVT_DATA_STORE_ADDR) ||
+                    (kind == RVT_DATA_CSR_VALUE && prev == RVT_DATA_CSR_ADDR) || kind == RVT_DATA_OPERAND;
+        if (i && !cont)
+            tprintf(t, ";");
+        switch (kind) {
+        case RVT_DATA_REG_WRITE:
+            tprintf(t, " %s%u = 0x%" PRIx64, n->addr >= 32 ? "f" : "x", (unsigned)(n->addr & 31), n->value);
+            break;
+        case RVT_DATA_LOAD_ADDR:
+            tprintf(t, " load [0x%" PRIx64 "]", n->value);
+            break;
+        case RVT_DATA_STORE_ADDR:
+            tprintf(t, " store [0x%" PRIx64 "]", n->value);
+            break;
+        case RVT_DATA_LOAD_VALUE:
+        case RVT_DATA_STORE_VALUE:
+        case RVT_DATA_CSR_VALUE:
+            if (cont)
+                tprintf(t, " = 0x%" PRIx64, n->value);
+            else
+                tprintf(t, " %s = 0x%" PRIx64,
+                        kind == RVT_DATA_LOAD_VALUE ? "load" : kind == RVT_DATA_STORE_VALUE ? "store" : "csr", n->value);
+            break;
+        case RVT_DATA_CSR_ADDR:
+            tprintf(t, " csr 0x%03" PRIx64, n->value);
+            break;
+        case RVT_DATA_OPERAND:
+            tprintf(t, " operand 0x%" PRIx64, n->value);
+            break;
+        case RVT_DATA_SC_FAIL:
+            tprintf(t, " store-conditional failed [0x%" PRIx64 "]", n->value);
+            break;
+        case RVT_DATA_TRACEPOINT:
+            tprintf(t, " tracepoint %" PRIu64, n->value);
+            break;
+        case RVT_DATA_HART:
+            tprintf(t, " hart %" PRIu64, n->value);
+            break;
+        case RVT_DATA_LOST:
+            tprintf(t, " data lost: %s", n->text ? n->text : "");
+            break;
+        default:
+            tprintf(t, " data %u = 0x%" PRIx64, kind, n->value);
+            break;
+        }
+        prev = kind;
+    }
+    tprintf(t, "\n");
+}
+
+/* Data notes in a listing: every kind, in the pairs that continue a
+ * fragment, sent before the block of their instruction (as the E-Trace data
+ * trace does), bursts of hundreds for one instruction (more than a line
+ * buffer holds), and notes of no known instruction; and time notes. */
+static void data_lines(void)
+{
+    struct rvt_image *img = rvt_img_new();
+    const size_t n = add_code(img, 0x80000000ull, 0x4000, 31);
+    struct blocks v = {0};
+    add_blocks(&v, img, 0x80000000ull, n, 32);
+    FILE *f = tmpfile();
+    REQUIRE(f != NULL);
+    struct rvt_out_config oc = {.size = sizeof oc, .kind = RVT_OUT_INSN, .f = f, .image = img, .xlen = 64};
+    struct rvt_output *o = rvt_out_new(&oc);
+    REQUIRE(o != NULL);
+    struct rvt_flow_sink s = rvt_out_sink(o);
+    struct reference r = {.img = img, .xlen = 64, .listing = true};
+    struct rvt_bcache *bc = rvt_bcache_new(img, 0);
+    tprintf(&r.t, "%s", "");
+    uint64_t x = 0x853C49E6748FEA9Bull, index = 0;
+    struct rvt_note notes[600];
+    for (size_t i = 0; i < v.n; i++) {
+        const struct rvt_block *b = &v.b[i];
+        /* notes for some of the block's instructions, grouped by index */
+        struct text t = {0};
+        size_t k = 0;
+        for (uint64_t at = index; at < index + b->ninsns && k < 400; at++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            if (x % 3)
+                continue;
+            size_t m = x % 97 == 0 ? 300 : 1 + (x >> 8) % 4; /* (a burst now and then) */
+            for (size_t j = 0; j < m && k < 600; j++, k++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                notes[k] = (struct rvt_note){.kind = RVT_NOTE_DATA, .index = at, .reason = (uint8_t)(1 + x % 15),
+                                             .addr = (x >> 20) % 64, .value = x >> (x % 64),
+                                             .text = x % 5 ? "its packet was lost" : NULL};
+            }
+        }
+        for (size_t j = 0; j < k; j++)
+            CHECK(s.note(s.ctx, &notes[j]) == 0);
+        struct rvt_note unknown = {.kind = RVT_NOTE_DATA, .index = UINT64_MAX, .reason = RVT_DATA_STORE_ADDR,
+                                   .value = x};
+        if (i % 50 == 7) { /* written at once */
+            CHECK(s.note(s.ctx, &unknown) == 0);
+            ref_data_line(&r.t, &unknown, 1);
+        }
+        if (i % 3 == 1) { /* a timestamp: its own line, at once */
+            struct rvt_note tn = {.kind = RVT_NOTE_TIME, .index = index, .value = x >> (x % 64)};
+            CHECK(s.note(s.ctx, &tn) == 0);
+            tprintf(&r.t, "# time %" PRIu64 "\n", tn.value);
+        }
+        struct rvt_block bb = *b;
+        bb.index = index;
+        CHECK(s.block(s.ctx, &bb) == 0);
+        /* the reference: each instruction, then its notes */
+        uint64_t pc = b->start;
+        size_t at = 0;
+        for (uint64_t q = 0; q < b->ninsns; q++) {
+            ref_insn(&r, pc, b);
+            size_t e = at;
+            while (e < k && notes[e].index == index + q)
+                e++;
+            if (e > at)
+                ref_data_line(&r.t, notes + at, e - at);
+            at = e;
+            struct rvt_insn in;
+            REQUIRE(rvt_img_insn(img, pc, &in) == 0);
+            pc += in.len;
+        }
+        index += b->ninsns;
+        free(t.p);
+    }
+    CHECK(rvt_out_finish(o) == 0);
+    rvt_out_free(o);
+    rvt_bcache_free(bc);
+    long len = ftell(f);
+    REQUIRE(len >= 0);
+    char *got = malloc((size_t)len + 1);
+    REQUIRE(got != NULL);
+    rewind(f);
+    REQUIRE(fread(got, 1, (size_t)len, f) == (size_t)len);
+    got[len] = 0;
+    fclose(f);
+    size_t at = 0;
+    while (at < (size_t)len && at < r.t.n && got[at] == r.t.p[at])
+        at++;
+    size_t from = at > 60 ? at - 60 : 0;
+    CHECK_MSG((size_t)len == r.t.n && at == r.t.n, "data notes: %ld bytes, expected %zu; first difference at %zu:\n"
+                                                   "got:      ...%.90s\nexpected: ...%.90s",
+              len, r.t.n, at, got + from, r.t.p + from);
+    free(got);
+    free(r.t.p);
+    free(v.b);
+    rvt_img_free(img);
+}
+
 int main(void)
 {
+    data_lines();
     jsonl_lines();
     block_lines();
     raw_images();
