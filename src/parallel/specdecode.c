@@ -204,6 +204,24 @@ static bool rec_room(struct piece *p, size_t k)
     return true;
 }
 
+static int rec_blocks(void *ctx, const struct rvt_block *b, size_t n);
+static int rec_block(void *ctx, const struct rvt_block *b);
+static int rec_note(void *ctx, const struct rvt_note *n);
+
+/* T_SUMS recording: the engine's own counts (rvt_flow_sink.counts). */
+static int rec_counts(void *ctx, const struct rvt_block_counts *c)
+{
+    struct piece *p = ctx;
+    if (!p->recording)
+        return 0;
+    for (unsigned e = 0; e < 16; e++)
+        p->acc.ends[e] += c->ends[e];
+    p->acc.insns += c->insns;
+    p->acc.blocks += c->blocks;
+    p->blocks += c->blocks;
+    return 0;
+}
+
 /* Blocks in runs (the flow's batches): one call per run, a tight loop. */
 static int rec_blocks(void *ctx, const struct rvt_block *b, size_t n)
 {
@@ -219,8 +237,23 @@ static int rec_blocks(void *ctx, const struct rvt_block *b, size_t n)
         p->blocks += n;
         return 0;
     }
-    if (p->sums && n > 1) /* (the first whole, the others summed) */
-        return rec_blocks(ctx, b, 1) ? 1 : rec_blocks(ctx, b + 1, n - 1);
+    if (p->sums) {
+        /* The first block (the placeholder's, replay()) whole, the others
+         * summed — from here on by the engine itself, which then counts
+         * instead of building blocks (the serial count's fast walk).  (A
+         * sink may be changed while the engine delivers: it hands over
+         * nothing more to the old one; blocks already in its batch still
+         * come to rec_blocks.) */
+        struct rvt_flow_sink cs = {
+            .block = rec_block, .note = rec_note, .blocks = rec_blocks, .counts = rec_counts, .ctx = p};
+        p->sums = false;
+        int rc = rec_blocks(ctx, b, 1);
+        p->sums = true;
+        if (rc)
+            return rc;
+        rvt_flow_set_sink(p->spec->flow, &cs);
+        return n > 1 ? rec_blocks(ctx, b + 1, n - 1) : 0;
+    }
     if (!rec_room(p, n * (1 + sizeof *b)))
         return 1; /* past the bound: stop; the real decoder decodes this piece */
     uint8_t *w = p->rec + p->rlen;
