@@ -6,7 +6,8 @@
 # time accounting is not usable: a VM under load reports a fraction of the
 # time its processes run), all in one invocation:
 #   - readers: native ingress, PC INSN text, PC list text (bench_readers);
-#   - encode from native ingress and from PC INSN text (N-Trace HTM);
+#   - encode from native ingress, PC INSN text and PC list text (N-Trace
+#     HTM), from text also with --jobs 2 (the text read on its own thread);
 #   - counting decode per family, split into the shared core (flow engine,
 #     block cache, output) and the family's own decoder;
 #   - decode to a PC list file and to an instruction listing;
@@ -96,6 +97,12 @@ row "read PC INSN text (${pcinsn_mb} MB)" "$N" "$B/bench/bench_readers" "$ELF" "
 row "read PC list text (${pcs_mb} MB)" "$N" "$B/bench/bench_readers" "$ELF" "$s/bzip2.pcs" 0; r_pl=$last_per
 row "encode native ingress -> N-Trace HTM" "$N" "$RV" encode $HTM --elf "$ELF" --input "$work/bzip2.ing" -o "$s/e.bin"; e_nat=$last_per
 row "encode PC INSN text -> N-Trace HTM" "$N" "$RV" encode $HTM --elf "$ELF" --input "$s/bzip2.pcinsn" -o "$s/e.bin"; e_pi=$last_per
+row "encode PC list text -> N-Trace HTM" "$N" "$RV" encode $HTM --elf "$ELF" --input "$s/bzip2.pcs" -o "$s/e1.bin"
+# --jobs 2: the text read ahead on a second thread (host instructions: both threads)
+row "encode PC INSN text -> N-Trace HTM, --jobs 2" "$N" "$RV" encode $HTM --jobs 2 --elf "$ELF" --input "$s/bzip2.pcinsn" -o "$s/e2.bin"
+cmp -s "$s/e.bin" "$s/e2.bin" || echo "**encode --jobs 2 differs from one thread**"
+row "encode PC list text -> N-Trace HTM, --jobs 2" "$N" "$RV" encode $HTM --jobs 2 --elf "$ELF" --input "$s/bzip2.pcs" -o "$s/e2.bin"
+cmp -s "$s/e1.bin" "$s/e2.bin" || echo "**encode --jobs 2 differs from one thread**"
 row "decode N-Trace HTM -> count" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output count; d_htm=$last_per; c_htm=$(split_core ntrace)
 row "decode E-Trace implicit return -> count" "$N" "$RV" decode --format etrace --implicit-return fixed --elf "$ELF" "$s/etir.bin" --output count; d_etir=$last_per; c_etir=$(split_core etrace)
 row "decode E-Trace defaults -> count" "$N" "$RV" decode --format etrace --elf "$ELF" "$s/et.bin" --output count; d_et=$last_per; c_et=$(split_core etrace)

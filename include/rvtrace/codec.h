@@ -119,6 +119,15 @@ struct rvt_codec {
     int (*sync_points)(const void *cfg, const uint8_t *buf, size_t len, size_t from,
                        int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d);
     int (*dec_run_segment)(void *dec, const uint8_t *buf, size_t len, size_t from, size_t until);
+    /* Optional: the threaded decode (rvt_decode_jobs, docs/parallel.md).
+     * dec_run_part decodes from `from` (0, or where the previous part
+     * stopped) through the sync point at `until` and the units that belong
+     * to it, stops before the next unit and sets *next to its offset (len:
+     * the trace ended; until == len decodes to the end): a trace's parts in
+     * order are its whole decode.  dec_state_equal: do two decoders (and
+     * their flow engines) decode the same from here on. */
+    int (*dec_run_part)(void *dec, const uint8_t *buf, size_t len, size_t from, size_t until, size_t *next);
+    bool (*dec_state_equal)(const void *a, const void *b);
 };
 
 /* All families, NULL-terminated. */
@@ -284,6 +293,28 @@ int rvt_segment_range(const struct rvt_codec *c, const void *cfg, const uint8_t 
 int rvt_decode_segment(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
                        const struct rvt_decode_options *opt, const uint8_t *buf, size_t len,
                        const struct rvt_trace_segment *s, const struct rvt_flow_sink *sink, struct rvt_diag *d);
+
+/* What rvt_decode_jobs did (for tests and tuning). */
+struct rvt_jobs_stats {
+    uint64_t segments; /* pieces the trace was cut into */
+    uint64_t joined;   /* pieces decoded on a thread and taken as they were */
+    uint64_t redone;   /* pieces decoded again on the calling thread (state differed, recording too large, ...) */
+};
+/* rvt_decode on `threads` threads (0: one per core): the trace is cut at
+ * its sync points, the pieces are decoded from a fresh state on worker
+ * threads, recorded, and joined in order where the decoder and flow state
+ * at the join equal the whole decode's; elsewhere the calling thread
+ * decodes again.  The sink sees what rvt_decode gives it, in the same
+ * order, and the result is rvt_decode's (docs/parallel.md) — but runs of
+ * blocks may be cut differently for `blocks`, and a sink with `counts`
+ * gets the sums of the blocks decoded on other threads.  A family without
+ * dec_run_part / dec_state_equal, or threads == 1, is rvt_decode.
+ * opt->progress is called with offsets the decode has passed.  st may be
+ * NULL.  The environment variable RVT_JOBS_SEGMENT_BYTES sets the pieces'
+ * least size (the tests cut traces at every sync point with it). */
+int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                    const struct rvt_decode_options *opt, const uint8_t *buf, size_t len, unsigned threads,
+                    const struct rvt_flow_sink *sink, struct rvt_jobs_stats *st, struct rvt_diag *d);
 
 /* ---- is this the right family? ---------------------------------------- */
 

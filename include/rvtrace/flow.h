@@ -407,6 +407,33 @@ int rvt_flow_block_insns(struct rvt_flow *f, const struct rvt_block *b, rvt_insn
 /* The same with any block cache (e.g. a consumer's own, on another thread). */
 int rvt_block_insns(struct rvt_bcache *bc, unsigned xlen, const struct rvt_block *b, rvt_insn_fn fn, void *ctx);
 
+/* ---- speculative decode (docs/parallel.md) ------------------------------ */
+
+/* Do a and b (engines of the same configuration) do and emit the same from
+ * here on, given the same calls?  Positions, the instruction count and the
+ * learnt-setting counters (rvt_flow_implicit_returns, rvt_flow_sijumps:
+ * compared by the decoder that consults them) are left out. */
+bool rvt_flow_state_equal(const struct rvt_flow *a, const struct rvt_flow *b);
+/* Add insns to the instruction count (and the open block's index): an
+ * engine that decoded from a fresh state continues a decode that had
+ * retired insns instructions before. */
+void rvt_flow_rebase(struct rvt_flow *f, uint64_t insns);
+/* A fresh decode's start: an empty open block at the pc (a
+ * *placeholder*), so that the engine acts as it would if the whole
+ * decode's block were open there (it grows, or is emitted with its end);
+ * if the whole decode has no block open there, the placeholder's first
+ * instructions are the block the whole decode opens.  The block it becomes
+ * is the first the engine emits (0 instructions: it ended before any). */
+void rvt_flow_placeholder(struct rvt_flow *f);
+/* A copy of the open block, if one is open. */
+bool rvt_flow_open_block(const struct rvt_flow *f, struct rvt_block *b);
+/* Replace the open block (a placeholder's continuation) by b, the block
+ * the whole decode has open there; b NULL closes it. */
+void rvt_flow_set_open_block(struct rvt_flow *f, const struct rvt_block *b);
+/* Back to the state of rvt_flow_new (same configuration and sink), keeping
+ * the block cache. */
+void rvt_flow_refresh(struct rvt_flow *f);
+
 /* ---- the ideal decoder: ingress -> flow --------------------------------- */
 
 /* Feed a flow from ingress records directly (no trace family).  This is

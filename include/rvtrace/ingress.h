@@ -286,6 +286,12 @@ struct rvt_ing_source_ops {
 struct rvt_ing_reader *rvt_ing_reader_wrap(const struct rvt_ing_source_ops *ops, void *self,
                                            enum rvt_ing_format fmt);
 
+/* A reader over `in` that reads it ahead on a thread of its own, in
+ * batches (rvtrace encode --jobs): the same records, end and error as
+ * `in`, while the caller consumes them.  It owns `in` from then on (closing
+ * it closes `in`); on failure (<0, d says why) `in` stays the caller's. */
+int rvt_ing_readahead(struct rvt_ing_reader **out, struct rvt_ing_reader *in, struct rvt_diag *d);
+
 /* ---- native binary format ---------------------------------------------- */
 
 #define RVT_ING_MAGIC "RVTING\r\n" /* 8 bytes */

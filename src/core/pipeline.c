@@ -3,6 +3,7 @@
 #include "rvtrace/codec.h"
 #include "rvtrace/sink.h"
 #include "core/encstats.h"
+#include "core/decode.h"
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -63,10 +64,11 @@ uint64_t rvt_decode_default_limit(size_t trace_bytes)
     return RVT_DECODE_LIMIT_BASE + per * RVT_DECODE_LIMIT_PER_BYTE;
 }
 
-/* The whole trace (seg NULL) or one segment of it. */
-static int decode_range(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
-                        const struct rvt_decode_options *opt, const uint8_t *buf, size_t len,
-                        const struct rvt_trace_segment *seg, const struct rvt_flow_sink *sink, struct rvt_diag *d)
+/* The flow configuration of a decode of a len-byte buffer (rvt_decode, and
+ * the threaded decode's engines: core/decode.h). */
+int rvt_decode_flow_config(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                           const struct rvt_decode_options *opt, size_t len, const struct rvt_flow_sink *sink,
+                           struct rvt_flow_config *out, struct rvt_diag *d)
 {
     struct rvt_decode_options o = {.size = sizeof o, .ecall = -1};
     if (opt) {
@@ -96,6 +98,19 @@ static int decode_range(const struct rvt_codec *c, const void *cfg, const struct
     fc.progress = o.progress;
     fc.progress_ctx = o.progress_ctx;
     fc.progress_every = o.progress_every;
+    *out = fc;
+    return 0;
+}
+
+/* The whole trace (seg NULL) or one segment of it. */
+static int decode_range(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                        const struct rvt_decode_options *opt, const uint8_t *buf, size_t len,
+                        const struct rvt_trace_segment *seg, const struct rvt_flow_sink *sink, struct rvt_diag *d)
+{
+    struct rvt_flow_config fc;
+    int src = rvt_decode_flow_config(c, cfg, img, opt, len, sink, &fc, d);
+    if (src < 0)
+        return src;
     struct rvt_flow *f = rvt_flow_new(&fc);
     if (!f)
         return rvt_fail(d, RVT_ERR_NOMEM, "cannot create the flow engine (image and xlen needed)");

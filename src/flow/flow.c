@@ -31,6 +31,8 @@ struct pending {
     bool sij;          /* uninferable jump with a sequentially inferred target */
 };
 
+/* A field added here that decides what the engine does from then on must be
+ * compared in rvt_flow_state_equal (the parallel decode's join check). */
 struct rvt_flow {
     struct rvt_flow_config cfg;
     struct rvt_diag diag;
@@ -599,6 +601,10 @@ void rvt_flow_set_time(struct rvt_flow *f, uint64_t time)
 {
     f->have_time = true;
     f->time = time;
+    if (f->blk_open && !f->blk.ninsns) { /* a placeholder takes what its first instruction's block would */
+        f->blk.time = time;
+        f->blk.flags |= RVT_BLK_HAS_TIME;
+    }
     deliver_now(f); /* (this call returns nothing: a sink that stops here is told at the next delivery) */
     struct rvt_note n = {.kind = RVT_NOTE_TIME, .addr = f->pc, .priv = f->priv, .value = time};
     note(f, &n);
@@ -1751,4 +1757,143 @@ int rvt_flow_emit_block(struct rvt_flow *f, const struct rvt_block *b)
     if (!(b->flags & RVT_BLK_COUNT_UNKNOWN))
         f->insns += b->ninsns;
     return 0;
+}
+
+/* ---- speculative decode (docs/parallel.md, src/parallel/specdecode.c) ---------- */
+
+/* What the sequentially-inferable-jump check makes of the last retired
+ * instruction (lr_valid/lr_addr): it matters only when the next walk's
+ * first cache block is a lone uninferable jump that lr_addr's auipc/lui/
+ * c.lui sets up (walk: cross_block_sijump).  Returns whether it does, and
+ * the target; with a pending instruction the next block is not known yet,
+ * so the raw fields are what count. */
+static bool lr_effect(const struct rvt_flow *f, uint64_t *target)
+{
+    *target = 0;
+    if (!f->lr_valid || f->cfg.sijump_no_across)
+        return false;
+    if (f->pending || !f->have_pc) {
+        *target = f->lr_addr;
+        return true;
+    }
+    struct rvt_insn prev, jump;
+    if (rvt_img_insn(f->cfg.image, f->lr_addr, &prev) < 0 || rvt_img_insn(f->cfg.image, f->pc, &jump) < 0)
+        return false;
+    return rvt_isa_sijump_target(&prev, &jump, f->xlen, target);
+}
+
+bool rvt_flow_state_equal(const struct rvt_flow *a, const struct rvt_flow *b)
+{
+    /* Every field of struct rvt_flow that decides what the engine does or
+     * emits from here on.  Left out: the configuration (the same for both
+     * by construction), positions (offset, progress), the instruction count
+     * (rebased, rvt_flow_rebase), the learnt-setting counters
+     * implicit_returns and sijumps (the decoder that consults them compares
+     * what it makes of them), caches (block cache, fast-path actions) and
+     * texts.  A field added to struct rvt_flow must be added here. */
+    if (a->have_pc != b->have_pc || (a->have_pc && a->pc != b->pc) || a->pending != b->pending)
+        return false;
+    if (a->pending && (a->p.addr != b->p.addr || a->p.next != b->p.next || a->p.target != b->p.target ||
+                       a->p.cf != b->p.cf || a->p.len != b->p.len || a->p.sij != b->p.sij || a->wflags != b->wflags))
+        return false;
+    if (a->bq_len != b->bq_len)
+        return false;
+    for (unsigned i = 0; i < a->bq_len; i++) {
+        unsigned ia = a->bq_head + i, ib = b->bq_head + i;
+        if (((a->bq[ia / 64 % BQ_WORDS] >> (ia % 64)) & 1) != ((b->bq[ib / 64 % BQ_WORDS] >> (ib % 64)) & 1))
+            return false;
+    }
+    if (a->cs.depth != b->cs.depth || a->cs.count != b->cs.count)
+        return false;
+    for (unsigned i = 1; i <= a->cs.count; i++)
+        if (a->cs.entry[(a->cs.top + a->cs.depth - i) % a->cs.depth] !=
+            b->cs.entry[(b->cs.top + b->cs.depth - i) % b->cs.depth])
+            return false;
+    /* A placeholder (rvt_flow_placeholder) stands for the real decode's
+     * open block ending at the pc, or for none. */
+    const bool pha = a->blk_open && a->blk.ninsns == 0, phb = b->blk_open && b->blk.ninsns == 0;
+    if (pha || phb) {
+        const struct rvt_flow *ph = pha ? a : b, *o = pha ? b : a;
+        if (o->blk_open && o->blk_end != ph->blk_end)
+            return false;
+    } else if (a->blk_open != b->blk_open) {
+        return false;
+    } else if (a->blk_open) {
+        struct rvt_block x = a->blk, y = b->blk;
+        x.index = y.index = 0;
+        x.trace_offset = y.trace_offset = 0;
+        if (memcmp(&x, &y, sizeof x) != 0 || a->blk_end != b->blk_end)
+            return false;
+    }
+    uint64_t ta, tb;
+    bool la = lr_effect(a, &ta), lb = lr_effect(b, &tb);
+    if (la != lb || ta != tb)
+        return false;
+    return a->priv == b->priv && a->context == b->context && a->have_time == b->have_time &&
+           (!a->have_time || a->time == b->time) && a->limited == b->limited && a->stopped == b->stopped &&
+           a->cfg.starts_at_trace_start == b->cfg.starts_at_trace_start;
+}
+
+void rvt_flow_rebase(struct rvt_flow *f, uint64_t insns)
+{
+    f->insns += insns;
+    if (f->blk_open)
+        f->blk.index += insns;
+}
+
+void rvt_flow_refresh(struct rvt_flow *f)
+{
+    deliver_now(f);
+    struct rvt_flow_config cfg = f->cfg;
+    struct rvt_bcache *bc = f->bc;
+    unsigned xlen = f->xlen;
+    uint64_t mask = f->mask;
+    memset(f, 0, sizeof *f);
+    f->cfg = cfg;
+    f->bc = bc;
+    f->xlen = xlen;
+    f->mask = mask;
+    /* (as rvt_flow_new) */
+    f->bnext = f->batch;
+    rvt_cs_init(&f->cs, cfg.callstack_depth, cfg.callstack_overflow);
+    f->priv = RVT_PRIV_M;
+    f->insn_cap = cfg.max_insns ? cfg.max_insns : UINT64_MAX;
+    f->progress_every = cfg.progress_every ? cfg.progress_every : 1u << 20;
+    f->progress_next = cfg.progress ? f->progress_every : UINT64_MAX;
+}
+
+void rvt_flow_placeholder(struct rvt_flow *f)
+{
+    if (f->blk_open || !f->have_pc || f->pending)
+        return;
+    /* (as retire opens a block) */
+    f->blk_open = true;
+    memset(&f->blk, 0, sizeof f->blk);
+    f->blk.start = f->pc;
+    f->blk.last = f->pc;
+    f->blk.index = f->insns;
+    f->blk.priv = f->priv;
+    f->blk.context = f->context;
+    if (f->have_time) {
+        f->blk.time = f->time;
+        f->blk.flags |= RVT_BLK_HAS_TIME;
+    }
+    f->blk_end = f->pc;
+}
+
+bool rvt_flow_open_block(const struct rvt_flow *f, struct rvt_block *b)
+{
+    if (f->blk_open)
+        *b = f->blk;
+    return f->blk_open;
+}
+
+void rvt_flow_set_open_block(struct rvt_flow *f, const struct rvt_block *b)
+{
+    if (!f->blk_open)
+        return;
+    if (b)
+        f->blk = *b;
+    else
+        f->blk_open = false;
 }

@@ -3,60 +3,11 @@
  * builder holds one instruction until the next one (or a trap) arrives.
  * Every step is checked against the instruction: a PC change that the
  * instruction cannot explain is an error, never a guess. */
-#include "rvtrace/ingress.h"
+#include "builder_internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct rvt_ing_builder {
-    struct rvt_ing_builder_config cfg;
-    struct rvt_diag diag;
-    unsigned xlen;
-    uint64_t mask;
-    enum rvt_ctype ctype_on_change;
-
-    /* Decoded instructions rotate through three slots so that neither the
-     * held instruction nor the one before it is ever copied: slot[ip] waits
-     * for its successor, slot[ib] retired before it. */
-    struct rvt_insn slot[3];
-    unsigned ip, ib;
-
-    /* The instruction waiting for its successor. */
-    bool have_prev;
-    uint8_t prev_priv;
-    uint64_t prev_context;
-    struct rvt_ing_extra prev_extra;
-    bool prev_ctx_changed;
-
-    /* The instruction retired before `prev` (for sequentially inferable jumps). */
-    bool have_before;
-
-    /* A merged block of itype-0 instructions not yet emitted. */
-    bool have_blk;
-    struct rvt_ing_rec blk;
-    /* blk may hold side data (fill_extra): the next record starts from
-     * zeros.  Otherwise only the fields a record always sets differ from
-     * zero, and it just sets them again (once per instruction). */
-    bool blk_extra;
-
-    bool have_last_ctx;
-    uint64_t last_context;
-    uint64_t insns;
-    bool warned_cause; /* the ecall/ebreak trap cause assumption was reported */
-
-    /* Decoded instructions by address: text inputs give the same few
-     * thousand instructions millions of times.  Direct-mapped, fixed size. */
-    struct decoded *dcache;
-};
-
-#define DCACHE_LOG2 13
-struct decoded {
-    uint64_t pc;       /* UINT64_MAX (odd): empty */
-    uint32_t bits;     /* the bits given, or read from the image */
-    bool from_image;   /* bits were read from the image (a PC list) */
-    struct rvt_insn in;
-};
 
 struct rvt_ing_builder *rvt_ing_builder_new(const struct rvt_ing_builder_config *cfg)
 {
@@ -73,10 +24,11 @@ struct rvt_ing_builder *rvt_ing_builder_new(const struct rvt_ing_builder_config 
     }
     b->mask = b->xlen == 32 ? 0xffffffffull : ~0ull;
     b->ctype_on_change = RVT_CTYPE_PRECISE;
-    b->ip = 0;
-    b->ib = 1;
     b->dcache = malloc(sizeof *b->dcache << DCACHE_LOG2);
-    if (!b->dcache) {
+    b->dinsn = malloc(sizeof *b->dinsn << DCACHE_LOG2);
+    if (!b->dcache || !b->dinsn) {
+        free(b->dcache);
+        free(b->dinsn);
         free(b);
         return NULL;
     }
@@ -87,8 +39,10 @@ struct rvt_ing_builder *rvt_ing_builder_new(const struct rvt_ing_builder_config 
 
 void rvt_ing_builder_free(struct rvt_ing_builder *b)
 {
-    if (b)
+    if (b) {
         free(b->dcache);
+        free(b->dinsn);
+    }
     free(b);
 }
 
@@ -174,7 +128,7 @@ static void derive_dtype(const struct rvt_ing_builder *b, const struct rvt_insn 
 /* Retire the held instruction with the given itype. */
 static int retire_prev(struct rvt_ing_builder *b, uint8_t itype, bool sijump)
 {
-    const struct rvt_insn *in = &b->slot[b->ip];
+    const struct rvt_insn *in = b->held;
     const uint32_t iretire = in->len / 2u;
     const uint8_t ilastsize = in->len == 2 ? 0 : in->len == 4 ? 1 : in->len == 8 ? 2 : 1;
     const uint8_t ctype = b->prev_ctx_changed ? (uint8_t)b->ctype_on_change : 0;
@@ -183,8 +137,9 @@ static int retire_prev(struct rvt_ing_builder *b, uint8_t itype, bool sijump)
     const uint16_t data = b->prev_extra.flags & EXTRA_FLAGS;
     const uint16_t flags = (uint16_t)(data | (sijump ? RVT_ING_SIJUMP : 0));
     b->have_prev = false;
+    b->fast = false;
     b->insns++;
-    b->ib = b->ip;
+    b->before = in;
     b->have_before = true;
 
     /* Merge plain sequential instructions into one block: a block may only
@@ -272,7 +227,7 @@ static uint32_t trap_cause(const struct rvt_insn *in, uint8_t priv)
  * does not record it, so the first one is reported as an assumption. */
 static int trap_prev(struct rvt_ing_builder *b, bool have_handler, uint64_t handler)
 {
-    const struct rvt_insn *in = &b->slot[b->ip];
+    const struct rvt_insn *in = b->held;
     struct rvt_ing_rec r;
     memset(&r, 0, sizeof r);
     r.iaddr = in->pc;
@@ -281,8 +236,9 @@ static int trap_prev(struct rvt_ing_builder *b, bool have_handler, uint64_t hand
     r.priv = b->prev_priv;
     r.context = b->prev_context;
     b->have_prev = false;
+    b->fast = false;
     b->have_before = false;
-    b->ib = b->ip;
+    b->before = in;
     if (!b->warned_cause && b->cfg.warn) {
         char text[320], where[40] = "";
         if (have_handler)
@@ -305,7 +261,7 @@ static int trap_prev(struct rvt_ing_builder *b, bool have_handler, uint64_t hand
 /* Decide the held instruction's itype from its successor `next`. */
 static int resolve_prev(struct rvt_ing_builder *b, uint64_t next)
 {
-    const struct rvt_insn *in = &b->slot[b->ip];
+    const struct rvt_insn *in = b->held;
     uint64_t fall = rvt_isa_next_pc(in, b->xlen);
     unsigned cf = in->cf;
     uint8_t itype;
@@ -358,7 +314,7 @@ static int resolve_prev(struct rvt_ing_builder *b, uint64_t next)
          * immediately before this jump. */
         uint64_t t;
         bool sij = rvt_cf_uninferable(cf) && cf != RVT_CF_TRAPRET && cf != RVT_CF_RETURN && b->have_before &&
-                   rvt_isa_sijump_target(&b->slot[b->ib], in, b->xlen, &t);
+                   rvt_isa_sijump_target(b->before, in, b->xlen, &t);
         return retire_prev(b, itype, sij);
     }
 unexplained:
@@ -374,23 +330,75 @@ unexplained:
                         : "");
 }
 
+/* How rvt_ing_builder_step may retire dc's instruction: what resolve_prev
+ * and retire_prev decide for its static successors, when that needs
+ * nothing else (not sijump: only uninferable jumps have it). */
+static void set_fast(const struct rvt_ing_builder *b, struct decoded *dc, const struct rvt_insn *in)
+{
+    const uint64_t fall = rvt_isa_next_pc(in, b->xlen);
+    const int64_t d = (int64_t)(in->target - in->pc);
+    const bool reach = d == (int32_t)d && ((in->pc + (uint64_t)d) & b->mask) == in->target;
+    dc->fast = 0;
+    dc->tdelta = reach ? (int32_t)d : 0;
+    if (b->cfg.merge_blocks || (b->cfg.data_types && rvt_isa_data_access(in) >= 0))
+        return;
+    switch (in->cf) {
+    case RVT_CF_NONE:
+        dc->fast = FAST_FALL;
+        dc->fall_itype = RVT_ITYPE_NONE;
+        break;
+    case RVT_CF_BRANCH:
+        dc->fast = FAST_FALL;
+        dc->fall_itype = in->target == fall ? RVT_ITYPE_TAKEN : RVT_ITYPE_NOT_TAKEN;
+        if (in->target != fall && reach) {
+            dc->fast |= FAST_TARGET;
+            dc->target_itype = RVT_ITYPE_TAKEN;
+        }
+        break;
+    case RVT_CF_CALL_INF:
+    case RVT_CF_JUMP_INF:
+    case RVT_CF_OTHER_INF:
+        if (reach) {
+            dc->fast = FAST_TARGET;
+            dc->target_itype = in->cf;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* Make dc's entry free for a new instruction: `held` or `before` may point
+ * to it (a collision in the cache, or the same address with other bits):
+ * they move to own[] first, each to the slot the other does not use. */
+static void evict(struct rvt_ing_builder *b, struct decoded *dc)
+{
+    const struct rvt_insn *in = &b->dinsn[dc - b->dcache];
+    if (b->held == in) {
+        struct rvt_insn *o = b->before == &b->own[0] ? &b->own[1] : &b->own[0];
+        *o = *in;
+        b->held = o;
+    }
+    if (b->before == in) {
+        struct rvt_insn *o = b->held == &b->own[0] ? &b->own[1] : &b->own[0];
+        *o = *in;
+        b->before = o;
+    }
+    dc->pc = UINT64_MAX; /* refilled once decoded */
+}
+
 int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, uint8_t priv,
                          uint64_t context, const struct rvt_ing_extra *extra)
 {
     if (b->diag.code)
         return -b->diag.code;
+    b->fast = false; /* until this instruction is held without error */
     pc &= b->mask;
-    /* The slot neither held instruction uses (after a retirement without a
-     * successor, ip == ib and only ib matters). */
-    const unsigned inew = b->have_prev ? 3 - b->ip - b->ib : (b->ib + 1) % 3;
-    struct rvt_insn *in = &b->slot[inew];
-    struct decoded *dc = &b->dcache[((pc >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - DCACHE_LOG2)];
-    if (dc->pc == pc && (bits < 0 ? dc->from_image : !dc->from_image && dc->bits == (uint64_t)bits)) {
-        *in = dc->in;
+    struct decoded *dc = rvt_ing_builder_dc(b, pc);
+    const uint64_t key = rvt_ing_dc_key(bits);
+    if (dc->pc == pc && dc->key == key)
         goto decoded;
-    }
-    dc->pc = UINT64_MAX; /* refilled below once decoded */
-    dc->from_image = bits < 0;
+    evict(b, dc);
     if (bits < 0) {
         if (!b->cfg.image)
             return rvt_fail(&b->diag, RVT_ERR_INVAL, "pc 0x%" PRIx64 ": no instruction bits and no image", pc);
@@ -404,14 +412,17 @@ int rvt_ing_builder_insn(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, u
                             "pc 0x%" PRIx64 ": instruction runs past the end of the code image", pc);
         bits = (int64_t)w;
     }
+    struct rvt_insn *in = &b->dinsn[dc - b->dcache];
     rvt_isa_decode((uint32_t)bits, pc, b->xlen, in);
     if (in->len != 2 && in->len != 4)
         return rvt_fail(&b->diag, RVT_ERR_BADINSN,
                         "pc 0x%" PRIx64 ": instruction bits 0x%08" PRIx32 " are a %u-byte encoding (only 16/32-bit supported)",
                         pc, (uint32_t)bits, in->len);
+    dc->key = key;
+    dc->len = in->len;
+    dc->fall = rvt_isa_next_pc(in, b->xlen);
+    set_fast(b, dc, in);
     dc->pc = pc;
-    dc->bits = (uint32_t)bits;
-    dc->in = *in;
 decoded:
     if (b->have_prev) {
         int rc = resolve_prev(b, pc);
@@ -419,7 +430,8 @@ decoded:
             return rc;
     }
     b->have_prev = true;
-    b->ip = inew;
+    b->held = &b->dinsn[dc - b->dcache];
+    b->held_dc = dc;
     b->prev_priv = priv;
     b->prev_context = context;
     b->prev_ctx_changed = b->have_last_ctx && context != b->last_context;
@@ -429,6 +441,7 @@ decoded:
         b->prev_extra = *extra;
     else
         b->prev_extra.flags = 0; /* the other fields are read only under their flags */
+    b->fast = dc->fast && !(b->prev_extra.flags & EXTRA_FLAGS) && !b->prev_ctx_changed;
     return 0;
 }
 
@@ -469,7 +482,7 @@ int rvt_ing_builder_finish(struct rvt_ing_builder *b)
     if (b->diag.code)
         return -b->diag.code;
     if (b->have_prev) {
-        const struct rvt_insn *in = &b->slot[b->ip];
+        const struct rvt_insn *in = b->held;
         uint8_t itype;
         switch (in->cf) {
         case RVT_CF_NONE:

@@ -4,6 +4,7 @@
 #include "native.h"
 #include "refcsv.h"
 #include "refdata.h"
+#include "builder_internal.h"
 
 #include "image/bcache_internal.h"
 
@@ -54,13 +55,21 @@ struct rvt_ing_reader *rvt_ing_reader_wrap(const struct rvt_ing_source_ops *ops,
     return r;
 }
 
-int rvt_ing_next(struct rvt_ing_reader *r, struct rvt_ing_rec *rec)
+static int next_of_hart(struct rvt_ing_reader *r, struct rvt_ing_rec *rec)
 {
     int rc;
     do
         rc = r->ops->next(r->self, rec);
-    while (rc > 0 && r->select_hart && rec->hart != r->hart);
+    while (rc > 0 && rec->hart != r->hart);
     return rc;
+}
+
+int rvt_ing_next(struct rvt_ing_reader *r, struct rvt_ing_rec *rec)
+{
+    /* (once per record: a tail call when no hart is selected) */
+    if (!r->select_hart)
+        return r->ops->next(r->self, rec);
+    return next_of_hart(r, rec);
 }
 
 const char *rvt_ing_error(const struct rvt_ing_reader *r)
@@ -357,18 +366,81 @@ static const char *skip_ws(const char *p)
     return p;
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* Sixteen characters at p (the buffer is padded): bit i of the result is
+ * set if p[i] is a hex digit (either case); *val is their value as 16
+ * digits, p[0] the most significant (digits past the first non-digit are
+ * garbage: callers shift them out).  About 20 vector instructions where
+ * table lookups take about 45. */
+static inline unsigned hex16_mask(const char *p, uint64_t *val)
+{
+    const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    /* c in [lo, lo + n) when c + (0x80 - lo), wrapping, is below -128 + n
+     * as a signed byte: one add and one compare a range */
+    const __m128i dig = _mm_cmpgt_epi8(_mm_set1_epi8(-128 + 10), _mm_add_epi8(x, _mm_set1_epi8((char)(0x80 - '0'))));
+    const __m128i y = _mm_or_si128(x, _mm_set1_epi8(0x20)); /* 'A'-'F' -> 'a'-'f' (and nothing else into them) */
+    const __m128i alpha = _mm_cmpgt_epi8(_mm_set1_epi8(-128 + 6), _mm_add_epi8(y, _mm_set1_epi8((char)(0x80 - 'a'))));
+    const __m128i v = _mm_add_epi8(_mm_and_si128(x, _mm_set1_epi8(0x0f)), _mm_and_si128(alpha, _mm_set1_epi8(9)));
+    /* Each 16-bit lane holds two digits, the first in its low byte. */
+    __m128i t = _mm_or_si128(_mm_slli_epi16(v, 4), _mm_srli_epi16(v, 8));
+    t = _mm_packus_epi16(_mm_and_si128(t, _mm_set1_epi16(0xff)), _mm_setzero_si128());
+    *val = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(t));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(dig, alpha));
+}
+#endif
+
 /* The usual lines, as rvtrace convert and QEMU logs write them: a PC of 8
  * or 16 digits (optional 0x) alone, or with a space and 4 or 8 digits of
  * instruction, then `term` (the line's end: its NUL, or its newline when
  * read in place).  Anything else (and every error) takes text_line's
  * general parse.  The address of the terminator when parsed into *pc and
- * *bits (-1: no bits), NULL if not this shape. */
+ * *bits (-1: no bits), NULL if not this shape.  p may be read 16 bytes
+ * past the terminator (the buffer is padded). */
 static inline const char *usual_line(const uint16_t *pair, const char *p, bool pcinsn, char term, uint64_t *pc,
                                      int64_t *bits)
 {
-    uint32_t hi, lo;
     if (p[0] == '0' && (p[1] | 0x20) == 'x')
         p += 2;
+#if defined(__SSE2__)
+    (void)pair;
+    uint64_t v;
+    unsigned m = hex16_mask(p, &v);
+    if (m == 0xffff) {
+        *pc = v;
+        p += 16;
+    } else if ((m & 0x1ff) == 0xff) { /* 8 digits, then something else */
+        *pc = v >> 32;
+        p += 8;
+    } else {
+        return NULL;
+    }
+    if (!pcinsn) {
+        *bits = -1;
+        return *p == term ? p : NULL;
+    }
+    if (*p != ' ')
+        return NULL;
+    p++;
+    m = hex16_mask(p, &v);
+    uint32_t w;
+    if ((m & 0x1ff) == 0xff) {
+        w = (uint32_t)(v >> 32);
+        if ((w & 3) != 3) /* eight digits are a 32-bit instruction */
+            return NULL;
+        p += 8;
+    } else if ((m & 0x1f) == 0xf) {
+        w = (uint32_t)(v >> 48);
+        if ((w & 3) == 3) /* four digits are a compressed one */
+            return NULL;
+        p += 4;
+    } else {
+        return NULL;
+    }
+    if (*p != term)
+        return NULL;
+#else
+    uint32_t hi, lo;
     if (!hex8_at(pair, p, &hi))
         return NULL;
     p += 8;
@@ -401,6 +473,7 @@ static inline const char *usual_line(const uint16_t *pair, const char *p, bool p
             return NULL;
         p += 4;
     }
+#endif
     *bits = w;
     return p;
 }
@@ -548,11 +621,34 @@ static int text_next(void *self, struct rvt_ing_rec *rec)
     }
 }
 
+static int text_next_slow(struct text_src *s, struct rvt_ing_rec *rec);
+
 static int text_next_out(void *self, struct rvt_ing_rec *rec)
 {
     struct text_src *s = self;
+    /* The common case first, with nothing else to look at: a usual line
+     * whose instruction retires the one before it by the builder's fast
+     * step.  Anything else (a queued record, an error, the end, another
+     * line shape, the general builder path) is text_next's, which parses
+     * the line again. */
+    if (!s->qlen && !s->diag.code && s->len - s->pos >= USUAL_LINE_MAX) {
+        uint64_t pc;
+        int64_t bits;
+        const char *e = usual_line(s->pair, s->buf + s->pos, s->fmt == RVT_ING_FMT_PCINSN, '\n', &pc, &bits);
+        if (e && rvt_ing_builder_step(s->b, pc, bits, RVT_PRIV_M, 0, rec)) {
+            s->pos = (size_t)(e - s->buf) + 1;
+            s->line++;
+            return 1;
+        }
+    }
+    return text_next_slow(s, rec);
+}
+
+/* (Apart, so that the common case above needs few registers.) */
+static __attribute__((noinline)) int text_next_slow(struct text_src *s, struct rvt_ing_rec *rec)
+{
     s->out = rec;
-    int rc = text_next(self, rec);
+    int rc = text_next(s, rec);
     s->out = NULL;
     return rc;
 }
@@ -758,17 +854,21 @@ int rvt_ing_open(struct rvt_ing_reader **out, const char *path, const struct rvt
     return rvt_ing_open_stream(out, f, path, &c2, diag);
 }
 
+static int count_block(const struct rvt_ing_rec *r, struct rvt_bcache *bc, uint64_t *count);
+
 int rvt_ing_count_insns(const struct rvt_ing_rec *r, struct rvt_bcache *bc, uint64_t *count)
 {
-    if (r->iretire == 0) {
-        *count = 0;
+    /* (once per record of every encode: one instruction, or none, here) */
+    if (r->iretire == 1u << r->ilastsize || r->iretire == 0) {
+        *count = r->iretire != 0;
         return 0;
     }
-    uint32_t last = 1u << r->ilastsize;
-    if (r->iretire == last) {
-        *count = 1;
-        return 0;
-    }
+    return count_block(r, bc, count);
+}
+
+static __attribute__((noinline)) int count_block(const struct rvt_ing_rec *r, struct rvt_bcache *bc,
+                                                 uint64_t *count)
+{
     if (!bc)
         return -RVT_ERR_INVAL;
     /* Walk the code of the block: sizes of the instructions before the last.

@@ -334,6 +334,14 @@ static int sync_points(const void *cfg, const uint8_t *buf, size_t len, size_t f
 {
     return nt_sync_points(cfg, buf, len, from, fn, ctx, d);
 }
+static int dec_run_part(void *dec, const uint8_t *buf, size_t len, size_t from, size_t until, size_t *next)
+{
+    return nt_dec_run_part(dec, buf, len, from, until, next);
+}
+static bool dec_state_equal(const void *a, const void *b)
+{
+    return nt_dec_state_equal(a, b);
+}
 static const char *dec_error(const void *dec)
 {
     return nt_dec_error(dec);
@@ -405,6 +413,8 @@ const struct rvt_codec rvt_codec_ntrace = {
     .dec_run = dec_run,
     .dec_run_segment = dec_run_segment,
     .sync_points = sync_points,
+    .dec_run_part = dec_run_part,
+    .dec_state_equal = dec_state_equal,
     .dec_error = dec_error,
     .dec_free = dec_free,
     .dump = dump,

@@ -79,6 +79,14 @@ struct nt_decoder {
     uint64_t context;
     uint64_t offset; /* byte offset of the message being applied */
     bool last_msg;   /* only idle bytes follow the message being applied */
+
+    /* nt_dec_run_part: stop before the first unit after this offset that
+     * is not an Ownership message (SIZE_MAX: never); where it stopped. */
+    size_t part_until, part_next;
+    bool part_stopped;
+    /* A field added above that decides what the decoder does from then on
+     * must be compared in nt_dec_state_equal (the parallel decode's join
+     * check, docs/parallel.md). */
 };
 
 /* A range's end: what the last retired instruction still needs. */
@@ -833,6 +841,11 @@ int nt_dec_run_segment(struct nt_decoder *x, const uint8_t *buf, size_t len, siz
         bool seam_msg = seam && start == until;
         if (seam_msg && !x->synced)
             break; /* the next segment's sync starts afresh there */
+        if (start > x->part_until && rc < 0) {
+            x->part_stopped = true; /* (nt_dec_run_part) */
+            x->part_next = start;
+            break;
+        }
         bool first = units++ == 0 && from == 0;
         x->offset = start;
         end_off = pos;
@@ -857,6 +870,11 @@ int nt_dec_run_segment(struct nt_decoder *x, const uint8_t *buf, size_t len, siz
                 rc = nt_msg_check(&x->cfg, &m, start, &x->diag);
         } else {
             x->diag = fd;
+        }
+        if (start > x->part_until && (rc < 0 || m.tcode != NT_TC_OWNERSHIP)) {
+            x->part_stopped = true; /* (nt_dec_run_part) */
+            x->part_next = start;
+            break;
         }
         if (rc < 0) {
             if (!x->started) {
@@ -917,6 +935,8 @@ int nt_dec_run_segment(struct nt_decoder *x, const uint8_t *buf, size_t len, siz
             }
         }
     }
+    if (x->part_stopped)
+        return 0; /* (nt_dec_run_part: the next part goes on from here) */
     if (!units)
         return 0; /* empty, or only idle bytes */
     if (seam) {
@@ -985,6 +1005,7 @@ int nt_dec_new(struct nt_decoder **out, const struct nt_cfg *cfg, struct rvt_flo
      * for the part of a range after the last HIST outcome). */
     x->walk_flags = RVT_WALK_IMPLICIT_RET;
     x->priv = cfg->priv;
+    x->part_until = SIZE_MAX;
     if (cfg->given & NT_GIVEN_MODE) {
         x->htm = cfg->mode == NT_MODE_HTM;
         x->btm = !x->htm;
@@ -1034,4 +1055,70 @@ int nt_sync_points(const struct nt_cfg *cfg, const uint8_t *buf, size_t len, siz
         if ((rc = fn(ctx, &sp)) != 0)
             return rc < 0 ? rc : 0;
     }
+}
+
+/* ---- speculative decode (docs/parallel.md, src/parallel/specdecode.c) ----- */
+
+/* The decode of bytes from..., as the whole decode (nt_dec_run) decodes
+ * them, in parts: from `from` (0, or where the previous part stopped) on,
+ * through the synchronising message at `until` and the Ownership messages
+ * right after it ("An Ownership message (if enabled) must be emitted
+ * immediately after all synchronizing messages"), stopping before the next
+ * unit: *next is its offset, or len when the trace ended (until == len: to
+ * the end, with the end-of-trace checks).  The state is kept between parts:
+ * the parts of a trace, in order, are its whole decode.  A fresh decoder
+ * with from == until decodes the sync point alone: its state then is what
+ * a decode that starts there knows. */
+int nt_dec_run_part(struct nt_decoder *x, const uint8_t *buf, size_t len, size_t from, size_t until, size_t *next)
+{
+    x->part_until = until < len ? until : SIZE_MAX;
+    x->part_stopped = false;
+    x->part_next = len;
+    int rc = nt_dec_run_segment(x, buf, len, from, len);
+    *next = x->part_stopped ? x->part_next : len;
+    x->part_until = SIZE_MAX;
+    return rc;
+}
+
+/* Do a and b (same configuration) decode the same from here on?  "All
+ * synchronizing messages MUST fully reset the encoder state, so decoding
+ * can be started from any of synchronizing messages" (N-Trace,
+ * Synchronizing Messages), but a decoder also keeps what it learnt from
+ * the trace before: each such field is compared as what it decides (the
+ * B-TYPE balance, whether a learnt setting has been decided), so a
+ * decode that started at the sync point is taken only where it cannot
+ * differ from the whole decode. */
+bool nt_dec_state_equal(const struct nt_decoder *a, const struct nt_decoder *b)
+{
+    if (a->started != b->started || a->synced != b->synced || a->off != b->off || a->ended != b->ended ||
+        a->htm != b->htm || a->btm != b->btm || a->want_ownership != b->want_ownership)
+        return false;
+    /* check_btype decides by the difference of the two counts. */
+    if (!(a->cfg.given & NT_GIVEN_BTYPE_COMPAT) &&
+        (int64_t)(a->traps_bt1 - a->traps_bt23) != (int64_t)(b->traps_bt1 - b->traps_bt23))
+        return false;
+    /* no_callstack / no_sijump: counters that only matter as zero or not. */
+    if (!(a->cfg.given & NT_GIVEN_CALLSTACK) &&
+        ((a->returns_sent_predicted != 0) != (b->returns_sent_predicted != 0) ||
+         (rvt_flow_implicit_returns(a->flow) != 0) != (rvt_flow_implicit_returns(b->flow) != 0)))
+        return false;
+    if (!(a->cfg.given & NT_GIVEN_SIJUMP) && ((a->sijumps_sent != 0) != (b->sijumps_sent != 0) ||
+                                              (rvt_flow_sijumps(a->flow) != 0) != (rvt_flow_sijumps(b->flow) != 0)))
+        return false;
+    if (a->hw_since_sync != b->hw_since_sync || a->msgs_since_sync != b->msgs_since_sync ||
+        a->trailing_held != b->trailing_held)
+        return false;
+    /* Before the first sync point: what was skipped, and the first message's
+     * deferred verdict. */
+    if (!a->started && (a->prefix_bytes != b->prefix_bytes || (a->prefix_bytes && a->prefix_start != b->prefix_start) ||
+                        a->first_nocode != b->first_nocode))
+        return false;
+    if (a->last_addr != b->last_addr || a->icnt_acc != b->icnt_acc || a->walked != b->walked ||
+        a->qbits != b->qbits || a->qn != b->qn || a->rb_valid != b->rb_valid)
+        return false;
+    if (a->rb_valid && (a->rb_tcode != b->rb_tcode || a->rb_btype != b->rb_btype || a->rb_icnt != b->rb_icnt ||
+                        a->rb_hist != b->rb_hist || a->rb_target != b->rb_target))
+        return false;
+    return a->time == b->time && a->priv == b->priv && a->context == b->context &&
+           rvt_flow_state_equal(a->flow, b->flow);
 }

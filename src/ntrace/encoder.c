@@ -457,6 +457,26 @@ static int boundary(struct nt_encoder *e, const struct rvt_ing_rec *r)
 int nt_enc_put(struct nt_encoder *e, const struct rvt_ing_rec *r)
 {
     int rc;
+    /* One plain instruction (itype 0, no flags: a record per instruction,
+     * as text inputs give) while tracing, with nothing pending and no sync
+     * due: I-CNT counts it and nothing is sent.  Exactly what the general
+     * path below does for it: boundary() sends nothing (no event, no
+     * resync, no I-CNT or notify sync, no periodic sync, no privilege or
+     * context change), I-CNT stays below its full value, the record
+     * retires nothing else. */
+    if (r->itype == RVT_ITYPE_NONE && r->flags == 0 && e->ev == EV_NONE && e->started && !e->off && !e->finished &&
+        r->iretire == 1u << r->ilastsize && e->icnt + r->iretire < e->icnt_full && r->priv == e->priv &&
+        r->context == e->context && !e->need_resync && !e->icnt_sync_due && !e->notify_due &&
+        (!e->cfg.sync_period || e->since_sync_hw < e->cfg.sync_period) &&
+        (!e->cfg.sync_msgs || e->since_sync_msgs < e->cfg.sync_msgs)) {
+        e->st.records++;
+        e->st.insns++;
+        e->now = e->ev_time;
+        e->icnt += r->iretire;
+        e->since_sync_hw += r->iretire;
+        e->fresh = false;
+        return 0;
+    }
     if (e->finished)
         return rvt_fail(&e->diag, RVT_ERR_INVAL, "ntrace encoder: record after finish");
     if (r->itype == 7)

@@ -261,6 +261,9 @@ int nt_dec_run_segment(struct nt_decoder *x, const uint8_t *buf, size_t len, siz
 /* Every synchronising message the decoder would accept, in order. */
 int nt_sync_points(const struct nt_cfg *cfg, const uint8_t *buf, size_t len, size_t from,
                    int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d);
+/* Parallel decode (docs/parallel.md): the decode in parts, and the join check. */
+int nt_dec_run_part(struct nt_decoder *x, const uint8_t *buf, size_t len, size_t from, size_t until, size_t *next);
+bool nt_dec_state_equal(const struct nt_decoder *a, const struct nt_decoder *b);
 const char *nt_dec_error(const struct nt_decoder *x);
 void nt_dec_free(struct nt_decoder *x);
 

@@ -48,5 +48,18 @@ expect_ok "$RV" --version
 expect_ok "$RV" --help
 for c in encode decode dump verify check convert info; do expect_ok "$RV" "$c" --help; done
 
+# encode --jobs 2 (the input read ahead on a thread): the same bytes as one
+# thread for every family, from a PC list and from PC INSN text; a bad line
+# fails the same way
+while IFS='|' read -r name opts; do
+    for in in "$P" "$T/t1.pi"; do
+        expect_ok "$RV" encode $opts --elf "$E" --input "$in" -o "$T/j1.bin"
+        expect_ok "$RV" encode $opts --elf "$E" --input "$in" --jobs 2 -o "$T/j2.bin"
+        cmp -s "$T/j1.bin" "$T/j2.bin" && ok || bad "encode --jobs 2 differs: $name, $in"
+    done
+done < "$D/../../bench/families.txt"
+expect_fail "$RV" encode --format ntrace --elf "$E" --input "$T/cut.txt" --jobs 2 -o "$T/j2.bin"
+expect_err "cut.txt: line 101"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

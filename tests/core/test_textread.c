@@ -255,6 +255,29 @@ static void test_changing_code(void)
     CHECK_EQ(got.r[0].ilastsize, 1);
     CHECK_EQ(got.r[1].ilastsize, 0);
     rvt_img_free(img);
+
+    /* Instructions whose addresses share a cache entry (the cache is
+     * direct-mapped: 32 KiB and 64 KiB apart here, tried both), one after
+     * the other: the held jump and the auipc before a jalr must survive
+     * the entry's refill (the jalr keeps its SIJUMP flag). */
+    for (uint32_t stride = 0x8000; stride <= 0x10000; stride *= 2) {
+        const uint64_t x = 0x10000;
+        uint32_t jal = ((uint32_t)(stride >> 20 & 1) << 31) | ((stride >> 1 & 0x3ff) << 21) |
+                       ((stride >> 11 & 1) << 20) | ((stride >> 12 & 0xff) << 12) | 0x6f; /* jal x0, +stride */
+        n = snprintf(text, sizeof text,
+                     "%" PRIx64 " %08" PRIx32 "\n%" PRIx64 " 00030067\n%" PRIx64 " %08" PRIx32 "\n%" PRIx64 " 00000013\n%" PRIx64
+                     " 00000013\n",
+                     x, stride | 6u << 7 | 0x17u, x + 4, x + stride, jal, x + 2 * stride, x + 2 * stride + 4);
+        write_file(path, text, (size_t)n);
+        got.n = 0;
+        CHECK_MSG(read_file(path, RVT_ING_FMT_PCINSN, NULL, &got, err, sizeof err) == 0, "%s", err);
+        REQUIRE(got.n == 5);
+        CHECK_EQ(got.r[1].itype, RVT_ITYPE_JUMP_UNINF);
+        CHECK_EQ(got.r[1].flags, RVT_ING_SIJUMP);
+        CHECK_EQ(got.r[2].iaddr, x + stride);
+        CHECK_EQ(got.r[2].itype, RVT_ITYPE_JUMP_INF);
+        CHECK_EQ(got.r[3].iaddr, x + 2 * stride);
+    }
     free(got.r);
 }
 
@@ -296,11 +319,294 @@ static void test_usual_lines_in_place(void)
     }
 }
 
+
+/* Every field of two records. */
+static bool same_whole(const struct rvt_ing_rec *a, const struct rvt_ing_rec *b)
+{
+    return same_rec(a, b) && a->tval == b->tval && a->time == b->time && a->rd_value == b->rd_value &&
+           a->mem_addr == b->mem_addr && a->mem_value == b->mem_value && a->mem_operand == b->mem_operand &&
+           a->ctype == b->ctype && a->rd == b->rd && a->mem_size == b->mem_size && a->tp_type == b->tp_type &&
+           a->hart == b->hart && a->dtype == b->dtype;
+}
+
+/* B-type and J-type encodings (offset in bytes). */
+static uint32_t btype(uint32_t funct3, unsigned rs1, unsigned rs2, int32_t off)
+{
+    uint32_t u = (uint32_t)off;
+    return ((u >> 12 & 1) << 31) | ((u >> 5 & 0x3f) << 25) | (uint32_t)rs2 << 20 | (uint32_t)rs1 << 15 | funct3 << 12 |
+           ((u >> 1 & 0xf) << 8) | ((u >> 11 & 1) << 7) | 0x63;
+}
+static uint32_t jtype(unsigned rd, int32_t off)
+{
+    return (jal0(off) & ~0xf80u) | (uint32_t)rd << 7;
+}
+
+/* The fast path (usual lines retired by the builder's fast step) against
+ * the builder's general path, on an execution with every kind of step:
+ * straight code of both sizes, branches taken and not, a branch to its own
+ * fall-through, jal as a jump and a call, returns and other uninferable
+ * jumps (the general path), auipc + jalr (sequentially inferable: the
+ * SIJUMP flag), ecall falling through; each line in a shape picked at
+ * random (the fast shapes: 16 or 8 digits, 0x, upper or lower case; the
+ * general ones: CRLF, a colon, blanks, comments), more than two read
+ * chunks of it, and the last line without newline.  Then the same
+ * execution as a PC list over the image of its code. */
+static void test_fast_step_matches_general(void)
+{
+    enum { SLOTS = 3000 };
+    static uint64_t at[SLOTS];
+    static uint32_t code[SLOTS];
+    static uint8_t kind[SLOTS]; /* 0 plain, 1 branch, 2 jal, 3 jalr (anywhere), 4 auipc before jalr, 5 ecall */
+    uint8_t image[SLOTS * 4];
+    size_t ilen = 0;
+    const uint64_t base = 0x80000000u;
+    uint64_t seed = 7;
+#define RND() (seed = seed * 6364136223846793005ull + 1442695040888963407ull, seed >> 33)
+    memset(kind, 0xff, sizeof kind);
+    for (unsigned i = 0; i < SLOTS; i++) {
+        at[i] = base + ilen;
+        unsigned r = (unsigned)(RND() % 100);
+        if (kind[i] == 0xff) /* (not the jalr after an auipc) */
+            kind[i] = r < 55 ? 0 : r < 75 ? 1 : r < 85 ? 2 : r < 92 ? 3 : r < 98 ? 4 : 5;
+        if (i >= SLOTS - 2)
+            kind[i] = 2; /* the last ones jump back */
+        if (kind[i] == 4) {
+            code[i] = 0x317; /* auipc x6, 0 */
+            kind[i + 1] = 3;
+        }
+        bool rvc = kind[i] == 0 && (RND() & 1);
+        if (kind[i] == 0)
+            code[i] = rvc ? ((RND() & 1) ? 0x0001u : 0x0405u) /* c.nop, c.addi s0,1 */
+                          : 0x13u | (uint32_t)(RND() & 0x7ff) << 20; /* addi x0, x0, imm */
+        else if (kind[i] == 5)
+            code[i] = 0x73; /* ecall */
+        else if (kind[i] == 3)
+            code[i] = i > 0 && kind[i - 1] == 4 ? 0x30067u          /* jalr x0, 0(x6) */
+                                                : (RND() & 1) ? 0x8067u /* ret */
+                                                              : 0x000380e7u; /* jalr x1, 0(x7) */
+        unsigned len = rvc ? 2 : 4;
+        for (unsigned k = 0; k < len; k++)
+            image[ilen + k] = (uint8_t)(code[i] >> (8 * k));
+        ilen += len;
+    }
+    /* static targets, now that every address is known */
+    for (unsigned i = 0; i < SLOTS; i++) {
+        /* a branch reaches +-4 KiB: 500 slots around it */
+        unsigned t = i >= SLOTS - 2 ? 0 : kind[i] == 2 ? (unsigned)(RND() % SLOTS)
+                                                      : (unsigned)(i < 500 ? RND() % 1000 : i + 500 >= SLOTS ? SLOTS - 1000 + RND() % 1000 : i - 500 + RND() % 1000);
+        int32_t off = (int32_t)(at[t] - at[i]);
+        if (kind[i] == 1)
+            code[i] = RND() % 16 == 0 ? btype(1, 1, 2, 4) : btype((unsigned)(RND() & 1), 1, 2, off); /* bne to its fall-through */
+        else if (kind[i] == 2)
+            code[i] = jtype((RND() & 1) ? 1 : 0, off);
+        if (kind[i] == 1 || kind[i] == 2)
+            for (unsigned k = 0; k < 4; k++)
+                image[at[i] - base + k] = (uint8_t)(code[i] >> (8 * k));
+    }
+    struct rvt_image *img = rvt_img_new();
+    REQUIRE(rvt_img_add_raw(img, base, image, ilen, "code") == 0);
+
+    struct recs want = {0}, want_pcs = {0};
+    struct rvt_ing_builder_config bc = {.size = sizeof bc, .xlen = 64, .ecall_mode = RVT_ECALL_SEQUENTIAL,
+                                        .emit = keep, .emit_ctx = &want};
+    struct rvt_ing_builder *b = rvt_ing_builder_new(&bc);
+    bc.image = img;
+    bc.emit_ctx = &want_pcs;
+    struct rvt_ing_builder *bp = rvt_ing_builder_new(&bc);
+    REQUIRE(b && bp);
+    struct text t = {0}, tp = {0};
+    char line[128];
+    unsigned i = 0;
+    while (t.n < (5u << 19)) { /* 2.5 MiB: lines across two chunk ends */
+        uint64_t pc = at[i];
+        uint32_t bits = code[i];
+        bool rvc = (bits & 3) != 3;
+        int n, shape = (int)(RND() % 20);
+        switch (shape) {
+        case 0: n = snprintf(line, sizeof line, "0x%016" PRIx64 " %0*" PRIx32 "\n", pc, rvc ? 4 : 8, bits); break;
+        case 1: n = snprintf(line, sizeof line, "%016" PRIX64 " %0*" PRIX32 "\n", pc, rvc ? 4 : 8, bits); break;
+        case 2: n = snprintf(line, sizeof line, "%08" PRIx64 " %0*" PRIx32 "\n", pc, rvc ? 4 : 8, bits); break;
+        case 3: n = snprintf(line, sizeof line, "0X%08" PRIX64 " %0*" PRIx32 "\r\n", pc, rvc ? 4 : 8, bits); break;
+        case 4: n = snprintf(line, sizeof line, "  %" PRIx64 ": %0*" PRIx32 " \n", pc, rvc ? 4 : 8, bits); break;
+        case 5: n = snprintf(line, sizeof line, "# %u\n%016" PRIx64 " %0*" PRIx32 "\n", i, pc, rvc ? 4 : 8, bits); break;
+        default: n = snprintf(line, sizeof line, "%016" PRIx64 " %0*" PRIx32 "\n", pc, rvc ? 4 : 8, bits); break;
+        }
+        put(&t, line, (size_t)n);
+        n = shape == 3 ? snprintf(line, sizeof line, "0x%" PRIX64 "\r\n", pc)
+                       : snprintf(line, sizeof line, shape == 2 ? "0x%08" PRIx64 "\n" : "0x%016" PRIx64 "\n", pc);
+        put(&tp, line, (size_t)n);
+        REQUIRE(rvt_ing_builder_insn(b, pc, bits, RVT_PRIV_M, 0, NULL) == 0);
+        REQUIRE(rvt_ing_builder_insn(bp, pc, -1, RVT_PRIV_M, 0, NULL) == 0);
+        /* the successor: taken or not, the jump's target, anywhere after a jalr */
+        if (kind[i] == 1 || kind[i] == 2 || kind[i] == 3) {
+            uint64_t target;
+            if (kind[i] == 3) {
+                target = at[RND() % SLOTS];
+            } else {
+                struct rvt_insn in;
+                rvt_isa_decode(code[i], at[i], 64, &in);
+                target = kind[i] == 2 || (RND() & 1) ? in.target : at[i] + 4;
+            }
+            for (i = 0; at[i] != target; i++)
+                ;
+        } else {
+            i++;
+        }
+    }
+    REQUIRE(rvt_ing_builder_finish(b) == 0 && rvt_ing_builder_finish(bp) == 0);
+    rvt_ing_builder_free(b);
+    rvt_ing_builder_free(bp);
+    size_t kinds[16] = {0};
+    for (size_t k = 0; k < want.n; k++)
+        kinds[want.r[k].itype]++;
+    CHECK(kinds[RVT_ITYPE_TAKEN] > 300 && kinds[RVT_ITYPE_NOT_TAKEN] > 300 && kinds[RVT_ITYPE_JUMP_INF] > 100 &&
+          kinds[RVT_ITYPE_CALL_INF] > 100 && kinds[RVT_ITYPE_RETURN] > 100 && kinds[RVT_ITYPE_JUMP_UNINF] > 100);
+    size_t sij = 0;
+    for (size_t k = 0; k < want.n; k++)
+        sij += (want.r[k].flags & RVT_ING_SIJUMP) != 0;
+    CHECK(sij > 100);
+
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/fast.txt", rvt_test_tmpdir());
+    for (int pcs = 0; pcs < 2; pcs++) {
+        struct text *tt = pcs ? &tp : &t;
+        struct recs *w = pcs ? &want_pcs : &want;
+        write_file(path, tt->p, tt->n - 1); /* the last line without its newline */
+        struct recs got = {0};
+        CHECK_MSG(read_file(path, pcs ? RVT_ING_FMT_PCLIST : RVT_ING_FMT_PCINSN, pcs ? img : NULL, &got, err,
+                            sizeof err) == 0,
+                  "%s", err);
+        CHECK_MSG(got.n == w->n, "%s: %zu records, expected %zu", pcs ? "pclist" : "pcinsn", got.n, w->n);
+        for (size_t k = 0; k < got.n && k < w->n; k++)
+            if (!same_whole(&got.r[k], &w->r[k])) {
+                CHECK_MSG(0, "%s: record %zu: iaddr 0x%" PRIx64 " iretire %u itype %u flags %u, expected 0x%" PRIx64 " %u %u %u",
+                          pcs ? "pclist" : "pcinsn", k, got.r[k].iaddr, got.r[k].iretire, got.r[k].itype,
+                          got.r[k].flags, w->r[k].iaddr, w->r[k].iretire, w->r[k].itype, w->r[k].flags);
+                break;
+            }
+        free(got.r);
+    }
+#undef RND
+    rvt_img_free(img);
+    free(want.r);
+    free(want_pcs.r);
+    free(t.p);
+    free(tp.p);
+}
+
+/* The bytes at and around every edge of the hex digit ranges (and those
+ * that fall into them when a case bit is set or a sign is lost) at every
+ * place of a usual line: the in-place parse
+ * (vector or table) must accept exactly what the general parse accepts,
+ * with the same records, or fail with the same message and line.  The
+ * general parse is made to read the line by a leading blank. */
+static void test_every_byte_in_usual_lines(void)
+{
+    char path[512], err1[512], err2[512];
+    snprintf(path, sizeof path, "%s/bytes.txt", rvt_test_tmpdir());
+    const char *shapes[] = {"0000000000001004 00000013", "0x0000000000001004 0001", "00001004 00000013", "00001004 0001"};
+    const char *after = "0000000000001008 00000013\n000000000000100c 0001\n000000000000100e 00000013\n";
+    size_t mism = 0;
+    for (unsigned sh = 0; sh < 4; sh++) {
+        size_t len = strlen(shapes[sh]);
+        for (size_t at = 0; at <= len; at++) {
+            static const unsigned char edges[] = {0x01, 0x09, 0x0d, 0x10, 0x11, 0x19, 0x1a, ' ', '/', '0', '9', ':', '@',
+                                                  'A', 'F', 'G', 'X', '`', 'a', 'f', 'g', 'x', 0x7f, 0x80, 0x90, 0xb0,
+                                                  0xb9, 0xc1, 0xc6, 0xe1, 0xe6, 0xf0, 0xff};
+            for (size_t e = 0; e < sizeof edges; e++) {
+                unsigned c = edges[e];
+                char line[64];
+                memcpy(line, shapes[sh], len + 1);
+                line[at] = (char)c; /* at == len: a byte after the line */
+                if (at == len)
+                    line[len + 1] = 0;
+                struct recs r1 = {0}, r2 = {0};
+                for (int slow = 0; slow < 2; slow++) {
+                    char text[256];
+                    int n = snprintf(text, sizeof text, "0000000000001000 00000013\n%s%s\n%s", slow ? " " : "", line, after);
+                    write_file(path, text, (size_t)n);
+                    int rc = read_file(path, RVT_ING_FMT_PCINSN, NULL, slow ? &r2 : &r1, slow ? err2 : err1, sizeof err1);
+                    if (slow && (rc < 0) != (err1[0] != 0))
+                        mism++;
+                }
+                bool same = strcmp(err1, err2) == 0 && r1.n == r2.n;
+                for (size_t k = 0; same && k < r1.n; k++)
+                    same = same_whole(&r1.r[k], &r2.r[k]);
+                if (!same && mism++ < 5)
+                    CHECK_MSG(0, "line '%s' (byte 0x%02x at %zu): '%s' / %zu records, the general parse '%s' / %zu", line,
+                              c, at, err1, r1.n, err2, r2.n);
+                free(r1.r);
+                free(r2.r);
+            }
+        }
+    }
+    CHECK_EQ(mism, 0u);
+}
+
+/* The read-ahead reader (encode --jobs): the inner reader's records in its
+ * order, then its end, or its error with the same message after every
+ * record before it; closing it early stops its thread. */
+static void test_readahead(void)
+{
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/ra.txt", rvt_test_tmpdir());
+    for (int bad = 0; bad < 3; bad++) {
+        struct text t = {0};
+        char line[64];
+        const unsigned lines = 70000, bad_at = 40000; /* in the third batch of 16,384 */
+        for (unsigned i = 0; i < lines; i++) {
+            int n = snprintf(line, sizeof line, "%016" PRIx64 " %s\n", (uint64_t)0x1000 + 4 * i,
+                             bad == 1 && i == bad_at ? "0000001x" : "00000013");
+            put(&t, line, (size_t)n);
+        }
+        write_file(path, t.p, t.n);
+        struct recs plain = {0};
+        int want = read_file(path, RVT_ING_FMT_PCINSN, NULL, &plain, err, sizeof err);
+        CHECK(bad == 1 ? want < 0 : want == 0);
+        struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = RVT_ING_FMT_PCINSN, .xlen = 64};
+        struct rvt_ing_reader *in, *ra;
+        struct rvt_diag d = {0};
+        REQUIRE(rvt_ing_open(&in, path, &rc, &d) == 0);
+        REQUIRE(rvt_ing_readahead(&ra, in, &d) == 0);
+        CHECK_EQ(rvt_ing_xlen(ra), 64u);
+        CHECK(rvt_ing_reader_format(ra) == RVT_ING_FMT_PCINSN);
+        struct rvt_ing_rec rec;
+        size_t n = 0;
+        int k;
+        bool same = true;
+        while ((k = rvt_ing_next(ra, &rec)) > 0) {
+            same = same && n < plain.n && same_whole(&rec, &plain.r[n]);
+            n++;
+            if (bad == 2 && n == 5000)
+                break; /* closed early, with the thread reading ahead */
+        }
+        CHECK(same);
+        if (bad == 2) {
+            CHECK_EQ(n, 5000u);
+        } else {
+            CHECK_EQ(n, plain.n);
+            CHECK_EQ(k, want);
+            if (bad == 1) {
+                CHECK_MSG(strcmp(rvt_ing_error(ra), err) == 0, "'%s' vs '%s'", rvt_ing_error(ra), err);
+                CHECK(rvt_ing_next(ra, &rec) == want); /* and it stays there */
+            } else {
+                CHECK(rvt_ing_next(ra, &rec) == 0);
+            }
+        }
+        rvt_ing_close(ra);
+        free(plain.r);
+        free(t.p);
+    }
+}
+
 int main(void)
 {
     test_shapes_across_chunks();
     test_limits_and_numbers();
     test_usual_lines_in_place();
     test_changing_code();
+    test_fast_step_matches_general();
+    test_every_byte_in_usual_lines();
+    test_readahead();
     return rvt_test_summary("test_textread");
 }

@@ -3,9 +3,14 @@
 # decode's stdout, stderr and exit status byte for byte, for every output
 # kind, on every family (the bundled real capture and a generated program
 # with data, traps and context switches), on whole, damaged and truncated
-# traces and with --max-instructions; with --jobs 2, 3 and 0, and with
+# traces and with --max-instructions; with --jobs 2, 4 and 0, and with
 # batches cut after every few blocks (RVT_JOBS_BATCH) so that each
-# listing state a batch can start in is met.
+# listing state a batch can start in is met.  N-Trace is decoded in pieces
+# on threads (src/parallel/specdecode.c; every kind from --jobs 4 on, a
+# count from 2): --jobs 4 cuts it at every sync point
+# (RVT_JOBS_SEGMENT_BYTES=1), so that many pieces are joined, and
+# the end checks that pieces are joined at all and that a piece whose
+# start state differs from the whole decode's is decoded again.
 set -u
 RV=${RVT_BIN:?}; D=${RVT_TEST_DATA:?}; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
@@ -18,7 +23,7 @@ xz -dc "$D/real/bzip2.debug.xz" > "$T/bzip2.debug"
 "$RV" gen --seed 5 --insns 60000 --data --traps --context --elf "$T/gen" -o "$T/gen.ing" || bad "gen"
 
 ALL="pcs insn blocks count calltree profile coverage lcov folded callgrind chrome jsonl"
-JOBS="2 3 0"  # (--jobs 0: one per core)
+JOBS="2 4 0"  # (--jobs 0: one per core)
 SOME="pcs insn blocks count profile jsonl"
 
 # same NAME KINDS DECODE-ARGS...: every kind, serial against --jobs 2, 3
@@ -29,10 +34,10 @@ same() {
     for k in $kinds; do
         "$RV" decode "$@" --output "$k" > "$T/s.out" 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
         for j in $JOBS; do
-            b=; [ $j = 3 ] && b=5
-            RVT_JOBS_BATCH=$b "$RV" decode "$@" --output "$k" --jobs $j > "$T/p.out" 2> "$T/p.err"; echo "exit $?" >> "$T/p.err"
+            b=; sb=; [ $j = 4 ] && b=5 && sb=1
+            RVT_JOBS_BATCH=$b RVT_JOBS_SEGMENT_BYTES=$sb "$RV" decode "$@" --output "$k" --jobs $j > "$T/p.out" 2> "$T/p.err"; echo "exit $?" >> "$T/p.err"
             if cmp -s "$T/s.out" "$T/p.out" && cmp -s "$T/s.err" "$T/p.err"; then ok; else
-                bad "$name --output $k --jobs $j${b:+ (batches of $b)}: differs from the serial decode: $(cmp "$T/s.out" "$T/p.out" 2>&1 | head -1) $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
+                bad "$name --output $k --jobs $j${b:+ (batches of $b, pieces at every sync point)}: differs from the serial decode: $(cmp "$T/s.out" "$T/p.out" 2>&1 | head -1) $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
             fi
         done
     done
@@ -58,7 +63,7 @@ for c in "${cases[@]}"; do
         "$RV" encode --format $fmt --elf "$T/$prog" --input "$T/$prog.ing" $opts -o "$T/t.bin" 2>"$T/enc.err" \
             || { bad "$name: encode: $(cat "$T/enc.err")"; continue; }
         size=$(stat -c %s "$T/t.bin")
-        JOBS="2 3"; [ $prog = gen ] && [ "$FIRST" = 1 ] && JOBS="2 3 0"
+        JOBS="2 4"; [ $prog = gen ] && [ "$FIRST" = 1 ] && JOBS="2 4 0"
         # The real capture (1.5 M instructions) with every kind once, then
         # with the per-instruction kinds; the generated program with more.
         kinds=$SOME; [ "$FIRST" = 1 ] && kinds=$ALL; [ $prog = bzip2 ] && [ "$FIRST" = 0 ] && kinds=insn
@@ -103,6 +108,49 @@ head -c 3000 /dev/urandom > "$T/r.bin"
 same "random bytes" "pcs insn" --format ntrace --elf "$T/bzip2" "$T/r.bin"
 : > "$T/e.bin"
 same "empty trace" "pcs profile" --format ntrace --elf "$T/bzip2" "$T/e.bin"
+
+# The decode in pieces (N-Trace).  stats NAME ARGS...: the serial decode
+# and --jobs 4 cut at every sync point agree; prints "joined redone".
+stats() {
+    local name=$1; shift
+    "$RV" decode "$@" > "$T/s.out" 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
+    RVT_JOBS_STATS=1 RVT_JOBS_SEGMENT_BYTES=1 "$RV" decode "$@" --jobs 4 > "$T/p.out" 2> "$T/p.all"; echo "exit $?" >> "$T/p.all"
+    grep -v -- '--jobs: ' "$T/p.all" > "$T/p.err"
+    if cmp -s "$T/s.out" "$T/p.out" && cmp -s "$T/s.err" "$T/p.err"; then ok; else
+        bad "$name: --jobs 4 in pieces differs from the serial decode: $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
+    fi
+    sed -n 's/.*--jobs: \([0-9]*\) segments, \([0-9]*\) joined, \([0-9]*\) decoded again/\2 \3/p' "$T/p.all"
+}
+NT="--format ntrace --sync-msgs 256 --ntrace-mode htm --callstack 8 --repeat 2"
+# shellcheck disable=SC2086
+"$RV" encode $NT --elf "$T/bzip2" --input "$T/bzip2.ing" -o "$T/h.bin" || bad "encode htm"
+for k in blocks count; do
+    # shellcheck disable=SC2086
+    read -r joined redone <<<"$(stats "pieces ($k)" $NT --elf "$T/bzip2" "$T/h.bin" --output $k)"
+    [ "${joined:-0}" -gt 10 ] && ok || bad "pieces ($k): ${joined:-no} pieces joined (expected many: the speculative decode is not used)"
+done
+# Damage inside a piece, and a cut: joined where the state allows.
+size=$(stat -c %s "$T/h.bin")
+cp "$T/h.bin" "$T/hd.bin"
+printf '\x5a\xa5\x33' | dd of="$T/hd.bin" bs=1 seek=$((size / 3)) conv=notrunc status=none
+# shellcheck disable=SC2086
+stats "pieces, damaged" $NT --elf "$T/bzip2" "$T/hd.bin" --output insn > /dev/null
+head -c $((size / 2)) "$T/h.bin" > "$T/hc.bin"
+# shellcheck disable=SC2086
+stats "pieces, truncated" $NT --elf "$T/bzip2" "$T/hc.bin" --output count > /dev/null
+# shellcheck disable=SC2086
+stats "pieces, --max-instructions" $NT --elf "$T/bzip2" "$T/h.bin" --output count --max-instructions 700000 > /dev/null
+# A piece whose start state differs from the whole decode's: an HTM trace
+# followed by a BTM one, decoded without --ntrace-mode.  The whole decode
+# has learnt HTM from the first, so the second's DirectBranch messages are
+# errors ("BTM and HTM are not mixed within a trace"); a decode started at
+# the second's sync has not: the pieces there must be decoded again.
+"$RV" encode --format ntrace --sync-msgs 256 --ntrace-mode btm --elf "$T/bzip2" --input "$T/bzip2.ing" -o "$T/b.bin" ||
+    bad "encode btm"
+cat "$T/h.bin" "$T/b.bin" > "$T/hb.bin"
+read -r joined redone <<<"$(stats "HTM then BTM" --format ntrace --sync-msgs 256 --elf "$T/bzip2" "$T/hb.bin" --output count)"
+grep -q "BTM messages cannot follow HTM" "$T/s.err" && ok || bad "HTM then BTM: the serial decode reports no mode error"
+[ "${redone:-0}" -gt 0 ] && ok || bad "HTM then BTM: ${joined:-?} joined, ${redone:-?} decoded again (expected some)"
 
 # A bad --jobs is a usage error.
 "$RV" decode --format ntrace --elf "$T/bzip2" "$T/t.bin" --jobs x > /dev/null 2> "$T/e.err"

@@ -29,7 +29,8 @@ static void help(const struct rvt_codec *only)
            "                        ids), each sending its hart id as source id (--src-bits N sets the field\n"
            "                        width), merged packet by packet; decode one hart with --hart N\n"
            "  --jobs N              --funnel into a file: encode each hart on its own thread, N at a time (0: one\n"
-           "                        per core; default 1); the same bytes as one thread (docs/parallel.md)\n");
+           "                        per core; default 1); without --funnel, N > 1 reads the input on a thread of\n"
+           "                        its own beside the encoder; the same bytes as one thread (docs/parallel.md)\n");
     fputs(rvt_filter_options_help(), stdout);
     cli_help_common(stdout, CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN, only);
 }
@@ -273,9 +274,29 @@ int cmd_encode(int argc, char **argv)
                         " bytes of its trace discarded\n",
                         h, h, fs_h.discarded);
         }
-    } else if (rvt_encode_stream(o.codec, o.ccfg, in, o.img, &sink, &st, &d) < 0) {
-        rc = cli_fail("encode", "%s", d.msg);
-        goto out;
+    } else {
+        /* One encoder: --jobs reads the input ahead on a thread of its own
+         * (the same records in the same order, so the same bytes). */
+        uint64_t jobs = 1;
+        const char *js = cli_extra(&o, "jobs");
+        if (js && (!cli_parse_u64(js, &jobs) || jobs > 64)) {
+            rc = cli_fail("encode", "--jobs: expected a number of threads (0: one per core, at most 64), got '%s'", js);
+            goto out;
+        }
+        if (jobs == 0)
+            jobs = rvt_jobs_default();
+        struct rvt_ing_reader *ra;
+        if (jobs > 1) {
+            if (rvt_ing_readahead(&ra, in, &d) < 0) {
+                rc = cli_fail("encode", "--jobs: %s", d.msg);
+                goto out;
+            }
+            in = ra;
+        }
+        if (rvt_encode_stream(o.codec, o.ccfg, in, o.img, &sink, &st, &d) < 0) {
+            rc = cli_fail("encode", "%s", d.msg);
+            goto out;
+        }
     }
     double t1 = cli_now();
     if (atb && rvt_atb_writer_flush(atb) < 0) {

@@ -1,0 +1,152 @@
+/* Fuzz the threaded decode (rvt_decode_jobs, docs/parallel.md "The decode
+ * in pieces") against the serial one: any N-Trace bytes, decoded against
+ * the reference program t1 by rvt_decode and by rvt_decode_jobs on 2
+ * threads with a piece at every sync point, must give the sink the same
+ * events (every field, note texts included) and the same result.  The
+ * first input byte picks the sink: bit 0 a count-like one (blocks in runs
+ * and counts, rvt_flow_sink.counts: the totals and the notes must agree), else one that
+ * logs every event and, when bits 2..7 are K > 0, refuses the 200K-th event
+ * (the serial decode stops there; the threaded one must stop at the same
+ * event with the same error); bit 1 gives the decoder --ntrace-mode htm
+ * (t1's mode: without it, what the decoder learns of the mode makes every
+ * later piece decode again).  A difference aborts. */
+#include "rvtrace/rvtrace.h"
+#include "driver/fuzz_image.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct rvt_image *g_img;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    g_img = rvt_fuzz_image("ntrace-t1/test.elf", "fuzz_decode_jobs");
+    setenv("RVT_JOBS_SEGMENT_BYTES", "1", 1); /* a piece at every sync point */
+    return 0;
+}
+
+struct log {
+    uint8_t *p;
+    size_t n, cap;
+    uint64_t events, refuse_at; /* refuse_at: 1-based event to refuse (0: none) */
+    struct rvt_block_counts sums;
+};
+
+static void put(struct log *l, const void *v, size_t k)
+{
+    if (l->n + k > l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 4096;
+        while (cap < l->n + k)
+            cap *= 2;
+        uint8_t *p = realloc(l->p, cap);
+        if (!p)
+            abort();
+        l->p = p;
+        l->cap = cap;
+    }
+    memcpy(l->p + l->n, v, k);
+    l->n += k;
+}
+
+static int on_block(void *ctx, const struct rvt_block *b)
+{
+    struct log *l = ctx;
+    const uint64_t f[] = {b->start, b->last, b->next, b->ninsns, b->index, b->context, b->time, b->tval,
+                          b->trace_offset, b->cause, b->end, b->cf, b->priv, b->flags, b->last_len};
+    put(l, "B", 1);
+    put(l, f, sizeof f);
+    l->sums.blocks++;
+    l->sums.insns += b->ninsns;
+    l->sums.ends[b->end & 15]++;
+    return ++l->events == l->refuse_at || l->sums.insns > (1u << 16);
+}
+
+static int on_note(void *ctx, const struct rvt_note *n)
+{
+    struct log *l = ctx;
+    const uint64_t f[] = {n->addr, n->offset, n->value, n->index, n->kind, n->reason, n->priv, n->tval};
+    put(l, "N", 1);
+    put(l, f, sizeof f);
+    if (n->text)
+        put(l, n->text, strlen(n->text) + 1);
+    return ++l->events == l->refuse_at;
+}
+
+/* The count-like sink: totals, and the notes in order. */
+static int on_block_total(void *ctx, const struct rvt_block *b)
+{
+    struct log *l = ctx;
+    l->sums.blocks++;
+    l->sums.insns += b->ninsns;
+    l->sums.ends[b->end & 15]++;
+    return 0;
+}
+
+static int on_blocks_total(void *ctx, const struct rvt_block *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        on_block_total(ctx, &b[i]);
+    return 0;
+}
+
+static int on_sums(void *ctx, const struct rvt_block_counts *s)
+{
+    struct log *l = ctx;
+    l->sums.blocks += s->blocks;
+    l->sums.insns += s->insns;
+    for (unsigned e = 0; e < 16; e++)
+        l->sums.ends[e] += s->ends[e];
+    return 0;
+}
+
+static int decode(const struct rvt_codec *c, const void *cfg, const uint8_t *data, size_t size, unsigned threads,
+                  bool count, struct log *l, struct rvt_diag *d)
+{
+    struct rvt_flow_sink sink = {.block = on_block, .note = on_note, .ctx = l};
+    if (count)
+        sink = (struct rvt_flow_sink){
+            .block = on_block_total, .note = on_note, .blocks = on_blocks_total, .counts = on_sums, .ctx = l};
+    struct rvt_decode_options o = {.size = sizeof o, .ecall = -1, .max_insns = 1 << 16, .starts_at_trace_start = true};
+    return threads == 1 ? rvt_decode(c, cfg, g_img, &o, data, size, &sink, d)
+                        : rvt_decode_jobs(c, cfg, g_img, &o, data, size, threads, &sink, NULL, d);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 2)
+        return 0;
+    if (!g_img && LLVMFuzzerInitialize(NULL, NULL) != 0)
+        return 0;
+    uint8_t sel = data[0];
+    data++;
+    size--;
+    const struct rvt_codec *c = rvt_codec_find("ntrace");
+    void *cfg = c ? rvt_codec_cfg_new(c) : NULL;
+    if (!cfg)
+        return 0;
+    struct rvt_diag d = {0};
+    if ((sel & 2) && c->cfg_set(cfg, "ntrace-mode", "htm", &d) < 0) {
+        rvt_codec_cfg_free(cfg);
+        return 0;
+    }
+    if (c->cfg_finish && c->cfg_finish(cfg, 32, g_img, &d) < 0) {
+        rvt_codec_cfg_free(cfg);
+        return 0;
+    }
+    bool count = sel & 1;
+    struct log a = {.refuse_at = count ? 0 : 200u * (sel >> 2)}, b = {.refuse_at = a.refuse_at};
+    struct rvt_diag da = {0}, db = {0};
+    int ra = decode(c, cfg, data, size, 1, count, &a, &da);
+    int rb = decode(c, cfg, data, size, 2, count, &b, &db);
+    if (ra != rb || strcmp(da.msg, db.msg) != 0 || a.n != b.n || (a.n && memcmp(a.p, b.p, a.n) != 0) ||
+        a.events != b.events || memcmp(&a.sums, &b.sums, sizeof a.sums) != 0)
+        abort(); /* the threaded decode is not the serial one */
+    free(a.p);
+    free(b.p);
+    rvt_codec_cfg_free(cfg);
+    return 0;
+}

@@ -1,0 +1,150 @@
+/* The ingress builder's state and its inline fast step, for the text
+ * readers (reader.c): the usual line is a plain instruction that follows
+ * the one before it, and retiring that one needs none of the builder's
+ * general checks. */
+#ifndef RVT_INGRESS_BUILDER_INTERNAL_H
+#define RVT_INGRESS_BUILDER_INTERNAL_H
+
+#include "rvtrace/ingress.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* Decoded instructions by address: text inputs give the same few thousand
+ * instructions millions of times.  Direct-mapped by address, so that the
+ * entries of straight code share cache lines: a small entry with what the
+ * fast step needs, the whole decoded instruction in a parallel array. */
+#define DCACHE_LOG2 14
+struct decoded {
+    uint64_t pc;       /* UINT64_MAX (odd): empty */
+    uint64_t key;      /* dc_key(): the bits given, or that they were read from the image */
+    uint64_t fall;     /* rvt_isa_next_pc */
+    int32_t tdelta;    /* in.target - pc (FAST_TARGET) */
+    uint8_t len;       /* bytes: 2 or 4 */
+    /* How rvt_ing_builder_step retires this instruction: FAST_FALL, its
+     * successor at `fall`, with itype fall_itype; FAST_TARGET, at
+     * pc + tdelta, with target_itype.  0: only the general path can (an
+     * uninferable jump, ecall, data to derive, merged blocks). */
+    uint8_t fast, fall_itype, target_itype;
+};
+
+/* What besides the address selects a cache entry: the instruction bits
+ * given (>= 0), or none given (< 0: they are read from the image, a PC
+ * list). */
+static inline uint64_t rvt_ing_dc_key(int64_t bits)
+{
+    return bits < 0 ? 1ull << 63 : (uint64_t)bits;
+}
+enum { FAST_FALL = 1, FAST_TARGET = 2 };
+
+struct rvt_ing_builder {
+    struct rvt_ing_builder_config cfg;
+    struct rvt_diag diag;
+    unsigned xlen;
+    uint64_t mask;
+    enum rvt_ctype ctype_on_change;
+
+    /* The instruction waiting for its successor (`held`) and the one that
+     * retired before it (`before`, for sequentially inferable jumps) point
+     * into the decode cache, never copied; an entry about to be refilled
+     * while one of them points to it is first copied to own[]. */
+    const struct rvt_insn *held, *before;
+    struct rvt_insn own[2];
+
+    /* The instruction waiting for its successor. */
+    bool have_prev;
+    uint8_t prev_priv;
+    uint64_t prev_context;
+    struct rvt_ing_extra prev_extra;
+    bool prev_ctx_changed;
+    /* rvt_ing_builder_step may retire `held`, which is held_dc's entry:
+     * it has a fast way (decoded.fast), no side data, no context change,
+     * and there was no error. */
+    bool fast;
+    const struct decoded *held_dc;
+
+    /* The instruction retired before `held` (for sequentially inferable jumps). */
+    bool have_before;
+
+    /* A merged block of itype-0 instructions not yet emitted. */
+    bool have_blk;
+    struct rvt_ing_rec blk;
+    /* blk may hold side data (fill_extra): the next record starts from
+     * zeros.  Otherwise only the fields a record always sets differ from
+     * zero, and it just sets them again (once per instruction). */
+    bool blk_extra;
+
+    bool have_last_ctx;
+    uint64_t last_context;
+    uint64_t insns;
+    bool warned_cause; /* the ecall/ebreak trap cause assumption was reported */
+
+    struct decoded *dcache;  /* 1 << DCACHE_LOG2 entries */
+    struct rvt_insn *dinsn;  /* dcache[i]'s instruction is dinsn[i] */
+};
+
+static inline size_t rvt_ing_dc_index(uint64_t pc)
+{
+    return (size_t)(pc >> 1) & ((1u << DCACHE_LOG2) - 1);
+}
+
+static inline struct decoded *rvt_ing_builder_dc(const struct rvt_ing_builder *b, uint64_t pc)
+{
+    return &b->dcache[rvt_ing_dc_index(pc)];
+}
+
+/* rvt_ing_builder_insn(b, pc, bits, priv, context, NULL) in the common
+ * case, with the record it retires written to *out instead of emitted:
+ * the held instruction is plain and `pc` is where it falls through to, or
+ * it is a branch or a jump with a static target and `pc` is one of its
+ * successors; priv and context are unchanged and (pc, bits) is in the
+ * decode cache.  The record is the one the general path makes (resolve_prev
+ * and retire_prev in builder.c).  Returns true when it did that; false
+ * when it did nothing (the caller then calls rvt_ing_builder_insn). */
+static inline bool rvt_ing_builder_step(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, uint8_t priv,
+                                        uint64_t context, struct rvt_ing_rec *out)
+{
+    if (!b->fast)
+        return false;
+    pc &= b->mask;
+    const struct decoded *h = b->held_dc;
+    uint8_t itype;
+    if (pc == h->fall && (h->fast & FAST_FALL))
+        itype = h->fall_itype;
+    else if (pc == ((h->pc + (uint64_t)(int64_t)h->tdelta) & b->mask) && (h->fast & FAST_TARGET))
+        itype = h->target_itype;
+    else
+        return false;
+    if (priv != b->prev_priv || context != b->prev_context)
+        return false;
+    const size_t i = rvt_ing_dc_index(pc);
+    const struct decoded *dc = &b->dcache[i];
+    if (dc->pc != pc || dc->key != rvt_ing_dc_key(bits))
+        return false;
+    /* Field by field: compilers clear a whole struct with `rep stos`,
+     * which costs more than the rest of this step.  Every field: */
+    _Static_assert(sizeof *out == 88 && offsetof(struct rvt_ing_rec, dtype) == 84,
+                   "struct rvt_ing_rec changed: set its new fields here");
+    out->iaddr = h->pc;
+    out->tval = 0;
+    out->context = context;
+    out->time = out->rd_value = out->mem_addr = out->mem_value = out->mem_operand = 0;
+    out->iretire = h->len / 2u;
+    out->cause = 0;
+    out->flags = 0;
+    out->itype = itype;
+    out->ilastsize = (uint8_t)(h->len >> 2); /* 2 bytes: 0, 4 bytes: 1 */
+    out->priv = priv;
+    out->ctype = out->rd = out->mem_size = out->tp_type = 0;
+    out->hart = 0;
+    out->dtype = 0;
+    b->insns++;
+    b->before = b->held;
+    b->have_before = true;
+    b->held = &b->dinsn[i];
+    b->held_dc = dc;
+    b->fast = dc->fast != 0;
+    return true;
+}
+
+#endif
