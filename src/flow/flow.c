@@ -868,18 +868,26 @@ static int retire_to_limit(struct rvt_flow *f, const struct rvt_block_info *b)
 
 /* ---- the walk ------------------------------------------------------------------- */
 
-static void set_pending(struct rvt_flow *f, const struct rvt_block_info *b, uint32_t n)
+/* The last instruction of cache block b waits for the trace, as class cf. */
+static inline void pend_last(struct rvt_flow *f, const struct rvt_block_info *b, uint8_t cf, bool sij)
 {
     struct pending *p = &f->p;
     f->pending = true;
+    p->addr = b->last;
+    p->next = b->next;
+    p->cf = cf;
+    p->target = b->target;
+    p->sij = sij;
+    p->len = (uint8_t)(b->next - b->last);
+}
+
+static void set_pending(struct rvt_flow *f, const struct rvt_block_info *b, uint32_t n)
+{
+    struct pending *p = &f->p;
     if (n == b->ninsns) {
-        p->addr = b->last;
-        p->next = b->next;
-        p->cf = b->cf;
-        p->target = b->target;
-        p->sij = (b->flags & RVT_BI_SIJUMP) != 0;
-        p->len = (uint8_t)(b->next - b->last);
+        pend_last(f, b, b->cf, (b->flags & RVT_BI_SIJUMP) != 0);
     } else {
+        f->pending = true;
         uint32_t hw = rvt_block_hw_offset(b, n), lhw = rvt_block_hw_offset(b, n - 1);
         p->addr = (b->start + 2ull * lhw) & f->mask;
         p->next = (b->start + 2ull * hw) & f->mask;
@@ -1267,16 +1275,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         f->blk.last = b->last;
         f->blk.cf = (uint8_t)cf;
         f->blk_end = b->next;
-        {
-            struct pending *p = &f->p;
-            f->pending = true;
-            p->addr = b->last;
-            p->next = b->next;
-            p->cf = RVT_CF_BRANCH;
-            p->target = b->target;
-            p->sij = false;
-            p->len = (uint8_t)(b->next - b->last);
-        }
+        pend_last(f, b, RVT_CF_BRANCH, false);
         rc = 1;
         break;
     uninf:
@@ -1285,16 +1284,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         f->blk.last = b->last;
         f->blk.cf = (uint8_t)cf;
         f->blk_end = b->next;
-        {
-            struct pending *p = &f->p;
-            f->pending = true;
-            p->addr = b->last;
-            p->next = b->next;
-            p->cf = (uint8_t)cf;
-            p->target = b->target;
-            p->sij = (b->flags & RVT_BI_SIJUMP) != 0;
-            p->len = (uint8_t)(b->next - b->last);
-        }
+        pend_last(f, b, (uint8_t)cf, (b->flags & RVT_BI_SIJUMP) != 0);
         rc = 3;
         break;
     count_hit:
@@ -1308,16 +1298,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         f->blk.last = b->last;
         f->blk.cf = b->cf;
         f->blk_end = b->next;
-        {
-            struct pending *p = &f->p;
-            f->pending = true;
-            p->addr = b->last;
-            p->next = b->next;
-            p->cf = b->cf;
-            p->target = b->target;
-            p->sij = (b->flags & RVT_BI_SIJUMP) != 0;
-            p->len = (uint8_t)(b->next - b->last);
-        }
+        pend_last(f, b, b->cf, (b->flags & RVT_BI_SIJUMP) != 0);
         rc = 2;
         break;
     }

@@ -96,6 +96,30 @@ static int keep_block(void *ctx, const struct rvt_block *b)
     return 0;
 }
 
+/* What the writer wrote to f (closed here) against the expected text t
+ * (freed here). */
+static void check_text(const char *what, FILE *f, struct text *t)
+{
+    long len = ftell(f);
+    REQUIRE(len >= 0);
+    char *got = malloc((size_t)len + 1);
+    REQUIRE(got != NULL);
+    rewind(f);
+    REQUIRE(fread(got, 1, (size_t)len, f) == (size_t)len);
+    got[len] = 0;
+    fclose(f);
+    size_t at = 0;
+    while (at < (size_t)len && at < t->n && got[at] == t->p[at])
+        at++;
+    size_t from = at > 60 ? at - 60 : 0;
+    CHECK_MSG((size_t)len == t->n && at == t->n, "%s: %ld bytes, expected %zu; first difference at %zu:\n"
+                                                 "got:      ...%.90s\nexpected: ...%.90s",
+              what, len, t->n, at, got + from, t->p + from);
+    free(got);
+    free(t->p);
+    t->p = NULL;
+}
+
 /* A block list line (docs: "--output blocks"), the printf way. */
 static void ref_block(struct text *t, unsigned xlen, const struct rvt_block *b)
 {
@@ -145,23 +169,10 @@ static void check_kind(const char *what, const struct rvt_image *img, const stru
     CHECK(rvt_out_finish(o) == 0);
     rvt_out_free(o);
     rvt_bcache_free(bc);
-    long len = ftell(f);
-    REQUIRE(len >= 0);
-    char *got = malloc((size_t)len + 1);
-    REQUIRE(got != NULL);
-    rewind(f);
-    REQUIRE(fread(got, 1, (size_t)len, f) == (size_t)len);
-    got[len] = 0;
-    fclose(f);
-    size_t at = 0;
-    while (at < (size_t)len && at < r.t.n && got[at] == r.t.p[at])
-        at++;
-    size_t from = at > 60 ? at - 60 : 0;
-    CHECK_MSG((size_t)len == r.t.n && at == r.t.n, "%s %s: %ld bytes, expected %zu; first difference at %zu:\n"
-                                                   "got:      ...%.90s\nexpected: ...%.90s",
-              what, kind == RVT_OUT_INSN ? "insn" : kind == RVT_OUT_PCS ? "pcs" : "blocks", len, r.t.n, at, got + from, r.t.p + from);
-    free(got);
-    free(r.t.p);
+    char label[96];
+    snprintf(label, sizeof label, "%s %s", what,
+             kind == RVT_OUT_INSN ? "insn" : kind == RVT_OUT_PCS ? "pcs" : "blocks");
+    check_text(label, f, &r.t);
 }
 
 /* Sequential code: c.nop and addi in a pseudo-random mix. */
@@ -462,23 +473,7 @@ static void jsonl_lines(void)
     }
     CHECK(rvt_jsonl_finish(j) == 0);
     rvt_jsonl_free(j);
-    long len = ftell(f);
-    REQUIRE(len >= 0);
-    char *got = malloc((size_t)len + 1);
-    REQUIRE(got != NULL);
-    rewind(f);
-    REQUIRE(fread(got, 1, (size_t)len, f) == (size_t)len);
-    got[len] = 0;
-    fclose(f);
-    size_t at = 0;
-    while (at < (size_t)len && at < t.n && got[at] == t.p[at])
-        at++;
-    size_t from = at > 60 ? at - 60 : 0;
-    CHECK_MSG((size_t)len == t.n && at == t.n, "jsonl: %ld bytes, expected %zu; first difference at %zu:\n"
-                                               "got:      ...%.90s\nexpected: ...%.90s",
-              len, t.n, at, got + from, t.p + from);
-    free(got);
-    free(t.p);
+    check_text("jsonl", f, &t);
     rvt_img_free(img);
     rvt_gen_program_free(prog);
 }
@@ -569,7 +564,6 @@ static void data_lines(void)
     for (size_t i = 0; i < v.n; i++) {
         const struct rvt_block *b = &v.b[i];
         /* notes for some of the block's instructions, grouped by index */
-        struct text t = {0};
         size_t k = 0;
         for (uint64_t at = index; at < index + b->ninsns && k < 400; at++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -615,28 +609,11 @@ static void data_lines(void)
             pc += in.len;
         }
         index += b->ninsns;
-        free(t.p);
     }
     CHECK(rvt_out_finish(o) == 0);
     rvt_out_free(o);
     rvt_bcache_free(bc);
-    long len = ftell(f);
-    REQUIRE(len >= 0);
-    char *got = malloc((size_t)len + 1);
-    REQUIRE(got != NULL);
-    rewind(f);
-    REQUIRE(fread(got, 1, (size_t)len, f) == (size_t)len);
-    got[len] = 0;
-    fclose(f);
-    size_t at = 0;
-    while (at < (size_t)len && at < r.t.n && got[at] == r.t.p[at])
-        at++;
-    size_t from = at > 60 ? at - 60 : 0;
-    CHECK_MSG((size_t)len == r.t.n && at == r.t.n, "data notes: %ld bytes, expected %zu; first difference at %zu:\n"
-                                                   "got:      ...%.90s\nexpected: ...%.90s",
-              len, r.t.n, at, got + from, r.t.p + from);
-    free(got);
-    free(r.t.p);
+    check_text("data notes", f, &r.t);
     free(v.b);
     rvt_img_free(img);
 }
