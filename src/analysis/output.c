@@ -63,7 +63,7 @@ struct rvt_out_fmt {
     const char *cur_file;
     uint32_t cur_line;
     struct line_slot *lines;        /* RVT_OUT_INSN */
-    struct run_slot *runs;          /* RVT_OUT_PCS */
+    struct run_slot *runs;          /* RVT_OUT_PCS, RVT_OUT_INSN */
     uint64_t hi_pc;                 /* pcs: the upper half of the last PC written ... */
     uint64_t hi_text;               /* ... and its 8 hex digits */
     uint64_t win;                   /* pcs: the PC whose line starts with head, mid */
