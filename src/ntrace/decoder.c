@@ -578,11 +578,14 @@ static int check_btype(struct nt_decoder *x, const struct nt_msg *m)
         x->traps_bt1++;
     else
         x->traps_bt23++;
+    /* (The text names the difference, not the counts: the difference is
+     * what decides, and what a decode in pieces compares at its joins.) */
     if (other > same)
         return dec_fail(x, RVT_ERR_FORMAT,
-                        "%s B-TYPE=%u after %" PRIu64 " trap message(s) with B-TYPE %s: an encoder reports traps "
-                        "either as 1 only or as 2 and 3",
-                        nt_tcode_name(m->tcode), (unsigned)m->v[NT_F_BTYPE], other, one ? "2/3" : "1");
+                        "%s B-TYPE=%u after %" PRIu64 " more trap message(s) with B-TYPE %s than with B-TYPE %s: "
+                        "an encoder reports traps either as 1 only or as 2 and 3",
+                        nt_tcode_name(m->tcode), (unsigned)m->v[NT_F_BTYPE], other - same, one ? "2/3" : "1",
+                        one ? "1" : "2/3");
     return 0;
 }
 
