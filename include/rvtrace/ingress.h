@@ -291,6 +291,14 @@ struct rvt_ing_reader *rvt_ing_reader_wrap(const struct rvt_ing_source_ops *ops,
  * `in`, while the caller consumes them.  It owns `in` from then on (closing
  * it closes `in`); on failure (<0, d says why) `in` stays the caller's. */
 int rvt_ing_readahead(struct rvt_ing_reader **out, struct rvt_ing_reader *in, struct rvt_diag *d);
+/* A PC-list or PC INSN reader that has read nothing, read on `jobs`
+ * threads (rvtrace encode --jobs): the text cut at newlines into chunks of
+ * about chunk_bytes (0: the default) parsed in parallel; the same records,
+ * warning, end and error (same message) as `in`, in order.  1: *out
+ * replaces `in` (and owns its input); 0: not such a reader, or jobs < 2
+ * (`in` untouched); < 0: d says why, `in` is closed. */
+int rvt_ing_text_jobs(struct rvt_ing_reader **out, struct rvt_ing_reader *in, unsigned jobs, size_t chunk_bytes,
+                      struct rvt_diag *d);
 
 /* ---- native binary format ---------------------------------------------- */
 

@@ -46,6 +46,20 @@ void rvt_ing_builder_free(struct rvt_ing_builder *b)
     free(b);
 }
 
+void rvt_ing_builder_restart(struct rvt_ing_builder *b)
+{
+    rvt_diag_clear(&b->diag);
+    b->held = b->before = NULL;
+    b->have_prev = b->fast = b->have_before = b->have_blk = b->blk_extra = false;
+    b->prev_ctx_changed = b->have_last_ctx = b->warned_cause = false;
+    b->prev_priv = 0;
+    b->prev_context = b->last_context = 0;
+    b->held_dc = NULL;
+    b->insns = 0;
+    memset(&b->prev_extra, 0, sizeof b->prev_extra);
+    memset(&b->blk, 0, sizeof b->blk);
+}
+
 const char *rvt_ing_builder_error(const struct rvt_ing_builder *b)
 {
     return b->diag.msg;

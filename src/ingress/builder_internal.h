@@ -83,6 +83,11 @@ struct rvt_ing_builder {
     struct rvt_insn *dinsn;  /* dcache[i]'s instruction is dinsn[i] */
 };
 
+/* Back to a new builder's state (nothing held, no error, nothing warned),
+ * keeping the decode cache: a text chunk parser (reader.c) starts each
+ * chunk with it. */
+void rvt_ing_builder_restart(struct rvt_ing_builder *b);
+
 static inline size_t rvt_ing_dc_index(uint64_t pc)
 {
     return (size_t)(pc >> 1) & ((1u << DCACHE_LOG2) - 1);

@@ -5,10 +5,13 @@
 #include "refcsv.h"
 #include "refdata.h"
 #include "builder_internal.h"
+#include "textchunk.h"
 
 #include "image/bcache_internal.h"
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -251,8 +254,9 @@ static int open_native(struct rvt_ing_reader **out, FILE *f, const char *path, s
 
 #define TEXT_QUEUE 8
 #define TEXT_CHUNK (1u << 20) /* read at a time */
-#define TEXT_LINE_MAX 4094    /* longest line accepted (characters before the newline) */
+#define TEXT_LINE_MAX RVT_TEXT_LINE_MAX
 #define TEXT_PAD 16           /* bytes after the data that hex parsing may look at */
+_Static_assert(RVT_TEXT_PAD >= TEXT_PAD, "a chunk's padding is the reader's");
 /* More than usual_line reads of a line and its end: "0x", 16 digits, a
  * space, 8 digits read as two groups of 8 bytes, the terminator. */
 #define USUAL_LINE_MAX 48
@@ -271,13 +275,44 @@ struct text_src {
     unsigned qhead, qlen;
     struct rvt_ing_rec *out; /* text_next's record while it is empty */
     uint16_t *pair;          /* pair_table() */
-    char *buf;     /* TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD bytes */
+    char *buf;     /* TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD bytes (a chunk parser's: the chunk's, not owned) */
     size_t pos, len;
+    /* A chunk parser (rvt_text_parse_chunk): line numbers count from the
+     * chunk's start, so an error's message leaves the line out (err_line
+     * holds it; the caller, who knows the lines before, puts it back). */
+    bool chunk;
+    bool no_finish;  /* a chunk not the input's last: its end is not the input's */
+    bool discard;    /* the lines before the chunk: their records are the previous chunk's */
+    uint64_t err_line;
+    bool warned;           /* the builder warned in this chunk (chunk parsers keep it for the caller) */
+    size_t warn_at;        /* before this record */
+    size_t nrec;           /* records made of this chunk so far */
+    rvt_ing_warn_fn user_warn;
+    void *user_warn_ctx;
 };
+
+/* A format error at a line: "FILE: line N: what". */
+static int text_fail(struct text_src *s, enum rvt_err code, uint64_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int text_fail(struct text_src *s, enum rvt_err code, uint64_t line, const char *fmt, ...)
+{
+    char what[sizeof s->diag.msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (s->chunk) {
+        s->err_line = line;
+        return rvt_fail(&s->diag, code, "%s", what);
+    }
+    return rvt_fail(&s->diag, code, "%s: line %" PRIu64 ": %s", s->name, line, what);
+}
 
 static int text_emit(void *ctx, const struct rvt_ing_rec *r)
 {
     struct text_src *s = ctx;
+    if (s->discard)
+        return 0;
     if (s->out) { /* straight to the caller of text_next */
         *s->out = *r;
         s->out = NULL;
@@ -485,8 +520,7 @@ static int text_line(struct text_src *s, const char *line)
     if (usual_line(s->pair, line, s->fmt == RVT_ING_FMT_PCINSN, 0, &upc, &ubits)) {
         int rc = rvt_ing_builder_insn(s->b, upc, ubits, RVT_PRIV_M, 0, NULL);
         if (rc < 0)
-            return rvt_fail(&s->diag, (enum rvt_err)-rc, "%s: line %" PRIu64 ": %s", s->name, s->line,
-                            rvt_ing_builder_error(s->b));
+            return text_fail(s, (enum rvt_err)-rc, s->line, "%s", rvt_ing_builder_error(s->b));
         return 0;
     }
     const char *p = skip_ws(line);
@@ -496,8 +530,7 @@ static int text_line(struct text_src *s, const char *line)
     unsigned digits = 0;
     const char *q = parse_hex(s->pair, p, &pc, NULL);
     if (!q || (*q && !isspace((unsigned char)*q) && *q != ':'))
-        return rvt_fail(&s->diag, RVT_ERR_FORMAT, "%s: line %" PRIu64 ": expected a hex PC such as 0x20010522, got '%.40s'",
-                        s->name, s->line, p);
+        return text_fail(s, RVT_ERR_FORMAT, s->line, "expected a hex PC such as 0x20010522, got '%.40s'", p);
     if (*q == ':')
         q++;
     q = skip_ws(q);
@@ -505,24 +538,20 @@ static int text_line(struct text_src *s, const char *line)
     if (s->fmt == RVT_ING_FMT_PCINSN) {
         const char *r = parse_hex(s->pair, q, &bits, &digits);
         if (!r || (digits != 4 && digits != 8) || *skip_ws(r))
-            return rvt_fail(&s->diag, RVT_ERR_FORMAT,
-                            "%s: line %" PRIu64 ": expected 'PC INSN' with INSN as 4 (compressed) or 8 hex digits, got '%.60s'",
-                            s->name, s->line, p);
+            return text_fail(s, RVT_ERR_FORMAT, s->line,
+                             "expected 'PC INSN' with INSN as 4 (compressed) or 8 hex digits, got '%.60s'", p);
         bool compressed = (bits & 3) != 3;
         if ((digits == 4) != compressed)
-            return rvt_fail(&s->diag, RVT_ERR_FORMAT,
-                            "%s: line %" PRIu64 ": instruction %s has %u digits but is a %s instruction", s->name,
-                            s->line, q, digits, compressed ? "16-bit" : "32-bit");
+            return text_fail(s, RVT_ERR_FORMAT, s->line, "instruction %s has %u digits but is a %s instruction", q,
+                             digits, compressed ? "16-bit" : "32-bit");
         ibits = (int64_t)bits;
     } else if (*q) {
-        return rvt_fail(&s->diag, RVT_ERR_FORMAT,
-                        "%s: line %" PRIu64 ": unexpected text after the PC: '%.40s' (is this a 'PC INSN' file? use --input-format pcinsn)",
-                        s->name, s->line, q);
+        return text_fail(s, RVT_ERR_FORMAT, s->line,
+                         "unexpected text after the PC: '%.40s' (is this a 'PC INSN' file? use --input-format pcinsn)", q);
     }
     int rc = rvt_ing_builder_insn(s->b, pc, ibits, RVT_PRIV_M, 0, NULL);
     if (rc < 0)
-        return rvt_fail(&s->diag, (enum rvt_err)-rc, "%s: line %" PRIu64 ": %s", s->name, s->line,
-                        rvt_ing_builder_error(s->b));
+        return text_fail(s, (enum rvt_err)-rc, s->line, "%s", rvt_ing_builder_error(s->b));
     return 0;
 }
 
@@ -540,8 +569,7 @@ static char *text_getline(struct text_src *s)
             return start;
         }
         if (nl || s->len - s->pos > TEXT_LINE_MAX) {
-            rvt_fail(&s->diag, RVT_ERR_FORMAT, "%s: line %" PRIu64 ": line longer than %d characters", s->name,
-                     s->line + 1, TEXT_LINE_MAX);
+            text_fail(s, RVT_ERR_FORMAT, s->line + 1, "line longer than %d characters", TEXT_LINE_MAX);
             return NULL;
         }
         if (s->eof) {
@@ -599,8 +627,7 @@ static int text_next(void *self, struct rvt_ing_rec *rec)
                 s->line++;
                 int rc = rvt_ing_builder_insn(s->b, pc, bits, RVT_PRIV_M, 0, NULL);
                 if (rc < 0)
-                    return rvt_fail(&s->diag, (enum rvt_err)-rc, "%s: line %" PRIu64 ": %s", s->name, s->line,
-                                    rvt_ing_builder_error(s->b));
+                    return text_fail(s, (enum rvt_err)-rc, s->line, "%s", rvt_ing_builder_error(s->b));
                 continue;
             }
         }
@@ -609,6 +636,8 @@ static int text_next(void *self, struct rvt_ing_rec *rec)
             if (s->diag.code)
                 return -s->diag.code;
             s->done = true;
+            if (s->no_finish)
+                continue;
             int rc = rvt_ing_builder_finish(s->b);
             if (rc < 0)
                 return rvt_fail(&s->diag, (enum rvt_err)-rc, "%s: at end: %s", s->name,
@@ -722,6 +751,179 @@ static int open_text(struct rvt_ing_reader **out, FILE *f, const char *path, con
         return rvt_fail(diag, RVT_ERR_NOMEM, "%s: out of memory", path);
     }
     return 0;
+}
+
+/* ---- text in chunks (textchunk.h) ---------------------------------------- */
+
+int rvt_text_take(struct rvt_ing_reader *r, struct rvt_text_input *t)
+{
+    if (r->ops != &g_text_ops || r->select_hart)
+        return 0;
+    struct text_src *s = r->self;
+    if (s->b->cfg.merge_blocks || s->line || s->len || s->eof || s->diag.code)
+        return 0;
+    memset(t, 0, sizeof *t);
+    t->name = strdup(s->name ? s->name : "");
+    if (!t->name)
+        return 0;
+    t->f = s->f;
+    s->f = NULL;
+    t->fmt = s->fmt;
+    t->xlen = s->xlen;
+    t->bc = s->b->cfg;
+    t->warn = s->b->cfg.warn;
+    t->warn_ctx = s->b->cfg.warn_ctx;
+    rvt_ing_close(r);
+    return 1;
+}
+
+void rvt_text_input_free(struct rvt_text_input *t)
+{
+    close_input(t->f);
+    free(t->name);
+    memset(t, 0, sizeof *t);
+}
+
+/* The builder's warning in a chunk: kept for the caller, who gives it at
+ * its place among the records (dropped in the lines before the chunk:
+ * those were the previous chunk's). */
+static void chunk_warn(void *ctx, const char *text)
+{
+    struct text_src *s = ctx;
+    if (s->discard || s->warned)
+        return;
+    s->warned = true;
+    s->warn_at = s->nrec;
+    s->user_warn(s->user_warn_ctx, text); /* (the chunk's copy: see rvt_text_parse_chunk) */
+}
+
+static void keep_warning(void *ctx, const char *text)
+{
+    struct rvt_text_chunk *c = ctx;
+    snprintf(c->warn, sizeof c->warn, "%s", text);
+}
+
+struct text_src *rvt_text_parser_new(const struct rvt_text_input *t)
+{
+    struct text_src *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->name = strdup(t->name);
+    s->fmt = t->fmt;
+    s->xlen = t->xlen;
+    s->chunk = true;
+    s->pair = pair_table();
+    struct rvt_ing_builder_config bc = t->bc;
+    bc.emit = text_emit;
+    bc.emit_ctx = s;
+    bc.warn = chunk_warn;
+    bc.warn_ctx = s;
+    s->b = s->name && s->pair ? rvt_ing_builder_new(&bc) : NULL;
+    if (!s->b) {
+        rvt_text_parser_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void rvt_text_parser_free(struct text_src *p)
+{
+    if (p) {
+        p->buf = NULL; /* the chunks' */
+        text_close(p);
+    }
+}
+
+bool rvt_text_is_insn_line(const char *p, size_t n)
+{
+    /* text_line's test on the line as a string (it ends at a NUL) */
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r'))
+        i++;
+    return i < n && p[i] != 0 && p[i] != '#';
+}
+
+int rvt_text_parse_chunk(struct text_src *s, struct rvt_text_chunk *c)
+{
+    rvt_ing_builder_restart(s->b);
+    rvt_diag_clear(&s->diag);
+    s->qhead = s->qlen = 0;
+    s->out = NULL;
+    s->done = false;
+    s->err_line = 0;
+    s->warned = false;
+    s->user_warn = keep_warning;
+    s->user_warn_ctx = c;
+    c->n = 0;
+    c->lines = 0;
+    c->err = 0;
+    c->err_line = 0;
+    c->msg[0] = 0;
+    c->warned = false;
+    /* The lines before: the builder as the serial reader has it at the
+     * chunk's first line.  Their errors are an earlier chunk's. */
+    s->discard = true;
+    for (unsigned i = 0; i < c->nprefix && !s->diag.code; i++)
+        text_line(s, c->prefix[i]);
+    s->discard = false;
+    if (s->diag.code) {
+        c->err = -RVT_ERR_FORMAT;
+        snprintf(c->msg, sizeof c->msg, "%s: the lines before a part of the text do not parse", s->name);
+        return c->err;
+    }
+    s->buf = c->text;
+    s->pos = 0;
+    s->len = c->len;
+    s->eof = true;
+    s->no_finish = !c->last;
+    s->line = 0;
+    memset(s->buf + s->len, 0, TEXT_PAD);
+    const bool pcinsn = s->fmt == RVT_ING_FMT_PCINSN;
+    size_t n = 0;
+    int rc;
+    for (;;) {
+        if (n == c->cap) {
+            size_t cap = c->cap ? 2 * c->cap : c->len / 16 + 64;
+            struct rvt_ing_rec *r = realloc(c->rec, cap * sizeof *r);
+            if (!r) {
+                rc = rvt_fail(&s->diag, RVT_ERR_NOMEM, "%s: out of memory", s->name);
+                break;
+            }
+            c->rec = r;
+            c->cap = cap;
+        }
+        struct rvt_ing_rec *rec = &c->rec[n];
+        /* text_next_out's common case, without the call per record */
+        if (!s->qlen && s->len - s->pos >= USUAL_LINE_MAX) {
+            uint64_t pc;
+            int64_t bits;
+            const char *e = usual_line(s->pair, s->buf + s->pos, pcinsn, '\n', &pc, &bits);
+            if (e && rvt_ing_builder_step(s->b, pc, bits, RVT_PRIV_M, 0, rec)) {
+                s->pos = (size_t)(e - s->buf) + 1;
+                s->line++;
+                n++;
+                continue;
+            }
+        }
+        s->nrec = n;
+        rc = text_next_slow(s, rec);
+        if (rc <= 0)
+            break;
+        n++;
+    }
+    c->n = n;
+    c->lines = s->line;
+    if (s->warned) {
+        c->warned = true;
+        c->warn_at = s->warn_at;
+    }
+    if (rc < 0) {
+        c->err = rc;
+        c->err_line = s->err_line;
+        snprintf(c->msg, sizeof c->msg, "%s", s->diag.msg);
+    }
+    s->buf = NULL;
+    return rc < 0 ? rc : 0;
 }
 
 /* ---- open --------------------------------------------------------------- */

@@ -92,7 +92,34 @@ int cmd_encode(int argc, char **argv)
     FILE *f = NULL;
     const char *sinkspec = cli_extra(&o, "sink"), *regs = cli_extra(&o, "regs");
     struct rvt_diag d = {0};
-    if ((rc = cli_load_image(&o)) || (rc = cli_open_input(&o, &in)) || (rc = cli_filter_wrap(&o, &in, 0, &filt)))
+    /* --jobs N without --funnel: a text input is parsed on N threads (the
+     * same records in the same order, so the same bytes); any other input
+     * is read ahead on a thread of its own (below). */
+    uint64_t jobs = 1;
+    const char *js = cli_extra(&o, "jobs");
+    if (js && (!cli_parse_u64(js, &jobs) || jobs > 64)) {
+        rc = cli_fail("encode", "--jobs: expected a number of threads (0: one per core, at most 64), got '%s'", js);
+        goto out;
+    }
+    if (jobs == 0)
+        jobs = rvt_jobs_default();
+    bool split = false;
+    if ((rc = cli_load_image(&o)) || (rc = cli_open_input(&o, &in)))
+        goto out;
+    if (jobs > 1 && !cli_extra(&o, "funnel")) {
+        struct rvt_ing_reader *pt;
+        int k = rvt_ing_text_jobs(&pt, in, (unsigned)jobs, 0, &d);
+        if (k < 0) {
+            in = NULL; /* closed */
+            rc = cli_fail("encode", "--jobs: %s", d.msg);
+            goto out;
+        }
+        if (k > 0) {
+            in = pt;
+            split = true;
+        }
+    }
+    if ((rc = cli_filter_wrap(&o, &in, 0, &filt)))
         goto out;
     if (regs) {
         if ((rc = cli_regs_load(&o, regs, &tci)))
@@ -251,16 +278,11 @@ int cmd_encode(int argc, char **argv)
             regfun = NULL;
             /* Per-hart threads need an output that takes every byte: the
              * file, not a RAM sink (or an ATB bridge in front of one). */
-            uint64_t jobs = 1;
-            const char *js = cli_extra(&o, "jobs");
-            if (js && (!cli_parse_u64(js, &jobs) || jobs > 64)) {
-                rc = cli_fail("encode", "--jobs: expected a number of threads (0: one per core, at most 64), got '%s'", js);
-                goto out;
-            }
+            uint64_t fjobs = jobs;
             if (ram || atb)
-                jobs = 1;
+                fjobs = 1;
             rc = rvt_encode_funnel_jobs(o.codec, make_hart_cfg, &fc, in, o.img, &sink, RVT_FUNNEL_MAX_INPUTS,
-                                        (unsigned)jobs, &st, NULL, &d);
+                                        (unsigned)fjobs, &st, NULL, &d);
         }
         if (rc < 0) {
             rc = cli_fail("encode", "%s", d.msg);
@@ -276,17 +298,10 @@ int cmd_encode(int argc, char **argv)
         }
     } else {
         /* One encoder: --jobs reads the input ahead on a thread of its own
-         * (the same records in the same order, so the same bytes). */
-        uint64_t jobs = 1;
-        const char *js = cli_extra(&o, "jobs");
-        if (js && (!cli_parse_u64(js, &jobs) || jobs > 64)) {
-            rc = cli_fail("encode", "--jobs: expected a number of threads (0: one per core, at most 64), got '%s'", js);
-            goto out;
-        }
-        if (jobs == 0)
-            jobs = rvt_jobs_default();
+         * (the same records in the same order, so the same bytes), unless
+         * it is text already parsed on threads. */
         struct rvt_ing_reader *ra;
-        if (jobs > 1) {
+        if (jobs > 1 && !split) {
             if (rvt_ing_readahead(&ra, in, &d) < 0) {
                 rc = cli_fail("encode", "--jobs: %s", d.msg);
                 goto out;

@@ -1,0 +1,67 @@
+/* The text readers (PC list, PC INSN) in pieces, for reading one input on
+ * several threads (src/parallel/partext.c): the input is cut at newlines
+ * into chunks, each parsed by a chunk parser of its own thread into an
+ * array of records.  A chunk parser starts from the last two instruction
+ * lines before its chunk (its "prefix"): they leave the builder holding
+ * what the serial reader holds at the chunk's first line (the instruction
+ * waiting for its successor and the one before it, for sequentially
+ * inferable jumps), so the chunks' records, joined in order, are the
+ * serial reader's records. */
+#ifndef RVT_INGRESS_TEXTCHUNK_H
+#define RVT_INGRESS_TEXTCHUNK_H
+
+#include "rvtrace/ingress.h"
+
+#include <stdio.h>
+
+#define RVT_TEXT_LINE_MAX 4094 /* longest line accepted (characters before the newline) */
+#define RVT_TEXT_PAD 32        /* zero bytes a chunk's or prefix line's buffer holds after its data */
+
+/* What a text reader was opened with, taken from it. */
+struct rvt_text_input {
+    FILE *f;
+    char *name;
+    enum rvt_ing_format fmt;
+    unsigned xlen;
+    struct rvt_ing_builder_config bc; /* (emit and warn are each chunk parser's) */
+    rvt_ing_warn_fn warn;
+    void *warn_ctx;
+};
+
+/* If r is a PC-list or PC INSN reader that has read nothing and whose
+ * records only depend on the last two instruction lines (no merged blocks,
+ * no hart selection): its input into *t, r closed, 1.  Otherwise 0 (r
+ * untouched). */
+int rvt_text_take(struct rvt_ing_reader *r, struct rvt_text_input *t);
+void rvt_text_input_free(struct rvt_text_input *t);
+
+struct text_src;
+struct text_src *rvt_text_parser_new(const struct rvt_text_input *t);
+void rvt_text_parser_free(struct text_src *p);
+
+struct rvt_text_chunk {
+    /* in */
+    const char *prefix[2]; /* NUL-terminated, RVT_TEXT_PAD zeros after */
+    unsigned nprefix;
+    char *text;            /* len bytes and RVT_TEXT_PAD + 1 more (written) */
+    size_t len;
+    bool last;             /* the input ends after it */
+    /* out: the records (grown as needed, kept for the next chunk) */
+    struct rvt_ing_rec *rec;
+    size_t n, cap;
+    uint64_t lines;        /* lines in the chunk */
+    int err;               /* < 0: after the n records, this error */
+    uint64_t err_line;     /* its line in the chunk (1 = the first), 0: msg is whole */
+    char msg[512];
+    bool warned;           /* the builder warned before record warn_at */
+    size_t warn_at;
+    char warn[512];
+};
+
+/* Parse one chunk: 0 (all of it), < 0 (an error, in c). */
+int rvt_text_parse_chunk(struct text_src *p, struct rvt_text_chunk *c);
+
+/* A line whose records the builder sees (not blank, not a comment). */
+bool rvt_text_is_insn_line(const char *p, size_t n);
+
+#endif

@@ -1,0 +1,431 @@
+/* A PC-list or PC INSN text read on several threads (rvt_ing_text_jobs,
+ * rvtrace encode --jobs N): the text is cut at newlines into chunks, read
+ * in order, and each chunk is parsed by whichever thread claims it into an
+ * array of records (src/ingress/textchunk.h); the consumer takes the
+ * chunks' records in order, and parses a chunk itself when the next one is
+ * not ready, so that with two threads both parse and one also consumes.
+ *
+ * The records, the warning, the end and the first error (same code, same
+ * message, same line) are the serial reader's: a chunk parser starts from
+ * the last two instruction lines before its chunk, which leave the builder
+ * as the serial reader has it there; a chunk counts its lines and its
+ * error's line from its own start, and the consumer, who has seen every
+ * chunk before it, adds them up.  An error in a chunk stops the consumer
+ * there (later chunks, parsed meanwhile, are never looked at).
+ *
+ * Memory: PT_SLOTS(jobs) chunks in flight, each its text (chunk_bytes and
+ * the longest line) and its records. */
+#include "rvtrace/codec.h"
+#include "rvtrace/ingress.h"
+#include "ingress/textchunk.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PT_CHUNK = 128 * 1024, PT_MAX_THREADS = 64 };
+
+enum slot_state { SLOT_FREE, SLOT_CLAIMED, SLOT_DONE };
+
+struct slot {
+    enum slot_state state;
+    uint64_t seq;
+    struct rvt_text_chunk c;
+    char *text;            /* RVT_TEXT_LINE_MAX + 1 + chunk bytes + RVT_TEXT_PAD + 1 */
+    char *pre[2];          /* the prefix lines' copies (RVT_TEXT_LINE_MAX + 1 + RVT_TEXT_PAD each) */
+    int read_errno;        /* != 0: the input could not be read after this chunk */
+};
+
+struct partext {
+    struct rvt_text_input in;
+    size_t chunk;          /* bytes read at a time */
+    unsigned nslots;
+    struct slot *slots;
+    struct text_src **parsers; /* [0]: the consumer's, [i]: worker i's */
+    unsigned nparsers, nworkers;
+    pthread_t *th;
+
+    pthread_mutex_t mu;    /* the slots' states, next_claim, next_consume, input_end, stop */
+    pthread_cond_t cv;     /* a chunk parsed, a slot freed, or stop */
+    uint64_t next_claim, next_consume;
+    bool input_end;        /* the last chunk has been claimed */
+    bool stop;
+
+    /* Reading, in chunk order (held while a claimer reads its chunk). */
+    pthread_mutex_t rmu;
+    char *carry;           /* a partial last line, for the next chunk */
+    size_t ncarry;
+    char *last[2];         /* the last two instruction lines read so far (oldest first) */
+    size_t nlast[2];
+    unsigned havelast;
+
+    /* The consumer. */
+    struct slot *cur;
+    size_t pos, end;       /* cur's records up to end (its warning's place, or all) */
+    uint64_t lines;        /* in the chunks consumed before cur */
+    bool warned;           /* the input's warning has been given */
+    bool warn_pending;     /* cur's warning comes before its record end */
+    int final;             /* once the end (1) or an error (< 0) is reached */
+    struct rvt_diag diag;
+};
+
+static unsigned pt_slots(unsigned jobs)
+{
+    return 2 * jobs + 2;
+}
+
+/* Keep the last two instruction lines of text[0, len) (after those kept
+ * before): the prefix of the next chunk. */
+static void note_last_lines(struct partext *a, const char *text, size_t len)
+{
+    const char *found[2];
+    size_t flen[2];
+    unsigned nf = 0;
+    size_t end = len;
+    while (end > 0 && nf < 2) {
+        size_t start = end - 1; /* text[end - 1] is the newline (or the text's last byte) */
+        size_t e = text[end - 1] == '\n' ? end - 1 : end;
+        while (start > 0 && text[start - 1] != '\n')
+            start--;
+        if (rvt_text_is_insn_line(text + start, e - start)) {
+            found[nf] = text + start;
+            flen[nf++] = e - start;
+        }
+        end = start;
+    }
+    /* found[0] is the newest */
+    for (unsigned k = nf; k-- > 0;) {
+        /* shift: last[0] <- last[1], last[1] <- the line */
+        char *t = a->last[0];
+        a->last[0] = a->last[1];
+        a->nlast[0] = a->nlast[1];
+        a->last[1] = t;
+        size_t n = flen[k] > RVT_TEXT_LINE_MAX + 1 ? RVT_TEXT_LINE_MAX + 1 : flen[k]; /* (longer: an earlier error) */
+        memcpy(a->last[1], found[k], n);
+        a->last[1][n] = 0;
+        memset(a->last[1] + n + 1, 0, RVT_TEXT_PAD);
+        a->nlast[1] = n;
+        if (a->havelast < 2)
+            a->havelast++;
+    }
+}
+
+/* Read the next chunk into s (under rmu): the carried partial line, then
+ * chunk bytes, cut after the last newline; without a newline it reads on
+ * while the line may still be short enough. */
+static void read_chunk(struct partext *a, struct slot *s)
+{
+    struct rvt_text_chunk *c = &s->c;
+    /* its prefix: the last two instruction lines before it */
+    c->nprefix = 0;
+    for (unsigned k = 2 - a->havelast; k < 2; k++) {
+        memcpy(s->pre[c->nprefix], a->last[k], a->nlast[k] + 1 + RVT_TEXT_PAD);
+        c->prefix[c->nprefix] = s->pre[c->nprefix];
+        c->nprefix++;
+    }
+    memcpy(s->text, a->carry, a->ncarry);
+    size_t len = a->ncarry;
+    a->ncarry = 0;
+    s->read_errno = 0;
+    c->last = false;
+    for (;;) {
+        size_t want = a->chunk, got = 0, at = len;
+        while (got < want) {
+            size_t k = fread(s->text + len, 1, want - got, a->in.f);
+            if (k == 0)
+                break;
+            got += k;
+            len += k;
+        }
+        if (got < want && ferror(a->in.f)) {
+            s->read_errno = errno ? errno : EIO;
+            /* the whole lines before the error, then the error */
+            size_t cut = len;
+            while (cut > 0 && s->text[cut - 1] != '\n')
+                cut--;
+            len = cut;
+            break;
+        }
+        if (got < want) { /* the end of the input */
+            c->last = true;
+            break;
+        }
+        const char *nl = NULL;
+        for (size_t i = len; i > at; i--)
+            if (s->text[i - 1] == '\n') {
+                nl = s->text + i - 1;
+                break;
+            }
+        if (nl) {
+            size_t cut = (size_t)(nl - s->text) + 1;
+            /* (a partial line longer than a line may be is an error at
+             * that line, whatever follows: its start is enough) */
+            a->ncarry = len - cut > RVT_TEXT_LINE_MAX + 1 ? RVT_TEXT_LINE_MAX + 1 : len - cut;
+            memcpy(a->carry, s->text + cut, a->ncarry);
+            len = cut;
+            break;
+        }
+        if (len > RVT_TEXT_LINE_MAX)
+            break; /* one line too long: the chunk parser says so, at its line */
+    }
+    c->text = s->text;
+    c->len = len;
+    note_last_lines(a, s->text, len);
+}
+
+/* Claim and read the next chunk, if a slot is free and the input goes on;
+ * NULL otherwise. */
+static struct slot *claim(struct partext *a)
+{
+    pthread_mutex_lock(&a->rmu);
+    pthread_mutex_lock(&a->mu);
+    struct slot *s = NULL;
+    if (!a->stop && !a->input_end && a->next_claim < a->next_consume + a->nslots) {
+        s = &a->slots[a->next_claim % a->nslots];
+        s->seq = a->next_claim++;
+        s->state = SLOT_CLAIMED;
+    }
+    pthread_mutex_unlock(&a->mu);
+    if (s) {
+        read_chunk(a, s);
+        if (s->c.last || s->read_errno) {
+            pthread_mutex_lock(&a->mu);
+            a->input_end = true;
+            pthread_mutex_unlock(&a->mu);
+        }
+    }
+    pthread_mutex_unlock(&a->rmu);
+    return s;
+}
+
+static void parse(struct partext *a, struct text_src *p, struct slot *s)
+{
+    rvt_text_parse_chunk(p, &s->c);
+    pthread_mutex_lock(&a->mu);
+    s->state = SLOT_DONE;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+}
+
+struct worker_arg {
+    struct partext *a;
+    unsigned i;
+};
+
+static void *worker(void *arg)
+{
+    struct partext *a = ((struct worker_arg *)arg)->a;
+    struct text_src *p = a->parsers[((struct worker_arg *)arg)->i];
+    free(arg);
+    for (;;) {
+        struct slot *s = claim(a);
+        if (s) {
+            parse(a, p, s);
+            continue;
+        }
+        pthread_mutex_lock(&a->mu);
+        while (!a->stop && !a->input_end && a->next_claim >= a->next_consume + a->nslots)
+            pthread_cond_wait(&a->cv, &a->mu);
+        bool done = a->stop || a->input_end;
+        pthread_mutex_unlock(&a->mu);
+        if (done)
+            return NULL;
+    }
+}
+
+static int pt_next_chunk(struct partext *a, struct rvt_ing_rec *rec);
+
+static int pt_next(void *self, struct rvt_ing_rec *rec)
+{
+    struct partext *a = self;
+    if (a->pos < a->end) { /* once per record: nothing else here */
+        *rec = a->cur->c.rec[a->pos++];
+        return 1;
+    }
+    return pt_next_chunk(a, rec);
+}
+
+/* The end of cur's records (or of those before its warning): the warning,
+ * its end or error, or the next chunk. */
+static __attribute__((noinline)) int pt_next_chunk(struct partext *a, struct rvt_ing_rec *rec)
+{
+    for (;;) {
+        if (a->final)
+            return a->final < 0 ? a->final : 0;
+        struct slot *s = a->cur;
+        if (s) {
+            struct rvt_text_chunk *c = &s->c;
+            if (a->warn_pending && a->pos == a->end) { /* the warning's place */
+                if (a->in.warn)
+                    a->in.warn(a->in.warn_ctx, c->warn);
+                a->warned = true;
+                a->warn_pending = false;
+                a->end = c->n;
+                continue;
+            }
+            if (a->pos < a->end) {
+                *rec = c->rec[a->pos++];
+                return 1;
+            }
+            if (c->err) {
+                if (c->err_line)
+                    rvt_fail(&a->diag, (enum rvt_err)-c->err, "%s: line %" PRIu64 ": %s", a->in.name,
+                             a->lines + c->err_line, c->msg);
+                else
+                    rvt_fail(&a->diag, (enum rvt_err)-c->err, "%s", c->msg);
+                return a->final = c->err;
+            }
+            a->lines += c->lines;
+            if (s->read_errno)
+                return a->final = rvt_fail(&a->diag, RVT_ERR_IO, "%s: read error after line %" PRIu64 ": %s",
+                                           a->in.name, a->lines, strerror(s->read_errno));
+            if (c->last) {
+                a->final = 1;
+                return 0;
+            }
+            pthread_mutex_lock(&a->mu);
+            s->state = SLOT_FREE;
+            a->next_consume++;
+            pthread_cond_broadcast(&a->cv);
+            pthread_mutex_unlock(&a->mu);
+            a->cur = NULL;
+        }
+        /* The next chunk: parsed, or parse one (it, or one after it). */
+        struct slot *next = &a->slots[a->next_consume % a->nslots];
+        for (;;) {
+            pthread_mutex_lock(&a->mu);
+            bool ready = next->state == SLOT_DONE && next->seq == a->next_consume;
+            bool can = !a->input_end && a->next_claim < a->next_consume + a->nslots;
+            if (!ready && !can)
+                pthread_cond_wait(&a->cv, &a->mu);
+            pthread_mutex_unlock(&a->mu);
+            if (ready)
+                break;
+            if (can) {
+                struct slot *mine = claim(a);
+                if (mine)
+                    parse(a, a->parsers[0], mine);
+            }
+        }
+        a->cur = next;
+        a->pos = 0;
+        a->warn_pending = next->c.warned && !a->warned;
+        a->end = a->warn_pending ? next->c.warn_at : next->c.n;
+    }
+}
+
+static const char *pt_error(const void *self)
+{
+    return ((const struct partext *)self)->diag.msg;
+}
+
+static unsigned pt_xlen(const void *self)
+{
+    return ((const struct partext *)self)->in.xlen;
+}
+
+static void pt_free(struct partext *a)
+{
+    for (unsigned i = 0; a->slots && i < a->nslots; i++) {
+        free(a->slots[i].text);
+        free(a->slots[i].pre[0]);
+        free(a->slots[i].pre[1]);
+        free(a->slots[i].c.rec);
+    }
+    free(a->slots);
+    for (unsigned i = 0; a->parsers && i < a->nparsers; i++)
+        rvt_text_parser_free(a->parsers[i]);
+    free(a->parsers);
+    free(a->th);
+    free(a->carry);
+    free(a->last[0]);
+    free(a->last[1]);
+    rvt_text_input_free(&a->in);
+    free(a);
+}
+
+static void pt_close(void *self)
+{
+    struct partext *a = self;
+    pthread_mutex_lock(&a->mu);
+    a->stop = true;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    for (unsigned i = 0; i < a->nworkers; i++)
+        pthread_join(a->th[i], NULL);
+    pthread_mutex_destroy(&a->mu);
+    pthread_cond_destroy(&a->cv);
+    pthread_mutex_destroy(&a->rmu);
+    pt_free(a);
+}
+
+static const struct rvt_ing_source_ops g_pt_ops = {pt_next, pt_error, pt_close, pt_xlen};
+
+int rvt_ing_text_jobs(struct rvt_ing_reader **out, struct rvt_ing_reader *in, unsigned jobs, size_t chunk_bytes,
+                      struct rvt_diag *d)
+{
+    if (jobs < 2)
+        return 0;
+    if (jobs > PT_MAX_THREADS)
+        jobs = PT_MAX_THREADS;
+    struct partext *a = calloc(1, sizeof *a);
+    if (!a)
+        return rvt_fail(d, RVT_ERR_NOMEM, "text read on threads: out of memory");
+    enum rvt_ing_format fmt = rvt_ing_reader_format(in);
+    if (!rvt_text_take(in, &a->in)) {
+        free(a);
+        return 0;
+    }
+    /* from here on the input is ours: closed on failure */
+    a->chunk = chunk_bytes ? chunk_bytes : PT_CHUNK;
+    a->nslots = pt_slots(jobs);
+    a->nparsers = jobs;
+    a->slots = calloc(a->nslots, sizeof *a->slots);
+    a->parsers = calloc(jobs, sizeof *a->parsers);
+    a->th = calloc(a->nworkers, sizeof *a->th);
+    a->carry = malloc(RVT_TEXT_LINE_MAX + 1);
+    a->last[0] = malloc(RVT_TEXT_LINE_MAX + 2 + RVT_TEXT_PAD);
+    a->last[1] = malloc(RVT_TEXT_LINE_MAX + 2 + RVT_TEXT_PAD);
+    bool ok = a->slots && a->parsers && a->th && a->carry && a->last[0] && a->last[1];
+    for (unsigned i = 0; ok && i < a->nslots; i++) {
+        struct slot *s = &a->slots[i];
+        s->text = malloc(RVT_TEXT_LINE_MAX + 1 + a->chunk + RVT_TEXT_PAD + 1);
+        s->pre[0] = malloc(RVT_TEXT_LINE_MAX + 2 + RVT_TEXT_PAD);
+        s->pre[1] = malloc(RVT_TEXT_LINE_MAX + 2 + RVT_TEXT_PAD);
+        ok = s->text && s->pre[0] && s->pre[1];
+    }
+    for (unsigned i = 0; ok && i < jobs; i++)
+        ok = (a->parsers[i] = rvt_text_parser_new(&a->in)) != NULL;
+    if (!ok) {
+        pt_free(a);
+        return rvt_fail(d, RVT_ERR_NOMEM, "text read on threads: out of memory");
+    }
+    if (pthread_mutex_init(&a->mu, NULL) != 0 || pthread_mutex_init(&a->rmu, NULL) != 0 ||
+        pthread_cond_init(&a->cv, NULL) != 0) {
+        pt_free(a);
+        return rvt_fail(d, RVT_ERR_NOMEM, "text read on threads: cannot make its locks");
+    }
+    struct rvt_ing_reader *r = rvt_ing_reader_wrap(&g_pt_ops, a, fmt);
+    if (!r) {
+        pt_close(a); /* (no thread yet) */
+        return rvt_fail(d, RVT_ERR_NOMEM, "text read on threads: out of memory");
+    }
+    unsigned started = 0;
+    for (; started + 1 < jobs; started++) {
+        struct worker_arg *w = malloc(sizeof *w);
+        if (!w)
+            break;
+        w->a = a;
+        w->i = started + 1;
+        if (pthread_create(&a->th[started], NULL, worker, w) != 0) {
+            free(w);
+            break;
+        }
+    }
+    /* (fewer threads than asked: the consumer parses the rest) */
+    a->nworkers = started;
+    *out = r;
+    return 1;
+}
