@@ -329,6 +329,77 @@ static bool same_whole(const struct rvt_ing_rec *a, const struct rvt_ing_rec *b)
            a->hart == b->hart && a->dtype == b->dtype;
 }
 
+
+/* ---- the text parsed on threads (rvt_ing_text_jobs) against the serial reader ---- */
+
+struct seen {
+    struct recs r;
+    char warn[2048]; /* "at N: text" for each warning */
+};
+
+static void note_warn(void *ctx, const char *text)
+{
+    struct seen *v = ctx;
+    size_t l = strlen(v->warn);
+    snprintf(v->warn + l, sizeof v->warn - l, "at %zu: %s\n", v->r.n, text);
+}
+
+/* Every record, the end or error and the warnings of `path`, read serially
+ * (jobs 0) or on `jobs` threads in chunks of `chunk` bytes. */
+static int read_jobs(const char *path, enum rvt_ing_format fmt, const struct rvt_image *img, enum rvt_ecall_mode em,
+                     unsigned jobs, size_t chunk, struct seen *out, char *err, size_t errlen)
+{
+    struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = fmt, .image = img, .xlen = img ? 0 : 64,
+                                       .ecall_mode = em, .warn = note_warn, .warn_ctx = out};
+    struct rvt_ing_reader *r, *p;
+    struct rvt_diag d = {0};
+    err[0] = 0;
+    int k = rvt_ing_open(&r, path, &rc, &d);
+    if (k < 0)
+        abort();
+    if (jobs) {
+        k = rvt_ing_text_jobs(&p, r, jobs, chunk, &d);
+        if (k != 1)
+            abort();
+        r = p;
+    }
+    struct rvt_ing_rec rec;
+    while ((k = rvt_ing_next(r, &rec)) > 0)
+        keep(&out->r, &rec);
+    if (k < 0) {
+        snprintf(err, errlen, "%s", rvt_ing_error(r));
+        CHECK(rvt_ing_next(r, &rec) == k); /* it stays there */
+    }
+    rvt_ing_close(r);
+    return k;
+}
+
+/* The same records, end, message and warnings from every cut of the text
+ * into chunks (of `chunks`, 0 ends the list) on 2, 3 and 4 threads. */
+static void jobs_same(const char *what, const char *path, enum rvt_ing_format fmt, const struct rvt_image *img,
+                      enum rvt_ecall_mode em, const size_t *chunks)
+{
+    static struct seen want, got;
+    char ew[512], eg[512];
+    memset(&want.warn, 0, sizeof want.warn);
+    want.r.n = 0;
+    int kw = read_jobs(path, fmt, img, em, 0, 0, &want, ew, sizeof ew);
+    for (const size_t *c = chunks; *c; c++)
+        for (unsigned jobs = 2; jobs <= 4; jobs++) {
+            memset(&got.warn, 0, sizeof got.warn);
+            got.r.n = 0;
+            int kg = read_jobs(path, fmt, img, em, jobs, *c, &got, eg, sizeof eg);
+            size_t k = 0;
+            while (k < got.r.n && k < want.r.n && same_whole(&got.r.r[k], &want.r.r[k]))
+                k++;
+            CHECK_MSG(kg == kw && got.r.n == want.r.n && k == want.r.n && !strcmp(eg, ew) &&
+                          !strcmp(got.warn, want.warn),
+                      "%s: jobs %u, chunks of %zu: %d after %zu records (same up to %zu) '%s' warned '%s'; "
+                      "serial: %d after %zu '%s' warned '%s'",
+                      what, jobs, *c, kg, got.r.n, k, eg, got.warn, kw, want.r.n, ew, want.warn);
+        }
+}
+
 /* B-type and J-type encodings (offset in bytes). */
 static uint32_t btype(uint32_t funct3, unsigned rs1, unsigned rs2, int32_t off)
 {
@@ -485,6 +556,11 @@ static void test_fast_step_matches_general(void)
                 break;
             }
         free(got.r);
+        /* on threads: the same records (and the ecall warning) */
+        static const size_t chunks[] = {4099, 65536 + 7, 0};
+        for (int em = RVT_ECALL_SEQUENTIAL; em <= RVT_ECALL_TRAP; em++)
+            jobs_same(pcs ? "fast.txt as a PC list" : "fast.txt", path, pcs ? RVT_ING_FMT_PCLIST : RVT_ING_FMT_PCINSN,
+                      pcs ? img : NULL, (enum rvt_ecall_mode)em, chunks);
     }
 #undef RND
     rvt_img_free(img);
@@ -599,6 +675,81 @@ static void test_readahead(void)
     }
 }
 
+
+/* Text on threads: every kind of end and error, with the chunk boundary
+ * at every byte of the lines around it (chunks of 1 to 48 bytes), the
+ * first error winning over a later one in another chunk, comments longer
+ * than a chunk between the instruction lines, and the ecall warning. */
+static void test_text_jobs_errors(void)
+{
+    enum { LINES = 160 };
+    char path[512], line[6000];
+    snprintf(path, sizeof path, "%s/jobs.txt", rvt_test_tmpdir());
+    static size_t chunks[60];
+    size_t nc = 0;
+    for (size_t c = 1; c <= 48; c++)
+        chunks[nc++] = c;
+    chunks[nc++] = 333;
+    chunks[nc++] = 5000;
+    chunks[nc] = 0;
+    for (int variant = 0; variant < 12; variant++) {
+        struct text t = {0};
+        uint64_t pc = 0x1000, seed = 99 + (uint64_t)variant;
+#define RND() (seed = seed * 6364136223846793005ull + 1442695040888963407ull, seed >> 33)
+        for (unsigned i = 0; i < LINES; i++) {
+            bool rvc = RND() % 3 == 0, ecall = i == 70;
+            const char *bits = ecall ? "00000073" : rvc ? "0001" : "00000013";
+            const char *eol = variant == 3 ? "\r\n" : "\n"; /* 3: CRLF */
+            int n;
+            switch (RND() % 6) {
+            case 0: n = snprintf(line, sizeof line, "0x%08" PRIx64 " %s%s", pc, bits, eol); break;
+            case 1: n = snprintf(line, sizeof line, "  %" PRIx64 ": %s %s", pc, bits, eol); break;
+            case 2: n = snprintf(line, sizeof line, "# line %u%s%016" PRIx64 " %s%s", i, eol, pc, bits, eol); break;
+            default: n = snprintf(line, sizeof line, "%016" PRIx64 " %s%s", pc, bits, eol); break;
+            }
+            if (variant == 1 && (i == 50 || i == 120)) /* 1: a bad digit, and another one later */
+                n = snprintf(line, sizeof line, "%016" PRIx64 " 0000001x\n", pc);
+            if (variant == 2 && i == 90) /* 2: a step the code does not explain */
+                pc += 8;
+            if (variant == 4 && i == 100) { /* 4: a line too long */
+                memset(line, '0', 5000);
+                n = snprintf(line + 5000, sizeof line - 5000, "\n") + 5000;
+            }
+            if (variant == 5 && i % 20 == 0) { /* 5: comments and blanks longer than a chunk */
+                put(&t, "# a comment\n\n   \n\t# more\n", 25);
+                put(&t, "#", 1);
+                memset(line, '-', 400);
+                put(&t, line, 400);
+                put(&t, "\n", 1);
+                n = snprintf(line, sizeof line, "%016" PRIx64 " %s\n", pc, bits);
+            }
+            if (variant == 6 && i == 30) /* 6: a NUL in a line (its end, for the reader) */
+                n = snprintf(line, sizeof line, "%016" PRIx64 " %s", pc, bits) + 1, line[n - 1] = 0,
+                n += snprintf(line + n, sizeof line - (size_t)n, "junk\n");
+            if (variant == 7 && i == 140) /* 7: 16-bit instruction bits in 8 digits */
+                n = snprintf(line, sizeof line, "%016" PRIx64 " 00000001\n", pc);
+            put(&t, line, (size_t)n);
+            pc += ecall || !rvc ? 4 : 2;
+        }
+        size_t len = t.n;
+        if (variant == 8) /* 8: the last line without its newline */
+            len--;
+        if (variant == 9) /* 9: cut in the middle of a line */
+            len -= 7;
+        if (variant == 10) /* 10: nothing but comments */
+            len = 0;
+        if (variant == 11) /* 11: an empty line last, no newline */
+            put(&t, "   ", 3), len = t.n;
+        write_file(path, t.p, len);
+        char what[64];
+        snprintf(what, sizeof what, "jobs.txt variant %d", variant);
+        for (int em = RVT_ECALL_SEQUENTIAL; em <= RVT_ECALL_TRAP; em++)
+            jobs_same(what, path, RVT_ING_FMT_PCINSN, NULL, (enum rvt_ecall_mode)em, chunks);
+        free(t.p);
+#undef RND
+    }
+}
+
 int main(void)
 {
     test_shapes_across_chunks();
@@ -608,5 +759,6 @@ int main(void)
     test_fast_step_matches_general();
     test_every_byte_in_usual_lines();
     test_readahead();
+    test_text_jobs_errors();
     return rvt_test_summary("test_textread");
 }
