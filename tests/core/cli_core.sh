@@ -48,18 +48,51 @@ expect_ok "$RV" --version
 expect_ok "$RV" --help
 for c in encode decode dump verify check convert info; do expect_ok "$RV" "$c" --help; done
 
-# encode --jobs 2 (the input read ahead on a thread): the same bytes as one
-# thread for every family, from a PC list and from PC INSN text; a bad line
-# fails the same way
+# encode --jobs N (text parsed on N threads, other input read ahead on a
+# thread): the same bytes as one thread for every family, from a PC list,
+# from PC INSN text and from the native format; a bad line fails the same way
 while IFS='|' read -r name opts; do
-    for in in "$P" "$T/t1.pi"; do
+    for in in "$P" "$T/t1.pi" "$T/t1.ing"; do
         expect_ok "$RV" encode $opts --elf "$E" --input "$in" -o "$T/j1.bin"
-        expect_ok "$RV" encode $opts --elf "$E" --input "$in" --jobs 2 -o "$T/j2.bin"
-        cmp -s "$T/j1.bin" "$T/j2.bin" && ok || bad "encode --jobs 2 differs: $name, $in"
+        for j in 2 4; do
+            expect_ok "$RV" encode $opts --elf "$E" --input "$in" --jobs $j -o "$T/j2.bin"
+            cmp -s "$T/j1.bin" "$T/j2.bin" && ok || bad "encode --jobs $j differs: $name, $in"
+        done
     done
 done < "$D/../../bench/families.txt"
 expect_fail "$RV" encode --format ntrace --elf "$E" --input "$T/cut.txt" --jobs 2 -o "$T/j2.bin"
 expect_err "cut.txt: line 101"
+# Text on threads, ends and errors: the exit status, the message and the
+# bytes written before it are one thread's.  Chunks are 128 KiB: the PC
+# INSN text (2.6 MB) has about 20; line 60000 is in a later chunk than
+# line 100.
+same_as_serial() { # name input [encode options...]
+    local name=$1 in=$2; shift 2
+    "$RV" encode --format ntrace "$@" --elf "$E" --input "$in" -o "$T/s1.bin" > /dev/null 2> "$T/s1.err"; local k1=$?
+    for j in 2 3 4; do
+        "$RV" encode --format ntrace "$@" --elf "$E" --input "$in" --jobs $j -o "$T/s2.bin" > /dev/null 2> "$T/s2.err"
+        local k2=$?
+        [ $k1 = $k2 ] && cmp -s "$T/s1.err" "$T/s2.err" && cmp -s "$T/s1.bin" "$T/s2.bin" && ok ||
+            bad "encode --jobs $j, $name: exit $k2 '$(cat "$T/s2.err")', one thread: exit $k1 '$(cat "$T/s1.err")'"
+    done
+}
+sed '100s/ .*/ 0000001x/; 60000s/ .*/ 0000001x/' "$T/t1.pi" > "$T/bad2.pi"
+same_as_serial "bad digits at lines 100 and 60000" "$T/bad2.pi"
+grep -q "bad2.pi: line 100:" "$T/s2.err" && ok || bad "bad2.pi: $(cat "$T/s2.err")"
+sed '60000s/ .*/ 0000001x/' "$T/t1.pi" > "$T/bad1.pi"
+same_as_serial "a bad digit at line 60000" "$T/bad1.pi"
+grep -q "bad1.pi: line 60000:" "$T/s2.err" && ok || bad "bad1.pi: $(cat "$T/s2.err")"
+sed '70001d' "$T/t1.pi" > "$T/skip.pi"
+same_as_serial "a line left out (the step not explained at line 70001)" "$T/skip.pi"
+grep -q "skip.pi: line 70001:" "$T/s2.err" && ok || bad "skip.pi: $(cat "$T/s2.err")"
+sed 's/$/\r/' "$T/t1.pi" > "$T/crlf.pi"
+same_as_serial "CRLF" "$T/crlf.pi"
+head -c 1000007 "$T/t1.pi" > "$T/trunc.pi"
+same_as_serial "truncated in a line" "$T/trunc.pi"
+head -c -1 "$T/t1.pi" > "$T/nonl.pi"
+same_as_serial "no newline at the end" "$T/nonl.pi"
+same_as_serial "a PC list, ecall as a trap (its warning)" "$P" --ecall trap
+same_as_serial "a PC list cut at line 101" "$T/cut.txt"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
