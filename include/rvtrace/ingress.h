@@ -269,6 +269,11 @@ int rvt_ing_open_stream(struct rvt_ing_reader **out, FILE *f, const char *name,
  * "trace.txt: line 1042: pc 0x20010524 -> 0x20010600 not explained by c.addi at 0x20010524"). */
 int rvt_ing_next(struct rvt_ing_reader *r, struct rvt_ing_rec *rec);
 const char *rvt_ing_error(const struct rvt_ing_reader *r);
+/* The next records at once, in place: 1 = *n >= 1 records at *recs, valid
+ * until the next call on r; 0 = end; < 0 = error (rvt_ing_error).  The
+ * same records as rvt_ing_next gives (one at a time from most readers;
+ * whole chunks from text read on threads). */
+int rvt_ing_next_batch(struct rvt_ing_reader *r, const struct rvt_ing_rec **recs, size_t *n);
 /* xlen of the stream (from header, image or config). */
 unsigned rvt_ing_xlen(const struct rvt_ing_reader *r);
 enum rvt_ing_format rvt_ing_reader_format(const struct rvt_ing_reader *r);

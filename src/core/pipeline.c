@@ -22,19 +22,24 @@ int rvt_encode_stream(const struct rvt_codec *c, const void *cfg, struct rvt_ing
         return rvt_fail_from(d, &ed, "%s encoder", c->name);
     struct rvt_bcache *bc = img ? rvt_bcache_new(img, 0) : NULL;
     uint64_t records = 0, insns = 0;
-    struct rvt_ing_rec r;
-    while ((rc = rvt_ing_next(in, &r)) > 0) {
-        uint64_t n = 0;
-        if (r.iretire && rvt_ing_count_insns(&r, bc, &n) < 0)
-            n = 0; /* multi-instruction record without code: count unknown */
-        insns += n;
-        rc = c->enc_put(enc, &r);
-        if (rc < 0) {
-            rvt_fail(d, (enum rvt_err)-rc, "record %" PRIu64 " (iaddr 0x%" PRIx64 "): %s", records, r.iaddr,
-                     c->enc_error(enc));
-            goto out;
+    const struct rvt_ing_rec *rs;
+    size_t nb;
+    /* (in batches: text read on threads hands its records out in place) */
+    while ((rc = rvt_ing_next_batch(in, &rs, &nb)) > 0) {
+        for (size_t i = 0; i < nb; i++) {
+            const struct rvt_ing_rec *r = &rs[i];
+            uint64_t n = 1; /* one instruction: the usual record */
+            if (r->iretire != 1u << r->ilastsize && (r->iretire == 0 || rvt_ing_count_insns(r, bc, &n) < 0))
+                n = 0; /* none, or a multi-instruction record without code: count unknown */
+            insns += n;
+            rc = c->enc_put(enc, r);
+            if (rc < 0) {
+                rvt_fail(d, (enum rvt_err)-rc, "record %" PRIu64 " (iaddr 0x%" PRIx64 "): %s", records, r->iaddr,
+                         c->enc_error(enc));
+                goto out;
+            }
+            records++;
         }
-        records++;
     }
     if (rc < 0) {
         rvt_fail(d, (enum rvt_err)-rc, "%s", rvt_ing_error(in));

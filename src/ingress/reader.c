@@ -24,7 +24,24 @@ struct rvt_ing_reader {
     enum rvt_ing_format fmt;
     bool select_hart;
     uint16_t hart;
+    rvt_ing_batch_fn batch;     /* optional: records in place (rvt_ing_next_batch) */
+    struct rvt_ing_rec one;     /* rvt_ing_next_batch's record from a reader without batches */
 };
+
+void rvt_ing_reader_set_batch(struct rvt_ing_reader *r, rvt_ing_batch_fn fn)
+{
+    r->batch = fn;
+}
+
+int rvt_ing_next_batch(struct rvt_ing_reader *r, const struct rvt_ing_rec **recs, size_t *n)
+{
+    if (r->batch && !r->select_hart)
+        return r->batch(r->self, recs, n);
+    int rc = rvt_ing_next(r, &r->one);
+    *recs = &r->one;
+    *n = rc > 0;
+    return rc;
+}
 
 static const char *const g_fmt_names[RVT_ING_FMT__COUNT] = {
     [RVT_ING_FMT_AUTO] = "auto",     [RVT_ING_FMT_PCLIST] = "pclist", [RVT_ING_FMT_PCINSN] = "pcinsn",

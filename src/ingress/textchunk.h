@@ -17,6 +17,11 @@
 #define RVT_TEXT_LINE_MAX 4094 /* longest line accepted (characters before the newline) */
 #define RVT_TEXT_PAD 32        /* zero bytes a chunk's or prefix line's buffer holds after its data */
 
+/* Readers whose records lie in arrays hand them out in place through
+ * rvt_ing_next_batch (see ingress.h). */
+typedef int (*rvt_ing_batch_fn)(void *self, const struct rvt_ing_rec **recs, size_t *n);
+void rvt_ing_reader_set_batch(struct rvt_ing_reader *r, rvt_ing_batch_fn fn);
+
 /* What a text reader was opened with, taken from it. */
 struct rvt_text_input {
     FILE *f;

@@ -316,6 +316,23 @@ static __attribute__((noinline)) int pt_next_chunk(struct partext *a, struct rvt
     }
 }
 
+/* The rest of cur's records (up to its warning) at once, in place. */
+static int pt_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
+{
+    struct partext *a = self;
+    if (a->pos >= a->end) {
+        struct rvt_ing_rec one;
+        int rc = pt_next_chunk(a, &one); /* the next chunk (or warning, end, error), and its first record */
+        if (rc <= 0)
+            return rc;
+        a->pos--; /* (given again, in place) */
+    }
+    *recs = &a->cur->c.rec[a->pos];
+    *n = a->end - a->pos;
+    a->pos = a->end;
+    return 1;
+}
+
 static const char *pt_error(const void *self)
 {
     return ((const struct partext *)self)->diag.msg;
@@ -384,7 +401,7 @@ int rvt_ing_text_jobs(struct rvt_ing_reader **out, struct rvt_ing_reader *in, un
     a->nparsers = jobs;
     a->slots = calloc(a->nslots, sizeof *a->slots);
     a->parsers = calloc(jobs, sizeof *a->parsers);
-    a->th = calloc(a->nworkers, sizeof *a->th);
+    a->th = calloc(jobs, sizeof *a->th);
     a->carry = malloc(RVT_TEXT_LINE_MAX + 1);
     a->last[0] = malloc(RVT_TEXT_LINE_MAX + 2 + RVT_TEXT_PAD);
     a->last[1] = malloc(RVT_TEXT_LINE_MAX + 2 + RVT_TEXT_PAD);
@@ -412,6 +429,7 @@ int rvt_ing_text_jobs(struct rvt_ing_reader **out, struct rvt_ing_reader *in, un
         pt_close(a); /* (no thread yet) */
         return rvt_fail(d, RVT_ERR_NOMEM, "text read on threads: out of memory");
     }
+    rvt_ing_reader_set_batch(r, pt_batch);
     unsigned started = 0;
     for (; started + 1 < jobs; started++) {
         struct worker_arg *w = malloc(sizeof *w);
