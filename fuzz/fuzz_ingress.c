@@ -11,6 +11,17 @@
 
 static struct rvt_image *g_img;
 
+/* Every field (not the padding). */
+static bool same_rec(const struct rvt_ing_rec *a, const struct rvt_ing_rec *b)
+{
+    return a->iaddr == b->iaddr && a->tval == b->tval && a->context == b->context && a->time == b->time &&
+           a->rd_value == b->rd_value && a->mem_addr == b->mem_addr && a->mem_value == b->mem_value &&
+           a->mem_operand == b->mem_operand && a->iretire == b->iretire && a->cause == b->cause &&
+           a->flags == b->flags && a->itype == b->itype && a->ilastsize == b->ilastsize && a->priv == b->priv &&
+           a->ctype == b->ctype && a->rd == b->rd && a->mem_size == b->mem_size && a->tp_type == b->tp_type &&
+           a->hart == b->hart && a->dtype == b->dtype;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -95,6 +106,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rvt_ing_close(a);
             rvt_ing_close(b);
             free(blank);
+        }
+    }
+
+    /* Text on threads (rvt_ing_text_jobs), cut into chunks of 1 to 64
+     * bytes, against the serial reader: the same records, end or error
+     * (message), for both text formats and every ecall mode. */
+    if (size > 0) {
+        const size_t chunk = 1 + data[0] % 64;
+        const unsigned jobs = 2 + data[size - 1] % 3;
+        for (int fmt = RVT_ING_FMT_PCLIST; fmt <= RVT_ING_FMT_PCINSN; fmt++) {
+            struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = (enum rvt_ing_format)fmt, .image = g_img,
+                                               .ecall_mode = (enum rvt_ecall_mode)(size % 3)};
+            struct rvt_ing_reader *r[2] = {NULL, NULL};
+            for (int k = 0; k < 2; k++) {
+                FILE *f = fmemopen((void *)(uintptr_t)data, size, "r");
+                if (f && rvt_ing_open_stream(&r[k], f, "fuzz", &rc, &d) < 0)
+                    r[k] = NULL;
+            }
+            struct rvt_ing_reader *p = NULL;
+            int kj = r[1] ? rvt_ing_text_jobs(&p, r[1], jobs, chunk, &d) : 0;
+            if (kj > 0)
+                r[1] = p;
+            else if (kj < 0) /* (out of memory: closed) */
+                r[1] = NULL;
+            if (r[0] && r[1]) {
+                struct rvt_ing_rec a, b;
+                int ka, kb;
+                for (int i = 0;; i++) {
+                    ka = rvt_ing_next(r[0], &a);
+                    kb = rvt_ing_next(r[1], &b);
+                    if (ka != kb || (ka > 0 && !same_rec(&a, &b)))
+                        abort();
+                    if (ka <= 0 || i == 100000)
+                        break;
+                }
+                if (ka < 0 && strcmp(rvt_ing_error(r[0]), rvt_ing_error(r[1])) != 0)
+                    abort();
+            }
+            rvt_ing_close(r[0]);
+            rvt_ing_close(r[1]);
         }
     }
 

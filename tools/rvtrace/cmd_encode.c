@@ -29,8 +29,9 @@ static void help(const struct rvt_codec *only)
            "                        ids), each sending its hart id as source id (--src-bits N sets the field\n"
            "                        width), merged packet by packet; decode one hart with --hart N\n"
            "  --jobs N              --funnel into a file: encode each hart on its own thread, N at a time (0: one\n"
-           "                        per core; default 1); without --funnel, N > 1 reads the input on a thread of\n"
-           "                        its own beside the encoder; the same bytes as one thread (docs/parallel.md)\n");
+           "                        per core; default 1); without --funnel, N > 1 parses text input on N threads\n"
+           "                        (other input: read on a thread of its own beside the encoder); the same\n"
+           "                        bytes as one thread (docs/parallel.md)\n");
     fputs(rvt_filter_options_help(), stdout);
     cli_help_common(stdout, CLI_FORMAT | CLI_ELF | CLI_INPUT | CLI_OUTPUT | CLI_ECALL | CLI_XLEN, only);
 }
