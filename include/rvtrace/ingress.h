@@ -274,6 +274,9 @@ const char *rvt_ing_error(const struct rvt_ing_reader *r);
  * same records as rvt_ing_next gives (one at a time from most readers;
  * whole chunks from text read on threads). */
 int rvt_ing_next_batch(struct rvt_ing_reader *r, const struct rvt_ing_rec **recs, size_t *n);
+/* Whether r hands out more than one record at a time (rvt_ing_next is as
+ * good for the others). */
+bool rvt_ing_has_batches(const struct rvt_ing_reader *r);
 /* xlen of the stream (from header, image or config). */
 unsigned rvt_ing_xlen(const struct rvt_ing_reader *r);
 enum rvt_ing_format rvt_ing_reader_format(const struct rvt_ing_reader *r);

@@ -24,8 +24,20 @@ int rvt_encode_stream(const struct rvt_codec *c, const void *cfg, struct rvt_ing
     uint64_t records = 0, insns = 0;
     const struct rvt_ing_rec *rs;
     size_t nb;
-    /* (in batches: text read on threads hands its records out in place) */
-    while ((rc = rvt_ing_next_batch(in, &rs, &nb)) > 0) {
+    struct rvt_ing_rec one;
+    const bool batched = rvt_ing_has_batches(in);
+    /* In batches where the reader has them (text read on threads hands its
+     * records out in place), otherwise a record at a time (one copy). */
+    for (;;) {
+        if (batched) {
+            rc = rvt_ing_next_batch(in, &rs, &nb);
+        } else {
+            rc = rvt_ing_next(in, &one);
+            rs = &one;
+            nb = 1;
+        }
+        if (rc <= 0)
+            break;
         for (size_t i = 0; i < nb; i++) {
             const struct rvt_ing_rec *r = &rs[i];
             uint64_t n = 1; /* one instruction: the usual record */

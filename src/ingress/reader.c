@@ -33,6 +33,11 @@ void rvt_ing_reader_set_batch(struct rvt_ing_reader *r, rvt_ing_batch_fn fn)
     r->batch = fn;
 }
 
+bool rvt_ing_has_batches(const struct rvt_ing_reader *r)
+{
+    return r->batch && !r->select_hart;
+}
+
 int rvt_ing_next_batch(struct rvt_ing_reader *r, const struct rvt_ing_rec **recs, size_t *n)
 {
     if (r->batch && !r->select_hart)
