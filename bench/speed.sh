@@ -7,7 +7,7 @@
 # time its processes run), all in one invocation:
 #   - readers: native ingress, PC INSN text, PC list text (bench_readers);
 #   - encode from native ingress, PC INSN text and PC list text (N-Trace
-#     HTM), from text also with --jobs 2 (the text read on its own thread);
+#     HTM), from text also with --jobs 2 (the text parsed on both threads);
 #   - counting decode per family, split into the shared core (flow engine,
 #     block cache, output) and the family's own decoder;
 #   - decode to a PC list file and to an instruction listing;
@@ -98,7 +98,9 @@ row "read PC list text (${pcs_mb} MB)" "$N" "$B/bench/bench_readers" "$ELF" "$s/
 row "encode native ingress -> N-Trace HTM" "$N" "$RV" encode $HTM --elf "$ELF" --input "$work/bzip2.ing" -o "$s/e.bin"; e_nat=$last_per
 row "encode PC INSN text -> N-Trace HTM" "$N" "$RV" encode $HTM --elf "$ELF" --input "$s/bzip2.pcinsn" -o "$s/e.bin"; e_pi=$last_per
 row "encode PC list text -> N-Trace HTM" "$N" "$RV" encode $HTM --elf "$ELF" --input "$s/bzip2.pcs" -o "$s/e1.bin"
-# --jobs 2: the text read ahead on a second thread (host instructions: both threads)
+# --jobs 2: the text parsed on both threads, one of them also encoding (host
+# instructions: both threads; the critical path is about half of that, as
+# either thread takes the next chunk when free)
 row "encode PC INSN text -> N-Trace HTM, --jobs 2" "$N" "$RV" encode $HTM --jobs 2 --elf "$ELF" --input "$s/bzip2.pcinsn" -o "$s/e2.bin"
 cmp -s "$s/e.bin" "$s/e2.bin" || echo "**encode --jobs 2 differs from one thread**"
 row "encode PC list text -> N-Trace HTM, --jobs 2" "$N" "$RV" encode $HTM --jobs 2 --elf "$ELF" --input "$s/bzip2.pcs" -o "$s/e2.bin"
