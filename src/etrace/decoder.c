@@ -289,30 +289,27 @@ static int pop_implicit(struct et_decoder *dec)
     return 0;
 }
 
-/* Sequentially inferable jump whose auipc/lui was retired alone by the
- * previous walk (the flow engine only sees pairs inside one block). */
-static bool sij_across(struct et_decoder *dec, bool had_single, const struct rvt_stop *st, uint64_t *target)
-{
-    if (!dec->p.sijump || !had_single || st->insns != 1)
-        return false;
-    struct rvt_insn prev, jump;
-    if (!insn_at(dec, dec->single_addr, &prev) || !insn_at(dec, st->last, &jump))
-        return false;
-    if (((dec->single_addr + prev.len) & xmask(dec)) != st->last)
-        return false;
-    return rvt_isa_sijump_target(&prev, &jump, rvt_flow_xlen(dec->f), target);
-}
-
 /* Is the instruction retired at `prev_addr`, the last before the jump at
- * `jump`, the auipc/lui/c.lui right before it that sets its rs1? */
+ * `jump`, the auipc/lui/c.lui right before it that sets its rs1?  Never for
+ * a return: the hart's sijump signal is "Ignored for itype codes other than
+ * 6, 8, 10, 12 or 14" (ingressPort.adoc), so the encoder does not pair it
+ * (the reference decoder's next_pc() would: we follow the ingress rule, as
+ * the flow engine does). */
 static bool sij_pair_before(struct et_decoder *dec, uint64_t prev_addr, uint64_t jump, uint64_t *target)
 {
     struct rvt_insn prev, j;
-    if (!insn_at(dec, prev_addr, &prev) || !insn_at(dec, jump, &j))
+    if (!insn_at(dec, prev_addr, &prev) || !insn_at(dec, jump, &j) || j.cf == RVT_CF_RETURN)
         return false;
     if (((prev_addr + prev.len) & xmask(dec)) != jump)
         return false;
     return rvt_isa_sijump_target(&prev, &j, rvt_flow_xlen(dec->f), target);
+}
+
+/* Sequentially inferable jump whose auipc/lui was retired alone by the
+ * previous walk (the flow engine only sees pairs inside one block). */
+static bool sij_across(struct et_decoder *dec, bool had_single, const struct rvt_stop *st, uint64_t *target)
+{
+    return dec->p.sijump && had_single && st->insns == 1 && sij_pair_before(dec, dec->single_addr, st->last, target);
 }
 
 /* Is the flow waiting for the target of the uninferable jump retired alone
@@ -359,25 +356,14 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
     bool had_single = false;
     /* A reported uninferable jump that may follow an auipc/lui/c.lui
      * setting its rs1 (a sequentially inferable pair, --sijump): whether it
-     * does is known only once the walk stops before it (st.last: the
-     * instruction retired last), not from the bytes before it — a 4-byte
-     * candidate may be the tail of another instruction (0x...ea of a mulh
-     * at 0x...e8 can read as "lui t0") while the code reaches the jump from
-     * a 2-byte instruction, or the reverse. */
+     * does is known only once the walk stops before it (sij_pair_before
+     * with the instruction retired last), not from the bytes before it — a
+     * 4-byte candidate may be the tail of another instruction (0x...ea of
+     * a mulh at 0x...e8 can read as "lui t0") while the code reaches the
+     * jump from a 2-byte instruction. */
     const uint64_t stop_at = s->addr;
-    bool may_pair = false;
-    struct rvt_insn ain;
-    /* (never a return: "sijump ... Ignored for itype codes other than 6, 8,
-     * 10, 12 or 14" (ingressPort.adoc), so the encoder and the flow engine
-     * do not pair returns) */
-    if (dec->p.sijump && !s->sync && a_ok && rvt_cf_uninferable(a_cf) && a_cf != RVT_CF_TRAPRET &&
-        a_cf != RVT_CF_RETURN && insn_at(dec, s->addr, &ain)) {
-        for (unsigned plen = 2; plen <= 4 && !may_pair; plen += 2) {
-            struct rvt_insn pin;
-            may_pair = insn_at(dec, s->addr - plen, &pin) && pin.len == plen &&
-                       rvt_isa_sijump_target(&pin, &ain, rvt_flow_xlen(f), NULL);
-        }
-    }
+    const bool may_pair = dec->p.sijump && !s->sync && a_ok && rvt_cf_uninferable(a_cf) && a_cf != RVT_CF_TRAPRET &&
+                          a_cf != RVT_CF_RETURN;
 
     /* the walk stopped between the pair and passes the address: the jump
      * retired alone next goes to the pair's target */
