@@ -110,10 +110,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     /* Text on threads (rvt_ing_text_jobs), cut into chunks of 1 to 64
-     * bytes, against the serial reader: the same records, end or error
-     * (message), for both text formats and every ecall mode. */
+     * bytes (and longer in long inputs: at most about 64 chunks, each a
+     * hand-off between threads), against the serial reader: the same
+     * records, end or error (message), for both text formats and every
+     * ecall mode. */
     if (size > 0) {
-        const size_t chunk = 1 + data[0] % 64;
+        const size_t chunk = 1 + data[0] % 64 + size / 64;
         const unsigned jobs = 2 + data[size - 1] % 3;
         for (int fmt = RVT_ING_FMT_PCLIST; fmt <= RVT_ING_FMT_PCINSN; fmt++) {
             struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = (enum rvt_ing_format)fmt, .image = g_img,
