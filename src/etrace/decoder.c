@@ -30,6 +30,8 @@ struct et_decoder {
     struct rvt_flow *f;
     struct rvt_diag diag;
     struct et_deframer df;
+    struct et_fastrd fast; /* the one-pass reader of formats 1 and 2 (next_packet) */
+    uint8_t fast_hdr;      /* the encapsulation header's flow and extend bits it reads */
     char note_text[600];
 
     bool synced;          /* the flow follows the trace */
@@ -126,6 +128,8 @@ int et_dec_new(struct et_decoder **out, const struct et_params *p, struct rvt_fl
         return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
     }
     dec->ir_on = et_callstack_depth(p) > 0;
+    et_fastrd_init(&dec->fast, p);
+    dec->fast_hdr = (uint8_t)((p->flow & 3) << 5); /* (extend 0: no timestamp) */
     dec->data_on = p->d.mode != ET_DATA_OFF; /* (a trace cut before its support packet) */
     if ((rc = et_dside_new(&dec->ds, &dec->p, f, d)) < 0) {
         et_dec_free(dec);
@@ -1441,13 +1445,37 @@ static int unpack_frame(struct et_decoder *dec, const struct et_frame *fr, struc
  * data packets and other sources' packets are skipped. */
 static void next_packet(struct et_decoder *dec, struct pkt *out)
 {
+    out->framed = false;
+    if (dec->fast.on && dec->df.pos < dec->df.len) {
+        /* A normal packet without timestamp, of this trace's flow, that
+         * the one-pass reader takes (formats 1 and 2): what the frame and
+         * the general reader below would give, without them. */
+        size_t pos = dec->df.pos, left = dec->df.len - pos;
+        uint8_t h = dec->df.buf[pos];
+        unsigned len = h & 0x1fu;
+        if (len && (h & 0xe0u) == dec->fast_hdr && len < left) {
+            const uint8_t *pl = dec->df.buf + pos + 1;
+            uint8_t tail[32];
+            if (left - 1 < sizeof tail) { /* (it reads 32 bytes) */
+                memset(tail, 0, sizeof tail);
+                memcpy(tail, pl, len);
+                pl = tail;
+            }
+            if (et_pkt_read_fast(&dec->fast, pl, len, &out->k)) {
+                dec->df.pos = pos + 1 + len;
+                dec->after_packet = true;
+                out->offset = pos;
+                out->status = 1;
+                return;
+            }
+        }
+    }
     struct et_frame fr;
     struct rvt_diag d; /* (read only after a failure, which fills it: not zeroed, 516 bytes a packet) */
     d.code = 0;
     d.msg[0] = '\0';
     bool nulls = false, aligned = false;
     uint64_t last_null = 0;
-    out->framed = false;
     for (;;) {
         int rc = et_deframer_next(&dec->df, &fr, &d);
         if (rc == 0) {
