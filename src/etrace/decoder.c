@@ -18,6 +18,7 @@
  */
 #include "etrace/decoder.h"
 #include "etrace/data_decoder.h"
+#include "etrace/fastrd.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -1439,37 +1440,19 @@ static int unpack_frame(struct et_decoder *dec, const struct et_frame *fr, struc
     return rc;
 }
 
-/* Next te_inst packet.  Null packets are skipped, but a run of them before
- * a packet must end with a null.alignment (e-trace-encap: "a null.alignment
- * packet must be transmitted as the final null before a normal packet");
- * data packets and other sources' packets are skipped. */
-static void next_packet(struct et_decoder *dec, struct pkt *out)
+#if defined(__GNUC__)
+#define ET_NOINLINE __attribute__((noinline))
+#else
+#define ET_NOINLINE
+#endif
+
+/* next_packet through the frame and the general reader.  Null packets are
+ * skipped, but a run of them before a packet must end with a
+ * null.alignment (e-trace-encap: "a null.alignment packet must be
+ * transmitted as the final null before a normal packet"); data packets and
+ * other sources' packets are skipped. */
+static ET_NOINLINE void next_packet_general(struct et_decoder *dec, struct pkt *out)
 {
-    out->framed = false;
-    if (dec->fast.on && dec->df.pos < dec->df.len) {
-        /* A normal packet without timestamp, of this trace's flow, that
-         * the one-pass reader takes (formats 1 and 2): what the frame and
-         * the general reader below would give, without them. */
-        size_t pos = dec->df.pos, left = dec->df.len - pos;
-        uint8_t h = dec->df.buf[pos];
-        unsigned len = h & 0x1fu;
-        if (len && (h & 0xe0u) == dec->fast_hdr && len < left) {
-            const uint8_t *pl = dec->df.buf + pos + 1;
-            uint8_t tail[32];
-            if (left - 1 < sizeof tail) { /* (it reads 32 bytes) */
-                memset(tail, 0, sizeof tail);
-                memcpy(tail, pl, len);
-                pl = tail;
-            }
-            if (et_pkt_read_fast(&dec->fast, pl, len, &out->k)) {
-                dec->df.pos = pos + 1 + len;
-                dec->after_packet = true;
-                out->offset = pos;
-                out->status = 1;
-                return;
-            }
-        }
-    }
     struct et_frame fr;
     struct rvt_diag d; /* (read only after a failure, which fills it: not zeroed, 516 bytes a packet) */
     d.code = 0;
@@ -1547,6 +1530,37 @@ static void next_packet(struct et_decoder *dec, struct pkt *out)
         out->status = 1;
         return;
     }
+}
+
+/* Next te_inst packet. */
+static inline void next_packet(struct et_decoder *dec, struct pkt *out)
+{
+    out->framed = false;
+    if (dec->fast.on && dec->df.pos < dec->df.len) {
+        /* A normal packet without timestamp, of this trace's flow, that
+         * the one-pass reader takes (formats 1 and 2): what the frame and
+         * the general reader below would give, without them. */
+        size_t pos = dec->df.pos, left = dec->df.len - pos;
+        uint8_t h = dec->df.buf[pos];
+        unsigned len = h & 0x1fu;
+        if (len && (h & 0xe0u) == dec->fast_hdr && len < left) {
+            const uint8_t *pl = dec->df.buf + pos + 1;
+            uint8_t tail[32];
+            if (left - 1 < sizeof tail) { /* (it reads 32 bytes) */
+                memset(tail, 0, sizeof tail);
+                memcpy(tail, pl, len);
+                pl = tail;
+            }
+            if (et_pkt_read_fast_inline(&dec->fast, pl, len, &out->k)) {
+                dec->df.pos = pos + 1 + len;
+                dec->after_packet = true;
+                out->offset = pos;
+                out->status = 1;
+                return;
+            }
+        }
+    }
+    next_packet_general(dec, out);
 }
 
 /* Do the frames from pos on parse (n packets, or to the end)?  With

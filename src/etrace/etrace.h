@@ -281,6 +281,7 @@ struct et_fastrd {
     bool check_compressed; /* !partial_compression */
     unsigned aw;           /* address field bits */
     unsigned irdb;         /* irdepth field bits */
+    uint64_t aw_mask;      /* address field with every bit set */
     uint32_t ir_ones;      /* irdepth with every bit set */
 };
 void et_fastrd_init(struct et_fastrd *fr, const struct et_params *p);

@@ -5,6 +5,7 @@
  * shortened by dropping repeated copies of its most significant bit
  * (keeping one) and sign-extended to a byte boundary. */
 #include "etrace/etrace.h"
+#include "etrace/fastrd.h"
 
 #include <string.h>
 
@@ -107,12 +108,6 @@ static inline uint64_t rd_get(struct rd *r, unsigned w)
 }
 
 /* ---- field helpers ------------------------------------------------------- */
-
-/* E-Trace 2.0's branch_map widths (payload.adoc, format 1). */
-static inline unsigned et_map_bits_v2(unsigned branches)
-{
-    return branches == 0 ? 31 : branches == 1 ? 1 : branches <= 3 ? 3 : branches <= 7 ? 7 : branches <= 15 ? 15 : 31;
-}
 
 unsigned et_map_bits(const struct et_params *p, unsigned branches, bool *has_addr)
 {
@@ -679,6 +674,7 @@ void et_fastrd_init(struct et_fastrd *fr, const struct et_params *p)
     fr->aw = et_addr_bits(p);
     fr->irdb = et_irdepth_bits(p);
     fr->ir_ones = (uint32_t)mask64(fr->irdb);
+    fr->aw_mask = mask64(fr->aw);
     fr->check_compressed = !p->partial_compression;
     /* (the fields of a format 1 packet end by bit 2+5+31+64+2+1+32 = 137:
      * within the five words et_pkt_read_fast reads) */
@@ -686,101 +682,9 @@ void et_fastrd_init(struct et_fastrd *fr, const struct et_params *p)
              fr->aw >= 1 && fr->aw <= 64 && fr->irdb <= 32;
 }
 
-static inline uint64_t load64le(const uint8_t *b)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    memcpy(&v, b, 8);
-    return v;
-#else
-    uint64_t v = 0;
-    for (unsigned i = 0; i < 8; i++)
-        v |= (uint64_t)b[i] << (8 * i);
-    return v;
-#endif
-}
-
-/* Bits pos..pos+n-1 (n <= 64) of w, which holds the payload followed by
- * copies of its last bit (what rd_get reads beyond the received bits). */
-static inline uint64_t fget(const uint64_t *w, unsigned pos, unsigned n)
-{
-    unsigned i = pos / 64, o = pos % 64;
-    uint64_t v = w[i] >> o;
-    if (o + n > 64)
-        v |= w[i + 1] << (64 - o);
-    return v & mask64(n);
-}
-
 bool et_pkt_read_fast(const struct et_fastrd *fr, const uint8_t *payload, unsigned len, struct et_packet *k)
 {
-    unsigned fmt = payload[0] & 3;
-    if (fmt != ET_F1 && fmt != ET_F2)
-        return false;
-    /* The payload's bits, then (sign-based compression) copies of its last. */
-    uint64_t fill = 0 - (uint64_t)(payload[len - 1] >> 7);
-    uint64_t w[5] = {fill, fill, fill, fill, fill};
-    unsigned last = (len - 1) / 8; /* the word of the last payload byte */
-    for (unsigned i = 0; i < last; i++)
-        w[i] = load64le(payload + 8 * i);
-    uint64_t m = mask64(8 * (len - 8 * last));
-    w[last] = (load64le(payload + 8 * last) & m) | (fill & ~m);
-    memset(k, 0, sizeof *k);
-    k->msg = ET_MSG_TE_INST;
-    k->format = (uint8_t)fmt;
-    unsigned pos = 2;
-    bool addr = true;
-    if (fmt == ET_F1) {
-        unsigned branches = (unsigned)fget(w, pos, 5);
-        unsigned mb = et_map_bits_v2(branches);
-        k->branches = (uint8_t)branches;
-        k->branch_map = (uint32_t)fget(w, pos + 5, mb);
-        pos += 5 + mb;
-        addr = branches != 0;
-    }
-    if (addr) {
-        /* get_status and get_ir */
-        uint64_t a = fget(w, pos, fr->aw);
-        unsigned st = (unsigned)fget(w, pos + fr->aw, 3); /* notify, updiscon, irreport */
-        pos += fr->aw + 3;
-        unsigned n = st & 1, u = (st >> 1) & 1, ir = st >> 2;
-        uint32_t depth = (uint32_t)fget(w, pos, fr->irdb);
-        pos += fr->irdb;
-        k->address = a;
-        k->has_address = true;
-        k->raw_notify = (uint8_t)n;
-        k->raw_updiscon = (uint8_t)u;
-        k->notify = n != ((a >> (fr->aw - 1)) & 1);
-        k->updiscon = u != n;
-        k->has_status = true;
-        k->raw_irreport = (uint8_t)ir;
-        k->raw_irdepth = depth;
-        k->irreport = ir != u;
-        k->has_ir = true;
-        if (k->irreport)
-            k->irdepth = depth;
-        else if (depth != (ir ? fr->ir_ones : 0) && depth != fr->ir_ones)
-            return false; /* et_pkt_check_irdepth */
-    }
-    k->field_bits = pos;
-    unsigned nbits = 8 * len;
-    if (nbits >= pos + 8)
-        return false; /* et_pkt_unpack_bits: a payload longer than its fields */
-    if (pos < nbits) {
-        /* et_pkt_check_padding: bits pos-1 .. nbits-1 all equal */
-        uint64_t pad = fget(w, pos - 1, nbits - pos + 1);
-        if (pad != 0 && pad != mask64(nbits - pos + 1))
-            return false;
-    }
-    /* et_pkt_check_compressed: with the padding sound, the bits from
-     * min(nbits, fields' end) - 1 on all equal the last one, so the
-     * compressed form needs all len bytes exactly when one of the last
-     * nine payload bits differs from the others (or len is 1). */
-    if (fr->check_compressed && len > 1) {
-        uint64_t top = fget(w, nbits - 9, 9);
-        if (top == 0 || top == 0x1ff)
-            return false;
-    }
-    return true;
+    return et_pkt_read_fast_inline(fr, payload, len, k);
 }
 
 /* ---- names and text -------------------------------------------------------- */
