@@ -33,6 +33,8 @@ struct et_decoder {
     struct et_deframer df;
     struct et_fastrd fast; /* the one-pass reader of formats 1 and 2 (next_packet) */
     uint8_t fast_hdr;      /* the encapsulation header's flow and extend bits it reads */
+    unsigned addr_sext;    /* 64 - the address field's width: its sign extension by two shifts */
+    uint64_t addr_mask;    /* an address: xlen and iaddress_width_p bits */
     char note_text[600];
 
     bool synced;          /* the flow follows the trace */
@@ -130,6 +132,9 @@ int et_dec_new(struct et_decoder **out, const struct et_params *p, struct rvt_fl
     }
     dec->ir_on = et_callstack_depth(p) > 0;
     et_fastrd_init(&dec->fast, p);
+    unsigned aw = et_addr_bits(p);
+    dec->addr_sext = aw >= 1 && aw <= 64 ? 64 - aw : 0;
+    dec->addr_mask = (rvt_flow_xlen(f) == 32 ? 0xffffffffull : ~0ull) & mask64(p->iaddress_width_p);
     dec->fast_hdr = (uint8_t)((p->flow & 3) << 5); /* (extend 0: no timestamp) */
     dec->data_on = p->d.mode != ET_DATA_OFF; /* (a trace cut before its support packet) */
     if ((rc = et_dside_new(&dec->ds, &dec->p, f, d)) < 0) {
@@ -312,7 +317,7 @@ static bool sij_across(struct et_decoder *dec, bool had_single, const struct rvt
  * by retire_one (which a walk with these flags cannot resolve)? */
 static bool pending_unresolvable(struct et_decoder *dec, uint32_t flags)
 {
-    if (!dec->have_single || !rvt_flow_pending(dec->f) || !rvt_cf_uninferable(dec->single_cf))
+    if (!dec->have_single || !rvt_cf_uninferable(dec->single_cf) || !rvt_flow_pending(dec->f))
         return false;
     if (dec->single_cf == RVT_CF_RETURN && (flags & RVT_WALK_IMPLICIT_RET) && rvt_flow_callstack(dec->f)->count)
         return false;
@@ -556,8 +561,9 @@ static uint64_t full_addr(const struct et_decoder *dec, uint64_t field)
 
 static uint64_t diff_addr(const struct et_decoder *dec, uint64_t field)
 {
-    uint64_t d = et_addr_field_sext(&dec->p, field) << dec->p.iaddress_lsb_p;
-    return (dec->last_addr + d) & xmask(dec) & mask64(dec->p.iaddress_width_p);
+    /* (et_addr_field_sext with the shift fixed at set-up) */
+    uint64_t d = (uint64_t)((int64_t)(field << dec->addr_sext) >> dec->addr_sext) << dec->p.iaddress_lsb_p;
+    return (dec->last_addr + d) & dec->addr_mask;
 }
 
 /* Start, resync, or (when already following) walk up to a sync address. */
@@ -1198,6 +1204,8 @@ static int do_support(struct et_decoder *dec, const struct et_packet *k, bool at
 static int check_fields(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
 {
     const bool v026 = dec->p.version == ET_V0_026;
+    if (k->msg == ET_MSG_TE_INST && (k->format == ET_F1 || k->format == ET_F2))
+        goto ir; /* (the checks before are of the other formats) */
     if (k->msg == ET_MSG_TE_SUPPORT) {
         if (k->support_type != 0)
             return dfail(dec, offset, "te_support support_type %u (only 0, itrace_status, is defined)",
@@ -1218,6 +1226,7 @@ static int check_fields(struct et_decoder *dec, const struct et_packet *k, uint6
         priv_rank(k->privilege) < 0)
         return dfail(dec, offset, "%s packet with privilege %u, a reserved code (ingressPort.adoc: 0 U, 1 S/HS, 3 M, "
                      "4 D, 5 VU, 6 VS)", et_pkt_name(k), k->privilege);
+ir:
     if (k->has_ir && k->irreport) {
         if (!dec->ir_on || dec->p.implicit_return == ET_IR_OFF)
             return dfail(dec, offset, "%s packet with irreport set, but implicit return is off", et_pkt_name(k));
@@ -1316,7 +1325,15 @@ static int check_resync(struct et_decoder *dec, const struct et_packet *k, uint6
     return 0;
 }
 
-static int process(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next, uint64_t offset)
+#if defined(__GNUC__)
+#define ET_INLINE inline __attribute__((always_inline))
+#else
+#define ET_INLINE inline
+#endif
+
+/* One packet (inline in the packet loop; process elsewhere). */
+static ET_INLINE int process_inline(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next,
+                                    uint64_t offset)
 {
     struct rvt_flow *f = dec->f;
     rvt_flow_set_offset(f, offset);
@@ -1415,6 +1432,11 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
     default:
         return do_address(dec, k, next, offset);
     }
+}
+
+static int process(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next, uint64_t offset)
+{
+    return process_inline(dec, k, next, offset);
 }
 
 /* ---- the buffer loop ------------------------------------------------------------------ */
@@ -1532,8 +1554,8 @@ static ET_NOINLINE void next_packet_general(struct et_decoder *dec, struct pkt *
     }
 }
 
-/* Next te_inst packet. */
-static inline void next_packet(struct et_decoder *dec, struct pkt *out)
+/* Next te_inst packet (inline in the packet loop; next_packet elsewhere). */
+static RVT_FASTRD_INLINE void next_packet_inline(struct et_decoder *dec, struct pkt *out)
 {
     out->framed = false;
     if (dec->fast.on && dec->df.pos < dec->df.len) {
@@ -1561,6 +1583,11 @@ static inline void next_packet(struct et_decoder *dec, struct pkt *out)
         }
     }
     next_packet_general(dec, out);
+}
+
+static ET_NOINLINE void next_packet(struct et_decoder *dec, struct pkt *out)
+{
+    next_packet_inline(dec, out);
 }
 
 /* Do the frames from pos on parse (n packets, or to the end)?  With
@@ -1816,10 +1843,10 @@ static int run_from(struct et_decoder *dec, size_t len, size_t start, size_t unt
                 return rc;
             break;
         }
-        next_packet(dec, nxt);
+        next_packet_inline(dec, nxt);
         if (!dec->ever_synced && (rc = lead_note(dec, &cur->k, cur->offset)) < 0)
             return rc;
-        rc = process(dec, &cur->k, nxt->status > 0 ? &nxt->k : NULL, cur->offset);
+        rc = process_inline(dec, &cur->k, nxt->status > 0 ? &nxt->k : NULL, cur->offset);
         last_offset = cur->offset;
         if ((rc = packet_failed(dec, rc, cur->offset)) < 0)
             return rc;
