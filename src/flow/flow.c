@@ -55,6 +55,11 @@ struct rvt_flow {
     bool blk_open;
     struct rvt_block blk;
     uint64_t blk_end; /* address after the open block's last instruction */
+    /* The counting fast loop's last retired cache block, whose last
+     * instruction and class (and end, the output block open) blk and
+     * blk_end get when the loop hands back: one store a block instead of
+     * three (NULL: they have them). */
+    const struct rvt_block_info *cnt_last;
 
     /* The last retired instruction, for sequentially inferable jumps whose
      * auipc/lui/c.lui ended the previous cache block or walk. */
@@ -1012,6 +1017,17 @@ static int branch_default(const struct rvt_walk *w, uint64_t addr)
     return (w->flags & RVT_WALK_NT_DEFAULT) ? 0 : -1;
 }
 
+/* The counting loop's last retired cache block into f->blk: its last
+ * instruction and class, and (the output block is open: the block went on
+ * sequentially) where it ends. */
+static inline void set_last(struct rvt_flow *f, const struct rvt_block_info *b, bool open)
+{
+    f->blk.last = b->last;
+    f->blk.cf = b->cf;
+    if (open)
+        f->blk_end = b->next;
+}
+
 /* The walk's fast path: whole cache blocks that no limit of the walk cuts
  * and whose successor the code, the branch queue, the call stack or the
  * walk's branch-outcome callback decides.  It does what the general step in
@@ -1092,6 +1108,8 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
      * test for "none" in the loop). */
     uint32_t nohint = 0;
     uint32_t *hint = &nohint;
+    if (counting)
+        f->cnt_last = NULL;
     for (;;) {
         struct bc_slot *s = (struct bc_slot *)((char *)slots + *hint);
         /* A successor hint that holds is a link followed, not a lookup: not
@@ -1102,6 +1120,10 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
             if (s->b.start == pc) {
                 bc->hits++; /* seldom: no register for it */
             } else {
+                if (counting && f->cnt_last) { /* (the miss may move the cache) */
+                    set_last(f, f->cnt_last, in_open != in);
+                    f->cnt_last = NULL;
+                }
                 const struct rvt_block_info *m = rvt_bcache_miss(bc, pc);
                 if (bc->slots != slots)
                     break; /* the table grew: the general step takes this block */
@@ -1196,8 +1218,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         in -= n;
         if (counting) {
             f->tally.ends[end]++;
-            f->blk.last = b->last; /* (the last retired: handback needs it) */
-            f->blk.cf = (uint8_t)cf;
+            f->cnt_last = b; /* (the last retired: handback needs it) */
             bstart = pc = to;
             in_open = in;
             continue;
@@ -1264,12 +1285,19 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     seq: /* retire(); the output block goes on */
         hw -= bhw;
         in -= n;
-        f->blk.last = b->last;
-        f->blk.cf = (uint8_t)cf;
-        pc = f->blk_end = b->next;
+        if (counting) {
+            f->cnt_last = b;
+            pc = b->next;
+        } else {
+            f->blk.last = b->last;
+            f->blk.cf = (uint8_t)cf;
+            pc = f->blk_end = b->next;
+        }
         hint = &s->succ[0];
         continue;
     wait:
+        if (counting)
+            f->cnt_last = NULL; /* (f->blk gets this block's) */
         hw -= bhw;
         in -= n;
         f->blk.last = b->last;
@@ -1279,6 +1307,8 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         rc = 1;
         break;
     uninf:
+        if (counting)
+            f->cnt_last = NULL;
         hw -= bhw;
         in -= n;
         f->blk.last = b->last;
@@ -1293,6 +1323,8 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
          * that traps: that one does not retire. */
         if ((b->cf == RVT_CF_ECALL || b->cf == RVT_CF_EBREAK) && f->cfg.ecall == RVT_FLOW_ECALL_TRAP)
             break;
+        if (counting)
+            f->cnt_last = NULL;
         hw -= bhw;
         in -= n;
         f->blk.last = b->last;
@@ -1303,6 +1335,10 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         break;
     }
 handback:
+    if (counting && f->cnt_last) {
+        set_last(f, f->cnt_last, in_open != in);
+        f->cnt_last = NULL;
+    }
     bq_done(f, &q);
     if (counting) /* the blocks it ended had the instructions from the open one's start to in_open */
         f->tally.insns += in0 + (f->blk_open ? f->blk.ninsns : 0) - in_open;
