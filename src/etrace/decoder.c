@@ -93,6 +93,12 @@ struct et_decoder {
 /* Remember a flow engine call's result for flow_fail. */
 #define FL(x) (dec->frc = (x))
 
+#if defined(__GNUC__)
+#define ET_INLINE inline __attribute__((always_inline))
+#else
+#define ET_INLINE inline
+#endif
+
 static inline uint64_t mask64(unsigned w)
 {
     return w >= 64 ? ~0ull : ((1ull << w) - 1);
@@ -338,12 +344,13 @@ struct seg {
     const char *not_updiscon_why;
 };
 
-static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, bool *retired)
+/* (inline in do_address, the walk of most packets) */
+static ET_INLINE int walk_to_inline(struct et_decoder *dec, const struct seg *s, bool *via_jump, bool *retired)
 {
     struct rvt_flow *f = dec->f;
-    struct rvt_callstack *cs = rvt_flow_callstack(f);
     const bool fixed = dec->p.implicit_return == ET_IR_FIXED;
     const bool ir = dec->ir_on && dec->p.implicit_return != ET_IR_OFF;
+    struct rvt_callstack *cs = ir ? rvt_flow_callstack(f) : NULL; /* (every use is with ir) */
     /* Returns must be seen one by one when the packet counts or names one. */
     const bool per_return = ir && s->irreport && (fixed || s->kind == K_UPDISCON);
     unsigned popped = 0; /* implicit returns once every reported branch is used (fixed irdepth) */
@@ -550,6 +557,11 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
         if (guard > 100000000u)
             return dfail(dec, s->offset, "reported address 0x%" PRIx64 " is never reached", s->addr);
     }
+}
+
+static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, bool *retired)
+{
+    return walk_to_inline(dec, s, via_jump, retired);
 }
 
 /* ---- packets ----------------------------------------------------------------------- */
@@ -928,6 +940,8 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
         return rc;
     bool v026 = dec->p.version == ET_V0_026;
     enum kind kind = classify(dec, k, next);
+    /* (the usual next packet: none of the format 3 and support cases below) */
+    const bool next_plain = next && next->format != ET_F3;
     /* updiscon (payload.adoc): the instruction "before an exception,
      * privilege change or resync (i.e. it will be followed immediately by a
      * format 3 te_inst)" — or by the support packet that ends tracing. */
@@ -974,8 +988,9 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
      * reference model's final packet, or the 0.026 encoder marking an
      * uninferable target followed by a format 3 (a notification in 2.0
      * would be a further pass through a loop instead). */
-    bool before_end = !next || next->msg == ET_MSG_TE_SUPPORT ||
-                      (next->format == ET_F3 && next->subformat == ET_SF_SUPPORT && next->qual_status != ET_QUAL_NO_CHANGE);
+    bool before_end = !next_plain && (!next || next->msg == ET_MSG_TE_SUPPORT ||
+                                      (next->format == ET_F3 && next->subformat == ET_SF_SUPPORT &&
+                                       next->qual_status != ET_QUAL_NO_CHANGE));
     bool repeat_ok = v026 ? (!next || next->format == ET_F3 || next->msg == ET_MSG_TE_SUPPORT) : (!k->notify && before_end);
     if (repeat_ok && kind == K_INFERRED && nmap == 0 && dec->have_single && dec->single_addr == addr &&
         !(k->format == ET_F0 && k->subformat == ET_SF0_BPRED)) {
@@ -1002,8 +1017,9 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
      * with the start some instructions later: case 3.)  In the 0.026 draft,
      * which has no updiscon, rvtrace repeats an uninferable target right
      * before a trap (docs/etrace.md). */
-    bool next_trap = next && next->msg == ET_MSG_TE_INST && next->format == ET_F3 && next->subformat == ET_SF_TRAP;
-    bool next_rep = next && !v026 && next->format == ET_F3 && next->subformat == ET_SF_SUPPORT &&
+    bool next_trap = !next_plain && next && next->msg == ET_MSG_TE_INST && next->format == ET_F3 &&
+                     next->subformat == ET_SF_TRAP;
+    bool next_rep = !next_plain && next && !v026 && next->format == ET_F3 && next->subformat == ET_SF_SUPPORT &&
                     next->qual_status == ET_QUAL_ENDED_REP;
     if (kind == K_INFERRED && (k->notify || next_trap || next_rep)) {
         s.not_updiscon = true;
@@ -1013,7 +1029,7 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
                                          : "updiscon not set before a support packet with ended_rep";
     }
     bool via, done;
-    rc = walk_to(dec, &s, &via, &done);
+    rc = walk_to_inline(dec, &s, &via, &done);
     if (rc < 0)
         return rc;
     /* A start packet right after a packet that is neither a notification
@@ -1027,7 +1043,8 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
      * and is also the instruction before an exception, privilege change or
      * resync"): the start comes later (looplabel case 3).  do_sync checks
      * which. */
-    bool next_start = next && next->msg == ET_MSG_TE_INST && next->format == ET_F3 && next->subformat == ET_SF_START;
+    bool next_start = !next_plain && next && next->msg == ET_MSG_TE_INST && next->format == ET_F3 &&
+                      next->subformat == ET_SF_START;
     dec->before_f3 = kind == K_INFERRED && !k->notify && next_start;
     dec->before_f3_via = via;
     dec->before_f3_addr = addr;
@@ -1324,12 +1341,6 @@ static int check_resync(struct et_decoder *dec, const struct et_packet *k, uint6
                      n, period, hint);
     return 0;
 }
-
-#if defined(__GNUC__)
-#define ET_INLINE inline __attribute__((always_inline))
-#else
-#define ET_INLINE inline
-#endif
 
 /* One packet (inline in the packet loop; process elsewhere). */
 static ET_INLINE int process_inline(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next,
