@@ -1457,6 +1457,7 @@ struct pkt {
     uint64_t offset;
     int status;   /* 1 ok, 0 end, <0 error */
     bool framed;  /* (error) the frame itself was delimited: the next one starts after it */
+    bool fast;    /* k was filled by the one-pass reader (its other fields are zero) */
 };
 
 /* A frame's payload: the packet, checked against what the configuration
@@ -1584,7 +1585,8 @@ static RVT_FASTRD_INLINE void next_packet_inline(struct et_decoder *dec, struct 
                 memcpy(tail, pl, len);
                 pl = tail;
             }
-            if (et_pkt_read_fast_inline(&dec->fast, pl, len, &out->k)) {
+            if (et_pkt_read_fast_inline(&dec->fast, pl, len, &out->k, out->fast)) {
+                out->fast = true;
                 dec->df.pos = pos + 1 + len;
                 dec->after_packet = true;
                 out->offset = pos;
@@ -1593,6 +1595,7 @@ static RVT_FASTRD_INLINE void next_packet_inline(struct et_decoder *dec, struct 
             }
         }
     }
+    out->fast = false;
     next_packet_general(dec, out);
 }
 
@@ -1748,6 +1751,7 @@ static int report_start(struct et_decoder *dec, size_t start)
     if (dec->p.framing != ET_FRAME_REFRAW || start == 0)
         return 0;
     struct pkt first;
+    first.fast = false;
     dec->df.pos = 0;
     next_packet(dec, &first);
     dec->df.pos = start;
@@ -1815,6 +1819,7 @@ static int run_from(struct et_decoder *dec, size_t len, size_t start, size_t unt
     /* The packet and the one after it, swapped by pointer (a copy cost 16
      * host instructions a packet). */
     struct pkt pk[2];
+    pk[0].fast = pk[1].fast = false;
     struct pkt *cur = &pk[0], *nxt = &pk[1];
     next_packet(dec, cur);
     int rc = 0;

@@ -52,7 +52,7 @@ static inline uint64_t et_fget(const uint64_t *w, unsigned pos, unsigned n, uint
 }
 
 static RVT_FASTRD_INLINE bool et_pkt_read_fast_inline(const struct et_fastrd *fr, const uint8_t *payload, unsigned len,
-                                                      struct et_packet *k)
+                                                      struct et_packet *k, bool clean)
 {
     unsigned fmt = payload[0] & 3;
     if (fmt != ET_F1 && fmt != ET_F2)
@@ -70,11 +70,15 @@ static RVT_FASTRD_INLINE bool et_pkt_read_fast_inline(const struct et_fastrd *fr
         w[2] = et_load64le(payload + 16);
     uint64_t m = et_fmask64(8 * (len - 8 * last));
     w[last] = (et_load64le(payload + 8 * last) & m) | (fill & ~m);
-    memset(k, 0, sizeof *k);
-    k->msg = ET_MSG_TE_INST;
+    /* clean: k is zero but for the fields written below (the reader
+     * filled it last), which are all written */
+    if (!clean)
+        memset(k, 0, sizeof *k);
     k->format = (uint8_t)fmt;
     unsigned pos = 2;
     bool addr = true;
+    k->branches = 0;
+    k->branch_map = 0;
     if (fmt == ET_F1) {
         unsigned branches = (unsigned)et_fget(w, pos, 5, 0x1f);
         unsigned mb = et_map_bits_v2(branches);
@@ -83,7 +87,15 @@ static RVT_FASTRD_INLINE bool et_pkt_read_fast_inline(const struct et_fastrd *fr
         pos += 5 + mb;
         addr = branches != 0;
     }
-    if (addr) {
+    if (!addr) {
+        k->address = 0;
+        k->has_address = false;
+        k->raw_notify = k->raw_updiscon = k->notify = k->updiscon = 0;
+        k->has_status = false;
+        k->raw_irreport = k->irreport = 0;
+        k->raw_irdepth = k->irdepth = 0;
+        k->has_ir = false;
+    } else {
         /* get_status and get_ir */
         uint64_t a = et_fget(w, pos, fr->aw, fr->aw_mask);
         unsigned st = (unsigned)et_fget(w, pos + fr->aw, 3, 7); /* notify, updiscon, irreport */
@@ -102,9 +114,8 @@ static RVT_FASTRD_INLINE bool et_pkt_read_fast_inline(const struct et_fastrd *fr
         k->raw_irdepth = depth;
         k->irreport = ir != u;
         k->has_ir = true;
-        if (k->irreport)
-            k->irdepth = depth;
-        else if (depth != (ir ? fr->ir_ones : 0) && depth != fr->ir_ones)
+        k->irdepth = k->irreport ? depth : 0;
+        if (!k->irreport && depth != (ir ? fr->ir_ones : 0) && depth != fr->ir_ones)
             return false; /* et_pkt_check_irdepth */
     }
     k->field_bits = pos;

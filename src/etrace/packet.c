@@ -684,7 +684,7 @@ void et_fastrd_init(struct et_fastrd *fr, const struct et_params *p)
 
 bool et_pkt_read_fast(const struct et_fastrd *fr, const uint8_t *payload, unsigned len, struct et_packet *k)
 {
-    return et_pkt_read_fast_inline(fr, payload, len, k);
+    return et_pkt_read_fast_inline(fr, payload, len, k, false);
 }
 
 /* ---- names and text -------------------------------------------------------- */

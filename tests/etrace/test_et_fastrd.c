@@ -8,6 +8,7 @@
  * padding bytes and single bit flips), and random bytes, under several
  * field widths. */
 #include "etrace/etrace.h"
+#include "etrace/fastrd.h"
 #include "roundtrip.h"
 #include "testlib.h"
 
@@ -19,6 +20,10 @@
 extern const struct rvt_codec rvt_codec_etrace; /* (links the family in) */
 
 static uint64_t compared, taken;
+/* The last packet the fast reader read: the decoder reads the next one
+ * into it without clearing it first (clean). */
+static struct et_packet prev_fast;
+static bool have_prev;
 
 /* The decoder's general reading of an encapsulated payload without srcID
  * or type bits (the only kind the fast reader is used for). */
@@ -65,6 +70,18 @@ static bool compare(const struct et_params *p, const struct et_fastrd *fr, const
     if (f)
         CHECK_MSG(memcmp(&kf, &kg, sizeof kf) == 0, "%s: the two readers read a %s packet differently", what,
                   et_pkt_name(&kg));
+    if (have_prev) { /* the same into the packet it read before, not cleared */
+        struct et_packet kc = prev_fast;
+        bool c = et_pkt_read_fast_inline(fr, buf, len, &kc, true);
+        CHECK_MSG(c == f, "%s: the fast reader %s a packet into a used one", what, c ? "takes" : "leaves");
+        if (c && f)
+            CHECK_MSG(memcmp(&kc, &kg, sizeof kc) == 0, "%s: a %s packet read into a used one differs", what,
+                      et_pkt_name(&kg));
+    }
+    if (f) {
+        prev_fast = kf;
+        have_prev = true;
+    }
     return f;
 }
 
