@@ -1366,7 +1366,7 @@ static ET_INLINE int process_inline(struct et_decoder *dec, const struct et_pack
                      dec->expect_why);
     }
     dec->expect_sync = false;
-    if ((crc = check_resync(dec, k, offset)) < 0) {
+    if (dec->p.resync_counted && (crc = check_resync(dec, k, offset)) < 0) { /* (its first test, inline) */
         if (dec->p.strict || !(k->format == ET_F3 && k->msg == ET_MSG_TE_INST))
             return crc;
         /* the sync packet itself is sound: the decode starts again from it */
