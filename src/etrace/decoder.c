@@ -138,6 +138,8 @@ int et_dec_new(struct et_decoder **out, const struct et_params *p, struct rvt_fl
     }
     dec->ir_on = et_callstack_depth(p) > 0;
     et_fastrd_init(&dec->fast, p);
+    if (rvt_flow_reference(f))
+        dec->fast.on = false; /* (the reference decode: every packet through the general reader) */
     unsigned aw = et_addr_bits(p);
     dec->addr_sext = aw >= 1 && aw <= 64 ? 64 - aw : 0;
     dec->addr_mask = (rvt_flow_xlen(f) == 32 ? 0xffffffffull : ~0ull) & mask64(p->iaddress_width_p);

@@ -317,6 +317,11 @@ unsigned rvt_flow_xlen(const struct rvt_flow *f)
     return f->xlen;
 }
 
+bool rvt_flow_reference(const struct rvt_flow *f)
+{
+    return f->cfg.no_fast_walk;
+}
+
 /* ---- errors and output ------------------------------------------------------ */
 
 #if defined(__GNUC__)
