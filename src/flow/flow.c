@@ -536,12 +536,18 @@ int rvt_flow_push_branches(struct rvt_flow *f, uint64_t bits, unsigned n)
         return ffail(f, RVT_ERR_INVAL, "more than 64 branch outcomes pushed at once");
     if (f->bq_len + n > BQ_WORDS * 64)
         return ffail(f, RVT_ERR_OVERFLOW, "%u branch outcomes queued that the code never used", f->bq_len);
+    const uint64_t m = n == 64 ? ~0ull : (1ull << n) - 1;
+    bits &= m;
+    if (f->bq_len == 0) { /* (the usual case: an empty queue starts at its first word again) */
+        f->bq_head = 0;
+        f->bq[0] = bits;
+        f->bq_len = n;
+        return 0;
+    }
     if (n == 0)
         return 0;
     /* Whole words: the outcomes land at the tail, the bits around them
      * (the head may share the tail's word) stay. */
-    const uint64_t m = n == 64 ? ~0ull : (1ull << n) - 1;
-    bits &= m;
     unsigned pos = (f->bq_head + f->bq_len) % (BQ_WORDS * 64), word = pos / 64, sh = pos % 64;
     f->bq[word] = (f->bq[word] & ~(m << sh)) | bits << sh;
     if (sh + n > 64) {
