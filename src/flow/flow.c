@@ -1656,7 +1656,7 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
  * Returns 1, having changed nothing, for any other case (no code there, an
  * environment call that traps, the decode's instruction limit): walk()
  * handles those. */
-static int walk_one(struct rvt_flow *f, struct rvt_stop *st)
+static RVT_ALWAYS_INLINE int walk_one(struct rvt_flow *f, struct rvt_stop *st)
 {
     const struct rvt_block_info *c = rvt_bcache_get(f->bc, f->pc);
     if (c->ninsns == 0 || f->insns >= f->insn_cap ||
@@ -1701,14 +1701,14 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
 
 int rvt_flow_walk_one(struct rvt_flow *f, struct rvt_stop *st)
 {
-    const struct rvt_walk w = {.flags = RVT_WALK_INSNS, .insns = 1};
     /* (the fast walk's reference, no_fast_walk, takes the general step) */
     if (!f->pending && f->have_pc && !f->limited && !f->diag.code && !f->cfg.no_fast_walk) {
-        f->wflags = w.flags;
+        f->wflags = RVT_WALK_INSNS;
         int rc = walk_one(f, st);
         if (rc <= 0)
             return rc;
     }
+    const struct rvt_walk w = {.flags = RVT_WALK_INSNS, .insns = 1};
     return rvt_flow_walk(f, &w, st);
 }
 
