@@ -2046,8 +2046,8 @@ bool et_dec_state_equal(const struct et_decoder *a, const struct et_decoder *b)
     if (ua != ub || (ua && a->upd_at != b->upd_at))
         return false;
     if (a->src_nmap != b->src_nmap || !bits_equal(a->src_map, b->src_map, a->src_nmap) ||
-        a->src_npred != b->src_npred || a->src_fail != b->src_fail || a->src_miss != b->src_miss)
-        return false;
+        a->src_npred != b->src_npred || a->src_fail != b->src_fail)
+        return false; /* (src_miss is set afresh before do_branches reads it) */
     if (pa->resync_counted && (a->period != b->period || (a->counting && a->since_sync != b->since_sync)))
         return false;
     if ((a->bp.state != NULL) != (b->bp.state != NULL) || a->bp.bits != b->bp.bits ||
