@@ -652,7 +652,10 @@ static int do_sync(struct et_decoder *dec, const struct et_packet *k, uint64_t a
 
 /* What a format 3 packet resets and reports before its instruction
  * retires (et_dec_run_part stops after it: a decoder that starts at the
- * packet has the same fields, whether the instruction retires or not). */
+ * packet has the same fields, whether the instruction retires or not).
+ * When it does not retire, the error leaves the decoder unsynced, where
+ * last_addr, priv and ctx are not read: only while synced, or with a trap
+ * open, which a trap packet opens setting them itself. */
 static void sync_reset(struct et_decoder *dec, const struct et_packet *k, uint64_t addr)
 {
     reset_sync_state(dec);
@@ -1949,13 +1952,17 @@ static bool data_side(const struct et_decoder *dec)
 
 /* The decode of bytes from..., as the whole decode (et_dec_run) decodes
  * them, in parts: from `from` (0, where the previous part stopped, or a
- * format 3 start packet for a fresh decoder) through the format 3 start
- * packet at `until`, stopping before the next packet (or damage): *next is
- * its offset, or len when the trace ended (until == len: to the end, with
- * the end-of-trace checks).  The packet the loop read ahead there is kept,
- * and the next part goes on with it: the parts of a trace, in order, are
- * its whole decode.  A fresh decoder with from == until decodes the sync
- * packet alone: its state then is what a decode that starts there knows. */
+ * format 3 start packet for a fresh decoder) up to the format 3 start
+ * packet at `until` and into it: its walk, and the state it resets, but
+ * not its instruction, which retires in the next part (*next = until + 1,
+ * inside the packet).  If that packet is not applied as a start (damage,
+ * a decoder that resynchronised elsewhere) the part stops before the
+ * first packet after `until` (*next: its offset).  *next = len: the trace
+ * ended (until == len: to the end, with the end-of-trace checks).  The
+ * packet the loop read ahead is kept, and the next part goes on with it:
+ * the parts of a trace, in order, are its whole decode.  A fresh decoder
+ * with from == until decodes into the sync packet alone: its state then is
+ * what a decode that starts there knows. */
 int et_dec_run_part(struct et_decoder *dec, const uint8_t *buf, size_t len, size_t from, size_t until, size_t *next)
 {
     dec->part_until = until < len ? until : SIZE_MAX;
@@ -2003,9 +2010,8 @@ static bool bits_equal(uint64_t a, uint64_t b, unsigned n)
  * stop inside a start packet, after its walk and resets and before its
  * instruction retires: there nothing of the new segment has been decoded
  * and the flow engine's open block (a fresh decode's placeholder) is what
- * it compares.  Positions
- * and counts that decide nothing are left out.  A decoder with data trace
- * is never equal (data_side). */
+ * it compares.  Positions and counts that decide nothing are left out.  A
+ * decoder with data trace is never equal (data_side). */
 bool et_dec_state_equal(const struct et_decoder *a, const struct et_decoder *b)
 {
     if (data_side(a) || data_side(b) || a->data_on != b->data_on)
