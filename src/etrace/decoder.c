@@ -100,6 +100,11 @@ struct et_decoder {
     uint64_t part_off, part_last, part_insns, part_next, mid_off;
     int part_status;
     bool part_framed;
+    /* It started at a sync point (not at the trace's start), and how many
+     * parts it has decoded: the first two of such a decoder are the
+     * speculative ones (rvt_decode_jobs: the sync point, then the piece). */
+    bool part_fresh;
+    unsigned parts;
     /* A field added above that decides what the decoder does from then on
      * must be compared in et_dec_state_equal (the parallel decode's join
      * check, docs/parallel.md). */
@@ -1967,6 +1972,7 @@ int et_dec_run_part(struct et_decoder *dec, const uint8_t *buf, size_t len, size
 {
     dec->part_until = until < len ? until : SIZE_MAX;
     dec->part_stopped = false;
+    dec->parts++;
     int rc;
     if (dec->part_have && from == dec->part_next) {
         /* A join rebased the flow's instruction count (rvt_flow_rebase):
@@ -1979,8 +1985,14 @@ int et_dec_run_part(struct et_decoder *dec, const uint8_t *buf, size_t len, size
         rc = rvt_fail(&dec->diag, RVT_ERR_UNSUPPORTED, "a decode in pieces does not split data trace");
     } else {
         dec->part_have = false;
+        dec->part_fresh = from > 0;
         rc = et_dec_run_segment(dec, buf, len, from, len);
     }
+    /* A speculative decode whose data side started (a support packet
+     * enabled data trace) held blocks its recording did not get: it
+     * fails, and the calling thread decodes the piece. */
+    if (rc >= 0 && dec->part_fresh && dec->parts <= 2 && data_side(dec))
+        rc = rvt_fail(&dec->diag, RVT_ERR_UNSUPPORTED, "a decode in pieces does not split data trace");
     *next = dec->part_stopped ? (size_t)dec->part_next : len;
     dec->part_until = SIZE_MAX;
     return rc;
