@@ -329,6 +329,18 @@ static bool sij_across(struct et_decoder *dec, bool had_single, const struct rvt
     return rvt_isa_sijump_target(&prev, &jump, rvt_flow_xlen(dec->f), target);
 }
 
+/* Is the instruction retired at `prev_addr`, the last before the jump at
+ * `jump`, the auipc/lui/c.lui right before it that sets its rs1? */
+static bool sij_pair_before(struct et_decoder *dec, uint64_t prev_addr, uint64_t jump, uint64_t *target)
+{
+    struct rvt_insn prev, j;
+    if (!insn_at(dec, prev_addr, &prev) || !insn_at(dec, jump, &j))
+        return false;
+    if (((prev_addr + prev.len) & xmask(dec)) != jump)
+        return false;
+    return rvt_isa_sijump_target(&prev, &j, rvt_flow_xlen(dec->f), target);
+}
+
 /* Is the flow waiting for the target of the uninferable jump retired alone
  * by retire_one (which a walk with these flags cannot resolve)? */
 static bool pending_unresolvable(struct et_decoder *dec, uint32_t flags)
@@ -371,23 +383,32 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
     *via_jump = false;
     *retired = false;
     bool had_single = false;
-    /* A sequentially inferable jump is only seen as such in the same block
-     * as its auipc/lui: stop before that instruction instead of between. */
-    uint64_t stop_at = s->addr;
-    unsigned pair_len = 0;
+    /* A reported uninferable jump that may follow an auipc/lui/c.lui
+     * setting its rs1 (a sequentially inferable pair, --sijump): whether it
+     * does is known only once the walk stops before it (st.last: the
+     * instruction retired last), not from the bytes before it — a 4-byte
+     * candidate may be the tail of another instruction (0x...ea of a mulh
+     * at 0x...e8 can read as "lui t0") while the code reaches the jump from
+     * a 2-byte instruction, or the reverse. */
+    const uint64_t stop_at = s->addr;
+    bool may_pair = false;
     struct rvt_insn ain;
+    /* (never a return: "sijump ... Ignored for itype codes other than 6, 8,
+     * 10, 12 or 14" (ingressPort.adoc), so the encoder and the flow engine
+     * do not pair returns) */
     if (dec->p.sijump && !s->sync && a_ok && rvt_cf_uninferable(a_cf) && a_cf != RVT_CF_TRAPRET &&
-        insn_at(dec, s->addr, &ain)) {
-        for (unsigned plen = 2; plen <= 4 && !pair_len; plen += 2) {
+        a_cf != RVT_CF_RETURN && insn_at(dec, s->addr, &ain)) {
+        for (unsigned plen = 2; plen <= 4 && !may_pair; plen += 2) {
             struct rvt_insn pin;
-            if (insn_at(dec, s->addr - plen, &pin) && pin.len == plen &&
-                rvt_isa_sijump_target(&pin, &ain, rvt_flow_xlen(f), NULL)) {
-                stop_at = s->addr - plen;
-                pair_len = plen;
-            }
+            may_pair = insn_at(dec, s->addr - plen, &pin) && pin.len == plen &&
+                       rvt_isa_sijump_target(&pin, &ain, rvt_flow_xlen(f), NULL);
         }
     }
 
+    /* the walk stopped between the pair and passes the address: the jump
+     * retired alone next goes to the pair's target */
+    bool split = false;
+    uint64_t split_target = 0;
     for (unsigned guard = 0;; guard++) {
         struct rvt_walk w = {.flags = RVT_WALK_ADDR, .addr = stop_at};
         if (not_first)
@@ -417,21 +438,30 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
             bool ok = s->kind == K_INFERRED && !s->uninf_only && left == (a_branch ? 1u : 0u);
             if (ok && s->irreport && ir)
                 ok = fixed ? popped == s->irdepth : cs->count == s->irdepth;
-            if (ok && pair_len) {
-                /* the reported jump follows its auipc/lui: retire both together */
-                struct rvt_walk w2 = {.flags = RVT_WALK_INSNS, .insns = 2};
+            uint64_t sij_t;
+            /* the instruction before: this walk's last, or the one retired
+             * alone before it (as sij_across) */
+            if (ok && may_pair && (st.insns || had_single) &&
+                sij_pair_before(dec, st.insns ? st.last : dec->single_addr, s->addr, &sij_t)) {
+                /* the reported jump follows its auipc/lui: retire it, its
+                 * target the pair's (followed at the next packet, as a pair
+                 * across walks is) */
+                struct rvt_walk w2 = {.flags = RVT_WALK_INSNS, .insns = 1};
                 struct rvt_stop st2;
                 if (FL(rvt_flow_walk(f, &w2, &st2)) < 0)
                     return flow_fail(dec);
-                if (st2.insns != 2 || st2.last != s->addr)
-                    return dfail(dec, s->offset, "the instruction pair before 0x%" PRIx64 " does not retire",
-                                 s->addr);
-                dec->have_single = false; /* the flow knows the pair */
+                if (st2.insns != 1 || st2.last != s->addr)
+                    return dfail(dec, s->offset, "the jump at 0x%" PRIx64 " does not retire", s->addr);
+                dec->held_jump = true;
+                dec->held_target = sij_t;
+                dec->have_single = false;
                 *retired = true;
                 return 0;
             }
             if (ok)
                 return 0;
+            split = may_pair && (st.insns || had_single) &&
+                    sij_pair_before(dec, st.insns ? st.last : dec->single_addr, s->addr, &split_target);
             not_first = true;
             break;
         }
@@ -450,13 +480,22 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
             if (FL(rvt_flow_branch(f, taken)) < 0)
                 return flow_fail(dec);
             not_first = false;
+            split = false;
             break;
         }
         case RVT_STOP_UNINF: {
             uint64_t t;
-            if (pair_len && st.last == s->addr && st.insns) {
-                /* the reported jump reached without its auipc/lui: it retired
-                 * here, an ordinary uninferable jump */
+            if (split && st.insns == 1 && st.last == s->addr) {
+                split = false;
+                if (FL(rvt_flow_jump(f, split_target)) < 0)
+                    return flow_fail(dec);
+                not_first = false;
+                break;
+            }
+            if (may_pair && st.last == s->addr && st.insns) {
+                /* the reported jump retired here, passed once (not_first) or
+                 * reached without its auipc/lui: an ordinary uninferable jump
+                 * unless sij_across pairs it */
                 uint64_t left = src_remaining(dec);
                 bool ok = s->kind == K_INFERRED && !s->uninf_only && left == 0;
                 if (ok && s->irreport && ir)
