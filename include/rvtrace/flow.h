@@ -252,7 +252,9 @@ struct rvt_flow_config {
     uint64_t max_insns;
     /* Walk every cache block with the engine's general step, not its fast
      * path.  The result is the same, only slower: this is the reference
-     * the tests hold the fast path to. */
+     * the tests hold the fast path to.  Decoders that have a fast packet
+     * reader read every packet with their general one then too
+     * (rvt_flow_reference). */
     bool no_fast_walk;
     /* Optional: called from rvt_flow_set_offset each time the decode has
      * moved at least progress_every bytes (0: 1 MiB) past the offset of the
@@ -398,6 +400,7 @@ uint64_t rvt_flow_sijumps(const struct rvt_flow *f);
 bool rvt_flow_pending_sijump(const struct rvt_flow *f);
 struct rvt_bcache *rvt_flow_bcache(struct rvt_flow *f);
 unsigned rvt_flow_xlen(const struct rvt_flow *f);
+bool rvt_flow_reference(const struct rvt_flow *f); /* no_fast_walk: take the general paths */
 
 /* Per-instruction adapter: call fn for every instruction of a block emitted
  * by this flow (addresses in order).  Uses the block cache.  A nonzero

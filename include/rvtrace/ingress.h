@@ -158,6 +158,15 @@ static inline uint64_t rvt_ing_next_addr(const struct rvt_ing_rec *r)
 {
     return r->iaddr + 2u * (uint64_t)r->iretire;
 }
+/* The record's sijump signal where it applies: "Ignored for itype codes
+ * other than 6, 8, 10, 12 or 14" (ingressPort.adoc) — never a return or a
+ * trap return, whatever the producer set. */
+static inline bool rvt_ing_sijump(const struct rvt_ing_rec *r)
+{
+    return (r->flags & RVT_ING_SIJUMP) && (r->itype == RVT_ITYPE_UNINF_JUMP3 || r->itype == RVT_ITYPE_CALL_UNINF ||
+                                           r->itype == RVT_ITYPE_JUMP_UNINF || r->itype == RVT_ITYPE_COSWAP ||
+                                           r->itype == RVT_ITYPE_OTHER_UNINF);
+}
 
 /* How an executed `ecall`/`ebreak` in a list of PCs is recorded.
  * SEQUENTIAL: it does not trap (user-mode emulation performed the system

@@ -18,6 +18,7 @@
  */
 #include "etrace/decoder.h"
 #include "etrace/data_decoder.h"
+#include "etrace/fastrd.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -30,6 +31,10 @@ struct et_decoder {
     struct rvt_flow *f;
     struct rvt_diag diag;
     struct et_deframer df;
+    struct et_fastrd fast; /* the one-pass reader of formats 1 and 2 (next_packet) */
+    uint8_t fast_hdr;      /* the encapsulation header's flow and extend bits it reads */
+    unsigned addr_sext;    /* 64 - the address field's width: its sign extension by two shifts */
+    uint64_t addr_mask;    /* an address: xlen and iaddress_width_p bits */
     char note_text[600];
 
     bool synced;          /* the flow follows the trace */
@@ -113,6 +118,12 @@ struct et_decoder {
 /* Remember a flow engine call's result for flow_fail. */
 #define FL(x) (dec->frc = (x))
 
+#if defined(__GNUC__)
+#define ET_INLINE inline __attribute__((always_inline))
+#else
+#define ET_INLINE inline
+#endif
+
 static inline uint64_t mask64(unsigned w)
 {
     return w >= 64 ? ~0ull : ((1ull << w) - 1);
@@ -151,6 +162,13 @@ int et_dec_new(struct et_decoder **out, const struct et_params *p, struct rvt_fl
         return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
     }
     dec->ir_on = et_callstack_depth(p) > 0;
+    et_fastrd_init(&dec->fast, p);
+    if (rvt_flow_reference(f))
+        dec->fast.on = false; /* (the reference decode: every packet through the general reader) */
+    unsigned aw = et_addr_bits(p);
+    dec->addr_sext = aw >= 1 && aw <= 64 ? 64 - aw : 0;
+    dec->addr_mask = (rvt_flow_xlen(f) == 32 ? 0xffffffffull : ~0ull) & mask64(p->iaddress_width_p);
+    dec->fast_hdr = (uint8_t)((p->flow & 3) << 5); /* (extend 0: no timestamp) */
     dec->data_on = p->d.mode != ET_DATA_OFF; /* (a trace cut before its support packet) */
     dec->part_until = SIZE_MAX;
     if ((rc = et_dside_new(&dec->ds, &dec->p, f, d)) < 0) {
@@ -315,37 +333,34 @@ static int pop_implicit(struct et_decoder *dec)
     return 0;
 }
 
-/* Sequentially inferable jump whose auipc/lui was retired alone by the
- * previous walk (the flow engine only sees pairs inside one block). */
-static bool sij_across(struct et_decoder *dec, bool had_single, const struct rvt_stop *st, uint64_t *target)
-{
-    if (!dec->p.sijump || !had_single || st->insns != 1)
-        return false;
-    struct rvt_insn prev, jump;
-    if (!insn_at(dec, dec->single_addr, &prev) || !insn_at(dec, st->last, &jump))
-        return false;
-    if (((dec->single_addr + prev.len) & xmask(dec)) != st->last)
-        return false;
-    return rvt_isa_sijump_target(&prev, &jump, rvt_flow_xlen(dec->f), target);
-}
-
 /* Is the instruction retired at `prev_addr`, the last before the jump at
- * `jump`, the auipc/lui/c.lui right before it that sets its rs1? */
+ * `jump`, the auipc/lui/c.lui right before it that sets its rs1?  Never for
+ * a return: the hart's sijump signal is "Ignored for itype codes other than
+ * 6, 8, 10, 12 or 14" (ingressPort.adoc), so the encoder does not pair it
+ * (the reference decoder's next_pc() would: we follow the ingress rule, as
+ * the flow engine does). */
 static bool sij_pair_before(struct et_decoder *dec, uint64_t prev_addr, uint64_t jump, uint64_t *target)
 {
     struct rvt_insn prev, j;
-    if (!insn_at(dec, prev_addr, &prev) || !insn_at(dec, jump, &j))
+    if (!insn_at(dec, prev_addr, &prev) || !insn_at(dec, jump, &j) || j.cf == RVT_CF_RETURN)
         return false;
     if (((prev_addr + prev.len) & xmask(dec)) != jump)
         return false;
     return rvt_isa_sijump_target(&prev, &j, rvt_flow_xlen(dec->f), target);
 }
 
+/* Sequentially inferable jump whose auipc/lui was retired alone by the
+ * previous walk (the flow engine only sees pairs inside one block). */
+static bool sij_across(struct et_decoder *dec, bool had_single, const struct rvt_stop *st, uint64_t *target)
+{
+    return dec->p.sijump && had_single && st->insns == 1 && sij_pair_before(dec, dec->single_addr, st->last, target);
+}
+
 /* Is the flow waiting for the target of the uninferable jump retired alone
  * by retire_one (which a walk with these flags cannot resolve)? */
 static bool pending_unresolvable(struct et_decoder *dec, uint32_t flags)
 {
-    if (!dec->have_single || !rvt_flow_pending(dec->f) || !rvt_cf_uninferable(dec->single_cf))
+    if (!dec->have_single || !rvt_cf_uninferable(dec->single_cf) || !rvt_flow_pending(dec->f))
         return false;
     if (dec->single_cf == RVT_CF_RETURN && (flags & RVT_WALK_IMPLICIT_RET) && rvt_flow_callstack(dec->f)->count)
         return false;
@@ -366,12 +381,13 @@ struct seg {
     const char *not_updiscon_why;
 };
 
-static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, bool *retired)
+/* (inline in do_address, the walk of most packets) */
+static ET_INLINE int walk_to_inline(struct et_decoder *dec, const struct seg *s, bool *via_jump, bool *retired)
 {
     struct rvt_flow *f = dec->f;
-    struct rvt_callstack *cs = rvt_flow_callstack(f);
     const bool fixed = dec->p.implicit_return == ET_IR_FIXED;
     const bool ir = dec->ir_on && dec->p.implicit_return != ET_IR_OFF;
+    struct rvt_callstack *cs = ir ? rvt_flow_callstack(f) : NULL; /* (every use is with ir) */
     /* Returns must be seen one by one when the packet counts or names one. */
     const bool per_return = ir && s->irreport && (fixed || s->kind == K_UPDISCON);
     unsigned popped = 0; /* implicit returns once every reported branch is used (fixed irdepth) */
@@ -385,25 +401,14 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
     bool had_single = false;
     /* A reported uninferable jump that may follow an auipc/lui/c.lui
      * setting its rs1 (a sequentially inferable pair, --sijump): whether it
-     * does is known only once the walk stops before it (st.last: the
-     * instruction retired last), not from the bytes before it — a 4-byte
-     * candidate may be the tail of another instruction (0x...ea of a mulh
-     * at 0x...e8 can read as "lui t0") while the code reaches the jump from
-     * a 2-byte instruction, or the reverse. */
+     * does is known only once the walk stops before it (sij_pair_before
+     * with the instruction retired last), not from the bytes before it — a
+     * 4-byte candidate may be the tail of another instruction (0x...ea of
+     * a mulh at 0x...e8 can read as "lui t0") while the code reaches the
+     * jump from a 2-byte instruction. */
     const uint64_t stop_at = s->addr;
-    bool may_pair = false;
-    struct rvt_insn ain;
-    /* (never a return: "sijump ... Ignored for itype codes other than 6, 8,
-     * 10, 12 or 14" (ingressPort.adoc), so the encoder and the flow engine
-     * do not pair returns) */
-    if (dec->p.sijump && !s->sync && a_ok && rvt_cf_uninferable(a_cf) && a_cf != RVT_CF_TRAPRET &&
-        a_cf != RVT_CF_RETURN && insn_at(dec, s->addr, &ain)) {
-        for (unsigned plen = 2; plen <= 4 && !may_pair; plen += 2) {
-            struct rvt_insn pin;
-            may_pair = insn_at(dec, s->addr - plen, &pin) && pin.len == plen &&
-                       rvt_isa_sijump_target(&pin, &ain, rvt_flow_xlen(f), NULL);
-        }
-    }
+    const bool may_pair = dec->p.sijump && !s->sync && a_ok && rvt_cf_uninferable(a_cf) && a_cf != RVT_CF_TRAPRET &&
+                          a_cf != RVT_CF_RETURN;
 
     /* the walk stopped between the pair and passes the address: the jump
      * retired alone next goes to the pair's target */
@@ -607,6 +612,11 @@ static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, 
     }
 }
 
+static int walk_to(struct et_decoder *dec, const struct seg *s, bool *via_jump, bool *retired)
+{
+    return walk_to_inline(dec, s, via_jump, retired);
+}
+
 /* ---- packets ----------------------------------------------------------------------- */
 
 static uint64_t full_addr(const struct et_decoder *dec, uint64_t field)
@@ -616,8 +626,9 @@ static uint64_t full_addr(const struct et_decoder *dec, uint64_t field)
 
 static uint64_t diff_addr(const struct et_decoder *dec, uint64_t field)
 {
-    uint64_t d = et_addr_field_sext(&dec->p, field) << dec->p.iaddress_lsb_p;
-    return (dec->last_addr + d) & xmask(dec) & mask64(dec->p.iaddress_width_p);
+    /* (et_addr_field_sext with the shift fixed at set-up) */
+    uint64_t d = (uint64_t)((int64_t)(field << dec->addr_sext) >> dec->addr_sext) << dec->p.iaddress_lsb_p;
+    return (dec->last_addr + d) & dec->addr_mask;
 }
 
 /* Start, resync, or (when already following) walk up to a sync address. */
@@ -993,6 +1004,8 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
         return rc;
     bool v026 = dec->p.version == ET_V0_026;
     enum kind kind = classify(dec, k, next);
+    /* (the usual next packet: none of the format 3 and support cases below) */
+    const bool next_plain = next && next->format != ET_F3;
     /* updiscon (payload.adoc): the instruction "before an exception,
      * privilege change or resync (i.e. it will be followed immediately by a
      * format 3 te_inst)" — or by the support packet that ends tracing. */
@@ -1039,8 +1052,9 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
      * reference model's final packet, or the 0.026 encoder marking an
      * uninferable target followed by a format 3 (a notification in 2.0
      * would be a further pass through a loop instead). */
-    bool before_end = !next || next->msg == ET_MSG_TE_SUPPORT ||
-                      (next->format == ET_F3 && next->subformat == ET_SF_SUPPORT && next->qual_status != ET_QUAL_NO_CHANGE);
+    bool before_end = !next_plain && (!next || next->msg == ET_MSG_TE_SUPPORT ||
+                                      (next->format == ET_F3 && next->subformat == ET_SF_SUPPORT &&
+                                       next->qual_status != ET_QUAL_NO_CHANGE));
     bool repeat_ok = v026 ? (!next || next->format == ET_F3 || next->msg == ET_MSG_TE_SUPPORT) : (!k->notify && before_end);
     if (repeat_ok && kind == K_INFERRED && nmap == 0 && dec->have_single && dec->single_addr == addr &&
         !(k->format == ET_F0 && k->subformat == ET_SF0_BPRED)) {
@@ -1067,8 +1081,9 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
      * with the start some instructions later: case 3.)  In the 0.026 draft,
      * which has no updiscon, rvtrace repeats an uninferable target right
      * before a trap (docs/etrace.md). */
-    bool next_trap = next && next->msg == ET_MSG_TE_INST && next->format == ET_F3 && next->subformat == ET_SF_TRAP;
-    bool next_rep = next && !v026 && next->format == ET_F3 && next->subformat == ET_SF_SUPPORT &&
+    bool next_trap = !next_plain && next && next->msg == ET_MSG_TE_INST && next->format == ET_F3 &&
+                     next->subformat == ET_SF_TRAP;
+    bool next_rep = !next_plain && next && !v026 && next->format == ET_F3 && next->subformat == ET_SF_SUPPORT &&
                     next->qual_status == ET_QUAL_ENDED_REP;
     if (kind == K_INFERRED && (k->notify || next_trap || next_rep)) {
         s.not_updiscon = true;
@@ -1078,7 +1093,7 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
                                          : "updiscon not set before a support packet with ended_rep";
     }
     bool via, done;
-    rc = walk_to(dec, &s, &via, &done);
+    rc = walk_to_inline(dec, &s, &via, &done);
     if (rc < 0)
         return rc;
     /* A start packet right after a packet that is neither a notification
@@ -1092,7 +1107,8 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
      * and is also the instruction before an exception, privilege change or
      * resync"): the start comes later (looplabel case 3).  do_sync checks
      * which. */
-    bool next_start = next && next->msg == ET_MSG_TE_INST && next->format == ET_F3 && next->subformat == ET_SF_START;
+    bool next_start = !next_plain && next && next->msg == ET_MSG_TE_INST && next->format == ET_F3 &&
+                      next->subformat == ET_SF_START;
     dec->before_f3 = kind == K_INFERRED && !k->notify && next_start;
     dec->before_f3_via = via;
     dec->before_f3_addr = addr;
@@ -1269,6 +1285,8 @@ static int do_support(struct et_decoder *dec, const struct et_packet *k, bool at
 static int check_fields(struct et_decoder *dec, const struct et_packet *k, uint64_t offset)
 {
     const bool v026 = dec->p.version == ET_V0_026;
+    if (k->msg == ET_MSG_TE_INST && (k->format == ET_F1 || k->format == ET_F2))
+        goto ir; /* (the checks before are of the other formats) */
     if (k->msg == ET_MSG_TE_SUPPORT) {
         if (k->support_type != 0)
             return dfail(dec, offset, "te_support support_type %u (only 0, itrace_status, is defined)",
@@ -1289,6 +1307,7 @@ static int check_fields(struct et_decoder *dec, const struct et_packet *k, uint6
         priv_rank(k->privilege) < 0)
         return dfail(dec, offset, "%s packet with privilege %u, a reserved code (ingressPort.adoc: 0 U, 1 S/HS, 3 M, "
                      "4 D, 5 VU, 6 VS)", et_pkt_name(k), k->privilege);
+ir:
     if (k->has_ir && k->irreport) {
         if (!dec->ir_on || dec->p.implicit_return == ET_IR_OFF)
             return dfail(dec, offset, "%s packet with irreport set, but implicit return is off", et_pkt_name(k));
@@ -1387,7 +1406,9 @@ static int check_resync(struct et_decoder *dec, const struct et_packet *k, uint6
     return 0;
 }
 
-static int process(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next, uint64_t offset)
+/* One packet (inline in the packet loop; process elsewhere). */
+static ET_INLINE int process_inline(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next,
+                                    uint64_t offset)
 {
     struct rvt_flow *f = dec->f;
     rvt_flow_set_offset(f, offset);
@@ -1409,7 +1430,7 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
                      dec->expect_why);
     }
     dec->expect_sync = false;
-    if ((crc = check_resync(dec, k, offset)) < 0) {
+    if (dec->p.resync_counted && (crc = check_resync(dec, k, offset)) < 0) { /* (its first test, inline) */
         if (dec->p.strict || !(k->format == ET_F3 && k->msg == ET_MSG_TE_INST))
             return crc;
         /* the sync packet itself is sound: the decode starts again from it */
@@ -1494,6 +1515,11 @@ static int process(struct et_decoder *dec, const struct et_packet *k, const stru
     }
 }
 
+static int process(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next, uint64_t offset)
+{
+    return process_inline(dec, k, next, offset);
+}
+
 /* ---- the buffer loop ------------------------------------------------------------------ */
 
 struct pkt {
@@ -1501,6 +1527,7 @@ struct pkt {
     uint64_t offset;
     int status;   /* 1 ok, 0 end, <0 error */
     bool framed;  /* (error) the frame itself was delimited: the next one starts after it */
+    bool fast;    /* k was filled by the one-pass reader (its other fields are zero) */
 };
 
 /* A frame's payload: the packet, checked against what the configuration
@@ -1517,11 +1544,18 @@ static int unpack_frame(struct et_decoder *dec, const struct et_frame *fr, struc
     return rc;
 }
 
-/* Next te_inst packet.  Null packets are skipped, but a run of them before
- * a packet must end with a null.alignment (e-trace-encap: "a null.alignment
- * packet must be transmitted as the final null before a normal packet");
- * data packets and other sources' packets are skipped. */
-static void next_packet(struct et_decoder *dec, struct pkt *out)
+#if defined(__GNUC__)
+#define ET_NOINLINE __attribute__((noinline))
+#else
+#define ET_NOINLINE
+#endif
+
+/* next_packet through the frame and the general reader.  Null packets are
+ * skipped, but a run of them before a packet must end with a
+ * null.alignment (e-trace-encap: "a null.alignment packet must be
+ * transmitted as the final null before a normal packet"); data packets and
+ * other sources' packets are skipped. */
+static ET_NOINLINE void next_packet_general(struct et_decoder *dec, struct pkt *out)
 {
     struct et_frame fr;
     struct rvt_diag d; /* (read only after a failure, which fills it: not zeroed, 516 bytes a packet) */
@@ -1529,7 +1563,6 @@ static void next_packet(struct et_decoder *dec, struct pkt *out)
     d.msg[0] = '\0';
     bool nulls = false, aligned = false;
     uint64_t last_null = 0;
-    out->framed = false;
     for (;;) {
         int rc = et_deframer_next(&dec->df, &fr, &d);
         if (rc == 0) {
@@ -1601,6 +1634,44 @@ static void next_packet(struct et_decoder *dec, struct pkt *out)
         out->status = 1;
         return;
     }
+}
+
+/* Next te_inst packet (inline in the packet loop; next_packet elsewhere). */
+static RVT_FASTRD_INLINE void next_packet_inline(struct et_decoder *dec, struct pkt *out)
+{
+    out->framed = false;
+    if (dec->fast.on && dec->df.pos < dec->df.len) {
+        /* A normal packet without timestamp, of this trace's flow, that
+         * the one-pass reader takes (formats 1 and 2): what the frame and
+         * the general reader below would give, without them. */
+        size_t pos = dec->df.pos, left = dec->df.len - pos;
+        uint8_t h = dec->df.buf[pos];
+        unsigned len = h & 0x1fu;
+        if (len && (h & 0xe0u) == dec->fast_hdr && len < left) {
+            const uint8_t *pl = dec->df.buf + pos + 1;
+            uint8_t tail[32];
+            if (left - 1 < sizeof tail) { /* (it reads 32 bytes) */
+                memset(tail, 0, sizeof tail);
+                memcpy(tail, pl, len);
+                pl = tail;
+            }
+            if (et_pkt_read_fast_inline(&dec->fast, pl, len, &out->k, out->fast)) {
+                out->fast = true;
+                dec->df.pos = pos + 1 + len;
+                dec->after_packet = true;
+                out->offset = pos;
+                out->status = 1;
+                return;
+            }
+        }
+    }
+    out->fast = false;
+    next_packet_general(dec, out);
+}
+
+static ET_NOINLINE void next_packet(struct et_decoder *dec, struct pkt *out)
+{
+    next_packet_inline(dec, out);
 }
 
 /* Do the frames from pos on parse (n packets, or to the end)?  With
@@ -1750,6 +1821,7 @@ static int report_start(struct et_decoder *dec, size_t start)
     if (dec->p.framing != ET_FRAME_REFRAW || start == 0)
         return 0;
     struct pkt first;
+    first.fast = false;
     dec->df.pos = 0;
     next_packet(dec, &first);
     dec->df.pos = start;
@@ -1831,6 +1903,7 @@ static int run_from(struct et_decoder *dec, size_t len, size_t start, size_t unt
     /* The packet and the one after it, swapped by pointer (a copy cost 16
      * host instructions a packet). */
     struct pkt pk[2];
+    pk[0].fast = pk[1].fast = false;
     struct pkt *cur = &pk[0], *nxt = &pk[1];
     int rc = 0;
     bool cut = false;
@@ -1891,10 +1964,10 @@ static int run_from(struct et_decoder *dec, size_t len, size_t start, size_t unt
                 return rc;
             break;
         }
-        next_packet(dec, nxt);
+        next_packet_inline(dec, nxt);
         if (!dec->ever_synced && (rc = lead_note(dec, &cur->k, cur->offset)) < 0)
             return rc;
-        rc = process(dec, &cur->k, nxt->status > 0 ? &nxt->k : NULL, cur->offset);
+        rc = process_inline(dec, &cur->k, nxt->status > 0 ? &nxt->k : NULL, cur->offset);
         last_offset = cur->offset;
         if ((rc = packet_failed(dec, rc, cur->offset)) < 0)
             return rc;

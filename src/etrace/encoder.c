@@ -1340,7 +1340,7 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
     x.addr = r->iretire ? rvt_ing_last_addr(r) : r->iaddr;
     x.next = rvt_ing_next_addr(r);
     x.itype = itype;
-    x.sijump = (r->flags & RVT_ING_SIJUMP) != 0;
+    x.sijump = rvt_ing_sijump(r);
     x.notify = ((r->flags & RVT_ING_NOTIFY) != 0 || ctx_notify) && x.retired;
     if (e->p.d.mode == ET_DATA_ON && x.retired) {
         int rc = et_access_from_rec(&e->p.d, r, &x.da, &x.has_da, &e->diag);

@@ -266,6 +266,31 @@ int et_pkt_check_irdepth(const struct et_params *p, const struct et_packet *k, s
  * bits of srcID and type field) needs is an error unless the decoder
  * accepts partly compressed packets (--partial-compression). */
 int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, unsigned lead, struct rvt_diag *d);
+/* One-pass reader for the packets most of a trace is made of: format 1
+ * (a branch map, with or without an address) and format 2 of E-Trace 2.0,
+ * in an encapsulation payload of whole bytes with no srcID or type bits
+ * before it.  It reads the fields straight from the payload bytes and
+ * applies et_pkt_unpack_bits' end check, et_pkt_check_padding,
+ * et_pkt_check_irdepth and (unless partial compression is accepted)
+ * et_pkt_check_compressed in their cheap equivalent forms; anything else
+ * (another format, a packet one of them rejects) is left to those, which
+ * stay the reference and give the messages.  The widths are the
+ * configuration's: et_fastrd_init computes them once. */
+struct et_fastrd {
+    bool on;               /* the configuration allows it (E-Trace 2.0, encap, no srcID/type bits) */
+    bool check_compressed; /* !partial_compression */
+    unsigned aw;           /* address field bits */
+    unsigned irdb;         /* irdepth field bits */
+    uint64_t aw_mask;      /* address field with every bit set */
+    uint32_t ir_ones;      /* irdepth with every bit set */
+};
+void et_fastrd_init(struct et_fastrd *fr, const struct et_params *p);
+/* The payload's len bytes (1..31) at payload, which must be followed by
+ * enough readable bytes to make 32 (the caller copies a buffer's last
+ * bytes).  True: k is what et_pkt_unpack_bits gives (k->msg te_inst) and
+ * every check passes; false: k is undefined, read the packet the general
+ * way. */
+bool et_pkt_read_fast(const struct et_fastrd *fr, const uint8_t *payload, unsigned len, struct et_packet *k);
 /* Number of branch_map bits carried for a branches value (and whether an
  * address follows, for format 1). */
 unsigned et_map_bits(const struct et_params *p, unsigned branches, bool *has_addr);

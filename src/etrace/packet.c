@@ -5,6 +5,7 @@
  * shortened by dropping repeated copies of its most significant bit
  * (keeping one) and sign-extended to a byte boundary. */
 #include "etrace/etrace.h"
+#include "etrace/fastrd.h"
 
 #include <string.h>
 
@@ -663,6 +664,27 @@ int et_pkt_check_irdepth(const struct et_params *p, const struct et_packet *k, s
                     "etrace: %s packet: irdepth bits 0x%x without irreport: expected all %u (\"if "
                     "irreport is the same value as updiscon, all bits in this field will also be the same value\")",
                     et_pkt_name(k), (unsigned)k->raw_irdepth, (unsigned)k->raw_irreport);
+}
+
+/* ---- one-pass reader (formats 1 and 2) ------------------------------------ */
+
+void et_fastrd_init(struct et_fastrd *fr, const struct et_params *p)
+{
+    memset(fr, 0, sizeof *fr);
+    fr->aw = et_addr_bits(p);
+    fr->irdb = et_irdepth_bits(p);
+    fr->ir_ones = (uint32_t)mask64(fr->irdb);
+    fr->aw_mask = mask64(fr->aw);
+    fr->check_compressed = !p->partial_compression;
+    /* (the fields of a format 1 packet end by bit 2+5+31+64+2+1+32 = 137:
+     * within the five words et_pkt_read_fast reads) */
+    fr->on = p->version == ET_V2_0 && p->framing == ET_FRAME_ENCAP && p->src_bits == 0 && p->type_bits == 0 &&
+             fr->aw >= 1 && fr->aw <= 64 && fr->irdb <= 32;
+}
+
+bool et_pkt_read_fast(const struct et_fastrd *fr, const uint8_t *payload, unsigned len, struct et_packet *k)
+{
+    return et_pkt_read_fast_inline(fr, payload, len, k, false);
 }
 
 /* ---- names and text -------------------------------------------------------- */

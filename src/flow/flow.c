@@ -55,6 +55,11 @@ struct rvt_flow {
     bool blk_open;
     struct rvt_block blk;
     uint64_t blk_end; /* address after the open block's last instruction */
+    /* The counting fast loop's last retired cache block, whose last
+     * instruction and class (and end, the output block open) blk and
+     * blk_end get when the loop hands back: one store a block instead of
+     * three (NULL: they have them). */
+    const struct rvt_block_info *cnt_last;
 
     /* The last retired instruction, for sequentially inferable jumps whose
      * auipc/lui/c.lui ended the previous cache block or walk. */
@@ -312,6 +317,11 @@ unsigned rvt_flow_xlen(const struct rvt_flow *f)
     return f->xlen;
 }
 
+bool rvt_flow_reference(const struct rvt_flow *f)
+{
+    return f->cfg.no_fast_walk;
+}
+
 /* ---- errors and output ------------------------------------------------------ */
 
 #if defined(__GNUC__)
@@ -526,12 +536,18 @@ int rvt_flow_push_branches(struct rvt_flow *f, uint64_t bits, unsigned n)
         return ffail(f, RVT_ERR_INVAL, "more than 64 branch outcomes pushed at once");
     if (f->bq_len + n > BQ_WORDS * 64)
         return ffail(f, RVT_ERR_OVERFLOW, "%u branch outcomes queued that the code never used", f->bq_len);
+    const uint64_t m = n == 64 ? ~0ull : (1ull << n) - 1;
+    bits &= m;
+    if (f->bq_len == 0) { /* (the usual case: an empty queue starts at its first word again) */
+        f->bq_head = 0;
+        f->bq[0] = bits;
+        f->bq_len = n;
+        return 0;
+    }
     if (n == 0)
         return 0;
     /* Whole words: the outcomes land at the tail, the bits around them
      * (the head may share the tail's word) stay. */
-    const uint64_t m = n == 64 ? ~0ull : (1ull << n) - 1;
-    bits &= m;
     unsigned pos = (f->bq_head + f->bq_len) % (BQ_WORDS * 64), word = pos / 64, sh = pos % 64;
     f->bq[word] = (f->bq[word] & ~(m << sh)) | bits << sh;
     if (sh + n > 64) {
@@ -1012,6 +1028,17 @@ static int branch_default(const struct rvt_walk *w, uint64_t addr)
     return (w->flags & RVT_WALK_NT_DEFAULT) ? 0 : -1;
 }
 
+/* The counting loop's last retired cache block into f->blk: its last
+ * instruction and class, and (the output block is open: the block went on
+ * sequentially) where it ends. */
+static inline void set_last(struct rvt_flow *f, const struct rvt_block_info *b, bool open)
+{
+    f->blk.last = b->last;
+    f->blk.cf = b->cf;
+    if (open)
+        f->blk_end = b->next;
+}
+
 /* The walk's fast path: whole cache blocks that no limit of the walk cuts
  * and whose successor the code, the branch queue, the call stack or the
  * walk's branch-outcome callback decides.  It does what the general step in
@@ -1092,6 +1119,8 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
      * test for "none" in the loop). */
     uint32_t nohint = 0;
     uint32_t *hint = &nohint;
+    if (counting)
+        f->cnt_last = NULL;
     for (;;) {
         struct bc_slot *s = (struct bc_slot *)((char *)slots + *hint);
         /* A successor hint that holds is a link followed, not a lookup: not
@@ -1102,6 +1131,10 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
             if (s->b.start == pc) {
                 bc->hits++; /* seldom: no register for it */
             } else {
+                if (counting && f->cnt_last) { /* (the miss may move the cache) */
+                    set_last(f, f->cnt_last, in_open != in);
+                    f->cnt_last = NULL;
+                }
                 const struct rvt_block_info *m = rvt_bcache_miss(bc, pc);
                 if (bc->slots != slots)
                     break; /* the table grew: the general step takes this block */
@@ -1196,8 +1229,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         in -= n;
         if (counting) {
             f->tally.ends[end]++;
-            f->blk.last = b->last; /* (the last retired: handback needs it) */
-            f->blk.cf = (uint8_t)cf;
+            f->cnt_last = b; /* (the last retired: handback needs it) */
             bstart = pc = to;
             in_open = in;
             continue;
@@ -1264,12 +1296,19 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     seq: /* retire(); the output block goes on */
         hw -= bhw;
         in -= n;
-        f->blk.last = b->last;
-        f->blk.cf = (uint8_t)cf;
-        pc = f->blk_end = b->next;
+        if (counting) {
+            f->cnt_last = b;
+            pc = b->next;
+        } else {
+            f->blk.last = b->last;
+            f->blk.cf = (uint8_t)cf;
+            pc = f->blk_end = b->next;
+        }
         hint = &s->succ[0];
         continue;
     wait:
+        if (counting)
+            f->cnt_last = NULL; /* (f->blk gets this block's) */
         hw -= bhw;
         in -= n;
         f->blk.last = b->last;
@@ -1279,6 +1318,8 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         rc = 1;
         break;
     uninf:
+        if (counting)
+            f->cnt_last = NULL;
         hw -= bhw;
         in -= n;
         f->blk.last = b->last;
@@ -1293,6 +1334,8 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
          * that traps: that one does not retire. */
         if ((b->cf == RVT_CF_ECALL || b->cf == RVT_CF_EBREAK) && f->cfg.ecall == RVT_FLOW_ECALL_TRAP)
             break;
+        if (counting)
+            f->cnt_last = NULL;
         hw -= bhw;
         in -= n;
         f->blk.last = b->last;
@@ -1303,6 +1346,10 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         break;
     }
 handback:
+    if (counting && f->cnt_last) {
+        set_last(f, f->cnt_last, in_open != in);
+        f->cnt_last = NULL;
+    }
     bq_done(f, &q);
     if (counting) /* the blocks it ended had the instructions from the open one's start to in_open */
         f->tally.insns += in0 + (f->blk_open ? f->blk.ninsns : 0) - in_open;
@@ -1609,7 +1656,7 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
  * Returns 1, having changed nothing, for any other case (no code there, an
  * environment call that traps, the decode's instruction limit): walk()
  * handles those. */
-static int walk_one(struct rvt_flow *f, struct rvt_stop *st)
+static RVT_ALWAYS_INLINE int walk_one(struct rvt_flow *f, struct rvt_stop *st)
 {
     const struct rvt_block_info *c = rvt_bcache_get(f->bc, f->pc);
     if (c->ninsns == 0 || f->insns >= f->insn_cap ||
@@ -1654,14 +1701,14 @@ int rvt_flow_walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop 
 
 int rvt_flow_walk_one(struct rvt_flow *f, struct rvt_stop *st)
 {
-    const struct rvt_walk w = {.flags = RVT_WALK_INSNS, .insns = 1};
     /* (the fast walk's reference, no_fast_walk, takes the general step) */
     if (!f->pending && f->have_pc && !f->limited && !f->diag.code && !f->cfg.no_fast_walk) {
-        f->wflags = w.flags;
+        f->wflags = RVT_WALK_INSNS;
         int rc = walk_one(f, st);
         if (rc <= 0)
             return rc;
     }
+    const struct rvt_walk w = {.flags = RVT_WALK_INSNS, .insns = 1};
     return rvt_flow_walk(f, &w, st);
 }
 

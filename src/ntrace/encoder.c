@@ -578,7 +578,7 @@ int nt_enc_put(struct nt_encoder *e, const struct rvt_ing_rec *r)
     /* A decoder infers a sequential jump from the auipc/lui before it in
      * the code it walks; one that is the first instruction after a sync
      * point has none before it there, so it is sent. */
-    bool sij = e->cfg.sijump && (r->flags & RVT_ING_SIJUMP) && !(e->fresh && r->iretire == (1u << r->ilastsize));
+    bool sij = e->cfg.sijump && rvt_ing_sijump(r) && !(e->fresh && r->iretire == (1u << r->ilastsize));
     if (r->iretire)
         e->fresh = false;
     bool cs = e->cfg.callstack != 0;

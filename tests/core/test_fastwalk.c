@@ -1,7 +1,8 @@
 /* The flow engine's fast walk against its general step.  Every family's
  * decoder runs over the same trace twice: once as decodes run, once with
  * every cache block taken by the engine's general step
- * (rvt_flow_config.no_fast_walk).  The sink must see exactly the same
+ * (rvt_flow_config.no_fast_walk; E-Trace then also reads every packet
+ * with its general reader, not the one-pass one).  The sink must see exactly the same
  * blocks (every field) and notes in the same order, the decode must end the
  * same way, and a sink that stops the decode, or the decode's instruction
  * limit, must stop it at the same place.  A third decode hands the blocks
