@@ -1,18 +1,24 @@
 /* Fuzz the threaded decode (rvt_decode_jobs, docs/parallel.md "The decode
- * in pieces") against the serial one: any N-Trace bytes, decoded against
- * the reference program t1 by rvt_decode and by rvt_decode_jobs on 2
- * threads with a piece at every sync point, must give the sink the same
- * events (every field, note texts included) and the same result.  The
+ * in pieces") against the serial one: any bytes, decoded as N-Trace and as
+ * E-Trace against the reference program t1 by rvt_decode and by
+ * rvt_decode_jobs on 2 threads with a piece at every sync point, must give
+ * the sink the same events (every field, note texts included) and the same
+ * result.  The
  * first input byte picks the sink: bit 0 a count-like one (blocks in runs
  * and counts, rvt_flow_sink.counts: the totals and the notes must agree), else one that
  * logs every event and, when bits 2..7 are K > 0, refuses the 200K-th event
  * (the serial decode stops there; the threaded one must stop at the same
- * event with the same error); bit 1 gives the decoder --ntrace-mode htm
- * (t1's mode: without it, what the decoder learns of the mode makes every
- * later piece decode again).  A difference aborts. */
+ * event with the same error); bit 1 gives the N-Trace decoder
+ * --ntrace-mode htm (t1's mode: without it, what the decoder learns of the
+ * mode makes every later piece decode again) and the E-Trace decoder the
+ * reference flow's raw framing and t1's hardware parameters (the golden
+ * vectors' tests/data/etrace-t1/resync0/hw.scf; without it: e-trace-encap
+ * and the defaults, as `rvtrace encode --format etrace` writes).  A
+ * difference aborts. */
 #include "rvtrace/rvtrace.h"
 #include "driver/fuzz_image.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,28 +120,41 @@ static int decode(const struct rvt_codec *c, const void *cfg, const uint8_t *dat
                         : rvt_decode_jobs(c, cfg, g_img, &o, data, size, threads, &sink, NULL, d);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The family's configuration for selector bit 1 (see the top), or NULL. */
+static void *family_cfg(const struct rvt_codec *c, bool alt)
 {
-    if (size < 2)
-        return 0;
-    if (!g_img && LLVMFuzzerInitialize(NULL, NULL) != 0)
-        return 0;
-    uint8_t sel = data[0];
-    data++;
-    size--;
-    const struct rvt_codec *c = rvt_codec_find("ntrace");
-    void *cfg = c ? rvt_codec_cfg_new(c) : NULL;
+    void *cfg = rvt_codec_cfg_new(c);
     if (!cfg)
-        return 0;
+        return NULL;
     struct rvt_diag d = {0};
-    if ((sel & 2) && c->cfg_set(cfg, "ntrace-mode", "htm", &d) < 0) {
-        rvt_codec_cfg_free(cfg);
-        return 0;
+    int rc = 0;
+    if (alt && !strcmp(c->name, "ntrace")) {
+        rc = c->cfg_set(cfg, "ntrace-mode", "htm", &d);
+    } else if (alt) {
+        const char *dir = getenv("RVT_TEST_DATA");
+        char scf[1024];
+        snprintf(scf, sizeof scf, "%s/etrace-t1/resync0/hw.scf", dir ? dir : "tests/data");
+        rc = c->cfg_set(cfg, "scf", scf, &d);
+        if (rc >= 0)
+            rc = c->cfg_set(cfg, "framing", "refraw", &d);
     }
+    if (rc < 0) {
+        fprintf(stderr, "fuzz_decode_jobs: %s\n", d.msg);
+        abort(); /* (a fuzz run without its configuration would test nothing) */
+    }
+    return cfg;
+}
+
+static void one_family(const char *family, uint8_t sel, const uint8_t *data, size_t size)
+{
+    const struct rvt_codec *c = rvt_codec_find(family);
+    void *cfg = c ? family_cfg(c, sel & 2) : NULL;
+    if (!cfg)
+        return;
+    struct rvt_diag d = {0};
     if (c->cfg_finish && c->cfg_finish(cfg, 32, g_img, &d) < 0) {
         rvt_codec_cfg_free(cfg);
-        return 0;
+        return;
     }
     bool count = sel & 1;
     struct log a = {.refuse_at = count ? 0 : 200u * (sel >> 2)}, b = {.refuse_at = a.refuse_at};
@@ -148,5 +167,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(a.p);
     free(b.p);
     rvt_codec_cfg_free(cfg);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 2)
+        return 0;
+    if (!g_img && LLVMFuzzerInitialize(NULL, NULL) != 0)
+        return 0;
+    one_family("ntrace", data[0], data + 1, size - 1);
+    one_family("etrace", data[0], data + 1, size - 1);
     return 0;
 }

@@ -124,7 +124,9 @@ struct rvt_codec {
      * stopped) through the sync point at `until` and the units that belong
      * to it, stops before the next unit and sets *next to its offset (len:
      * the trace ended; until == len decodes to the end): a trace's parts in
-     * order are its whole decode.  dec_state_equal: do two decoders (and
+     * order are its whole decode.  (*next > until names where the next part
+     * goes on: E-Trace stops inside the sync packet, before its
+     * instruction retires, and gives until + 1.)  dec_state_equal: do two decoders (and
      * their flow engines) decode the same from here on. */
     int (*dec_run_part)(void *dec, const uint8_t *buf, size_t len, size_t from, size_t until, size_t *next);
     bool (*dec_state_equal)(const void *a, const void *b);

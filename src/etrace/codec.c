@@ -120,6 +120,16 @@ static int dec_run_segment(void *dec, const uint8_t *buf, size_t len, size_t fro
     return et_dec_run_segment(dec, buf, len, from, until);
 }
 
+static int dec_run_part(void *dec, const uint8_t *buf, size_t len, size_t from, size_t until, size_t *next)
+{
+    return et_dec_run_part(dec, buf, len, from, until, next);
+}
+
+static bool dec_state_equal(const void *a, const void *b)
+{
+    return et_dec_state_equal(a, b);
+}
+
 static int sync_points(const void *cfg, const uint8_t *buf, size_t len, size_t from,
                        int (*fn)(void *ctx, const struct rvt_sync_point *sp), void *ctx, struct rvt_diag *d)
 {
@@ -290,6 +300,8 @@ const struct rvt_codec rvt_codec_etrace = {
     .dec_run = dec_run,
     .dec_run_segment = dec_run_segment,
     .sync_points = sync_points,
+    .dec_run_part = dec_run_part,
+    .dec_state_equal = dec_state_equal,
     .dec_error = dec_error,
     .dec_free = dec_free,
     .dump = dump,

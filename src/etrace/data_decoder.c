@@ -544,6 +544,11 @@ int et_dside_new(struct et_dside **out, struct et_params *p, struct rvt_flow *f,
     return 0;
 }
 
+bool et_dside_installed(const struct et_dside *s)
+{
+    return s && s->installed;
+}
+
 void et_dside_free(struct et_dside *s)
 {
     if (!s)

@@ -11,6 +11,8 @@ struct et_dside;
  * so; from then on it stands in front of the flow's sink. */
 int et_dside_new(struct et_dside **out, struct et_params *p, struct rvt_flow *f, struct rvt_diag *d);
 void et_dside_free(struct et_dside *s);
+/* It stands in front of the flow's sink (data trace is on, or was). */
+bool et_dside_installed(const struct et_dside *s);
 /* Every te_inst packet as the deframer meets it (format 3: the compression
  * state restarts; support: denable, doptions). */
 int et_dside_inst(struct et_dside *s, const struct et_packet *k, uint64_t offset, struct rvt_diag *d);

@@ -88,6 +88,31 @@ struct et_decoder {
     /* Segment decode: the sync packet being applied is the next segment's
      * (et_dec_run_segment): walk to its address, retire nothing there. */
     bool seam;
+
+    /* et_dec_run_part: stop inside the format 3 start packet at this offset
+     * (SIZE_MAX: never) once its walk is done and the encoder state it
+     * resets is reset, before its instruction retires (part_mid: mid_k at
+     * mid_off is to be finished); else before the first packet (or damage)
+     * after it.  The loop reads a packet ahead (process() looks at the
+     * next one), so where it stopped it keeps that packet to go on with:
+     * part_k at part_off (part_status, part_framed: struct pkt); also the
+     * last processed packet's offset, the flow's instruction count (a join
+     * rebases the flow: upd_insns follows) and where the next part goes on
+     * (part_next). */
+    size_t part_until;
+    bool part_stopped, part_have, part_resume, part_mid;
+    struct et_packet part_k, mid_k;
+    uint64_t part_off, part_last, part_insns, part_next, mid_off;
+    int part_status;
+    bool part_framed;
+    /* It started at a sync point (not at the trace's start), and how many
+     * parts it has decoded: the first two of such a decoder are the
+     * speculative ones (rvt_decode_jobs: the sync point, then the piece). */
+    bool part_fresh;
+    unsigned parts;
+    /* A field added above that decides what the decoder does from then on
+     * must be compared in et_dec_state_equal (the parallel decode's join
+     * check, docs/parallel.md). */
 };
 
 /* Remember a flow engine call's result for flow_fail. */
@@ -145,6 +170,7 @@ int et_dec_new(struct et_decoder **out, const struct et_params *p, struct rvt_fl
     dec->addr_mask = (rvt_flow_xlen(f) == 32 ? 0xffffffffull : ~0ull) & mask64(p->iaddress_width_p);
     dec->fast_hdr = (uint8_t)((p->flow & 3) << 5); /* (extend 0: no timestamp) */
     dec->data_on = p->d.mode != ET_DATA_OFF; /* (a trace cut before its support packet) */
+    dec->part_until = SIZE_MAX;
     if ((rc = et_dside_new(&dec->ds, &dec->p, f, d)) < 0) {
         et_dec_free(dec);
         return rc;
@@ -679,10 +705,24 @@ static int do_sync(struct et_decoder *dec, const struct et_packet *k, uint64_t a
     return 0;
 }
 
+/* What a format 3 packet resets and reports before its instruction
+ * retires (et_dec_run_part stops after it: a decoder that starts at the
+ * packet has the same fields, whether the instruction retires or not).
+ * When it does not retire, the error leaves the decoder unsynced, where
+ * last_addr, priv and ctx are not read: only while synced, or with a trap
+ * open, which a trap packet opens setting them itself. */
+static void sync_reset(struct et_decoder *dec, const struct et_packet *k, uint64_t addr)
+{
+    reset_sync_state(dec);
+    dec->last_addr = addr;
+    dec->priv = k->privilege;
+    dec->ctx = k->context;
+}
+
 /* Retire the instruction a format 3 packet reports; its branch bit. */
 static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, uint64_t addr, uint64_t offset)
 {
-    reset_sync_state(dec);
+    sync_reset(dec, k, addr);
     int rc = retire_one(dec, addr);
     if (rc < 0)
         return rc;
@@ -697,11 +737,8 @@ static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, u
                      et_pkt_name(k), addr);
     if (dec->single_cf == RVT_CF_BRANCH && FL(rvt_flow_branch(dec->f, k->branch == 0)) < 0)
         return flow_fail(dec);
-    dec->last_addr = addr;
     dec->synced = true;
     dec->trap_open = false;
-    dec->priv = k->privilege;
-    dec->ctx = k->context;
     return 0;
 }
 
@@ -1456,6 +1493,12 @@ static ET_INLINE int process_inline(struct et_decoder *dec, const struct et_pack
             rc = do_sync(dec, k, a, offset);
             if (rc < 0 || dec->seam)
                 return rc;
+            if (offset == dec->part_until) {
+                /* (et_dec_run_part: the rest when the next part starts) */
+                sync_reset(dec, k, a);
+                dec->part_mid = true;
+                return 0;
+            }
             return retire_sync_insn(dec, k, a, offset);
         }
     case ET_F0:
@@ -1839,20 +1882,55 @@ int et_dec_run_segment(struct et_decoder *dec, const uint8_t *buf, size_t len, s
     return run_from(dec, len, start, until);
 }
 
+/* et_dec_run_part stops: before packet p, or (part_mid) before the rest
+ * of the sync packet and then p. */
+static void part_stop(struct et_decoder *dec, const struct pkt *p, uint64_t last_offset)
+{
+    dec->part_stopped = dec->part_have = true;
+    dec->part_k = p->k;
+    dec->part_off = p->offset;
+    dec->part_status = p->status;
+    dec->part_framed = p->framed;
+    dec->part_last = last_offset;
+    dec->part_insns = rvt_flow_insns(dec->f);
+    /* (A packet is longer than a byte: mid_off + 1 is inside it.) */
+    dec->part_next = dec->part_mid ? dec->mid_off + 1 : p->offset;
+}
+
 static int run_from(struct et_decoder *dec, size_t len, size_t start, size_t until)
 {
-    dec->df.pos = start;
     const bool seam = until < len;
     /* The packet and the one after it, swapped by pointer (a copy cost 16
      * host instructions a packet). */
     struct pkt pk[2];
     pk[0].fast = pk[1].fast = false;
     struct pkt *cur = &pk[0], *nxt = &pk[1];
-    next_packet(dec, cur);
     int rc = 0;
     bool cut = false;
     uint64_t last_offset = 0;
+    if (dec->part_resume) {
+        /* (et_dec_run_part: on from where it stopped: the rest of the sync
+         * packet, then the packet read ahead) */
+        dec->part_resume = dec->part_have = false;
+        last_offset = dec->part_last;
+        if (dec->part_mid) {
+            dec->part_mid = false;
+            rvt_flow_set_offset(dec->f, dec->mid_off);
+            rc = retire_sync_insn(dec, &dec->mid_k, full_addr(dec, dec->mid_k.address), dec->mid_off);
+            if ((rc = packet_failed(dec, rc, dec->mid_off)) < 0)
+                return rc;
+        }
+        *cur = (struct pkt){.k = dec->part_k, .offset = dec->part_off, .status = dec->part_status,
+                            .framed = dec->part_framed};
+    } else {
+        dec->df.pos = start;
+        next_packet(dec, cur);
+    }
     while (cur->status != 0) {
+        if (cur->offset > dec->part_until) {
+            part_stop(dec, cur, last_offset); /* (et_dec_run_part) */
+            return 0;
+        }
         if (cur->status == -RVT_ERR_TRUNCATED) {
             /* The trace ends inside a packet (a RAM sink that stopped when
              * full, a cut file): reported in every mode, not a decode error. */
@@ -1893,6 +1971,12 @@ static int run_from(struct et_decoder *dec, size_t len, size_t start, size_t unt
         last_offset = cur->offset;
         if ((rc = packet_failed(dec, rc, cur->offset)) < 0)
             return rc;
+        if (dec->part_mid) {
+            dec->mid_k = cur->k; /* (et_dec_run_part: inside the sync packet) */
+            dec->mid_off = cur->offset;
+            part_stop(dec, nxt, last_offset);
+            return 0;
+        }
         struct pkt *t = cur;
         cur = nxt;
         nxt = t;
@@ -1972,3 +2056,146 @@ int et_sync_points(const struct et_params *p, const uint8_t *buf, size_t len, si
     return rc < 0 ? rc : 0;
 }
 
+/* ---- speculative decode (docs/parallel.md, src/parallel/specdecode.c) ----- */
+
+/* Data trace decoded here (the option, or a support packet that enabled
+ * it): its side stands in front of the flow's sink and holds blocks until
+ * their accesses come, which a decode in pieces (it swaps the flow's sink
+ * at a join) cannot carry over, so such a decode is not split. */
+static bool data_side(const struct et_decoder *dec)
+{
+    return dec->p.d.mode != ET_DATA_OFF || et_dside_installed(dec->ds);
+}
+
+/* The decode of bytes from..., as the whole decode (et_dec_run) decodes
+ * them, in parts: from `from` (0, where the previous part stopped, or a
+ * format 3 start packet for a fresh decoder) up to the format 3 start
+ * packet at `until` and into it: its walk, and the state it resets, but
+ * not its instruction, which retires in the next part (*next = until + 1,
+ * inside the packet).  If that packet is not applied as a start (damage,
+ * a decoder that resynchronised elsewhere) the part stops before the
+ * first packet after `until` (*next: its offset).  *next = len: the trace
+ * ended (until == len: to the end, with the end-of-trace checks).  The
+ * packet the loop read ahead is kept, and the next part goes on with it:
+ * the parts of a trace, in order, are its whole decode.  A fresh decoder
+ * with from == until decodes into the sync packet alone: its state then is
+ * what a decode that starts there knows. */
+int et_dec_run_part(struct et_decoder *dec, const uint8_t *buf, size_t len, size_t from, size_t until, size_t *next)
+{
+    dec->part_until = until < len ? until : SIZE_MAX;
+    dec->part_stopped = false;
+    dec->parts++;
+    int rc;
+    if (dec->part_have && from == dec->part_next) {
+        /* A join rebased the flow's instruction count (rvt_flow_rebase):
+         * the one count the decoder keeps follows it. */
+        dec->upd_insns += rvt_flow_insns(dec->f) - dec->part_insns;
+        dec->part_resume = true;
+        rc = run_from(dec, len, from, len);
+    } else if (from > 0 && !dec->packets && data_side(dec)) {
+        /* (a fresh decoder: see data_side; the calling thread decodes it all) */
+        rc = rvt_fail(&dec->diag, RVT_ERR_UNSUPPORTED, "a decode in pieces does not split data trace");
+    } else {
+        dec->part_have = false;
+        dec->part_fresh = from > 0;
+        rc = et_dec_run_segment(dec, buf, len, from, len);
+    }
+    /* A speculative decode whose data side started (a support packet
+     * enabled data trace) held blocks its recording did not get: it
+     * fails, and the calling thread decodes the piece. */
+    if (rc >= 0 && dec->part_fresh && dec->parts <= 2 && data_side(dec))
+        rc = rvt_fail(&dec->diag, RVT_ERR_UNSUPPORTED, "a decode in pieces does not split data trace");
+    *next = dec->part_stopped ? (size_t)dec->part_next : len;
+    dec->part_until = SIZE_MAX;
+    return rc;
+}
+
+static bool bits_equal(uint64_t a, uint64_t b, unsigned n)
+{
+    return n >= 64 ? a == b : ((a ^ b) & ((1ull << n) - 1)) == 0;
+}
+
+/* Do a and b (same configuration) decode the same from here on?  A
+ * format 3 start packet resets what the encoder's packets depend on: the
+ * branch predictor ("The lookup table entries are initialized to 01 when a
+ * synchronization packet is sent"), the jump target cache ("The cache
+ * entries are all invalidated when a synchronization packet is sent"), the
+ * implicit-return count ("reset to 0 whenever a synchronization packet is
+ * sent", branchTrace.adoc), the decoder's return stack (decoder.adoc, after
+ * a format 3: "irstack_depth = 0") and the differential address base (the
+ * format 3 address is full: "address = (te_inst.address << iaddress_lsb)").
+ * What it does not reset is compared here as what it decides: the options
+ * a support packet set (implicit return, full address, branch prediction,
+ * jump target cache: a fresh decoder has only the configured ones), the
+ * resync period learnt from the trace (--resync-max), whether tracing is
+ * open and what must come next, the pending and held outcomes, the packet
+ * read ahead, and the flow engine (rvt_flow_state_equal: call stack, pc,
+ * pending instruction, open block, privilege, context, time).  The parts
+ * stop inside a start packet, after its walk and resets and before its
+ * instruction retires: there nothing of the new segment has been decoded
+ * and the flow engine's open block (a fresh decode's placeholder) is what
+ * it compares.  Positions and counts that decide nothing are left out.  A
+ * decoder with data trace is never equal (data_side). */
+bool et_dec_state_equal(const struct et_decoder *a, const struct et_decoder *b)
+{
+    if (data_side(a) || data_side(b) || a->data_on != b->data_on)
+        return false;
+    const struct et_params *pa = &a->p, *pb = &b->p;
+    if (pa->implicit_return != pb->implicit_return || pa->implicit_except != pb->implicit_except ||
+        pa->full_address != pb->full_address || pa->branch_prediction != pb->branch_prediction ||
+        pa->jump_target_cache != pb->jump_target_cache || a->ir_on != b->ir_on)
+        return false;
+    if (a->part_mid != b->part_mid || a->last_addr != b->last_addr || a->before_f3 != b->before_f3 ||
+        a->priv != b->priv || a->ctx != b->ctx || a->held != b->held || a->held_jump != b->held_jump ||
+        a->open != b->open || a->expect_sync != b->expect_sync || a->after_packet != b->after_packet ||
+        a->counting != b->counting || a->ever_synced != b->ever_synced)
+        return false;
+    /* Inside a sync packet (part_mid) its instruction retires next, which
+     * sets these (or fails, and the error clears them) whatever they were. */
+    if (!a->part_mid) {
+        if (a->synced != b->synced || a->have_single != b->have_single || a->trap_open != b->trap_open)
+            return false;
+        if (a->have_single && (a->single_addr != b->single_addr || a->single_cf != b->single_cf))
+            return false;
+        if (a->trap_open && a->trap_from_known != b->trap_from_known)
+            return false;
+    }
+    if (a->before_f3 && (a->before_f3_via != b->before_f3_via || a->before_f3_addr != b->before_f3_addr))
+        return false;
+    if ((a->held && a->held_taken != b->held_taken) || (a->held_jump && a->held_target != b->held_target))
+        return false;
+    if (a->expect_sync && a->expect_why != b->expect_why)
+        return false;
+    /* (lead_note runs until the first sync packet) */
+    if (!a->ever_synced && (a->lead != b->lead || (a->lead && a->lead_off != b->lead_off)))
+        return false;
+    /* do_sync looks at the uninferable target only while no instruction
+     * has retired since (upd_insns). */
+    const bool ua = a->upd_valid && a->upd_insns == rvt_flow_insns(a->f);
+    const bool ub = b->upd_valid && b->upd_insns == rvt_flow_insns(b->f);
+    if (ua != ub || (ua && a->upd_at != b->upd_at))
+        return false;
+    if (a->src_nmap != b->src_nmap || !bits_equal(a->src_map, b->src_map, a->src_nmap) ||
+        a->src_npred != b->src_npred || a->src_fail != b->src_fail)
+        return false; /* (src_miss is set afresh before do_branches reads it) */
+    if (pa->resync_counted && (a->period != b->period || (a->counting && a->since_sync != b->since_sync)))
+        return false;
+    if ((a->bp.state != NULL) != (b->bp.state != NULL) || a->bp.bits != b->bp.bits ||
+        (a->bp.state && memcmp(a->bp.state, b->bp.state, (size_t)1 << a->bp.bits) != 0))
+        return false;
+    if ((a->jtc.valid != NULL) != (b->jtc.valid != NULL) || a->jtc.bits != b->jtc.bits)
+        return false;
+    for (size_t i = 0; a->jtc.valid && i < ((size_t)1 << a->jtc.bits); i++)
+        if (a->jtc.valid[i] != b->jtc.valid[i] || (a->jtc.valid[i] && a->jtc.entry[i] != b->jtc.entry[i]))
+            return false;
+    /* The packet read ahead: the same bytes read the same way (the options
+     * that decide how are compared above), and its error text. */
+    if (a->part_have != b->part_have)
+        return false;
+    if (a->part_have &&
+        (a->part_next != b->part_next || a->part_status != b->part_status || a->part_last != b->part_last ||
+         (a->part_status != 0 && (a->part_off != b->part_off || a->part_framed != b->part_framed)) ||
+         (a->part_status < 0 && strcmp(a->note_text, b->note_text) != 0)))
+        return false;
+    return rvt_flow_state_equal(a->f, b->f);
+}

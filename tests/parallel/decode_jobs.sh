@@ -152,6 +152,88 @@ read -r joined redone <<<"$(stats "HTM then BTM" --format ntrace --sync-msgs 256
 grep -q "BTM messages cannot follow HTM" "$T/s.err" && ok || bad "HTM then BTM: the serial decode reports no mode error"
 [ "${redone:-0}" -gt 0 ] && ok || bad "HTM then BTM: ${joined:-?} joined, ${redone:-?} decoded again (expected some)"
 
+# ---- E-Trace in pieces (etjobs; keep E-Trace cases in this block) ----------
+# The decode in pieces for E-Trace (et_dec_run_part / et_dec_state_equal):
+# traces encoded with a resync every 128 packets (--resync-max 3: many
+# pieces), every output kind, the option sets of bench/families.txt, a
+# generated program with traps, privilege, context and time, damaged and
+# truncated traces, --max-instructions; pieces cut at every sync point
+# (stats: --jobs 4, RVT_JOBS_SEGMENT_BYTES=1).  The decoder is not given
+# --resync-max: with it, it learns the resync period from the trace and
+# every piece is decoded again (docs/parallel.md).
+# (lcov needs source lines: without --dwarf it decodes nothing.)
+# etsame NAME KINDS ARGS...: stats for each kind; prints the joined counts.
+etsame() {
+    local name=$1 kinds=$2 k; shift 2
+    for k in $kinds; do
+        read -r joined redone <<<"$(stats "$name --output $k" "$@" --output $k)"
+        echo "${joined:-0}"
+    done
+}
+ET_SETS=(
+  ""
+  "--implicit-return fixed"
+  "--branch-prediction --bpred_size_p 10"
+  "--implicit-return fixed --return_stack_size_p 4 --branch-prediction --bpred_size_p 10 --jump-target-cache --cache_size_p 6 --sijump --framing refraw"
+  "--implicit-return 2.0 --full-address"
+  "--etrace-version 0.026"
+  "--nocontext_p 0 --notime_p 0"
+)
+FIRST=1
+for o in "${ET_SETS[@]}"; do
+    for prog in gen bzip2; do
+        name="etrace pieces [$o] ($prog)"
+        # shellcheck disable=SC2086
+        "$RV" encode --format etrace --resync-max 3 $o --elf "$T/$prog" --input "$T/$prog.ing" -o "$T/et.bin" \
+            2>"$T/enc.err" || { bad "$name: encode: $(cat "$T/enc.err")"; continue; }
+        kinds="count insn jsonl"; [ $prog = gen ] && [ $FIRST = 1 ] && kinds=${ALL/ lcov/}; [ $prog = bzip2 ] && kinds="count pcs"
+        # shellcheck disable=SC2086
+        j=$(etsame "$name" "$kinds" --format etrace $o --elf "$T/$prog" "$T/et.bin" | sort -n | head -1)
+        [ "${j:-0}" -gt 5 ] && ok || bad "$name: ${j:-no} pieces joined (expected many)"
+        [ $prog = bzip2 ] && continue
+        FIRST=0
+        size=$(stat -c %s "$T/et.bin")
+        cp "$T/et.bin" "$T/etd.bin"
+        for at in $((size / 3)) $((size / 2)); do
+            printf '\x5a\xa5\x33' | dd of="$T/etd.bin" bs=1 seek=$at conv=notrunc status=none
+        done
+        # shellcheck disable=SC2086
+        etsame "$name, damaged" "insn count" --format etrace $o --elf "$T/$prog" "$T/etd.bin" > /dev/null
+        head -c $((size * 2 / 3)) "$T/et.bin" > "$T/etc.bin"
+        # shellcheck disable=SC2086
+        etsame "$name, truncated" "insn count" --format etrace $o --elf "$T/$prog" "$T/etc.bin" > /dev/null
+        # shellcheck disable=SC2086
+        etsame "$name, --max-instructions" "insn count" --format etrace $o --elf "$T/$prog" "$T/et.bin" \
+            --max-instructions 20000 > /dev/null
+    done
+done
+# --jobs 2 for a count (its decode in pieces from 2 threads on), sized pieces.
+"$RV" encode --format etrace --elf "$T/bzip2" --input "$T/bzip2.ing" -o "$T/et.bin"
+JOBS="2 0"
+same "etrace (bzip2, resync every 1024 packets)" "count pcs" --format etrace --elf "$T/bzip2" "$T/et.bin"
+# Must be decoded again: a trace encoded with --full-address decoded without
+# it.  The whole decode learns full addresses from the first support packet
+# (ioptions); a decoder started at a later sync packet has not, and would
+# read the addresses as differential: the joins' states differ in
+# full_address, so every piece is decoded again (with et_dec_state_equal
+# always true the output differs: wrong addresses, errors).
+"$RV" encode --format etrace --resync-max 3 --full-address --elf "$T/bzip2" --input "$T/bzip2.ing" -o "$T/etfa.bin"
+for k in count pcs; do
+    read -r joined redone <<<"$(stats "etrace --full-address decoded without it --output $k" --format etrace \
+        --elf "$T/bzip2" "$T/etfa.bin" --output $k)"
+    [ "${redone:-0}" -gt 5 ] && [ "${joined:-1}" = 0 ] && ok ||
+        bad "etrace --full-address decoded without it: ${joined:-?} joined, ${redone:-?} decoded again (expected none joined)"
+done
+# Data trace is not decoded in pieces (docs/parallel.md): the same output,
+# every piece on the calling thread.
+"$RV" encode --format etrace --resync-max 3 --data-trace on --elf "$T/gen" --input "$T/gen.ing" -o "$T/etdt.bin"
+for k in insn count; do
+    read -r joined redone <<<"$(stats "etrace data trace --output $k" --format etrace --data-trace on \
+        --elf "$T/gen" "$T/etdt.bin" --output $k)"
+    [ "${joined:-1}" = 0 ] && ok || bad "etrace data trace: ${joined:-?} pieces joined (expected none)"
+done
+# ---- end of the E-Trace block ------------------------------------------------
+
 # A bad --jobs is a usage error.
 "$RV" decode --format ntrace --elf "$T/bzip2" "$T/t.bin" --jobs x > /dev/null 2> "$T/e.err"
 [ $? = 2 ] && grep -q -- "--jobs: expected a number" "$T/e.err" && ok || bad "--jobs x: $(cat "$T/e.err")"
