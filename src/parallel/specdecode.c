@@ -663,6 +663,14 @@ static uint64_t replay(struct out *o, const struct piece *p, uint64_t delta, con
     return sent;
 }
 
+/* A count's sums passed on: the real decoder counts as the serial one does
+ * (a count's sink refuses nothing, so nothing is ever skipped). */
+static int out_counts(void *ctx, const struct rvt_block_counts *c)
+{
+    struct out *o = ctx;
+    return o->user.counts(o->user.ctx, c);
+}
+
 /* ---- the join ------------------------------------------------------------ */
 
 int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
@@ -685,8 +693,11 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
     struct jobs J = {.c = c, .cfg = cfg, .buf = buf, .len = len, .target = PIECE_FIRST, .sums = sink->counts != NULL};
     struct jobs *j = &J;
     struct out o = {.user = *sink};
-    struct rvt_flow_sink osink = {
-        .block = out_block, .note = out_note, .ctx = &o, .blocks = sink->blocks || sink->counts ? out_blocks : NULL};
+    struct rvt_flow_sink osink = {.block = out_block,
+                                  .note = out_note,
+                                  .ctx = &o,
+                                  .blocks = sink->blocks || sink->counts ? out_blocks : NULL,
+                                  .counts = sink->counts ? out_counts : NULL};
     int rc = rvt_decode_flow_config(c, cfg, img, opt, len, &osink, &j->fc, d);
     if (rc < 0)
         return rc;
