@@ -118,17 +118,6 @@ struct et_decoder {
 /* Remember a flow engine call's result for flow_fail. */
 #define FL(x) (dec->frc = (x))
 
-#if defined(__GNUC__)
-#define ET_INLINE inline __attribute__((always_inline))
-#else
-#define ET_INLINE inline
-#endif
-
-static inline uint64_t mask64(unsigned w)
-{
-    return w >= 64 ? ~0ull : ((1ull << w) - 1);
-}
-
 const char *et_dec_error(const struct et_decoder *dec)
 {
     return dec->diag.msg;
@@ -167,7 +156,7 @@ int et_dec_new(struct et_decoder **out, const struct et_params *p, struct rvt_fl
         dec->fast.on = false; /* (the reference decode: every packet through the general reader) */
     unsigned aw = et_addr_bits(p);
     dec->addr_sext = aw >= 1 && aw <= 64 ? 64 - aw : 0;
-    dec->addr_mask = (rvt_flow_xlen(f) == 32 ? 0xffffffffull : ~0ull) & mask64(p->iaddress_width_p);
+    dec->addr_mask = (rvt_flow_xlen(f) == 32 ? 0xffffffffull : ~0ull) & et_fmask64(p->iaddress_width_p);
     dec->fast_hdr = (uint8_t)((p->flow & 3) << 5); /* (extend 0: no timestamp) */
     dec->data_on = p->d.mode != ET_DATA_OFF; /* (a trace cut before its support packet) */
     dec->part_until = SIZE_MAX;
@@ -382,7 +371,7 @@ struct seg {
 };
 
 /* (inline in do_address, the walk of most packets) */
-static ET_INLINE int walk_to_inline(struct et_decoder *dec, const struct seg *s, bool *via_jump, bool *retired)
+static RVT_FASTRD_INLINE int walk_to_inline(struct et_decoder *dec, const struct seg *s, bool *via_jump, bool *retired)
 {
     struct rvt_flow *f = dec->f;
     const bool fixed = dec->p.implicit_return == ET_IR_FIXED;
@@ -1407,7 +1396,7 @@ static int check_resync(struct et_decoder *dec, const struct et_packet *k, uint6
 }
 
 /* One packet (inline in the packet loop; process elsewhere). */
-static ET_INLINE int process_inline(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next,
+static RVT_FASTRD_INLINE int process_inline(struct et_decoder *dec, const struct et_packet *k, const struct et_packet *next,
                                     uint64_t offset)
 {
     struct rvt_flow *f = dec->f;

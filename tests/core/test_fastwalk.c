@@ -433,24 +433,13 @@ static void run_set(const struct optset *os, const char *input, const struct rvt
 
 static void real_capture(void)
 {
-    const char *tmp = rvt_test_tmpdir();
-    char *elf = rvt_test_data("real/bzip2.xz"), *ing = rvt_test_data("real/bzip2-9.ing.xz");
-    int sh = rvt_test_sh("command -v xz >/dev/null && xz -dc '%s' > '%s/bzip2' && xz -dc '%s' > '%s/bzip2-9.ing'", elf,
-                         tmp, ing, tmp);
-    free(elf);
-    free(ing);
-    if (sh != 0) {
-        printf("  (no xz: the bundled real capture is not used)\n");
+    struct rvt_image *img = NULL;
+    struct rvt_recs recs = {0};
+    int got = rvt_recs_bundled_capture(&img, &recs);
+    if (got <= 0) {
+        rvt_img_free(img);
         return;
     }
-    char path[600];
-    snprintf(path, sizeof path, "%s/bzip2", tmp);
-    struct rvt_image *img = rvt_img_new();
-    REQUIRE(rvt_img_load_elf(img, path) == 0);
-    snprintf(path, sizeof path, "%s/bzip2-9.ing", tmp);
-    struct rvt_recs recs = {0};
-    struct rvt_diag d = {0};
-    REQUIRE(rvt_recs_load(&recs, path, img, &d) == 0);
     /* Cut, truncated and damaged copies of the long trace for a few sets
      * (the generated programs below do it for all). */
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)

@@ -1,6 +1,8 @@
 #include "roundtrip.h"
+#include "testlib.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +44,32 @@ int rvt_recs_load(struct rvt_recs *v, const char *path, const struct rvt_image *
         rvt_fail(d, (enum rvt_err)-rc2, "%s", rvt_ing_error(r));
     rvt_ing_close(r);
     return rc2 < 0 ? rc2 : 0;
+}
+
+int rvt_recs_bundled_capture(struct rvt_image **img, struct rvt_recs *recs)
+{
+    const char *tmp = rvt_test_tmpdir();
+    char *elf = rvt_test_data("real/bzip2.xz"), *ing = rvt_test_data("real/bzip2-9.ing.xz");
+    int sh = rvt_test_sh("command -v xz >/dev/null && xz -dc '%s' > '%s/bzip2' && xz -dc '%s' > '%s/bzip2-9.ing'", elf,
+                         tmp, ing, tmp);
+    free(elf);
+    free(ing);
+    if (sh != 0) {
+        printf("  (no xz: the bundled real capture is not used)\n");
+        return 0;
+    }
+    char path[600];
+    snprintf(path, sizeof path, "%s/bzip2", tmp);
+    *img = rvt_img_new();
+    int loaded = *img ? rvt_img_load_elf(*img, path) : -1;
+    CHECK_MSG(loaded == 0, "loading %s", path);
+    if (loaded != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/bzip2-9.ing", tmp);
+    struct rvt_diag d = {0};
+    int rc = rvt_recs_load(recs, path, *img, &d);
+    CHECK_MSG(rc == 0, "loading %s: %s", path, d.msg);
+    return rc == 0 ? 1 : -1;
 }
 
 int rvt_recs_gen(struct rvt_recs *v, const struct rvt_gen_program *p, const struct rvt_gen_config *gc,

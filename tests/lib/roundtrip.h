@@ -18,6 +18,11 @@ void rvt_recs_free(struct rvt_recs *v);
 int rvt_recs_push(void *ctx, const struct rvt_ing_rec *r); /* an rvt_ing_emit_fn */
 /* All records of an ingress file (any format the reader knows). */
 int rvt_recs_load(struct rvt_recs *v, const char *path, const struct rvt_image *img, struct rvt_diag *d);
+/* The bundled real capture (tests/data/real: bzip2 -9's ELF and its
+ * ingress records), unpacked with xz into the test's temporary directory.
+ * Returns 1 with *img (caller frees) and recs filled; 0 when xz is missing
+ * (says so on stdout); <0 on failure (a failed check). */
+int rvt_recs_bundled_capture(struct rvt_image **img, struct rvt_recs *recs);
 /* A generated program's execution (merge_blocks as given). */
 int rvt_recs_gen(struct rvt_recs *v, const struct rvt_gen_program *p, const struct rvt_gen_config *gc,
                  bool merge_blocks, struct rvt_diag *d);
