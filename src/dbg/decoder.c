@@ -28,6 +28,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1008,25 +1009,38 @@ static int resolve_held_trap(struct dbg_dec *dec)
     return do_trap(dec, true, dec->src_priv, dec->held_pc);
 }
 
+/* The source PC and the Privilege Level without the interrupt bit after
+ * it were an xRET's target and its Privilege Level (the seed's table:
+ * mret/sret "Emit PC ... Emit Privilege Level"), not a trap's first two
+ * packets: the code reached that PC before the xRET did (a nested handler
+ * running the code it returns into).  `what` names the packet that tells. */
+static int src_was_eret(struct dbg_dec *dec, const char *what)
+{
+    dec->st = ST_SRC;
+    int rc = src_was_jump_target(dec);
+    if (rc <= 0)
+        return rc;
+    if (dec->st != ST_ERET)
+        return trace_error(dec, "%s after the Privilege Level of a trap at 0x%" PRIx64
+                                ", and 0x%" PRIx64 " is not the target of an xRET either",
+                           what, dec->src, dec->src);
+    dec->prv = (dec->src_priv >> 1) & 3;
+    dec->st = ST_IDLE;
+    if ((rc = rvt_flow_set_context(dec->flow, dec->prv, dec->hart)) < 0)
+        return flow_failed(dec, "privilege level", rc);
+    return 1;
+}
+
 /* ST_TRAP_HELD, and a Privilege Level without the interrupt bit follows:
  * the source PC was an xRET's target, the first Privilege Level its, and
  * the held PC the next packet of the walk from there. */
 static int held_was_eret(struct dbg_dec *dec)
 {
     uint64_t next = dec->held_pc;
-    dec->st = ST_SRC;
-    int rc = src_was_jump_target(dec);
-    if (rc <= 0)
-        return rc;
-    if (dec->st != ST_ERET)
-        return trace_error(dec, "Privilege Level after the handler PC 0x%" PRIx64 " of a trap at 0x%" PRIx64
-                                ", and 0x%" PRIx64 " is not the target of an xRET either",
-                           next, dec->src, dec->src);
-    dec->prv = (dec->src_priv >> 1) & 3;
-    dec->st = ST_IDLE;
-    if ((rc = rvt_flow_set_context(dec->flow, dec->prv, dec->hart)) < 0)
-        return flow_failed(dec, "privilege level", rc);
-    return ebr_pc(dec, next);
+    char what[80];
+    snprintf(what, sizeof what, "Privilege Level after the PC 0x%" PRIx64, next);
+    int rc = src_was_eret(dec, what);
+    return rc <= 0 ? rc : ebr_pc(dec, next);
 }
 
 /* Close pending states a packet of another kind ends. */
@@ -1056,9 +1070,18 @@ static int settle(struct dbg_dec *dec, unsigned hdr)
         if ((rc = src_was_jump_target(dec)) <= 0)
             return rc;
     }
-    if (dec->st == ST_SRC_PRIV && hdr != DBG_PC)
+    if (dec->st == ST_SRC_PRIV && hdr != DBG_PC) {
+        /* A trap's three packets come together; without its handler PC
+         * the two were an xRET's (src_was_eret) — with emitbranch, where
+         * an xRET's own PC is not sent, and without the interrupt bit. */
+        if (dec->ebr && !dec->nocode && !(dec->src_priv & 8)) {
+            char what[80];
+            snprintf(what, sizeof what, "%s packet", dbg_hdr_name(hdr));
+            return src_was_eret(dec, what);
+        }
         return trace_error(dec, "%s packet after a trap's Privilege Level, expected the handler PC",
                            dbg_hdr_name(hdr));
+    }
     return 1;
 }
 
