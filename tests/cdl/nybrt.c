@@ -817,27 +817,20 @@ bool nrt_prog_real(struct nrt_prog *p)
 {
     memset(p, 0, sizeof *p);
     p->name = "real/bzip2-9";
-    const char *tmp = rvt_test_tmpdir();
-    char *elf = rvt_test_data("real/bzip2.xz"), *ing = rvt_test_data("real/bzip2-9.ing.xz");
-    int rc = rvt_test_sh("command -v xz >/dev/null && xz -dc '%s' > '%s/bzip2' && xz -dc '%s' > '%s/bzip2-9.ing'", elf,
-                         tmp, ing, tmp);
-    free(elf);
-    free(ing);
-    if (rc != 0) {
+    char path[600], ing[600];
+    if (!rvt_test_unxz("real/bzip2.xz", "bzip2", path, sizeof path) ||
+        !rvt_test_unxz("real/bzip2-9.ing.xz", "bzip2-9.ing", ing, sizeof ing)) {
         printf("  (no xz: the bundled real capture is not used)\n");
         return false;
     }
-    char path[600];
-    snprintf(path, sizeof path, "%s/bzip2", tmp);
     p->img = rvt_img_new();
     if (rvt_img_load_elf(p->img, path) < 0) {
         rvt_test_fail(__FILE__, __LINE__, "%s", rvt_img_error(p->img));
         return false;
     }
     p->xlen = rvt_img_xlen(p->img);
-    snprintf(path, sizeof path, "%s/bzip2-9.ing", tmp);
     char err[256];
-    if (nrt_exec_file(path, p->img, &p->x, err, sizeof err) < 0) {
+    if (nrt_exec_file(ing, p->img, &p->x, err, sizeof err) < 0) {
         rvt_test_fail(__FILE__, __LINE__, "%s", err);
         return false;
     }

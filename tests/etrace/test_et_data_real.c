@@ -34,18 +34,12 @@ static const struct {
 
 int main(void)
 {
-    const char *tmp = rvt_test_tmpdir();
-    char *elf = rvt_test_data("real/bzip2.xz"), *ing = rvt_test_data("etrace-data/real/bzip2-9-mem.ing.xz");
-    int sh = rvt_test_sh("command -v xz >/dev/null && xz -dc '%s' > '%s/bzip2' && xz -dc '%s' > '%s/mem.ing'", elf,
-                         tmp, ing, tmp);
-    free(elf);
-    free(ing);
-    if (sh != 0) {
+    char path[1024], ing[1024];
+    if (!rvt_test_unxz("real/bzip2.xz", "bzip2", path, sizeof path) ||
+        !rvt_test_unxz("etrace-data/real/bzip2-9-mem.ing.xz", "mem.ing", ing, sizeof ing)) {
         printf("  (no xz: the real capture is not used)\n");
         return 77;
     }
-    char path[1024];
-    snprintf(path, sizeof path, "%s/bzip2", tmp);
     struct rvt_image *img = rvt_img_new();
     if (!img || rvt_img_load_elf(img, path) < 0) {
         CHECK_MSG(0, "%s: %s", path, img ? rvt_img_error(img) : "out of memory");
@@ -53,9 +47,8 @@ int main(void)
     }
     struct rvt_recs recs = {0};
     struct rvt_diag d = {0};
-    snprintf(path, sizeof path, "%s/mem.ing", tmp);
-    if (rvt_recs_load(&recs, path, img, &d) < 0) {
-        CHECK_MSG(0, "%s: %s", path, d.msg);
+    if (rvt_recs_load(&recs, ing, img, &d) < 0) {
+        CHECK_MSG(0, "%s: %s", ing, d.msg);
         return rvt_test_summary("test_et_data_real");
     }
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {

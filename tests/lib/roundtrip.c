@@ -48,27 +48,20 @@ int rvt_recs_load(struct rvt_recs *v, const char *path, const struct rvt_image *
 
 int rvt_recs_bundled_capture(struct rvt_image **img, struct rvt_recs *recs)
 {
-    const char *tmp = rvt_test_tmpdir();
-    char *elf = rvt_test_data("real/bzip2.xz"), *ing = rvt_test_data("real/bzip2-9.ing.xz");
-    int sh = rvt_test_sh("command -v xz >/dev/null && xz -dc '%s' > '%s/bzip2' && xz -dc '%s' > '%s/bzip2-9.ing'", elf,
-                         tmp, ing, tmp);
-    free(elf);
-    free(ing);
-    if (sh != 0) {
+    char path[600], ing[600];
+    if (!rvt_test_unxz("real/bzip2.xz", "bzip2", path, sizeof path) ||
+        !rvt_test_unxz("real/bzip2-9.ing.xz", "bzip2-9.ing", ing, sizeof ing)) {
         printf("  (no xz: the bundled real capture is not used)\n");
         return 0;
     }
-    char path[600];
-    snprintf(path, sizeof path, "%s/bzip2", tmp);
     *img = rvt_img_new();
     int loaded = *img ? rvt_img_load_elf(*img, path) : -1;
     CHECK_MSG(loaded == 0, "loading %s", path);
     if (loaded != 0)
         return -1;
-    snprintf(path, sizeof path, "%s/bzip2-9.ing", tmp);
     struct rvt_diag d = {0};
-    int rc = rvt_recs_load(recs, path, *img, &d);
-    CHECK_MSG(rc == 0, "loading %s: %s", path, d.msg);
+    int rc = rvt_recs_load(recs, ing, *img, &d);
+    CHECK_MSG(rc == 0, "loading %s: %s", ing, d.msg);
     return rc == 0 ? 1 : -1;
 }
 

@@ -98,6 +98,15 @@ int rvt_test_sh(const char *fmt, ...)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+bool rvt_test_unxz(const char *rel, const char *name, char *path, size_t n)
+{
+    char *src = rvt_test_data(rel);
+    snprintf(path, n, "%s/%s", rvt_test_tmpdir(), name);
+    int st = rvt_test_sh("command -v xz >/dev/null && xz -dc '%s' > '%s'", src, path);
+    free(src);
+    return st == 0;
+}
+
 const char *rvt_test_cli(void)
 {
     const char *b = getenv("RVT_BIN");

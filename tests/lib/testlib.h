@@ -69,6 +69,10 @@ int rvt_test_sh(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* Unpack the xz file $RVT_TEST_DATA/<rel> into the temporary directory as
+ * <name>; `path` (n bytes) gets its path.  False when xz is missing or
+ * fails (the bundled captures are optional for the tests that use them). */
+bool rvt_test_unxz(const char *rel, const char *name, char *path, size_t n);
 /* Path of the built rvtrace CLI ($RVT_BIN). */
 const char *rvt_test_cli(void);
 
