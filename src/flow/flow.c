@@ -31,6 +31,36 @@ struct pending {
     bool sij;          /* uninferable jump with a sequentially inferred target */
 };
 
+/* The counting walk's memo (walk_fast, memo_build): from a block start,
+ * with the next MEMO_K branch outcomes known, the whole chain of cache blocks
+ * up to and including the block of the MEMO_K-th branch, summed: a loop the
+ * code runs again with the same outcomes is retired in one step instead of
+ * block by block.  Only blocks the code alone continues (no control flow,
+ * branches, inferable jumps and calls that push nothing) are in a chain;
+ * the memo holds what the fast loop would have done with them, so it is
+ * exact whatever the walk's limits are as long as none of them falls inside
+ * the chain (walk_fast checks: fewer instructions than the walk may still
+ * retire, the stop address outside [lo, hi]).  Fixed size; an entry is
+ * overwritten by the next key that hashes to it. */
+#define MEMO_K 6                      /* branch outcomes a chain consumes */
+#define MEMO_LOG2 13                  /* 8192 entries */
+#define MEMO_MAX_BLOCKS 64            /* longer chains are not kept */
+struct memo_entry {
+    uint64_t pc;     /* key: the chain's first block */
+    uint32_t key;    /* key: the MEMO_K outcomes (bit 0 first, 1 taken) | memo_gen << MEMO_K */
+    uint32_t hint;   /* the successor hint for `end` (as a cache slot's succ[]) */
+    uint64_t end;    /* where execution goes after the chain */
+    uint64_t lo, hi; /* the chain's blocks lie within [lo, hi] (their starts and last instructions) */
+    uint64_t bstart; /* the target of its last discontinuity (disc) */
+    uint64_t last;   /* the last block's last instruction */
+    uint32_t n;      /* instructions (0: no chain from here with these outcomes) */
+    uint32_t hw;     /* halfwords */
+    uint32_t tail;   /* instructions after its last discontinuity (or all, without one) */
+    uint8_t ends[3]; /* blocks it ends: taken branches, jumps, calls */
+    uint8_t cf;      /* class of the last block's last instruction */
+    bool disc;       /* it has a discontinuity */
+};
+
 /* A field added here that decides what the engine does from then on must be
  * compared in rvt_flow_state_equal (the parallel decode's join check). */
 struct rvt_flow {
@@ -99,6 +129,12 @@ struct rvt_flow {
     /* Emitted blocks not yet handed to a counting sink
      * (rvt_flow_sink.counts): ends and insns (deliver() adds up blocks). */
     struct rvt_block_counts tally;
+    /* The counting walk's memo (struct memo_entry): MEMO_SLOTS entries,
+     * keyed by block start, the next MEMO_K branch outcomes and memo_gen
+     * (the fast-path action table they were made under; changes with it). */
+    struct memo_entry *memo;
+    uint32_t memo_gen;
+    struct memo_entry memo_none; /* matches nothing: what a chain through an uncached block gets */
 };
 
 static int deliver(struct rvt_flow *f);
@@ -209,7 +245,10 @@ struct rvt_flow *rvt_flow_new(const struct rvt_flow_config *cfg)
     f->mask = f->xlen == 32 ? 0xffffffffull : ~0ull;
     f->bnext = f->batch;
     f->bc = rvt_bcache_new(cfg->image, 0);
-    if (!f->bc) {
+    f->memo = calloc((size_t)1 << MEMO_LOG2, sizeof *f->memo); /* (pages untouched until a counting walk) */
+    if (!f->bc || !f->memo) {
+        rvt_bcache_free(f->bc);
+        free(f->memo);
         free(f);
         return NULL;
     }
@@ -227,6 +266,7 @@ void rvt_flow_free(struct rvt_flow *f)
         return;
     (void)deliver(f); /* the last blocks of a decode that stopped without finishing */
     rvt_bcache_free(f->bc);
+    free(f->memo);
     free(f);
 }
 
@@ -1028,6 +1068,108 @@ static int branch_default(const struct rvt_walk *w, uint64_t addr)
     return (w->flags & RVT_WALK_NT_DEFAULT) ? 0 : -1;
 }
 
+static inline size_t memo_index(uint64_t pc, uint32_t bits)
+{
+    return (size_t)((((pc >> 1) ^ ((uint64_t)bits << 40)) * 0x9E3779B97F4A7C15ull) >> (64 - MEMO_LOG2));
+}
+
+/* Make the memo entry e for the chain from pc with these MEMO_K outcomes,
+ * from the cache blocks as the fast loop would walk them (with the walk's
+ * action table; e->n stays 0 where there is no such chain).  A block of the
+ * chain not in the cache where the loop looks first (the previous block's
+ * successor hint or its home slot) makes nothing and keeps nothing
+ * (memo_none): the loop walks it, which brings it in, and the next visit
+ * makes the chain.  Reads the cache only (a miss may move it: the loop's
+ * business).  Out of line: once per chain made. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static struct memo_entry *memo_build(struct rvt_flow *f, struct memo_entry *e, uint64_t pc, uint32_t bits)
+{
+    const struct bc_slot *const slots = f->bc->slots;
+    const unsigned shift = f->bc->shift;
+    struct memo_entry m;
+    memset(&m, 0, sizeof m);
+    m.pc = pc;
+    m.key = bits | f->memo_gen << MEMO_K;
+    m.lo = pc;
+    uint64_t cur = pc, n = 0, hw = 0;
+    unsigned left = MEMO_K;
+    const uint32_t *hint = NULL;
+    for (unsigned i = 0; i < MEMO_MAX_BLOCKS; i++) {
+        const struct bc_slot *s = hint ? (const struct bc_slot *)((const char *)slots + *hint) : NULL;
+        if (!s || s->b.start != cur) {
+            s = &slots[rvt_bc_home(shift, cur)];
+            if (s->b.start != cur)
+                return &f->memo_none;
+        }
+        const struct rvt_block_info *b = &s->b;
+        if (b->ninsns == 0 || b->last < cur)
+            break; /* no code (the loop stops there); a block across the end of the address space */
+        if (cur < m.lo)
+            m.lo = cur;
+        if (b->last > m.hi)
+            m.hi = b->last;
+        n += b->ninsns;
+        hw += b->halfwords;
+        uint8_t end;
+        switch ((enum fast_action)f->action[b->cf]) {
+        case FA_SEQ:
+            m.tail += b->ninsns;
+            cur = b->next;
+            hint = &s->succ[0];
+            continue;
+        case FA_BRANCH: {
+            const bool taken = bits & 1;
+            bits >>= 1;
+            left--;
+            if (!taken) {
+                m.tail += b->ninsns;
+                cur = b->next;
+                hint = &s->succ[0];
+            } else {
+                m.ends[0]++;
+                m.disc = true;
+                m.tail = 0;
+                m.bstart = cur = b->target;
+                hint = &s->succ[1];
+            }
+            if (left)
+                continue;
+            m.end = cur;
+            m.last = b->last;
+            m.cf = b->cf;
+            m.n = (uint32_t)n;
+            m.hw = (uint32_t)hw;
+            *e = m;
+            return e;
+        }
+        case FA_CALL:
+            if (f->cs.depth)
+                goto none; /* it pushes: not the same chain for every stack */
+            end = 2;
+            break;
+        case FA_OTHER:
+            end = 2;
+            break;
+        case FA_JUMP:
+            end = 1;
+            break;
+        default:
+            goto none; /* the loop hands back or stops there, or a return pops the stack */
+        }
+        m.ends[end]++;
+        m.disc = true;
+        m.tail = 0;
+        m.bstart = cur = b->target;
+        hint = &s->succ[1];
+    }
+none:
+    m.n = 0; /* (kept: the same key makes no chain again) */
+    *e = m;
+    return e;
+}
+
 /* The counting loop's last retired cache block into f->blk: its last
  * instruction and class, and (the output block is open: the block went on
  * sequentially) where it ends. */
@@ -1121,7 +1263,39 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     uint32_t *hint = &nohint;
     if (counting)
         f->cnt_last = NULL;
+    /* The memo (struct memo_entry): for the counting walk without a
+     * halfword limit. */
+    const bool memo = counting && !(lim & LIM_HW);
     for (;;) {
+        if (memo && q.word >> MEMO_K) {
+            const uint32_t bits = (uint32_t)q.word & ((1u << MEMO_K) - 1);
+            struct memo_entry *e = &f->memo[memo_index(pc, bits)];
+            if (e->pc != pc || e->key != (bits | f->memo_gen << MEMO_K))
+                e = memo_build(f, e, pc, bits);
+            /* the chain exists (n > 0), the walk's instruction limit is not
+             * within it, nor is the stop address */
+            if ((uint64_t)e->n - 1 < in - 1 && (!(lim & LIM_ADDR) || stop - e->lo > e->hi - e->lo)) {
+                hw -= e->hw;
+                in -= e->n;
+                f->tally.ends[RVT_END_BRANCH] += e->ends[0];
+                f->tally.ends[RVT_END_JUMP] += e->ends[1];
+                f->tally.ends[RVT_END_CALL] += e->ends[2];
+                if (e->disc) {
+                    bstart = e->bstart;
+                    in_open = in + e->tail;
+                }
+                /* (set_last of its last block) */
+                f->cnt_last = NULL;
+                f->blk.last = e->last;
+                f->blk.cf = e->cf;
+                if (in_open != in)
+                    f->blk_end = e->end;
+                pc = e->end;
+                q.word >>= MEMO_K;
+                hint = &e->hint;
+                continue;
+            }
+        }
         struct bc_slot *s = (struct bc_slot *)((char *)slots + *hint);
         /* A successor hint that holds is a link followed, not a lookup: not
          * counted as a hit (it was 2 host instructions a block, hits
@@ -1462,6 +1636,11 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
             f->action[RVT_CF_ECALL] = f->action[RVT_CF_EBREAK] = FA_SEQ;
         f->action_flags = afl;
         f->action_valid = true;
+        /* The memo's chains were made under the old table. */
+        if (++f->memo_gen == 1u << (32 - MEMO_K)) {
+            memset(f->memo, 0, ((size_t)1 << MEMO_LOG2) * sizeof *f->memo);
+            f->memo_gen = 1;
+        }
     }
     struct fast_state fs = {.hw_left = hw_left,
                             .in_left = in_left,
@@ -1850,6 +2029,10 @@ bool rvt_flow_state_equal(const struct rvt_flow *a, const struct rvt_flow *b)
         struct rvt_block x = a->blk, y = b->blk;
         x.index = y.index = 0;
         x.trace_offset = y.trace_offset = 0;
+        /* (set when the block ends: the fast walk leaves the last ended
+         * block's there) */
+        x.end = y.end = 0;
+        x.next = y.next = 0;
         if (memcmp(&x, &y, sizeof x) != 0 || a->blk_end != b->blk_end)
             return false;
     }
@@ -1876,9 +2059,13 @@ void rvt_flow_refresh(struct rvt_flow *f)
     struct rvt_bcache *bc = f->bc;
     unsigned xlen = f->xlen;
     uint64_t mask = f->mask;
+    struct memo_entry *memo = f->memo; /* (its keys hold memo_gen, which goes on) */
+    uint32_t memo_gen = f->memo_gen;
     memset(f, 0, sizeof *f);
     f->cfg = cfg;
     f->bc = bc;
+    f->memo = memo;
+    f->memo_gen = memo_gen;
     f->xlen = xlen;
     f->mask = mask;
     /* (as rvt_flow_new) */

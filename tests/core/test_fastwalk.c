@@ -564,8 +564,176 @@ static void exact_counts(void)
     rvt_img_free(img);
 }
 
+/* The counting walk's memo (flow.c, struct memo_entry): a chain of cache
+ * blocks retired in one step when the next outcomes are known.  A loop
+ * nest driven by random branch outcomes, walked by both engines with a
+ * counting sink: walks until the outcomes run out, to an instruction
+ * count, to an address (inside loops the memo covers), both, with and
+ * without implicit returns and a call stack, stopping at every branch or
+ * jump, one-instruction walks.  After
+ * every step the engines must be in the same state (rvt_flow_state_equal:
+ * pc, pending instruction, open block and where it ends, branch queue, call
+ * stack), have retired as many instructions and have stopped the same way,
+ * and the counts told (delivered by a note after every step) must be the
+ * same. */
+static uint32_t enc_b(int32_t off) /* beq x0, x0, off */
+{
+    uint32_t u = (uint32_t)off;
+    return ((u >> 12) & 1) << 31 | ((u >> 5) & 0x3f) << 25 | ((u >> 1) & 0xf) << 8 | ((u >> 11) & 1) << 7 | 0x63;
+}
+
+static uint32_t enc_jal(unsigned rd, int32_t off)
+{
+    uint32_t u = (uint32_t)off;
+    return ((u >> 20) & 1) << 31 | ((u >> 1) & 0x3ff) << 21 | ((u >> 11) & 1) << 20 | ((u >> 12) & 0xff) << 12 |
+           rd << 7 | 0x6f;
+}
+
+struct memo_side {
+    struct rvt_flow *f;
+    struct rvt_block_counts told; /* since the last note */
+    int rc;
+    struct rvt_stop st;
+};
+
+static int memo_counts(void *ctx, const struct rvt_block_counts *c)
+{
+    struct rvt_block_counts *t = &((struct memo_side *)ctx)->told;
+    t->blocks += c->blocks;
+    t->insns += c->insns;
+    for (unsigned e = 0; e < 16; e++)
+        t->ends[e] += c->ends[e];
+    return 0;
+}
+
+static int memo_note(void *ctx, const struct rvt_note *n)
+{
+    (void)ctx;
+    (void)n;
+    return 0;
+}
+
+static uint64_t memo_rand(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 17;
+}
+
+static void memo_walks(void)
+{
+    const uint32_t nop = 0x00000013;
+    /* 0x1000 nop; nop; beq ->0x1000           an inner loop
+     * 0x100c nop; beq ->0x1020                 a forward branch
+     * 0x1014 jal ra, 0x1040                    a call
+     * 0x1018 nop; j 0x1024
+     * 0x1020 nop
+     * 0x1024 beq ->0x100c; beq ->0x1000        the outer loops
+     * 0x102c beq ->0x1000; ret (0x1030)        a way out through a return
+     * 0x1034 nop; nop; nop (unused)
+     * 0x1040 nop; beq ->0x1040; jal x0, 0x1018 the called function (jumps back) */
+    const uint32_t code[] = {nop,        nop,         enc_b(-8),  nop,         enc_b(16),  enc_jal(1, 0x2c),
+                             nop,        enc_jal(0, 8), nop,      enc_b(-24),  enc_b(-40), enc_b(-44),
+                             0x00008067, nop,         nop,        nop,         nop,        enc_b(-4),
+                             enc_jal(0, -0x30)};
+    uint8_t bytes[sizeof code];
+    for (size_t i = 0; i < sizeof code / 4; i++)
+        for (int k = 0; k < 4; k++)
+            bytes[4 * i + (size_t)k] = (uint8_t)(code[i] >> (8 * k));
+    struct rvt_image *img = rvt_img_new();
+    REQUIRE(rvt_img_add_raw(img, 0x1000, bytes, sizeof bytes, "code") == 0);
+    const uint64_t insn_end = 0x1000 + sizeof bytes;
+    unsigned long steps = 0, retired = 0;
+    for (unsigned depth = 0; depth <= 8; depth += 8) {
+        struct memo_side side[2];
+        memset(side, 0, sizeof side);
+        for (int i = 0; i < 2; i++) {
+            struct rvt_flow_config fc = {.size = sizeof fc,
+                                         .image = img,
+                                         .xlen = 64,
+                                         .ecall = RVT_FLOW_ECALL_TRAP,
+                                         .callstack_depth = depth,
+                                         .sink = {.counts = memo_counts, .note = memo_note, .ctx = &side[i]},
+                                         .no_fast_walk = i == 1};
+            side[i].f = rvt_flow_new(&fc);
+            REQUIRE(side[i].f != NULL);
+            REQUIRE(rvt_flow_sync(side[i].f, 0x1000, RVT_PRIV_M, 0, true) == 0);
+        }
+        uint64_t seed = 0x5eed0000 + depth;
+        for (unsigned step = 0; step < 20000; step++) {
+            const uint64_t r = memo_rand(&seed), bits = memo_rand(&seed) << 22 ^ memo_rand(&seed);
+            const unsigned op = (unsigned)(r % 16), nbits = 1 + (unsigned)(r >> 8) % 64;
+            const uint64_t insns = 1 + (r >> 16) % 300, addr = 0x1000 + 4 * ((r >> 28) % ((insn_end - 0x1000) / 4));
+            /* (flags that change what the fast loop does with a block, and so the chains) */
+            const uint32_t ir = ((r >> 40) % 8 == 0   ? RVT_WALK_STOP_BRANCH
+                                 : (r >> 40) % 8 == 1 ? RVT_WALK_STOP_JUMP
+                                                       : 0) |
+                                (depth && (r >> 43) % 2 ? RVT_WALK_IMPLICIT_RET : 0);
+            for (int i = 0; i < 2; i++) {
+                struct memo_side *m = &side[i];
+                struct rvt_flow *f = m->f;
+                memset(&m->st, 0, sizeof m->st);
+                if (rvt_flow_pending(f)) { /* resolve it as the trace would */
+                    m->rc = rvt_flow_continue(f);
+                    if (m->rc < 0 && rvt_flow_pending(f))
+                        m->rc = (r >> 50) % 2 ? rvt_flow_branch(f, (r >> 51) & 1) : rvt_flow_jump(f, 0x100c);
+                    if (m->rc < 0)
+                        m->rc = rvt_flow_jump(f, 0x1000);
+                }
+                if (!rvt_flow_have_pc(f))
+                    m->rc = rvt_flow_sync(f, 0x1000, RVT_PRIV_M, 0, false);
+                if (op < 6) {
+                    if (rvt_flow_queued_branches(f) < 3000)
+                        m->rc = rvt_flow_push_branches(f, bits, nbits);
+                    struct rvt_walk w = {.flags = ir};
+                    m->rc = rvt_flow_walk(f, &w, &m->st);
+                } else if (op < 9) {
+                    struct rvt_walk w = {.flags = ir | RVT_WALK_INSNS, .insns = insns};
+                    m->rc = rvt_flow_walk(f, &w, &m->st);
+                } else if (op < 12) {
+                    struct rvt_walk w = {.flags = ir | RVT_WALK_ADDR | (op == 11 ? RVT_WALK_ADDR_NOT_FIRST : 0),
+                                         .addr = addr};
+                    m->rc = rvt_flow_walk(f, &w, &m->st);
+                } else if (op < 14) {
+                    struct rvt_walk w = {.flags = ir | RVT_WALK_ADDR | RVT_WALK_INSNS, .addr = addr, .insns = insns};
+                    m->rc = rvt_flow_walk(f, &w, &m->st);
+                } else if (op == 14) {
+                    m->rc = rvt_flow_walk_one(f, &m->st);
+                } else {
+                    m->rc = rvt_flow_push_branches(f, bits, nbits);
+                }
+                struct rvt_note n = {.kind = RVT_NOTE_TIME};
+                rvt_flow_note(f, &n); /* (delivers the counts) */
+            }
+            const struct memo_side *a = &side[0], *b = &side[1];
+            steps++;
+            retired += a->st.insns;
+            CHECK_MSG(a->rc == b->rc && a->st.reason == b->st.reason && a->st.insns == b->st.insns &&
+                          a->st.halfwords == b->st.halfwords && a->st.last == b->st.last && a->st.pc == b->st.pc &&
+                          a->st.cf == b->st.cf && a->st.target == b->st.target &&
+                          rvt_flow_insns(a->f) == rvt_flow_insns(b->f) &&
+                          rvt_flow_queued_branches(a->f) == rvt_flow_queued_branches(b->f) &&
+                          rvt_flow_state_equal(a->f, b->f) && same_counts(&a->told, &b->told),
+                      "call stack %u, step %u (op %u): fast rc %d stop %u after %" PRIu64 " at 0x%" PRIx64
+                      ", %" PRIu64 " blocks told; general step rc %d stop %u after %" PRIu64 " at 0x%" PRIx64
+                      ", %" PRIu64 " blocks told",
+                      depth, step, op, a->rc, a->st.reason, a->st.insns, rvt_flow_pc(a->f), a->told.blocks, b->rc,
+                      b->st.reason, b->st.insns, rvt_flow_pc(b->f), b->told.blocks);
+            if (rvt_test_failures)
+                break;
+            memset(&side[0].told, 0, sizeof side[0].told);
+            memset(&side[1].told, 0, sizeof side[1].told);
+        }
+        rvt_flow_free(side[0].f);
+        rvt_flow_free(side[1].f);
+    }
+    printf("  memo walks: %lu steps, %lu instructions retired\n", steps, retired);
+    CHECK(retired > 1000000);
+    rvt_img_free(img);
+}
+
 int main(void)
 {
+    memo_walks();
     exact_counts();
     real_capture();
     generated(64, 11, RVT_GEN_ALL_FEATURES);
