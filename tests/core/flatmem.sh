@@ -56,6 +56,26 @@ done
 "$RV" decode --format ntrace --elf "$E" "$T/t10" --output pcs 2>/dev/null | cksum > "$T/serial.sum"
 cmp -s "$T/serial.sum" "$T/t10.pcs.sum" && ok || bad "the PC list of --jobs 2 differs from the serial one"
 
+# A large text written to a file (-o, or stdout sent to a file): the file
+# system's space is reserved ahead of the writes (src/analysis/outfile.h)
+# and what is not used is given back: the file holds exactly the text, its
+# blocks no more than it (a leftover reservation would be 64 MiB), and a
+# file that stderr is sent to as well keeps both.
+space_ok() { # file -> 0 if its allocated bytes are within 1 MiB of its size
+    local sz al
+    sz=$(stat -c %s "$1"); al=$(( $(stat -c %b "$1") * $(stat -c %B "$1") ))
+    [ "$al" -le $((sz + 1048576)) ] || { echo "$1: $al bytes allocated for $sz" >&2; return 1; }
+}
+"$RV" decode --format ntrace --elf "$E" "$T/t10" --output pcs -o "$T/t10.file.pcs" 2>/dev/null
+cksum < "$T/t10.file.pcs" | cmp -s - "$T/serial.sum" && ok || bad "the PC list written with -o differs from the one on stdout"
+space_ok "$T/t10.file.pcs" && ok || bad "-o: the space reserved beyond the PC list was not given back"
+"$RV" decode --format ntrace --elf "$E" "$T/t10" --output pcs > "$T/t10.both" 2>&1
+"$RV" decode --format ntrace --elf "$E" "$T/t10" --output pcs 2> "$T/t10.err" > "$T/t10.out1"
+[ "$(stat -c %s "$T/t10.both")" = $(( $(stat -c %s "$T/t10.out1") + $(stat -c %s "$T/t10.err") )) ] && ok ||
+    bad "stdout and stderr sent to one file: $(stat -c %s "$T/t10.both") bytes, expected the PC list and the messages"
+grep -v '^0x' "$T/t10.both" | cmp -s - "$T/t10.err" && ok || bad "stdout and stderr sent to one file: the messages differ"
+space_ok "$T/t10.both" && ok || bad "stdout to a file: the space reserved beyond the PC list was not given back"
+
 # encode --jobs 2 from text (the text parsed on both threads, a fixed
 # number of chunks in flight): a 10 MiB and a 100 MiB PC INSN text (a
 # straight run of addi, 26 bytes a line) encode with the same peak

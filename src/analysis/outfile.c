@@ -1,0 +1,78 @@
+/* A decode's text written to its stream (outfile.h). */
+#define _GNU_SOURCE /* fallocate, FALLOC_FL_KEEP_SIZE */
+#include "outfile.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Reserve only once a text is this large (a count or a short listing never
+ * reserves), and then this far ahead of the write position. */
+#define RESERVE_AFTER (4u << 20)
+#define RESERVE_STEP (64u << 20)
+
+void an_outfile_init(struct an_outfile *w, FILE *f)
+{
+    *w = (struct an_outfile){.f = f, .fd = -1};
+}
+
+static void reserve_ahead(struct an_outfile *w, size_t len)
+{
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+    if (!w->checked) {
+        w->checked = true;
+        struct stat st;
+        const int fd = fileno(w->f);
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+            w->fd = fd;
+    }
+    if (w->fd < 0)
+        return;
+    const off_t at = ftello(w->f);
+    if (at < 0) {
+        w->fd = -1;
+        return;
+    }
+    if ((int64_t)at + (int64_t)len <= w->reserved_to)
+        return;
+    const int64_t from = (int64_t)at > w->reserved_to ? (int64_t)at : w->reserved_to;
+    /* Any failure (a file system without fallocate, a full disk) only
+     * stops the reserving: the writes themselves report real errors. */
+    if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(at + (off_t)len + RESERVE_STEP - from)) != 0) {
+        w->fd = -1;
+        return;
+    }
+    w->reserved_to = (int64_t)at + (int64_t)len + RESERVE_STEP;
+#else
+    (void)w;
+    (void)len;
+#endif
+}
+
+int an_outfile_write(struct an_outfile *w, const void *text, size_t len)
+{
+    if (!len)
+        return 0;
+    if (w->written + len > RESERVE_AFTER)
+        reserve_ahead(w, len);
+    w->written += len;
+    return fwrite(text, 1, len, w->f) == len ? 0 : -1;
+}
+
+int an_outfile_finish(struct an_outfile *w)
+{
+    if (fflush(w->f) != 0)
+        return -1;
+    if (w->fd >= 0 && w->reserved_to > 0) {
+        /* Truncating to its own size changes neither the file's size nor
+         * its content (another writer of the same file, e.g. stderr sent
+         * there too, keeps what it wrote); it frees the blocks reserved
+         * beyond the end. */
+        struct stat st;
+        if (fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode))
+            (void)!ftruncate(w->fd, st.st_size);
+    }
+    w->fd = -1;
+    w->reserved_to = 0;
+    return 0;
+}
