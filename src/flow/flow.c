@@ -46,20 +46,24 @@ struct pending {
 #define MEMO_LOG2 13                  /* 8192 entries */
 #define MEMO_MAX_BLOCKS 64            /* longer chains are not kept */
 struct memo_entry {
-    uint64_t pc;     /* key: the chain's first block */
-    uint32_t key;    /* key: the MEMO_K outcomes (bit 0 first, 1 taken) | memo_gen << MEMO_K */
-    uint32_t hint;   /* the successor hint for `end` (as a cache slot's succ[]) */
-    uint64_t end;    /* where execution goes after the chain */
-    uint64_t lo, hi; /* the chain's blocks lie within [lo, hi] (their starts and last instructions) */
-    uint64_t bstart; /* the target of its last discontinuity (disc) */
-    uint64_t last;   /* the last block's last instruction */
-    uint32_t n;      /* instructions (0: no chain from here with these outcomes) */
-    uint32_t hw;     /* halfwords */
-    uint32_t tail;   /* instructions after its last discontinuity (or all, without one) */
-    uint8_t ends[3]; /* blocks it ends: taken branches, jumps, calls */
-    uint8_t cf;      /* class of the last block's last instruction */
-    bool disc;       /* it has a discontinuity */
+    uint64_t pc;      /* key: the chain's first block */
+    uint32_t key;     /* key: the MEMO_K outcomes (bit 0 first, 1 taken) | memo_gen << MEMO_K */
+    uint32_t hint;    /* the successor hint for `end` (as a cache slot's succ[]) */
+    uint64_t end;     /* where execution goes after the chain */
+    uint64_t lo;      /* the chain's blocks lie within [lo, lo + hi_off] (starts and last instructions) */
+    uint64_t bstart;  /* the target of its last discontinuity (disc) */
+    uint32_t hi_off;
+    uint32_t last_off; /* the last block's last instruction (a branch), from lo */
+    uint16_t n;       /* instructions (0: no chain from here with these outcomes) */
+    uint16_t hw;      /* halfwords */
+    uint16_t tail;    /* instructions after its last discontinuity (or all, without one) */
+    uint8_t ends[3];  /* blocks it ends: taken branches, jumps, calls */
+    bool disc;        /* it has a discontinuity */
 };
+/* One cache line an entry; the sums fit (at most 64 blocks of at most
+ * RVT_BLOCK_MAX_INSNS instructions of at most 2 halfwords). */
+_Static_assert(sizeof(struct memo_entry) <= 64, "a memo entry is one cache line");
+_Static_assert(MEMO_MAX_BLOCKS * RVT_BLOCK_MAX_INSNS * 2 <= UINT16_MAX, "a chain's halfwords fit 16 bits");
 
 /* A field added here that decides what the engine does from then on must be
  * compared in rvt_flow_state_equal (the parallel decode's join check). */
@@ -133,6 +137,7 @@ struct rvt_flow {
      * keyed by block start, the next MEMO_K branch outcomes and memo_gen
      * (the fast-path action table they were made under; changes with it). */
     struct memo_entry *memo;
+    void *memo_mem; /* (what memo is in) */
     uint32_t memo_gen;
     struct memo_entry memo_none; /* matches nothing: what a chain through an uncached block gets */
 };
@@ -245,10 +250,14 @@ struct rvt_flow *rvt_flow_new(const struct rvt_flow_config *cfg)
     f->mask = f->xlen == 32 ? 0xffffffffull : ~0ull;
     f->bnext = f->batch;
     f->bc = rvt_bcache_new(cfg->image, 0);
-    f->memo = calloc((size_t)1 << MEMO_LOG2, sizeof *f->memo); /* (pages untouched until a counting walk) */
-    if (!f->bc || !f->memo) {
+    /* (calloc: its pages stay untouched until a counting walk uses them;
+     * the entries start at a cache line) */
+    f->memo_mem = calloc(((size_t)1 << MEMO_LOG2) * sizeof *f->memo + 64, 1);
+    if (f->memo_mem)
+        f->memo = (struct memo_entry *)(((uintptr_t)f->memo_mem + 63) & ~(uintptr_t)63);
+    if (!f->bc || !f->memo_mem) {
         rvt_bcache_free(f->bc);
-        free(f->memo);
+        free(f->memo_mem);
         free(f);
         return NULL;
     }
@@ -266,7 +275,7 @@ void rvt_flow_free(struct rvt_flow *f)
         return;
     (void)deliver(f); /* the last blocks of a decode that stopped without finishing */
     rvt_bcache_free(f->bc);
-    free(f->memo);
+    free(f->memo_mem);
     free(f);
 }
 
@@ -1093,7 +1102,7 @@ static struct memo_entry *memo_build(struct rvt_flow *f, struct memo_entry *e, u
     m.pc = pc;
     m.key = bits | f->memo_gen << MEMO_K;
     m.lo = pc;
-    uint64_t cur = pc, n = 0, hw = 0;
+    uint64_t cur = pc, hi = pc, last = 0, n = 0, hw = 0;
     unsigned left = MEMO_K;
     const uint32_t *hint = NULL;
     for (unsigned i = 0; i < MEMO_MAX_BLOCKS; i++) {
@@ -1108,14 +1117,14 @@ static struct memo_entry *memo_build(struct rvt_flow *f, struct memo_entry *e, u
             break; /* no code (the loop stops there); a block across the end of the address space */
         if (cur < m.lo)
             m.lo = cur;
-        if (b->last > m.hi)
-            m.hi = b->last;
+        if (b->last > hi)
+            hi = b->last;
         n += b->ninsns;
         hw += b->halfwords;
         uint8_t end;
         switch ((enum fast_action)f->action[b->cf]) {
         case FA_SEQ:
-            m.tail += b->ninsns;
+            m.tail = (uint16_t)(m.tail + b->ninsns);
             cur = b->next;
             hint = &s->succ[0];
             continue;
@@ -1124,7 +1133,7 @@ static struct memo_entry *memo_build(struct rvt_flow *f, struct memo_entry *e, u
             bits >>= 1;
             left--;
             if (!taken) {
-                m.tail += b->ninsns;
+                m.tail = (uint16_t)(m.tail + b->ninsns);
                 cur = b->next;
                 hint = &s->succ[0];
             } else {
@@ -1136,13 +1145,8 @@ static struct memo_entry *memo_build(struct rvt_flow *f, struct memo_entry *e, u
             }
             if (left)
                 continue;
-            m.end = cur;
-            m.last = b->last;
-            m.cf = b->cf;
-            m.n = (uint32_t)n;
-            m.hw = (uint32_t)hw;
-            *e = m;
-            return e;
+            last = b->last;
+            goto done;
         }
         case FA_CALL:
             if (f->cs.depth)
@@ -1166,6 +1170,16 @@ static struct memo_entry *memo_build(struct rvt_flow *f, struct memo_entry *e, u
     }
 none:
     m.n = 0; /* (kept: the same key makes no chain again) */
+    *e = m;
+    return e;
+done:
+    if (hi - m.lo > UINT32_MAX)
+        goto none; /* (code more than 4 GiB apart: not kept) */
+    m.end = cur;
+    m.hi_off = (uint32_t)(hi - m.lo);
+    m.last_off = (uint32_t)(last - m.lo);
+    m.n = (uint16_t)n;
+    m.hw = (uint16_t)hw;
     *e = m;
     return e;
 }
@@ -1274,7 +1288,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                 e = memo_build(f, e, pc, bits);
             /* the chain exists (n > 0), the walk's instruction limit is not
              * within it, nor is the stop address */
-            if ((uint64_t)e->n - 1 < in - 1 && (!(lim & LIM_ADDR) || stop - e->lo > e->hi - e->lo)) {
+            if ((uint64_t)e->n - 1 < in - 1 && (!(lim & LIM_ADDR) || stop - e->lo > e->hi_off)) {
                 hw -= e->hw;
                 in -= e->n;
                 f->tally.ends[RVT_END_BRANCH] += e->ends[0];
@@ -1286,8 +1300,8 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                 }
                 /* (set_last of its last block) */
                 f->cnt_last = NULL;
-                f->blk.last = e->last;
-                f->blk.cf = e->cf;
+                f->blk.last = e->lo + e->last_off;
+                f->blk.cf = RVT_CF_BRANCH; /* (a chain ends with its MEMO_K-th branch) */
                 if (in_open != in)
                     f->blk_end = e->end;
                 pc = e->end;
@@ -2060,11 +2074,13 @@ void rvt_flow_refresh(struct rvt_flow *f)
     unsigned xlen = f->xlen;
     uint64_t mask = f->mask;
     struct memo_entry *memo = f->memo; /* (its keys hold memo_gen, which goes on) */
+    void *memo_mem = f->memo_mem;
     uint32_t memo_gen = f->memo_gen;
     memset(f, 0, sizeof *f);
     f->cfg = cfg;
     f->bc = bc;
     f->memo = memo;
+    f->memo_mem = memo_mem;
     f->memo_gen = memo_gen;
     f->xlen = xlen;
     f->mask = mask;
