@@ -43,7 +43,7 @@ struct pending {
  * retire, the stop address outside [lo, hi]).  Fixed size; an entry is
  * overwritten by the next key that hashes to it. */
 #define MEMO_K 6                      /* branch outcomes a chain consumes */
-#define MEMO_LOG2 13                  /* 8192 entries */
+#define MEMO_LOG2 12                  /* 4096 entries */
 #define MEMO_MAX_BLOCKS 64            /* longer chains are not kept */
 struct memo_entry {
     uint64_t pc;      /* key: the chain's first block */
