@@ -5,7 +5,11 @@
  *      (rvt_seqcmp), the same traps (cause, interrupt), no error or gap;
  *   2. the bytes damaged by the rest of the input (bit flips, byte runs
  *      inserted or deleted, a cut) must decode without crashing, within the
- *      instruction limit, with every error saying where.
+ *      instruction limit, with every error saying where;
+ *   3. both decodes again with a counting sink (rvt_flow_sink.counts: the
+ *      flow engine's counting walk and its memo) must give the same
+ *      instructions, blocks and block ends, and the same notes, as the
+ *      block by block decode.
  *
  * Option sets whose decode rvt_seqcmp cannot compare (blocks rebuilt without
  * code, whose last address is unknown) or that cannot carry what the
@@ -78,10 +82,68 @@ static inline int rvt_fuzz_recs_pull(void *ctx, struct rvt_ing_rec *r)
     return 1;
 }
 
+/* What a decode's blocks and notes add up to (3. above). */
+struct rvt_fuzz_sums {
+    struct rvt_block_counts blocks;
+    uint64_t notes[8];
+};
+
+static inline void rvt_fuzz_sum_block(struct rvt_fuzz_sums *s, const struct rvt_block *b)
+{
+    s->blocks.blocks++;
+    s->blocks.insns += b->ninsns;
+    s->blocks.ends[b->end & 15]++;
+}
+
+static inline void rvt_fuzz_sum_note(struct rvt_fuzz_sums *s, const struct rvt_note *n)
+{
+    s->notes[n->kind & 7]++;
+}
+
+static inline int rvt_fuzz_sums_block(void *ctx, const struct rvt_block *b)
+{
+    rvt_fuzz_sum_block(ctx, b);
+    return 0;
+}
+
+static inline int rvt_fuzz_sums_note(void *ctx, const struct rvt_note *n)
+{
+    rvt_fuzz_sum_note(ctx, n);
+    return 0;
+}
+
+static inline int rvt_fuzz_sums_counts(void *ctx, const struct rvt_block_counts *c)
+{
+    struct rvt_fuzz_sums *s = ctx;
+    s->blocks.blocks += c->blocks;
+    s->blocks.insns += c->insns;
+    for (unsigned e = 0; e < 16; e++)
+        s->blocks.ends[e] += c->ends[e];
+    return 0;
+}
+
+/* The decode of (data, len) with a counting sink must add up to `want`. */
+static inline void rvt_fuzz_rt_counting(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
+                                        const struct rvt_decode_options *o, const uint8_t *data, size_t len,
+                                        const struct rvt_fuzz_sums *want, const char *which)
+{
+    struct rvt_fuzz_sums got = {0};
+    struct rvt_flow_sink s = {
+        .block = rvt_fuzz_sums_block, .note = rvt_fuzz_sums_note, .counts = rvt_fuzz_sums_counts, .ctx = &got};
+    struct rvt_diag d = {0};
+    (void)rvt_decode(c, cfg, img, o, data, len, &s, &d);
+    char detail[200];
+    snprintf(detail, sizeof detail, "%s: %llu instructions in %llu blocks, counted %llu in %llu", which,
+             (unsigned long long)want->blocks.insns, (unsigned long long)want->blocks.blocks,
+             (unsigned long long)got.blocks.insns, (unsigned long long)got.blocks.blocks);
+    rvt_fuzz_rt_check(memcmp(&got, want, sizeof got) == 0, "the counting decode differs", detail);
+}
+
 /* The clean decode: compared as it goes, plus traps and reports counted. */
 struct rvt_fuzz_clean {
     struct rvt_flow_sink cmp;
     uint64_t traps, reports;
+    struct rvt_fuzz_sums sums;
     char first[300];
 };
 
@@ -90,6 +152,7 @@ static inline int rvt_fuzz_clean_block(void *ctx, const struct rvt_block *b)
     struct rvt_fuzz_clean *c = ctx;
     if (b->end == RVT_END_TRAP)
         c->traps++;
+    rvt_fuzz_sum_block(&c->sums, b);
     return c->cmp.block(c->cmp.ctx, b);
 }
 
@@ -98,6 +161,7 @@ static inline int rvt_fuzz_clean_note(void *ctx, const struct rvt_note *n)
     struct rvt_fuzz_clean *c = ctx;
     if (n->kind == RVT_NOTE_TRAP)
         c->traps++;
+    rvt_fuzz_sum_note(&c->sums, n);
     if ((n->kind == RVT_NOTE_ERROR || n->kind == RVT_NOTE_GAP) && !c->reports++)
         snprintf(c->first, sizeof c->first, "note %u reason %u at offset 0x%llx: %s", n->kind, n->reason,
                  (unsigned long long)n->offset, n->text ? n->text : "");
@@ -107,12 +171,14 @@ static inline int rvt_fuzz_clean_note(void *ctx, const struct rvt_note *n)
 /* The damaged decode: well-formed blocks, errors with offsets, the limit. */
 struct rvt_fuzz_damaged {
     uint64_t insns, limit, len;
+    struct rvt_fuzz_sums sums;
 };
 
 static inline int rvt_fuzz_damaged_block(void *ctx, const struct rvt_block *b)
 {
     struct rvt_fuzz_damaged *d = ctx;
     rvt_fuzz_rt_check(b->ninsns >= 1 && b->end <= RVT_END_GAP, "malformed block", NULL);
+    rvt_fuzz_sum_block(&d->sums, b);
     d->insns += b->ninsns;
     rvt_fuzz_rt_check(d->insns <= d->limit, "decoded past the instruction limit", NULL);
     return 0;
@@ -121,6 +187,7 @@ static inline int rvt_fuzz_damaged_block(void *ctx, const struct rvt_block *b)
 static inline int rvt_fuzz_damaged_note(void *ctx, const struct rvt_note *n)
 {
     struct rvt_fuzz_damaged *d = ctx;
+    rvt_fuzz_sum_note(&d->sums, n);
     if (n->kind == RVT_NOTE_ERROR || n->kind == RVT_NOTE_GAP)
         rvt_fuzz_rt_check(n->offset <= d->len, "a report at an offset past the end of the trace", n->text);
     return 0;
@@ -216,6 +283,7 @@ static inline int rvt_fuzz_roundtrip(const struct rvt_codec *c, const struct rvt
     rvt_fuzz_rt_check(cl.traps == recs.traps, "decoded traps differ", NULL);
     uint64_t clean_insns = rvt_seqcmp_insns(cmp);
     rvt_seqcmp_free(cmp);
+    rvt_fuzz_rt_counting(c, cfg, img, &o, mb.data, mb.len, &cl.sums, "clean");
 
     /* 2. The damaged decode ends, within the limit. */
     if (size > 6 && mb.len) {
@@ -257,6 +325,7 @@ static inline int rvt_fuzz_roundtrip(const struct rvt_codec *c, const struct rvt
         struct rvt_decode_options od = {.size = sizeof od, .ecall = RVT_FLOW_ECALL_TRAP, .max_insns = dd.limit};
         if (rvt_decode(c, cfg, img, &od, b, len, &ds, &d) < 0)
             rvt_fuzz_rt_check(d.msg[0] != 0, "a failed decode without a message", NULL);
+        rvt_fuzz_rt_counting(c, cfg, img, &od, b, len, &dd.sums, "damaged");
         free(b);
     }
     rvt_membuf_free(&mb);
