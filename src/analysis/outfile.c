@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* fallocate, FALLOC_FL_KEEP_SIZE */
 #include "outfile.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,21 +17,38 @@ void an_outfile_init(struct an_outfile *w, FILE *f)
     *w = (struct an_outfile){.f = f, .fd = -1};
 }
 
-static void reserve_ahead(struct an_outfile *w, size_t len)
+static bool regular_file(struct an_outfile *w)
 {
-#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
     if (!w->checked) {
         w->checked = true;
         struct stat st;
         const int fd = fileno(w->f);
-        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
             w->fd = fd;
+            const off_t at = ftello(w->f);
+            w->base = at > 0 ? (uint64_t)at : 0;
+        }
     }
-    if (w->fd < 0)
+    return w->fd >= 0;
+}
+
+size_t an_outfile_aligned(struct an_outfile *w, size_t len)
+{
+    if (!regular_file(w))
+        return len;
+    const uint64_t end = w->base + w->written + len;
+    const size_t cut = (size_t)(end % AN_OUTFILE_ALIGN);
+    return cut < len ? len - cut : len;
+}
+
+static void reserve_ahead(struct an_outfile *w, size_t len)
+{
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+    if (w->no_reserve || !regular_file(w))
         return;
     const off_t at = ftello(w->f);
     if (at < 0) {
-        w->fd = -1;
+        w->no_reserve = true;
         return;
     }
     if ((int64_t)at + (int64_t)len <= w->reserved_to)
@@ -39,7 +57,7 @@ static void reserve_ahead(struct an_outfile *w, size_t len)
     /* Any failure (a file system without fallocate, a full disk) only
      * stops the reserving: the writes themselves report real errors. */
     if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(at + (off_t)len + RESERVE_STEP - from)) != 0) {
-        w->fd = -1;
+        w->no_reserve = true;
         return;
     }
     w->reserved_to = (int64_t)at + (int64_t)len + RESERVE_STEP;
@@ -56,7 +74,23 @@ int an_outfile_write(struct an_outfile *w, const void *text, size_t len)
     if (w->written + len > RESERVE_AFTER)
         reserve_ahead(w, len);
     w->written += len;
-    return fwrite(text, 1, len, w->f) == len ? 0 : -1;
+    if (!regular_file(w))
+        return fwrite(text, 1, len, w->f) == len ? 0 : -1;
+    /* Straight to the file, after anything the stream holds: stdio would
+     * cut each write at its buffer (4 KiB, then the rest), which loses the
+     * alignment. */
+    if (fflush(w->f) != 0)
+        return -1;
+    for (const char *p = text; len;) {
+        const ssize_t n = write(w->fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
 }
 
 int an_outfile_finish(struct an_outfile *w)

@@ -99,13 +99,18 @@ struct rvt_output {
     struct rvt_out_fmt fmt;
 };
 
-static void out_flush(struct rvt_out_fmt *o)
+/* Writes the text out: all of it, or (!all: room is needed) as much as
+ * ends at a write boundary of the file (outfile.h), the rest moved to the
+ * front (less than one boundary step). */
+static void out_flush(struct rvt_out_fmt *o, bool all)
 {
     if (!o->file)
         return; /* (a batch: the text stays in buf) */
-    if (an_outfile_write(o->file, o->buf, o->len) < 0)
+    const size_t n = all ? o->len : an_outfile_aligned(o->file, o->len);
+    if (an_outfile_write(o->file, o->buf, n) < 0)
         *o->err = -RVT_ERR_IO;
-    o->len = 0;
+    memmove(o->buf, o->buf + n, o->len - n);
+    o->len -= n;
     o->flushes++;
 }
 
@@ -113,7 +118,7 @@ static void out_reserve(struct rvt_out_fmt *o, size_t n)
 {
     if (o->cap - o->len >= n)
         return;
-    out_flush(o);
+    out_flush(o, false);
     if (o->cap - o->len >= n)
         return;
     /* A batch's text grows (bounded by the batch: pardecode.c). */
@@ -151,10 +156,12 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
     o->err = err ? err : &o->own_err;
     o->hi_pc = UINT64_MAX;
     o->win = UINT64_MAX; /* odd: no PC's */
-    /* Written out in 1 MiB pieces: a new file's pages cost the kernel less
-     * per byte in larger writes (a 304 MB PC list 72 -> 66 ms against
-     * 256 KiB, bench/RESULTS.md); a batch starts smaller and grows. */
-    o->cap = cfg->f ? (size_t)1 << 20 : (size_t)1 << 18;
+    /* Written out in 1 MiB pieces that end at a boundary of the file
+     * (an_outfile_aligned): a new file's pages cost the kernel less per
+     * byte in larger, aligned writes (bench/RESULTS.md, "Writing the text
+     * to a file"); the extra 64 KiB hold what waits for the next boundary.
+     * A batch starts smaller and grows. */
+    o->cap = cfg->f ? ((size_t)1 << 20) + AN_OUTFILE_ALIGN : (size_t)1 << 18;
     if (!(o->buf = malloc(o->cap)))
         return -RVT_ERR_NOMEM;
     if (cfg->image && (cfg->kind == RVT_OUT_PCS || cfg->kind == RVT_OUT_INSN) &&
@@ -921,7 +928,7 @@ int rvt_out_finish(struct rvt_output *o)
                    o->st.traps, o->st.gaps, o->st.errors);
     }
     data_lines(&o->fmt, UINT64_MAX);
-    out_flush(&o->fmt);
+    out_flush(&o->fmt, true);
     if (o->an && !o->err)
         o->err = an_out_finish(o->an);
     if (an_outfile_finish(&o->file) < 0 && !o->err)
@@ -1133,7 +1140,7 @@ bool rvt_outj_state_equal(const struct rvt_outj_state *a, size_t a_waiting, cons
 
 void rvt_outj_write(struct rvt_output *o, const char *text, size_t len)
 {
-    out_flush(&o->fmt);
+    out_flush(&o->fmt, true);
     if (an_outfile_write(&o->file, text, len) < 0)
         o->err = -RVT_ERR_IO;
 }
