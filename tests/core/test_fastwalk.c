@@ -508,6 +508,22 @@ static void run_scenario(const struct rvt_image *img, bool fast, uint64_t start,
     rvt_flow_free(f);
 }
 
+/* An image of n (at most 64) 32-bit instruction words at 0x1000, little
+ * endian; NULL if it cannot be made. */
+static struct rvt_image *image_at_0x1000(const uint32_t *code, size_t n)
+{
+    uint8_t bytes[64 * 4];
+    struct rvt_image *img = n <= 64 ? rvt_img_new() : NULL;
+    for (size_t i = 0; img && i < n; i++)
+        for (int k = 0; k < 4; k++)
+            bytes[4 * i + (size_t)k] = (uint8_t)(code[i] >> (8 * k));
+    if (img && rvt_img_add_raw(img, 0x1000, bytes, 4 * n, "code") != 0) {
+        rvt_img_free(img);
+        img = NULL;
+    }
+    return img;
+}
+
 static void exact_counts(void)
 {
     /* 0x1000 nop; nop; auipc t1,0; jalr x0,16(t1)   (-> 0x1018, sequentially inferable)
@@ -515,12 +531,8 @@ static void exact_counts(void)
      * 0x1018 nop; nop; j . */
     static const uint32_t code[] = {0x00000013, 0x00000013, 0x00000317, 0x01030067, 0x00000013,
                                     0x00000073, 0x00000013, 0x00000013, 0x0000006f};
-    uint8_t bytes[sizeof code];
-    for (size_t i = 0; i < sizeof code / 4; i++)
-        for (int k = 0; k < 4; k++)
-            bytes[4 * i + (size_t)k] = (uint8_t)(code[i] >> (8 * k));
-    struct rvt_image *img = rvt_img_new();
-    REQUIRE(rvt_img_add_raw(img, 0x1000, bytes, sizeof bytes, "code") == 0);
+    struct rvt_image *img = image_at_0x1000(code, sizeof code / 4);
+    REQUIRE(img != NULL);
     const struct {
         const char *what;
         uint64_t start;
@@ -635,13 +647,9 @@ static void memo_walks(void)
                              nop,        enc_jal(0, 8), nop,      enc_b(-24),  enc_b(-40), enc_b(-44),
                              0x00008067, nop,         nop,        nop,         nop,        enc_b(-4),
                              enc_jal(0, -0x30)};
-    uint8_t bytes[sizeof code];
-    for (size_t i = 0; i < sizeof code / 4; i++)
-        for (int k = 0; k < 4; k++)
-            bytes[4 * i + (size_t)k] = (uint8_t)(code[i] >> (8 * k));
-    struct rvt_image *img = rvt_img_new();
-    REQUIRE(rvt_img_add_raw(img, 0x1000, bytes, sizeof bytes, "code") == 0);
-    const uint64_t insn_end = 0x1000 + sizeof bytes;
+    struct rvt_image *img = image_at_0x1000(code, sizeof code / 4);
+    REQUIRE(img != NULL);
+    const uint64_t insn_end = 0x1000 + sizeof code;
     unsigned long steps = 0, retired = 0;
     for (unsigned depth = 0; depth <= 8; depth += 8) {
         struct memo_side side[2];
