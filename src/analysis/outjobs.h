@@ -21,12 +21,43 @@ enum rvt_outj_mode {
 enum rvt_outj_mode rvt_outj_mode(const struct rvt_output *o);
 enum rvt_out_kind rvt_outj_kind(const struct rvt_output *o);
 
-/* FORMAT, on the decoding thread: the statistics, damage reports and
- * return value of the serial sink for block b / note n, without the text.
- * A block whose instructions cannot be listed is reported and stops the
- * decode as in the serial sink (the text of the instructions before it is
- * the formatter's). */
-int rvt_outj_account_block(struct rvt_output *o, const struct rvt_block *b);
+/* FORMAT, on the decoding thread: what the serial sink does for a block
+ * besides its text, cut so that the common case costs a few instructions
+ * inline (the decoding thread sets the pace of the whole decode).
+ * - The statistics: the decoding thread adds up its blocks' counts
+ *   (struct rvt_block_counts) and hands them over with
+ *   rvt_outj_account_counts, batch by batch.
+ * - The error that stops the decode where the serial sink stops it: a
+ *   block whose instructions cannot be listed (pcs, insn).  Blocks repeat
+ *   (loops): a table remembers the blocks found listable, and only a block
+ *   it does not answer goes to rvt_outj_check_block, which checks it,
+ *   reports it as the serial sink does and returns the serial sink's
+ *   return value for it (the text of the instructions before it is the
+ *   formatter's).  A block the table answers returns what the serial sink
+ *   would: rvt_outj_error.
+ * rvt_outj_check_init makes the table; NULL from rvt_outj_listed_table:
+ * the kind lists no instructions (blocks), nothing to check. */
+struct rvt_outj_listed {
+    uint64_t start, ninsns; /* the most instructions from start known listable (fewer are too) */
+};
+#define RVT_OUTJ_LISTED_LOG2 12
+static inline size_t rvt_outj_listed_slot(uint64_t start)
+{
+    return (size_t)(((start >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - RVT_OUTJ_LISTED_LOG2));
+}
+static inline bool rvt_outj_known_listable(const struct rvt_outj_listed *t, const struct rvt_block *b)
+{
+    const struct rvt_outj_listed *l = &t[rvt_outj_listed_slot(b->start)];
+    return l->start == b->start && l->ninsns >= b->ninsns;
+}
+int rvt_outj_check_init(struct rvt_output *o);
+const struct rvt_outj_listed *rvt_outj_listed_table(const struct rvt_output *o);
+int rvt_outj_check_block(struct rvt_output *o, const struct rvt_block *b);
+void rvt_outj_account_counts(struct rvt_output *o, const struct rvt_block_counts *c);
+/* The output's first error (0: none): what its sink returns for a block. */
+int rvt_outj_error(const struct rvt_output *o);
+/* The statistics and damage reports of note n, and the serial sink's
+ * return value for it. */
 int rvt_outj_account_note(struct rvt_output *o, const struct rvt_note *n);
 /* PIPE, on the decoding thread: the error the serial sink's analysis
  * returns for block b whatever came before (0: none). */
@@ -43,6 +74,12 @@ struct rvt_out_fmt *rvt_outj_serial_fmt(struct rvt_output *o);
  * of the instructions before it, as the serial sink does). */
 void rvt_outj_fmt_block(struct rvt_out_fmt *f, const struct rvt_block *b);
 void rvt_outj_fmt_note(struct rvt_out_fmt *f, const struct rvt_note *n);
+/* A PC list's text of the blocks r[0..n-1] (all a PC list needs of a
+ * block is where it starts and how many instructions it has). */
+struct rvt_outj_run {
+    uint64_t start, ninsns;
+};
+void rvt_outj_fmt_pcs(struct rvt_out_fmt *f, const struct rvt_outj_run *r, size_t n);
 /* Back to the state at the start of a decode; the text is emptied. */
 void rvt_outj_fmt_restart(struct rvt_out_fmt *f);
 /* Exchange f's text (pointer, length, capacity) with *buf, *len, *cap

@@ -78,12 +78,6 @@ struct rvt_out_fmt {
     char *buf;
 };
 
-/* A block known to be listable: its start and the most instructions from
- * there known listable (fewer are too: expand walks a prefix). */
-struct listed {
-    uint64_t start, ninsns;
-};
-#define LISTED_LOG2 12
 
 struct rvt_output {
     struct rvt_out_config cfg;
@@ -91,7 +85,7 @@ struct rvt_output {
     struct an_out *an; /* analysis kinds and JSON Lines */
     struct rvt_flow_sink an_sink;
     struct rvt_bcache *check_bc;    /* threaded decode: rvt_outj_account_block's ... */
-    struct listed *listed;          /* ... and the blocks it found listable */
+    struct rvt_outj_listed *listed; /* ... and the blocks it found listable */
     uint64_t diag_printed, diag_suppressed;
     char first_damage[400];
     int err;
@@ -591,13 +585,14 @@ static void insn_run(struct rvt_out_fmt *o, uint64_t addr, uint32_t k, uint64_t 
     }
 }
 
-/* Every instruction of block b in order, through the output's block cache:
- * its PC (pcs) or its listing line (insn).  <0 if the block leaves the code. */
-static int expand(struct rvt_out_fmt *o, const struct rvt_block *b, bool listing)
+/* Every instruction of the block of ninsns instructions at first in order,
+ * through the output's block cache: its PC (pcs) or its listing line
+ * (insn).  <0 if the block leaves the code. */
+static int expand(struct rvt_out_fmt *o, uint64_t first, uint64_t ninsns, bool listing)
 {
     const bool rv32 = o->cfg.xlen == 32;
     const uint64_t mask = rv32 ? 0xffffffffull : ~0ull;
-    uint64_t addr = b->start, left = b->ninsns;
+    uint64_t addr = first, left = ninsns;
     while (left) {
         const struct rvt_block_info *bi = rvt_bcache_lookup(o->bc, addr);
         if (bi->ninsns == 0)
@@ -701,12 +696,12 @@ static int fmt_block(struct rvt_out_fmt *o, const struct rvt_block *b)
 {
     switch (o->cfg.kind) {
     case RVT_OUT_PCS:
-        if (!o->bc || expand(o, b, false) < 0)
+        if (!o->bc || expand(o, b->start, b->ninsns, false) < 0)
             return -RVT_ERR_NOCODE;
         break;
     case RVT_OUT_INSN:
         o->next_index = b->index;
-        if (!o->bc || expand(o, b, true) < 0)
+        if (!o->bc || expand(o, b->start, b->ninsns, true) < 0)
             return -RVT_ERR_NOCODE;
         if (b->end == RVT_END_TRAP)
             out_printf(o, "\t\t\t# %s 0x%" PRIx32 " tval 0x%" PRIx64 " -> 0x%" PRIx64 "\n",
@@ -977,28 +972,46 @@ static bool listable(struct rvt_bcache *bc, unsigned xlen, const struct rvt_bloc
     return true;
 }
 
-int rvt_outj_account_block(struct rvt_output *o, const struct rvt_block *b)
+int rvt_outj_check_init(struct rvt_output *o)
 {
-    count_block(o, b);
-    if (o->cfg.kind == RVT_OUT_PCS || o->cfg.kind == RVT_OUT_INSN) {
-        if (!o->listed) {
-            /* (its own cache: the formatters' are on other threads) */
-            if (!(o->listed = calloc((size_t)1 << LISTED_LOG2, sizeof *o->listed)) ||
-                (o->cfg.image && !(o->check_bc = rvt_bcache_new(o->cfg.image, 0))))
-                return o->err = -RVT_ERR_NOMEM;
-            o->listed[0].start = 1; /* (odd: no block's) */
-        }
-        /* Blocks repeat (loops): most are answered here. */
-        struct listed *l = &o->listed[((b->start >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - LISTED_LOG2)];
+    if (o->listed || (o->cfg.kind != RVT_OUT_PCS && o->cfg.kind != RVT_OUT_INSN))
+        return 0;
+    /* (its own cache: the formatters' are on other threads) */
+    if (!(o->listed = calloc((size_t)1 << RVT_OUTJ_LISTED_LOG2, sizeof *o->listed)) ||
+        (o->cfg.image && !(o->check_bc = rvt_bcache_new(o->cfg.image, 0))))
+        return -RVT_ERR_NOMEM;
+    o->listed[0].start = 1; /* (odd: no block's) */
+    return 0;
+}
+
+const struct rvt_outj_listed *rvt_outj_listed_table(const struct rvt_output *o)
+{
+    return o->listed;
+}
+
+int rvt_outj_check_block(struct rvt_output *o, const struct rvt_block *b)
+{
+    if (o->listed) {
+        struct rvt_outj_listed *l = &o->listed[rvt_outj_listed_slot(b->start)];
         if (l->start != b->start || l->ninsns < b->ninsns) {
             if (!o->check_bc || !listable(o->check_bc, o->cfg.xlen, b))
                 return no_listing(o, b);
             if (l->start != b->start)
-                *l = (struct listed){b->start, 0};
+                *l = (struct rvt_outj_listed){b->start, 0};
             l->ninsns = b->ninsns;
         }
     }
     return o->err ? o->err : 0;
+}
+
+void rvt_outj_account_counts(struct rvt_output *o, const struct rvt_block_counts *c)
+{
+    on_counts(o, c);
+}
+
+int rvt_outj_error(const struct rvt_output *o)
+{
+    return o->err;
 }
 
 int rvt_outj_account_note(struct rvt_output *o, const struct rvt_note *n)
@@ -1043,6 +1056,14 @@ struct rvt_out_fmt *rvt_outj_serial_fmt(struct rvt_output *o)
 void rvt_outj_fmt_block(struct rvt_out_fmt *f, const struct rvt_block *b)
 {
     fmt_block(f, b); /* (-RVT_ERR_NOCODE: rvt_outj_account_block reported it) */
+}
+
+void rvt_outj_fmt_pcs(struct rvt_out_fmt *f, const struct rvt_outj_run *r, size_t n)
+{
+    if (!f->bc)
+        return;
+    for (size_t i = 0; i < n; i++)
+        (void)expand(f, r[i].start, r[i].ninsns, false); /* (-RVT_ERR_NOCODE: rvt_outj_check_block reported it) */
 }
 
 void rvt_outj_fmt_note(struct rvt_out_fmt *f, const struct rvt_note *n)

@@ -41,25 +41,27 @@ enum { BATCH_ENTRIES = 4096, BATCH_INSNS = 1 << 15 };
 
 enum slot_state { S_FREE = 0, S_FILLING, S_READY, S_BUSY, S_DONE };
 
-struct entry {
-    uint32_t text; /* a note's text: its offset in the batch's arena + 1 (0: none) */
-    uint8_t is_note;
-    union {
-        struct rvt_block b;
-        struct rvt_note n;
-    } u;
+/* A note as the decoder gave it, after the batch's first `at` blocks. */
+struct noted {
+    size_t at;
+    uint32_t text; /* its text: its offset in the batch's arena + 1 (0: none) */
+    struct rvt_note n;
 };
 
+/* A batch: its blocks in an array, taken from the decoder one by one with
+ * a plain store (the decoding thread's share is what limits the speed-up:
+ * it must stay small), and its notes beside them in order. */
 struct slot {
-    struct entry *e;
-    size_t n;
+    struct rvt_block *blk;     /* insn, blocks, PIPE: the blocks ... */
+    struct rvt_outj_run *runs; /* ... pcs: where each starts and how many instructions (all its text needs) */
+    size_t nb;
+    struct noted *notes;
+    size_t nn;
     char *arena; /* note texts (the decoder's own live only during the call) */
     size_t alen, acap;
-    struct rvt_block ctx; /* the previous batches' last block (a listing's state) */
+    struct rvt_block ctx; /* listing: the previous batches' last block (its state) */
     bool has_ctx;
-    size_t last_block; /* the entry of its last block + 1 (0: none) */
-    uint64_t insns;
-    int state; /* enum slot_state */
+    int state;                     /* enum slot_state */
     /* formatted: */
     char *text;
     size_t tlen, tcap;
@@ -72,7 +74,7 @@ struct slot {
 struct rvt_out_jobs {
     struct rvt_output *o;
     enum rvt_outj_mode mode;
-    bool pcs; /* FORMAT of a PC list: notes have no text */
+    bool pcs; /* FORMAT of a PC list: notes have no text, blocks are runs */
     size_t batch_entries;
     uint64_t batch_insns;
     unsigned nworkers;
@@ -81,10 +83,19 @@ struct rvt_out_jobs {
     struct rvt_out_fmt **fmt; /* one per worker, and the calling thread's */
     struct slot *ring;
     unsigned nslots;
+    struct slot *cur;   /* the batch being filled (NULL: none) */
+    /* The decoding thread's cursor in it: the next block's place, how many
+     * more entries the batch takes (0: no batch), and the statistics of its
+     * blocks so far (FORMAT: rvt_outj_account_counts at submit). */
+    struct rvt_outj_run *run_next; /* pcs */
+    struct rvt_block *blk_next;    /* the other kinds */
+    size_t left;
+    struct rvt_block_counts tally;
+    const struct rvt_outj_listed *listed; /* FORMAT: blocks known listable (NULL: nothing to check) */
+    int out_err;        /* FORMAT: the output's error as last seen (rvt_outj_error): a block's return */
     uint64_t fill_seq;  /* the batch being filled or to be filled next */
     uint64_t claim_seq; /* the next batch to format */
     uint64_t write_seq; /* the next batch to write */
-    bool filling;
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     bool quit;
@@ -99,11 +110,38 @@ static struct slot *slot_of(struct rvt_out_jobs *j, uint64_t seq)
 }
 
 /* A note as the decoder gave it, its text from the batch's arena. */
-static const struct rvt_note *note_of(const struct slot *s, const struct entry *e, struct rvt_note *tmp)
+static const struct rvt_note *note_of(const struct slot *s, const struct noted *e, struct rvt_note *tmp)
 {
-    *tmp = e->u.n;
+    *tmp = e->n;
     tmp->text = e->text ? s->arena + e->text - 1 : NULL;
     return tmp;
+}
+
+/* The blocks and notes of batch s in order through f (a formatter) or the
+ * PIPE's serial sink. */
+static void replay(const struct slot *s, struct rvt_out_fmt *f, const struct rvt_flow_sink *sink)
+{
+    if (s->runs) {
+        rvt_outj_fmt_pcs(f, s->runs, s->nb);
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i <= s->nb; i++) {
+        for (; k < s->nn && s->notes[k].at == i; k++) {
+            struct rvt_note tmp;
+            const struct rvt_note *n = note_of(s, &s->notes[k], &tmp);
+            if (f)
+                rvt_outj_fmt_note(f, n);
+            else
+                sink->note(sink->ctx, n);
+        }
+        if (i == s->nb)
+            break;
+        if (f)
+            rvt_outj_fmt_block(f, &s->blk[i]);
+        else
+            sink->block(sink->ctx, &s->blk[i]);
+    }
 }
 
 /* Format batch s with f (worker or calling thread; no lock held). */
@@ -115,31 +153,11 @@ static void format_batch(struct rvt_out_fmt *f, struct slot *s)
         rvt_outj_fmt_clear_text(f);
     }
     rvt_outj_fmt_peek_state(f, &s->init, &s->init_waiting);
-    for (size_t i = 0; i < s->n; i++) {
-        const struct entry *e = &s->e[i];
-        struct rvt_note tmp;
-        if (e->is_note)
-            rvt_outj_fmt_note(f, note_of(s, e, &tmp));
-        else
-            rvt_outj_fmt_block(f, &e->u.b);
-    }
+    replay(s, f, NULL);
     rvt_outj_fmt_swap_state(f, &s->fin);
     s->err = rvt_outj_fmt_error(f);
     if (rvt_outj_fmt_swap_text(f, &s->text, &s->tlen, &s->tcap) < 0 && !s->err)
         s->err = -RVT_ERR_NOMEM;
-}
-
-/* PIPE: the serial sink over batch s, in order (one consumer). */
-static void consume_batch(struct rvt_out_jobs *j, struct slot *s)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        const struct entry *e = &s->e[i];
-        struct rvt_note tmp;
-        if (e->is_note)
-            j->serial.note(j->serial.ctx, note_of(s, e, &tmp));
-        else
-            j->serial.block(j->serial.ctx, &e->u.b);
-    }
 }
 
 struct worker_arg {
@@ -161,7 +179,7 @@ static void *worker(void *arg)
             s->state = S_BUSY;
             pthread_mutex_unlock(&j->mu);
             if (j->mode == RVT_OUTJ_PIPE)
-                consume_batch(j, s);
+                replay(s, NULL, &j->serial);
             else
                 format_batch(j->fmt[me], s);
             pthread_mutex_lock(&j->mu);
@@ -190,14 +208,7 @@ static void write_batch(struct rvt_out_jobs *j, struct slot *s)
         rvt_outj_set_error(j->o, s->err);
         return;
     }
-    for (size_t i = 0; i < s->n; i++) {
-        const struct entry *e = &s->e[i];
-        struct rvt_note tmp;
-        if (e->is_note)
-            rvt_outj_fmt_note(serial, note_of(s, e, &tmp));
-        else
-            rvt_outj_fmt_block(serial, &e->u.b);
-    }
+    replay(s, serial, NULL);
 }
 
 /* Write (FORMAT) or recycle (PIPE) the finished batches at the head, in
@@ -207,8 +218,10 @@ static void drain(struct rvt_out_jobs *j)
     while (j->write_seq < j->claim_seq && slot_of(j, j->write_seq)->state == S_DONE) {
         struct slot *s = slot_of(j, j->write_seq);
         pthread_mutex_unlock(&j->mu);
-        if (j->mode == RVT_OUTJ_FORMAT)
+        if (j->mode == RVT_OUTJ_FORMAT) {
             write_batch(j, s);
+            j->out_err = rvt_outj_error(j->o); /* (a write error: the blocks from now on return it) */
+        }
         pthread_mutex_lock(&j->mu);
         s->state = S_FREE;
         j->write_seq++;
@@ -232,12 +245,23 @@ static void help_or_wait(struct rvt_out_jobs *j)
     pthread_cond_wait(&j->done, &j->mu);
 }
 
+/* Hand the batch being filled to the formatters (once per batch). */
 static void submit(struct rvt_out_jobs *j)
 {
+    struct slot *s = j->cur;
+    s->nb = j->pcs ? (size_t)(j->run_next - s->runs) : (size_t)(j->blk_next - s->blk);
+    if (j->mode == RVT_OUTJ_FORMAT) {
+        j->tally.blocks = 0;
+        for (unsigned e = 0; e < 16; e++)
+            j->tally.blocks += j->tally.ends[e];
+        rvt_outj_account_counts(j->o, &j->tally);
+    }
+    memset(&j->tally, 0, sizeof j->tally);
+    j->cur = NULL;
+    j->left = 0;
     pthread_mutex_lock(&j->mu);
-    slot_of(j, j->fill_seq)->state = S_READY;
+    s->state = S_READY;
     j->fill_seq++;
-    j->filling = false;
     pthread_cond_signal(&j->work);
     drain(j);
     pthread_mutex_unlock(&j->mu);
@@ -257,41 +281,120 @@ static struct slot *start_batch(struct rvt_out_jobs *j)
     }
     pthread_mutex_unlock(&j->mu);
     s->state = S_FILLING;
-    s->n = 0;
+    s->nb = 0;
+    s->nn = 0;
     s->alen = 0;
-    s->insns = 0;
-    s->last_block = 0;
-    /* The previous batch is not reused before this one (ring order). */
-    const struct slot *p = j->fill_seq ? slot_of(j, j->fill_seq - 1) : NULL;
-    s->has_ctx = p && (p->last_block || p->has_ctx);
+    /* The previous batch is not reused before this one (ring order).  A PC
+     * list carries nothing from block to block. */
+    const struct slot *p = j->fill_seq && !j->pcs ? slot_of(j, j->fill_seq - 1) : NULL;
+    s->has_ctx = p && (p->nb || p->has_ctx);
     if (s->has_ctx)
-        s->ctx = p->last_block ? p->e[p->last_block - 1].u.b : p->ctx;
-    j->filling = true;
+        s->ctx = p->nb ? p->blk[p->nb - 1] : p->ctx;
+    j->run_next = s->runs;
+    j->blk_next = s->blk;
+    j->left = j->batch_entries;
+    j->cur = s;
     return s;
 }
 
-static inline struct slot *filling(struct rvt_out_jobs *j)
+/* The blocks filled so far in the current batch (notes need their place). */
+static size_t blocks_so_far(const struct rvt_out_jobs *j)
 {
-    return j->filling ? slot_of(j, j->fill_seq) : start_batch(j);
+    return j->pcs ? (size_t)(j->run_next - j->cur->runs) : (size_t)(j->blk_next - j->cur->blk);
 }
 
-static int append_block(struct rvt_out_jobs *j, const struct rvt_block *b)
+/* The serial sink's return value for block b, which the table of listable
+ * blocks does not answer (FORMAT). */
+static int check(struct rvt_out_jobs *j, const struct rvt_block *b)
 {
-    struct slot *s = filling(j);
-    struct entry *e = &s->e[s->n++];
-    e->is_note = 0;
-    e->text = 0;
-    e->u.b = *b;
-    s->last_block = s->n;
-    s->insns += b->ninsns;
-    if (s->n >= j->batch_entries || s->insns >= j->batch_insns)
+    return j->listed && !rvt_outj_known_listable(j->listed, b) ? (j->out_err = rvt_outj_check_block(j->o, b))
+                                                                : j->out_err;
+}
+
+/* What on_block_* leave to a call: a batch to start or to end, a block the
+ * table does not answer.  Out of line, so that theirs is short. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int on_block_slow(struct rvt_out_jobs *j, const struct rvt_block *b)
+{
+    int rc = check(j, b);
+    if (!j->cur)
+        start_batch(j);
+    j->tally.ends[b->end & 15]++;
+    j->tally.insns += b->ninsns;
+    if (j->pcs)
+        *j->run_next++ = (struct rvt_outj_run){b->start, b->ninsns};
+    else
+        *j->blk_next++ = *b;
+    /* (notes count: a batch ends at batch_entries entries, or instructions) */
+    if (blocks_so_far(j) + j->cur->nn >= j->batch_entries || j->tally.insns >= j->batch_insns)
         submit(j);
-    return 0;
+    else
+        j->left = j->batch_entries - blocks_so_far(j) - j->cur->nn;
+    return rc;
+}
+
+/* A batch full of instructions (rc: the block's return value, taken before
+ * the batch's text is written). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int end_batch(struct rvt_out_jobs *j, int rc)
+{
+    submit(j);
+    return rc;
+}
+
+/* FORMAT, pcs: one block (the decoding thread's hot path: the serial
+ * sink's return value, its statistics, where it starts and how many
+ * instructions it has). */
+static int on_block_pcs(void *ctx, const struct rvt_block *b)
+{
+    struct rvt_out_jobs *j = ctx;
+    if (j->left < 2 || !rvt_outj_known_listable(j->listed, b))
+        return on_block_slow(j, b);
+    *j->run_next++ = (struct rvt_outj_run){b->start, b->ninsns};
+    j->left--;
+    j->tally.ends[b->end & 15]++;
+    if ((j->tally.insns += b->ninsns) >= j->batch_insns)
+        return end_batch(j, j->out_err);
+    return j->out_err;
+}
+
+/* FORMAT, insn and blocks: one block, whole. */
+static int on_block_fmt(void *ctx, const struct rvt_block *b)
+{
+    struct rvt_out_jobs *j = ctx;
+    if (j->left < 2 || (j->listed && !rvt_outj_known_listable(j->listed, b)))
+        return on_block_slow(j, b);
+    *j->blk_next++ = *b;
+    j->left--;
+    j->tally.ends[b->end & 15]++;
+    if ((j->tally.insns += b->ninsns) >= j->batch_insns)
+        return end_batch(j, j->out_err);
+    return j->out_err;
+}
+
+/* PIPE: one block. */
+static int on_block_pipe(void *ctx, const struct rvt_block *b)
+{
+    struct rvt_out_jobs *j = ctx;
+    if (!j->stopped)
+        j->stopped = rvt_outj_refusal(j->o, b);
+    if (!j->cur)
+        start_batch(j);
+    *j->blk_next++ = *b;
+    j->tally.insns += b->ninsns;
+    if (blocks_so_far(j) + j->cur->nn >= j->batch_entries || j->tally.insns >= j->batch_insns)
+        submit(j);
+    return j->stopped;
 }
 
 static int append_note(struct rvt_out_jobs *j, const struct rvt_note *n)
 {
-    struct slot *s = filling(j);
+    struct slot *s = j->cur ? j->cur : start_batch(j);
+    const size_t nb = blocks_so_far(j);
     uint32_t text = 0;
     if (n->text) {
         size_t k = strlen(n->text) + 1;
@@ -309,34 +412,20 @@ static int append_note(struct rvt_out_jobs *j, const struct rvt_note *n)
         text = (uint32_t)s->alen + 1;
         s->alen += k;
     }
-    struct entry *e = &s->e[s->n++];
-    e->is_note = 1;
+    struct noted *e = &s->notes[s->nn++];
+    e->at = nb;
     e->text = text;
-    e->u.n = *n;
-    e->u.n.text = NULL;
-    /* A batch ends after a block: a decoder sends data notes before the
-     * block of their instruction, so the listing has none waiting there
-     * and the next batch's guessed state holds (a full batch ends anyway). */
-    if (s->n == BATCH_ENTRIES)
+    e->n = *n;
+    e->n.text = NULL;
+    /* A note takes a block's place in the batch (j->left).  A batch
+     * ends after a block: a decoder sends data notes before the block of
+     * their instruction, so the listing has none waiting there and the next
+     * batch's guessed state holds (a full batch ends anyway). */
+    if (j->left)
+        j->left--;
+    if (nb + s->nn == BATCH_ENTRIES)
         submit(j);
     return 0;
-}
-
-static int on_block(void *ctx, const struct rvt_block *b)
-{
-    struct rvt_out_jobs *j = ctx;
-    int rc;
-    if (j->mode == RVT_OUTJ_FORMAT) {
-        rc = rvt_outj_account_block(j->o, b);
-    } else {
-        if (!j->stopped)
-            j->stopped = rvt_outj_refusal(j->o, b);
-        rc = j->stopped;
-    }
-    int arc = append_block(j, b);
-    if (arc < 0 && !j->err)
-        j->err = arc;
-    return rc ? rc : arc;
 }
 
 static int on_note(void *ctx, const struct rvt_note *n)
@@ -393,8 +482,18 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         goto fail;
     for (unsigned i = 0; i < j->nslots; i++) {
         struct slot *s = &j->ring[i];
-        if (!(s->e = malloc(BATCH_ENTRIES * sizeof *s->e)) || rvt_outj_state_init(o, &s->fin) < 0)
+        if (j->pcs ? !(s->runs = malloc(BATCH_ENTRIES * sizeof *s->runs))
+                   : !(s->blk = malloc(BATCH_ENTRIES * sizeof *s->blk)) ||
+                         !(s->notes = malloc(BATCH_ENTRIES * sizeof *s->notes)))
             goto fail;
+        if (rvt_outj_state_init(o, &s->fin) < 0)
+            goto fail;
+    }
+    if (j->mode == RVT_OUTJ_FORMAT) {
+        if (rvt_outj_check_init(o) < 0)
+            goto fail;
+        j->listed = rvt_outj_listed_table(o);
+        j->out_err = rvt_outj_error(o);
     }
     for (unsigned i = 0; j->mode == RVT_OUTJ_FORMAT && i <= j->nworkers; i++)
         if (!(j->fmt[i] = rvt_outj_fmt_new(o)))
@@ -421,8 +520,12 @@ struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j)
     if (j->mode == RVT_OUTJ_SERIAL)
         return rvt_out_sink(j->o);
     /* (one block at a time, not .blocks: each block's return value is the
-     * serial sink's, which stops the decode at that block) */
-    return (struct rvt_flow_sink){.block = on_block, .note = on_note, .ctx = j};
+     * serial sink's, which stops the decode at that block; the engine's
+     * error names the trace offset where it stopped) */
+    return (struct rvt_flow_sink){
+        .block = j->mode == RVT_OUTJ_PIPE ? on_block_pipe : j->pcs ? on_block_pcs : on_block_fmt,
+        .note = on_note,
+        .ctx = j};
 }
 
 /* Stop the workers (after every batch is done, or on failure). */
@@ -443,7 +546,7 @@ int rvt_out_jobs_finish(struct rvt_out_jobs *j)
 {
     if (j->mode == RVT_OUTJ_SERIAL)
         return 0;
-    if (j->filling)
+    if (j->cur)
         submit(j);
     pthread_mutex_lock(&j->mu);
     for (;;) {
@@ -466,7 +569,9 @@ void rvt_out_jobs_free(struct rvt_out_jobs *j)
         stop(j);
         for (unsigned i = 0; j->ring && i < j->nslots; i++) {
             struct slot *s = &j->ring[i];
-            free(s->e);
+            free(s->blk);
+            free(s->runs);
+            free(s->notes);
             free(s->arena);
             free(s->text);
             rvt_outj_state_free(&s->fin);
