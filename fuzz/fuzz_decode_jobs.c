@@ -14,7 +14,15 @@
  * reference flow's raw framing and t1's hardware parameters (the golden
  * vectors' tests/data/etrace-t1/resync0/hw.scf; without it: e-trace-encap
  * and the defaults, as `rvtrace encode --format etrace` writes).  A
- * difference aborts. */
+ * difference aborts.
+ *
+ * Then the output's hand-off (rvt_out_jobs, src/parallel/pardecode.c):
+ * the same bytes decoded into a PC list, a listing and a block list
+ * (bits 2..3 pick which comes first; all three run), serially and through
+ * rvt_out_jobs on 2 threads with batches of 3 blocks (RVT_JOBS_BATCH), must
+ * give the same text, the same damage reports, statistics and result —
+ * also when the listing stops at a block outside the code (every third
+ * input is decoded without the program's code: the first block stops it). */
 #include "rvtrace/rvtrace.h"
 #include "driver/fuzz_image.h"
 
@@ -31,6 +39,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     g_img = rvt_fuzz_image("ntrace-t1/test.elf", "fuzz_decode_jobs");
     setenv("RVT_JOBS_SEGMENT_BYTES", "1", 1); /* a piece at every sync point */
+    setenv("RVT_JOBS_BATCH", "3", 1);         /* batches cut every few blocks */
     return 0;
 }
 
@@ -120,6 +129,69 @@ static int decode(const struct rvt_codec *c, const void *cfg, const uint8_t *dat
                         : rvt_decode_jobs(c, cfg, g_img, &o, data, size, threads, &sink, NULL, d);
 }
 
+/* One text output of the decode: its text, diagnostics, statistics and the
+ * decode's result. */
+struct text_run {
+    char *text, *diag;
+    size_t tlen, dlen;
+    struct rvt_out_stats st;
+    int rc;
+    char msg[sizeof ((struct rvt_diag *)0)->msg];
+};
+
+static void text_decode(const struct rvt_codec *c, const void *cfg, const struct rvt_image *img, const uint8_t *data,
+                        size_t size, enum rvt_out_kind kind, unsigned threads, struct text_run *r)
+{
+    memset(r, 0, sizeof *r);
+    FILE *f = open_memstream(&r->text, &r->tlen), *diag = open_memstream(&r->diag, &r->dlen);
+    if (!f || !diag)
+        abort();
+    struct rvt_out_config oc = {.size = sizeof oc,
+                                .kind = kind,
+                                .f = f,
+                                .image = img,
+                                .xlen = img ? rvt_img_xlen(img) : 32,
+                                .diag = diag};
+    struct rvt_output *out = rvt_out_new(&oc);
+    struct rvt_out_jobs *jobs = threads > 1 && out ? rvt_out_jobs_new(out, threads) : NULL;
+    if (!out || (threads > 1 && !jobs))
+        abort();
+    struct rvt_flow_sink sink = jobs ? rvt_out_jobs_sink(jobs) : rvt_out_sink(out);
+    struct rvt_decode_options o = {.size = sizeof o, .ecall = -1, .max_insns = 1 << 16, .starts_at_trace_start = true};
+    struct rvt_diag d = {0};
+    r->rc = rvt_decode(c, cfg, g_img, &o, data, size, &sink, &d);
+    memcpy(r->msg, d.msg, sizeof r->msg);
+    if (jobs)
+        rvt_out_jobs_finish(jobs);
+    if (rvt_out_finish(out) < 0)
+        r->rc -= 1000;
+    r->st = *rvt_out_stats(out);
+    rvt_out_jobs_free(jobs);
+    rvt_out_free(out);
+    fclose(f);
+    fclose(diag);
+}
+
+static void same_text(const struct rvt_codec *c, const void *cfg, uint8_t sel, const uint8_t *data, size_t size)
+{
+    static const enum rvt_out_kind kinds[] = {RVT_OUT_PCS, RVT_OUT_INSN, RVT_OUT_BLOCKS};
+    /* Without the code (1 in 3): a listing stops at its first block. */
+    const struct rvt_image *img = data[0] % 3 ? g_img : NULL;
+    for (unsigned i = 0; i < 3; i++) {
+        enum rvt_out_kind k = kinds[((sel >> 2) + i) % 3];
+        struct text_run a, b;
+        text_decode(c, cfg, img, data, size, k, 1, &a);
+        text_decode(c, cfg, img, data, size, k, 2, &b);
+        if (a.rc != b.rc || strcmp(a.msg, b.msg) != 0 || a.tlen != b.tlen || memcmp(a.text, b.text, a.tlen) != 0 ||
+            a.dlen != b.dlen || memcmp(a.diag, b.diag, a.dlen) != 0 || memcmp(&a.st, &b.st, sizeof a.st) != 0)
+            abort(); /* the output on threads is not the serial output */
+        free(a.text);
+        free(a.diag);
+        free(b.text);
+        free(b.diag);
+    }
+}
+
 /* The family's configuration for selector bit 1 (see the top), or NULL. */
 static void *family_cfg(const struct rvt_codec *c, bool alt)
 {
@@ -166,6 +238,8 @@ static void one_family(const char *family, uint8_t sel, const uint8_t *data, siz
         abort(); /* the threaded decode is not the serial one */
     free(a.p);
     free(b.p);
+    if (size)
+        same_text(c, cfg, sel, data, size);
     rvt_codec_cfg_free(cfg);
 }
 
