@@ -74,6 +74,8 @@ struct rvt_out_fmt *rvt_outj_serial_fmt(struct rvt_output *o);
  * of the instructions before it, as the serial sink does). */
 void rvt_outj_fmt_block(struct rvt_out_fmt *f, const struct rvt_block *b);
 void rvt_outj_fmt_note(struct rvt_out_fmt *f, const struct rvt_note *n);
+/* The text of blocks b[0..n-1], in order (one call for a run of blocks). */
+void rvt_outj_fmt_blocks(struct rvt_out_fmt *f, const struct rvt_block *b, size_t n);
 /* A PC list's text of the blocks r[0..n-1] (all a PC list needs of a
  * block is where it starts and how many instructions it has). */
 struct rvt_outj_run {

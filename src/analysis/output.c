@@ -1058,6 +1058,12 @@ void rvt_outj_fmt_block(struct rvt_out_fmt *f, const struct rvt_block *b)
     fmt_block(f, b); /* (-RVT_ERR_NOCODE: rvt_outj_account_block reported it) */
 }
 
+void rvt_outj_fmt_blocks(struct rvt_out_fmt *f, const struct rvt_block *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fmt_block(f, &b[i]); /* (-RVT_ERR_NOCODE: rvt_outj_check_block reported it) */
+}
+
 void rvt_outj_fmt_pcs(struct rvt_out_fmt *f, const struct rvt_outj_run *r, size_t n)
 {
     if (!f->bc)

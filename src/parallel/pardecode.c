@@ -125,22 +125,23 @@ static void replay(const struct slot *s, struct rvt_out_fmt *f, const struct rvt
         rvt_outj_fmt_pcs(f, s->runs, s->nb);
         return;
     }
-    size_t k = 0;
-    for (size_t i = 0; i <= s->nb; i++) {
-        for (; k < s->nn && s->notes[k].at == i; k++) {
-            struct rvt_note tmp;
-            const struct rvt_note *n = note_of(s, &s->notes[k], &tmp);
-            if (f)
-                rvt_outj_fmt_note(f, n);
-            else
-                sink->note(sink->ctx, n);
-        }
-        if (i == s->nb)
-            break;
-        if (f)
-            rvt_outj_fmt_block(f, &s->blk[i]);
-        else
+    size_t i = 0; /* blocks done */
+    for (size_t k = 0; k <= s->nn; k++) {
+        /* the blocks before note k (or the rest), then note k */
+        const size_t upto = k < s->nn ? s->notes[k].at : s->nb;
+        if (f && upto > i)
+            rvt_outj_fmt_blocks(f, s->blk + i, upto - i);
+        for (; !f && i < upto; i++)
             sink->block(sink->ctx, &s->blk[i]);
+        i = upto;
+        if (k == s->nn)
+            break;
+        struct rvt_note tmp;
+        const struct rvt_note *n = note_of(s, &s->notes[k], &tmp);
+        if (f)
+            rvt_outj_fmt_note(f, n);
+        else
+            sink->note(sink->ctx, n);
     }
 }
 
