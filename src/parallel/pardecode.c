@@ -421,10 +421,11 @@ static int append_note(struct rvt_out_jobs *j, const struct rvt_note *n)
     /* A note takes a block's place in the batch (j->left).  A batch
      * ends after a block: a decoder sends data notes before the block of
      * their instruction, so the listing has none waiting there and the next
-     * batch's guessed state holds (a full batch ends anyway). */
+     * batch's guessed state holds (a full batch ends anyway: the batch's
+     * arrays hold batch_entries entries in all). */
     if (j->left)
         j->left--;
-    if (nb + s->nn == BATCH_ENTRIES)
+    if (nb + s->nn == j->batch_entries)
         submit(j);
     return 0;
 }
@@ -483,9 +484,9 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         goto fail;
     for (unsigned i = 0; i < j->nslots; i++) {
         struct slot *s = &j->ring[i];
-        if (j->pcs ? !(s->runs = malloc(BATCH_ENTRIES * sizeof *s->runs))
-                   : !(s->blk = malloc(BATCH_ENTRIES * sizeof *s->blk)) ||
-                         !(s->notes = malloc(BATCH_ENTRIES * sizeof *s->notes)))
+        if (j->pcs ? !(s->runs = malloc(j->batch_entries * sizeof *s->runs))
+                   : !(s->blk = malloc(j->batch_entries * sizeof *s->blk)) ||
+                         !(s->notes = malloc(j->batch_entries * sizeof *s->notes)))
             goto fail;
         if (rvt_outj_state_init(o, &s->fin) < 0)
             goto fail;
