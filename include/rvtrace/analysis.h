@@ -105,8 +105,9 @@ uint64_t rvt_out_diag_suppressed(const struct rvt_output *o);
  * calling thread; pcs, insn and blocks are formatted on `threads` threads
  * in all (the calling one included; 0: one per core), the analysis kinds
  * and jsonl are consumed on one thread beside the decode, count stays
- * serial.  Output, damage reports, statistics and the decode's stopping
- * point are the serial sink's.  Memory: a fixed ring of batches. */
+ * serial.  Output, damage reports, statistics (complete once
+ * rvt_out_jobs_finish has returned) and the decode's stopping point are
+ * the serial sink's.  Memory: a fixed ring of batches. */
 struct rvt_out_jobs;
 struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads);
 struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j);
