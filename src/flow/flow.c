@@ -1127,34 +1127,17 @@ static void memo_rec_none(const struct memo_rec *r)
     r->e->key = r->key;
 }
 
-/* The recording fast loop has retired block b and stands at pc with its
- * counts (word: its branch-queue word; bstart, in_open: its open output
- * block).  Returns true while the chain goes on; false when it is over:
- * stored whole at its MEMO_K-th outcome, or stored as no chain at a block
- * a chain may not hold.  Out of line: only while a chain is recorded. */
+/* The recorded chain is whole: its entry, from the loop's counts after its
+ * last block b (the loop at pc; bstart, in_open: its open output block). */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static bool memo_record(struct rvt_flow *f, struct memo_rec *r, const struct rvt_block_info *b, uint64_t word,
-                        uint64_t pc, uint64_t in, uint64_t hw, uint64_t bstart, uint64_t in_open)
+static void memo_rec_store(struct rvt_flow *f, const struct memo_rec *r, const struct rvt_block_info *b, uint64_t pc,
+                           uint64_t in, uint64_t hw, uint64_t bstart, uint64_t in_open)
 {
-    const enum fast_action act = (enum fast_action)f->action[b->cf];
-    /* a return pops the implicit-return stack and a call pushes on it: not
-     * the same chain for every stack */
-    if (act == FA_RETURN || (act == FA_CALL && f->cs.depth) || b->last < b->start ||
-        ++r->blocks > MEMO_MAX_BLOCKS) {
-        memo_rec_none(r);
-        return false;
-    }
-    if (b->start < r->lo)
-        r->lo = b->start;
-    if (b->last > r->hi)
-        r->hi = b->last;
-    if (word != r->word_end)
-        return true;
     if (r->hi - r->lo > UINT32_MAX) { /* (code more than 4 GiB apart: not kept) */
         memo_rec_none(r);
-        return false;
+        return;
     }
     struct memo_entry *e = r->e;
     e->pc = r->pc;
@@ -1173,7 +1156,28 @@ static bool memo_record(struct rvt_flow *f, struct memo_rec *r, const struct rvt
     e->disc = e->ends[0] || e->ends[1] || e->ends[2];
     e->bstart = e->disc ? bstart : 0;
     e->tail = (uint16_t)(e->disc ? in_open - in : e->n);
-    return false;
+}
+
+/* The recording fast loop has retired block b and its branch-queue word
+ * is now `word`: 0 while the chain goes on, 1 when its MEMO_K-th outcome
+ * has been used (the chain is whole), -1 when b is a block no chain may
+ * hold (the key is then stored as no chain). */
+static RVT_ALWAYS_INLINE int memo_record(struct rvt_flow *f, struct memo_rec *r, const struct rvt_block_info *b,
+                                         uint64_t word)
+{
+    const enum fast_action act = (enum fast_action)f->action[b->cf];
+    /* a return pops the implicit-return stack and a call pushes on it: not
+     * the same chain for every stack */
+    if (act == FA_RETURN || (act == FA_CALL && f->cs.depth) || b->last < b->start ||
+        ++r->blocks > MEMO_MAX_BLOCKS) {
+        memo_rec_none(r);
+        return -1;
+    }
+    if (b->start < r->lo)
+        r->lo = b->start;
+    if (b->last > r->hi)
+        r->hi = b->last;
+    return word == r->word_end;
 }
 
 /* The counting loop's last retired cache block into f->blk: its last
@@ -1276,17 +1280,21 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
      * block it retires (one compare a block for both). */
     const bool memo = counting && !(lim & LIM_HW);
     uint64_t memo_min = 1u << MEMO_K;
+    const uint32_t memo_gen = f->memo_gen << MEMO_K; /* (the table stays during a walk) */
     struct memo_rec rec;
     for (;;) {
         if (memo && q.word >= memo_min) {
             if (RVT_UNLIKELY(!memo_min)) {
-                if (memo_record(f, &rec, f->cnt_last, q.word, pc, in, hw, bstart, in_open))
+                const int k = memo_record(f, &rec, f->cnt_last, q.word);
+                if (!k)
                     goto walk_block;
+                if (k > 0)
+                    memo_rec_store(f, &rec, f->cnt_last, pc, in, hw, bstart, in_open);
                 memo_min = 1u << MEMO_K; /* the chain is over: look up from here */
                 if (q.word < memo_min)
                     goto walk_block;
             }
-            const uint32_t bits = (uint32_t)q.word & ((1u << MEMO_K) - 1), key = bits | f->memo_gen << MEMO_K;
+            const uint32_t bits = (uint32_t)q.word & ((1u << MEMO_K) - 1), key = bits | memo_gen;
             struct memo_entry *e = &f->memo[memo_index(pc, bits)];
             if (e->pc != pc || e->key != key) { /* none: the loop walks the chain and records it */
                 memo_rec_start(f, &rec, e, pc, key, q.word, in, hw);
