@@ -57,7 +57,7 @@ struct pending {
 struct memo_entry {
     uint64_t pc;      /* key: the chain's first block */
     uint32_t key;     /* key: the MEMO_K outcomes (bit 0 first, 1 taken) | memo_gen << MEMO_K */
-    uint32_t hint;    /* the successor hint for `end` (as a cache slot's succ[]) */
+    uint32_t hint;    /* the successor hint for `end` (as a cache slot's succ[]; the loop sets it) */
     uint64_t end;     /* where execution goes after the chain */
     uint64_t lo;      /* the chain's blocks lie within [lo, lo + hi_off] (starts and last instructions) */
     uint64_t bstart;  /* the target of its last discontinuity (disc) */
