@@ -631,6 +631,30 @@ static uint64_t memo_rand(uint64_t *s)
     return *s >> 17;
 }
 
+/* The two engines over img, each with a counting sink into its side:
+ * side[0] the fast walk, side[1] the general step alone (no_fast_walk),
+ * both synchronised at 0x1000.  False (a check failed) if they cannot be
+ * made. */
+static bool memo_open(struct memo_side side[2], const struct rvt_image *img, unsigned callstack_depth)
+{
+    memset(side, 0, 2 * sizeof *side);
+    for (int i = 0; i < 2; i++) {
+        struct rvt_flow_config fc = {.size = sizeof fc,
+                                     .image = img,
+                                     .xlen = 64,
+                                     .ecall = RVT_FLOW_ECALL_TRAP,
+                                     .callstack_depth = callstack_depth,
+                                     .sink = {.counts = memo_counts, .note = memo_note, .ctx = &side[i]},
+                                     .no_fast_walk = i == 1};
+        side[i].f = rvt_flow_new(&fc);
+        const bool made = side[i].f && rvt_flow_sync(side[i].f, 0x1000, RVT_PRIV_M, 0, true) == 0;
+        CHECK(made);
+        if (!made)
+            return false;
+    }
+    return true;
+}
+
 static void memo_walks(void)
 {
     const uint32_t nop = 0x00000013;
@@ -653,19 +677,7 @@ static void memo_walks(void)
     unsigned long steps = 0, retired = 0;
     for (unsigned depth = 0; depth <= 8; depth += 8) {
         struct memo_side side[2];
-        memset(side, 0, sizeof side);
-        for (int i = 0; i < 2; i++) {
-            struct rvt_flow_config fc = {.size = sizeof fc,
-                                         .image = img,
-                                         .xlen = 64,
-                                         .ecall = RVT_FLOW_ECALL_TRAP,
-                                         .callstack_depth = depth,
-                                         .sink = {.counts = memo_counts, .note = memo_note, .ctx = &side[i]},
-                                         .no_fast_walk = i == 1};
-            side[i].f = rvt_flow_new(&fc);
-            REQUIRE(side[i].f != NULL);
-            REQUIRE(rvt_flow_sync(side[i].f, 0x1000, RVT_PRIV_M, 0, true) == 0);
-        }
+        REQUIRE(memo_open(side, img, depth));
         uint64_t seed = 0x5eed0000 + depth;
         for (unsigned step = 0; step < 20000; step++) {
             const uint64_t r = memo_rand(&seed), bits = memo_rand(&seed) << 22 ^ memo_rand(&seed);
@@ -753,16 +765,8 @@ static void memo_long_chain(void)
     struct rvt_image *img = image_at_0x1000(code, JUMPS + 1);
     REQUIRE(img != NULL);
     struct memo_side side[2];
-    memset(side, 0, sizeof side);
+    REQUIRE(memo_open(side, img, 0));
     for (int i = 0; i < 2; i++) {
-        struct rvt_flow_config fc = {.size = sizeof fc,
-                                     .image = img,
-                                     .xlen = 64,
-                                     .sink = {.counts = memo_counts, .note = memo_note, .ctx = &side[i]},
-                                     .no_fast_walk = i == 1};
-        side[i].f = rvt_flow_new(&fc);
-        REQUIRE(side[i].f != NULL);
-        REQUIRE(rvt_flow_sync(side[i].f, 0x1000, RVT_PRIV_M, 0, true) == 0);
         REQUIRE(rvt_flow_push_branches(side[i].f, ~0ull, 60) == 0);
         struct rvt_walk w = {.flags = 0};
         side[i].rc = rvt_flow_walk(side[i].f, &w, &side[i].st);
