@@ -31,24 +31,33 @@ struct pending {
     bool sij;          /* uninferable jump with a sequentially inferred target */
 };
 
-/* The counting walk's memo (walk_fast, memo_build): from a block start,
- * with the next MEMO_K branch outcomes known, the whole chain of cache blocks
- * up to and including the block of the MEMO_K-th branch, summed: a loop the
- * code runs again with the same outcomes is retired in one step instead of
- * block by block.  Only blocks the code alone continues (no control flow,
- * branches, inferable jumps and calls that push nothing) are in a chain;
- * the memo holds what the fast loop would have done with them, so it is
- * exact whatever the walk's limits are as long as none of them falls inside
- * the chain (walk_fast checks: fewer instructions than the walk may still
- * retire, the stop address outside [lo, hi]).  Fixed size; an entry is
- * overwritten by the next key that hashes to it. */
+/* The counting walk's memo (walk_fast): from a block start, with the next
+ * MEMO_K branch outcomes known, the whole chain of cache blocks up to and
+ * including the block of the MEMO_K-th branch, summed: a loop the code runs
+ * again with the same outcomes is retired in one step instead of block by
+ * block.  The fast loop records an entry itself: on a lookup that finds
+ * none it walks on block by block as always and, after each block it
+ * retires, notes what that block was (struct memo_rec, memo_record); its
+ * own counts since the chain's first block (instructions, halfwords, ends
+ * by kind, the open output block) are the chain's sums when its MEMO_K-th
+ * outcome has been used.  Only blocks the fast loop continues by itself
+ * (no control flow, branches, inferable jumps and calls that push nothing)
+ * are in a chain: a return, a call that pushes, a block across the end of
+ * the address space, more than MEMO_MAX_BLOCKS blocks or a block the loop
+ * hands back or stops at make an entry that says "no chain" (n = 0); a
+ * walk that ends inside the chain for its own reasons (a limit, the cache
+ * grown) keeps nothing.  So an entry holds what the fast loop did, which
+ * is exact whatever the walk's limits are as long as none of them falls
+ * inside the chain (walk_fast checks: fewer instructions than the walk may
+ * still retire, the stop address outside [lo, hi]).  Fixed size; an entry
+ * is overwritten by the next key that hashes to it. */
 #define MEMO_K 6                      /* branch outcomes a chain consumes */
 #define MEMO_LOG2 12                  /* 4096 entries */
 #define MEMO_MAX_BLOCKS 64            /* longer chains are not kept */
 struct memo_entry {
     uint64_t pc;      /* key: the chain's first block */
     uint32_t key;     /* key: the MEMO_K outcomes (bit 0 first, 1 taken) | memo_gen << MEMO_K */
-    uint32_t hint;    /* the successor hint for `end` (as a cache slot's succ[]) */
+    uint32_t hint;    /* the successor hint for `end` (as a cache slot's succ[]; the loop sets it) */
     uint64_t end;     /* where execution goes after the chain */
     uint64_t lo;      /* the chain's blocks lie within [lo, lo + hi_off] (starts and last instructions) */
     uint64_t bstart;  /* the target of its last discontinuity (disc) */
@@ -139,7 +148,6 @@ struct rvt_flow {
     struct memo_entry *memo;
     void *memo_mem; /* (what memo is in) */
     uint32_t memo_gen;
-    struct memo_entry memo_none; /* matches nothing: what a chain through an uncached block gets */
 };
 
 static int deliver(struct rvt_flow *f);
@@ -1082,106 +1090,94 @@ static inline size_t memo_index(uint64_t pc, uint32_t bits)
     return (size_t)((((pc >> 1) ^ ((uint64_t)bits << 40)) * 0x9E3779B97F4A7C15ull) >> (64 - MEMO_LOG2));
 }
 
-/* Make the memo entry e for the chain from pc with these MEMO_K outcomes,
- * from the cache blocks as the fast loop would walk them (with the walk's
- * action table; e->n stays 0 where there is no such chain).  A block of the
- * chain not in the cache where the loop looks first (the previous block's
- * successor hint or its home slot) makes nothing and keeps nothing
- * (memo_none): the loop walks it, which brings it in, and the next visit
- * makes the chain.  Reads the cache only (a miss may move it: the loop's
- * business).  Out of line: once per chain made. */
+/* A chain the fast loop is recording (struct memo_entry): where its entry
+ * goes, and the loop's counts when it began, which its own counts then
+ * go on from. */
+struct memo_rec {
+    struct memo_entry *e;
+    uint64_t pc;       /* its first block */
+    uint32_t key;
+    unsigned blocks;   /* retired so far */
+    uint64_t word_end; /* the branch-queue word once the chain's MEMO_K outcomes are used */
+    uint64_t in, hw;   /* the loop's instructions and halfwords left at its start */
+    uint64_t ends[3];  /* f->tally's branch, jump and call ends at its start */
+    uint64_t lo, hi;   /* the lowest block start and highest last instruction so far */
+};
+
+static void memo_rec_start(struct rvt_flow *f, struct memo_rec *r, struct memo_entry *e, uint64_t pc, uint32_t key,
+                           uint64_t word, uint64_t in, uint64_t hw)
+{
+    r->e = e;
+    r->pc = r->lo = r->hi = pc;
+    r->key = key;
+    r->blocks = 0;
+    r->word_end = word >> MEMO_K;
+    r->in = in;
+    r->hw = hw;
+    r->ends[0] = f->tally.ends[RVT_END_BRANCH];
+    r->ends[1] = f->tally.ends[RVT_END_JUMP];
+    r->ends[2] = f->tally.ends[RVT_END_CALL];
+}
+
+/* The recorded chain's key holds no chain: the same key makes none again. */
+static void memo_rec_none(const struct memo_rec *r)
+{
+    memset(r->e, 0, sizeof *r->e);
+    r->e->pc = r->pc;
+    r->e->key = r->key;
+}
+
+/* The recorded chain is whole: its entry, from the loop's counts after its
+ * last block b (the loop at pc; bstart, in_open: its open output block). */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static struct memo_entry *memo_build(struct rvt_flow *f, struct memo_entry *e, uint64_t pc, uint32_t bits)
+static void memo_rec_store(struct rvt_flow *f, const struct memo_rec *r, const struct rvt_block_info *b, uint64_t pc,
+                           uint64_t in, uint64_t hw, uint64_t bstart, uint64_t in_open)
 {
-    const struct bc_slot *const slots = f->bc->slots;
-    const unsigned shift = f->bc->shift;
-    struct memo_entry m;
-    memset(&m, 0, sizeof m);
-    m.pc = pc;
-    m.key = bits | f->memo_gen << MEMO_K;
-    m.lo = pc;
-    uint64_t cur = pc, hi = pc, last = 0, n = 0, hw = 0;
-    unsigned left = MEMO_K;
-    const uint32_t *hint = NULL;
-    for (unsigned i = 0; i < MEMO_MAX_BLOCKS; i++) {
-        const struct bc_slot *s = hint ? (const struct bc_slot *)((const char *)slots + *hint) : NULL;
-        if (!s || s->b.start != cur) {
-            s = &slots[rvt_bc_home(shift, cur)];
-            if (s->b.start != cur)
-                return &f->memo_none;
-        }
-        const struct rvt_block_info *b = &s->b;
-        if (b->ninsns == 0 || b->last < cur)
-            break; /* no code (the loop stops there); a block across the end of the address space */
-        if (cur < m.lo)
-            m.lo = cur;
-        if (b->last > hi)
-            hi = b->last;
-        n += b->ninsns;
-        hw += b->halfwords;
-        uint8_t end;
-        switch ((enum fast_action)f->action[b->cf]) {
-        case FA_SEQ:
-            m.tail = (uint16_t)(m.tail + b->ninsns);
-            cur = b->next;
-            hint = &s->succ[0];
-            continue;
-        case FA_BRANCH: {
-            const bool taken = bits & 1;
-            bits >>= 1;
-            left--;
-            if (!taken) {
-                m.tail = (uint16_t)(m.tail + b->ninsns);
-                cur = b->next;
-                hint = &s->succ[0];
-            } else {
-                m.ends[0]++;
-                m.disc = true;
-                m.tail = 0;
-                m.bstart = cur = b->target;
-                hint = &s->succ[1];
-            }
-            if (left)
-                continue;
-            last = b->last;
-            goto done;
-        }
-        case FA_CALL:
-            if (f->cs.depth)
-                goto none; /* it pushes: not the same chain for every stack */
-            end = 2;
-            break;
-        case FA_OTHER:
-            end = 2;
-            break;
-        case FA_JUMP:
-            end = 1;
-            break;
-        default:
-            goto none; /* the loop hands back or stops there, or a return pops the stack */
-        }
-        m.ends[end]++;
-        m.disc = true;
-        m.tail = 0;
-        m.bstart = cur = b->target;
-        hint = &s->succ[1];
+    if (r->hi - r->lo > UINT32_MAX) { /* (code more than 4 GiB apart: not kept) */
+        memo_rec_none(r);
+        return;
     }
-none:
-    m.n = 0; /* (kept: the same key makes no chain again) */
-    *e = m;
-    return e;
-done:
-    if (hi - m.lo > UINT32_MAX)
-        goto none; /* (code more than 4 GiB apart: not kept) */
-    m.end = cur;
-    m.hi_off = (uint32_t)(hi - m.lo);
-    m.last_off = (uint32_t)(last - m.lo);
-    m.n = (uint16_t)n;
-    m.hw = (uint16_t)hw;
-    *e = m;
-    return e;
+    struct memo_entry *e = r->e;
+    e->pc = r->pc;
+    e->key = r->key;
+    e->hint = 0;
+    e->end = pc;
+    e->lo = r->lo;
+    e->hi_off = (uint32_t)(r->hi - r->lo);
+    e->last_off = (uint32_t)(b->last - r->lo);
+    e->n = (uint16_t)(r->in - in);
+    e->hw = (uint16_t)(r->hw - hw);
+    e->ends[0] = (uint8_t)(f->tally.ends[RVT_END_BRANCH] - r->ends[0]);
+    e->ends[1] = (uint8_t)(f->tally.ends[RVT_END_JUMP] - r->ends[1]);
+    e->ends[2] = (uint8_t)(f->tally.ends[RVT_END_CALL] - r->ends[2]);
+    /* every discontinuity in a chain ends a block of one of those kinds */
+    e->disc = e->ends[0] || e->ends[1] || e->ends[2];
+    e->bstart = e->disc ? bstart : 0;
+    e->tail = (uint16_t)(e->disc ? in_open - in : e->n);
+}
+
+/* The recording fast loop has retired block b and its branch-queue word
+ * is now `word`: 0 while the chain goes on, 1 when its MEMO_K-th outcome
+ * has been used (the chain is whole), -1 when b is a block no chain may
+ * hold (the key is then stored as no chain). */
+static RVT_ALWAYS_INLINE int memo_record(struct rvt_flow *f, struct memo_rec *r, const struct rvt_block_info *b,
+                                         uint64_t word)
+{
+    const enum fast_action act = (enum fast_action)f->action[b->cf];
+    /* a return pops the implicit-return stack and a call pushes on it: not
+     * the same chain for every stack */
+    if (act == FA_RETURN || (act == FA_CALL && f->cs.depth) || b->last < b->start ||
+        ++r->blocks > MEMO_MAX_BLOCKS) {
+        memo_rec_none(r);
+        return -1;
+    }
+    if (b->start < r->lo)
+        r->lo = b->start;
+    if (b->last > r->hi)
+        r->hi = b->last;
+    return word == r->word_end;
 }
 
 /* The counting loop's last retired cache block into f->blk: its last
@@ -1278,17 +1274,34 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     if (counting)
         f->cnt_last = NULL;
     /* The memo (struct memo_entry): for the counting walk without a
-     * halfword limit. */
+     * halfword limit.  The loop looks a chain up where its branch-queue
+     * word is at least memo_min (1 << MEMO_K: it holds MEMO_K outcomes or
+     * more); while it records one (rec), memo_min is 0: it notes every
+     * block it retires (one compare a block for both). */
     const bool memo = counting && !(lim & LIM_HW);
+    uint64_t memo_min = 1u << MEMO_K;
+    const uint32_t memo_gen = f->memo_gen << MEMO_K; /* (the table stays during a walk) */
+    struct memo_rec rec;
     for (;;) {
-        if (memo && q.word >> MEMO_K) {
-            const uint32_t bits = (uint32_t)q.word & ((1u << MEMO_K) - 1);
+        if (memo && q.word >= memo_min) {
+            if (RVT_UNLIKELY(!memo_min)) {
+                const int k = memo_record(f, &rec, f->cnt_last, q.word);
+                if (!k)
+                    goto walk_block;
+                if (k > 0)
+                    memo_rec_store(f, &rec, f->cnt_last, pc, in, hw, bstart, in_open);
+                memo_min = 1u << MEMO_K; /* the chain is over: look up from here */
+                if (q.word < memo_min)
+                    goto walk_block;
+            }
+            const uint32_t bits = (uint32_t)q.word & ((1u << MEMO_K) - 1), key = bits | memo_gen;
             struct memo_entry *e = &f->memo[memo_index(pc, bits)];
-            if (e->pc != pc || e->key != (bits | f->memo_gen << MEMO_K))
-                e = memo_build(f, e, pc, bits);
-            /* the chain exists (n > 0), the walk's instruction limit is not
-             * within it, nor is the stop address */
-            if ((uint64_t)e->n - 1 < in - 1 && (!(lim & LIM_ADDR) || stop - e->lo > e->hi_off)) {
+            if (e->pc != pc || e->key != key) { /* none: the loop walks the chain and records it */
+                memo_rec_start(f, &rec, e, pc, key, q.word, in, hw);
+                memo_min = 0;
+            } else if ((uint64_t)e->n - 1 < in - 1 && (!(lim & LIM_ADDR) || stop - e->lo > e->hi_off)) {
+                /* the chain exists (n > 0), the walk's instruction
+                 * limit is not within it, nor is the stop address */
                 hw -= e->hw;
                 in -= e->n;
                 f->tally.ends[RVT_END_BRANCH] += e->ends[0];
@@ -1310,6 +1323,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                 continue;
             }
         }
+    walk_block:;
         struct bc_slot *s = (struct bc_slot *)((char *)slots + *hint);
         /* A successor hint that holds is a link followed, not a lookup: not
          * counted as a hit (it was 2 host instructions a block, hits
@@ -1390,6 +1404,8 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
             case FA_RETURN:
                 if (!rvt_cs_pop(&f->cs, &to)) {
                     /* not implicit: the general step stops there */
+                    if (memo && !memo_min)
+                        memo_rec_none(&rec); /* (no chain holds a return) */
                     if ((lim & LIM_UNINF) && n > 1)
                         goto uninf;
                     goto handback;
@@ -1405,6 +1421,8 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                  * sequentially inferable (within the block, or across from
                  * the previous one: a block of one instruction), which it
                  * resolves.  A walk with LIM_UNINF stops there itself. */
+                if (memo && !memo_min)
+                    memo_rec_none(&rec); /* (a chain holds only blocks the loop continues) */
                 if ((lim & LIM_UNINF) && rvt_cf_uninferable(cf) && n > 1 &&
                     !((b->flags & RVT_BI_SIJUMP) && f->cfg.sijump))
                     goto uninf;

@@ -577,14 +577,14 @@ static void exact_counts(void)
 }
 
 /* The counting walk's memo (flow.c, struct memo_entry): a chain of cache
- * blocks retired in one step when the next outcomes are known.  A loop
- * nest driven by random branch outcomes, walked by both engines with a
- * counting sink: walks until the outcomes run out, to an instruction
- * count, to an address (inside loops the memo covers), both, with and
- * without implicit returns and a call stack, stopping at every branch or
- * jump, one-instruction walks.  After
- * every step the engines must be in the same state (rvt_flow_state_equal:
- * pc, pending instruction, open block and where it ends, branch queue, call
+ * blocks the fast loop records as it walks it, retired in one step when the
+ * same outcomes come again.  A loop nest driven by random branch outcomes,
+ * walked by both engines with a counting sink: walks until the outcomes run
+ * out, to an instruction count, to an address (inside loops the memo
+ * covers), both, with and without implicit returns and a call stack,
+ * stopping at every branch or jump, one-instruction walks.  After every
+ * step the engines must be in the same state (rvt_flow_state_equal: pc,
+ * pending instruction, open block and where it ends, branch queue, call
  * stack), have retired as many instructions and have stopped the same way,
  * and the counts told (delivered by a note after every step) must be the
  * same. */
@@ -631,6 +631,30 @@ static uint64_t memo_rand(uint64_t *s)
     return *s >> 17;
 }
 
+/* The two engines over img, each with a counting sink into its side:
+ * side[0] the fast walk, side[1] the general step alone (no_fast_walk),
+ * both synchronised at 0x1000.  False (a check failed) if they cannot be
+ * made. */
+static bool memo_open(struct memo_side side[2], const struct rvt_image *img, unsigned callstack_depth)
+{
+    memset(side, 0, 2 * sizeof *side);
+    for (int i = 0; i < 2; i++) {
+        struct rvt_flow_config fc = {.size = sizeof fc,
+                                     .image = img,
+                                     .xlen = 64,
+                                     .ecall = RVT_FLOW_ECALL_TRAP,
+                                     .callstack_depth = callstack_depth,
+                                     .sink = {.counts = memo_counts, .note = memo_note, .ctx = &side[i]},
+                                     .no_fast_walk = i == 1};
+        side[i].f = rvt_flow_new(&fc);
+        const bool made = side[i].f && rvt_flow_sync(side[i].f, 0x1000, RVT_PRIV_M, 0, true) == 0;
+        CHECK(made);
+        if (!made)
+            return false;
+    }
+    return true;
+}
+
 static void memo_walks(void)
 {
     const uint32_t nop = 0x00000013;
@@ -653,19 +677,7 @@ static void memo_walks(void)
     unsigned long steps = 0, retired = 0;
     for (unsigned depth = 0; depth <= 8; depth += 8) {
         struct memo_side side[2];
-        memset(side, 0, sizeof side);
-        for (int i = 0; i < 2; i++) {
-            struct rvt_flow_config fc = {.size = sizeof fc,
-                                         .image = img,
-                                         .xlen = 64,
-                                         .ecall = RVT_FLOW_ECALL_TRAP,
-                                         .callstack_depth = depth,
-                                         .sink = {.counts = memo_counts, .note = memo_note, .ctx = &side[i]},
-                                         .no_fast_walk = i == 1};
-            side[i].f = rvt_flow_new(&fc);
-            REQUIRE(side[i].f != NULL);
-            REQUIRE(rvt_flow_sync(side[i].f, 0x1000, RVT_PRIV_M, 0, true) == 0);
-        }
+        REQUIRE(memo_open(side, img, depth));
         uint64_t seed = 0x5eed0000 + depth;
         for (unsigned step = 0; step < 20000; step++) {
             const uint64_t r = memo_rand(&seed), bits = memo_rand(&seed) << 22 ^ memo_rand(&seed);
@@ -739,9 +751,47 @@ static void memo_walks(void)
     rvt_img_free(img);
 }
 
+/* A chain of more than MEMO_MAX_BLOCKS (64) cache blocks is not kept: its
+ * ends by kind would not fit an entry.  A loop of 63 jumps and a branch
+ * back, walked with 60 taken outcomes by both engines: a chain of six
+ * outcomes is 384 blocks (378 jumps). */
+static void memo_long_chain(void)
+{
+    enum { JUMPS = 63 };
+    uint32_t code[JUMPS + 1];
+    for (int i = 0; i < JUMPS; i++)
+        code[i] = enc_jal(0, 4);
+    code[JUMPS] = enc_b(-4 * JUMPS);
+    struct rvt_image *img = image_at_0x1000(code, JUMPS + 1);
+    REQUIRE(img != NULL);
+    struct memo_side side[2];
+    REQUIRE(memo_open(side, img, 0));
+    for (int i = 0; i < 2; i++) {
+        REQUIRE(rvt_flow_push_branches(side[i].f, ~0ull, 60) == 0);
+        struct rvt_walk w = {.flags = 0};
+        side[i].rc = rvt_flow_walk(side[i].f, &w, &side[i].st);
+        struct rvt_note n = {.kind = RVT_NOTE_TIME};
+        rvt_flow_note(side[i].f, &n); /* (delivers the counts) */
+    }
+    const struct memo_side *a = &side[0], *b = &side[1];
+    /* the walk stops at the 61st branch: 61 times round the jumps */
+    CHECK_MSG(b->st.reason == RVT_STOP_BRANCH && b->told.ends[RVT_END_JUMP] == 61 * JUMPS &&
+                  b->told.ends[RVT_END_BRANCH] == 60,
+              "general step: stop %u, %" PRIu64 " jumps, %" PRIu64 " branches", b->st.reason,
+              b->told.ends[RVT_END_JUMP], b->told.ends[RVT_END_BRANCH]);
+    CHECK_MSG(a->rc == b->rc && a->st.reason == b->st.reason && a->st.insns == b->st.insns &&
+                  rvt_flow_state_equal(a->f, b->f) && same_counts(&a->told, &b->told),
+              "long chain: fast %" PRIu64 " instructions, %" PRIu64 " jumps; general step %" PRIu64 ", %" PRIu64,
+              a->st.insns, a->told.ends[RVT_END_JUMP], b->st.insns, b->told.ends[RVT_END_JUMP]);
+    rvt_flow_free(side[0].f);
+    rvt_flow_free(side[1].f);
+    rvt_img_free(img);
+}
+
 int main(void)
 {
     memo_walks();
+    memo_long_chain();
     exact_counts();
     real_capture();
     generated(64, 11, RVT_GEN_ALL_FEATURES);
