@@ -2094,7 +2094,16 @@ void rvt_flow_refresh(struct rvt_flow *f)
     struct memo_entry *memo = f->memo; /* (its keys hold memo_gen, which goes on) */
     void *memo_mem = f->memo_mem;
     uint32_t memo_gen = f->memo_gen;
+    /* The fast path's action table depends on the configuration and the
+     * walk flags alone: kept, so that the memo's chains stay valid. */
+    const bool action_valid = f->action_valid;
+    const uint32_t action_flags = f->action_flags;
+    uint8_t action[sizeof f->action];
+    memcpy(action, f->action, sizeof action);
     memset(f, 0, sizeof *f);
+    f->action_valid = action_valid;
+    f->action_flags = action_flags;
+    memcpy(f->action, action, sizeof action);
     f->cfg = cfg;
     f->bc = bc;
     f->memo = memo;
