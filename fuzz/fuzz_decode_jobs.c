@@ -16,9 +16,10 @@
  * and the defaults, as `rvtrace encode --format etrace` writes).  A
  * difference aborts.
  *
- * Then the output's hand-off (rvt_out_jobs, src/parallel/pardecode.c):
- * the same bytes decoded as one of the families (the input's length odd:
- * N-Trace, even: E-Trace) into a PC list, a listing or a block list (bits
+ * Then, for one input in four (its length 0 or 1 modulo 8), the output's
+ * hand-off (rvt_out_jobs, src/parallel/pardecode.c): the same bytes
+ * decoded as one of the families (the input's length odd: N-Trace, even:
+ * E-Trace) into a PC list, a listing or a block list (bits
  * 2..7 modulo 3), serially and through rvt_out_jobs on 2 threads with
  * batches of 3 blocks (RVT_JOBS_BATCH), must give the same text, the same
  * damage reports, statistics and result — also when the listing stops at
@@ -237,7 +238,9 @@ static void one_family(const char *family, uint8_t sel, const uint8_t *data, siz
         abort(); /* the threaded decode is not the serial one */
     free(a.p);
     free(b.p);
-    if (size && (strcmp(family, "ntrace") == 0) == (size % 2 == 1))
+    /* One input in four (each output's formatters cost a few MB to set up,
+     * which would make the corpus replay in CI minutes long). */
+    if (size % 8 < 2 && (strcmp(family, "ntrace") == 0) == (size % 2 == 1))
         same_text(c, cfg, sel, data, size);
     rvt_codec_cfg_free(cfg);
 }
