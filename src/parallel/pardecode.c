@@ -347,6 +347,17 @@ static int end_batch(struct rvt_out_jobs *j, int rc)
     return rc;
 }
 
+/* FORMAT: block b is in the batch; its statistics, and the batch ends
+ * when it holds enough instructions.  Returns the serial sink's answer. */
+static inline int taken(struct rvt_out_jobs *j, const struct rvt_block *b)
+{
+    j->left--;
+    j->tally.ends[b->end & 15]++;
+    if ((j->tally.insns += b->ninsns) >= j->batch_insns)
+        return end_batch(j, j->out_err);
+    return j->out_err;
+}
+
 /* FORMAT, pcs: one block (the decoding thread's hot path: the serial
  * sink's return value, its statistics, where it starts and how many
  * instructions it has). */
@@ -356,11 +367,7 @@ static int on_block_pcs(void *ctx, const struct rvt_block *b)
     if (j->left < 2 || !rvt_outj_known_listable(j->listed, b))
         return on_block_slow(j, b);
     *j->run_next++ = (struct rvt_outj_run){b->start, b->ninsns};
-    j->left--;
-    j->tally.ends[b->end & 15]++;
-    if ((j->tally.insns += b->ninsns) >= j->batch_insns)
-        return end_batch(j, j->out_err);
-    return j->out_err;
+    return taken(j, b);
 }
 
 /* FORMAT, insn and blocks: one block, whole. */
@@ -370,11 +377,7 @@ static int on_block_fmt(void *ctx, const struct rvt_block *b)
     if (j->left < 2 || (j->listed && !rvt_outj_known_listable(j->listed, b)))
         return on_block_slow(j, b);
     *j->blk_next++ = *b;
-    j->left--;
-    j->tally.ends[b->end & 15]++;
-    if ((j->tally.insns += b->ninsns) >= j->batch_insns)
-        return end_batch(j, j->out_err);
-    return j->out_err;
+    return taken(j, b);
 }
 
 /* PIPE: one block. */
