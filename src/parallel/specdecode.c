@@ -118,6 +118,12 @@ struct jobs {
     size_t npool, poolcap;
 };
 
+/* A piece size within PIECE_MIN .. PIECE_MAX. */
+static size_t piece_bytes(size_t t)
+{
+    return t < PIECE_MIN ? PIECE_MIN : t > PIECE_MAX ? PIECE_MAX : t;
+}
+
 /* ---- engines ---------------------------------------------------------- */
 
 static void pair_free(const struct jobs *j, struct pair *p)
@@ -165,7 +171,6 @@ static struct pair *pair_get(struct jobs *j, const struct rvt_flow_sink *sink, b
         if (!(p = calloc(1, sizeof *p)))
             return NULL;
         p->probe = probe;
-        p->owner = me;
         struct rvt_flow_config fc = j->fc;
         fc.sink = *sink;
         if (!(p->flow = rvt_flow_new(&fc))) {
@@ -755,7 +760,7 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
      * a piece (measured: 14 ms of 75 on sync20.nt). */
     j->nring = j->sums ? 2 * threads + 1 : threads + 1;
     if (j->sums && !j->fixed)
-        j->target = j->share < PIECE_MIN ? PIECE_MIN : j->share > PIECE_MAX ? PIECE_MAX : j->share;
+        j->target = piece_bytes(j->share);
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->cv, NULL);
     pthread_t th[64];
@@ -813,7 +818,7 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
              * the work balances. */
             if (t > j->share)
                 t = j->share;
-            j->target = t < PIECE_MIN ? PIECE_MIN : t > PIECE_MAX ? PIECE_MAX : t;
+            j->target = piece_bytes(t);
         }
         pthread_mutex_unlock(&j->mu);
 
