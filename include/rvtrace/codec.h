@@ -130,6 +130,14 @@ struct rvt_codec {
      * their flow engines) decode the same from here on. */
     int (*dec_run_part)(void *dec, const uint8_t *buf, size_t len, size_t from, size_t until, size_t *next);
     bool (*dec_state_equal)(const void *a, const void *b);
+
+    /* Optional: the encoder's per-record fast path over a batch.  Takes
+     * the records at the front of rs[0..n) that each retire exactly one
+     * instruction and only count (no bytes, nothing held for later), with
+     * the same effect as enc_put on each; returns how many (0..n).
+     * rvt_encode_stream hands it whole batches and the record it stops at
+     * to enc_put. */
+    size_t (*enc_put_plain)(void *enc, const struct rvt_ing_rec *rs, size_t n);
 };
 
 /* All families, NULL-terminated. */

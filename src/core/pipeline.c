@@ -39,6 +39,14 @@ int rvt_encode_stream(const struct rvt_codec *c, const void *cfg, struct rvt_ing
         if (rc <= 0)
             break;
         for (size_t i = 0; i < nb; i++) {
+            if (batched && c->enc_put_plain) {
+                /* Its fast path over the run of one-instruction records. */
+                size_t k = c->enc_put_plain(enc, rs + i, nb - i);
+                records += k;
+                insns += k;
+                if ((i += k) == nb)
+                    break;
+            }
             const struct rvt_ing_rec *r = &rs[i];
             uint64_t n = 1; /* one instruction: the usual record */
             if (r->iretire != 1u << r->ilastsize && (r->iretire == 0 || rvt_ing_count_insns(r, bc, &n) < 0))

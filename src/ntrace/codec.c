@@ -301,6 +301,10 @@ static int enc_put(void *enc, const struct rvt_ing_rec *r)
 {
     return nt_enc_put(enc, r);
 }
+static size_t enc_put_plain(void *enc, const struct rvt_ing_rec *rs, size_t n)
+{
+    return nt_enc_put_plain(enc, rs, n);
+}
 static int enc_finish(void *enc)
 {
     return nt_enc_finish(enc);
@@ -423,4 +427,5 @@ const struct rvt_codec rvt_codec_ntrace = {
     .sync_hint = "N-Trace sync messages that survive in a RAM come from periodic synchronisation: encode with "
                  "--sync-period N (every N instruction halfwords) or --sync-msgs N (every N messages)",
     .traced = traced,
+    .enc_put_plain = enc_put_plain,
 };

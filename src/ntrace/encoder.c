@@ -25,6 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__GNUC__)
+#define NT_NOINLINE __attribute__((noinline))
+#else
+#define NT_NOINLINE
+#endif
+
 /* What the last instruction of the previous record still needs. */
 enum ev_kind {
     EV_NONE = 0,
@@ -93,6 +99,8 @@ struct nt_encoder {
     bool lost;          /* the sink refused bytes; report with Error */
     unsigned lost_mask; /* ECODE bits */
     bool need_resync;   /* Error sent: drop messages until the SYNC=7 message */
+    bool quiet;         /* a plain record only counts (update_quiet) */
+    bool general_only;  /* nt_enc_general_only: never quiet */
 };
 
 /* ---- writing ------------------------------------------------------------ */
@@ -394,6 +402,8 @@ static int hist_full(struct nt_encoder *e)
 /* ---- records ---------------------------------------------------------------- */
 
 static int write_end(struct nt_encoder *e, unsigned evcode);
+static int put_record(struct nt_encoder *e, const struct rvt_ing_rec *r);
+static int put_general(struct nt_encoder *e, const struct rvt_ing_rec *r);
 
 static uint64_t count_insns(struct nt_encoder *e, const struct rvt_ing_rec *r)
 {
@@ -454,29 +464,108 @@ static int boundary(struct nt_encoder *e, const struct rvt_ing_rec *r)
     return 0;
 }
 
+/* Is the encoder where a plain record changes nothing but its counters?
+ * Tracing, nothing the previous record needs, no resync, no I-CNT, notify
+ * or message-count sync due.  (I-CNT room and the halfword period are
+ * checked per record: they move with each one.) */
+static void update_quiet(struct nt_encoder *e)
+{
+    e->quiet = !e->general_only && e->started && !e->off && !e->finished && e->ev == EV_NONE && !e->need_resync &&
+               !e->icnt_sync_due && !e->notify_due && (!e->cfg.sync_msgs || e->since_sync_msgs < e->cfg.sync_msgs);
+}
+
+/* The records at the front of rs[0..n) that only count: each one
+ * instruction (iretire the size of its last), no flags, the same
+ * privilege and context, I-CNT staying below its full value and the sync
+ * period not reached before it; a plain instruction (itype 0) or, in HTM,
+ * a conditional branch whose outcome fits in HIST.  Exactly what the
+ * general path does for such a record while quiet: boundary() sends
+ * nothing (no event, resync, sync due, privilege or context change),
+ * I-CNT and the halfwords since the sync count it, a branch shifts its
+ * outcome into HIST, and nothing else changes.  Returns how many it took;
+ * the next record, if any, needs the general path. */
+size_t nt_enc_put_plain(struct nt_encoder *e, const struct rvt_ing_rec *rs, size_t n)
+{
+    if (!e->quiet)
+        return 0;
+    const uint64_t icnt_full = e->icnt_full, ctx = e->context;
+    const uint64_t period = e->cfg.sync_period ? e->cfg.sync_period : UINT64_MAX;
+    const unsigned priv = e->priv;
+    /* A conditional branch is plain only in HTM (BTM sends a taken one). */
+    const unsigned branch_max = e->cfg.mode == NT_MODE_HTM ? RVT_ITYPE_TAKEN : RVT_ITYPE_NONE;
+    const unsigned hist_bits = e->cfg.hist_bits;
+    uint64_t icnt = e->icnt, since = e->since_sync_hw, hist = e->hist;
+    size_t i = 0;
+    for (; i < n; i++) {
+        const struct rvt_ing_rec *r = &rs[i];
+        const uint32_t ir = r->iretire;
+        const unsigned it = r->itype;
+        if (r->flags != 0 || ir != 1u << r->ilastsize || r->priv != priv || r->context != ctx ||
+            icnt + ir >= icnt_full || since >= period)
+            break;
+        if (it != RVT_ITYPE_NONE) {
+            if (it < RVT_ITYPE_NOT_TAKEN || it > branch_max)
+                break;
+            uint64_t h = (hist << 1) | (it == RVT_ITYPE_TAKEN);
+            if (h >> hist_bits)
+                break; /* HIST full: ResourceFull or repeated history, the general path's */
+            hist = h;
+        }
+        icnt += ir;
+        since += ir;
+    }
+    if (i) {
+        e->st.records += i;
+        e->st.insns += i;
+        e->now = e->ev_time;
+        e->icnt = icnt;
+        e->since_sync_hw = since;
+        e->hist = hist;
+        e->fresh = false;
+    }
+    return i;
+}
+
 int nt_enc_put(struct nt_encoder *e, const struct rvt_ing_rec *r)
 {
-    int rc;
-    /* One plain instruction (itype 0, no flags: a record per instruction,
-     * as text inputs give) while tracing, with nothing pending and no sync
-     * due: I-CNT counts it and nothing is sent.  Exactly what the general
-     * path below does for it: boundary() sends nothing (no event, no
-     * resync, no I-CNT or notify sync, no periodic sync, no privilege or
-     * context change), I-CNT stays below its full value, the record
-     * retires nothing else. */
-    if (r->itype == RVT_ITYPE_NONE && r->flags == 0 && e->ev == EV_NONE && e->started && !e->off && !e->finished &&
-        r->iretire == 1u << r->ilastsize && e->icnt + r->iretire < e->icnt_full && r->priv == e->priv &&
-        r->context == e->context && !e->need_resync && !e->icnt_sync_due && !e->notify_due &&
-        (!e->cfg.sync_period || e->since_sync_hw < e->cfg.sync_period) &&
-        (!e->cfg.sync_msgs || e->since_sync_msgs < e->cfg.sync_msgs)) {
-        e->st.records++;
-        e->st.insns++;
-        e->now = e->ev_time;
-        e->icnt += r->iretire;
-        e->since_sync_hw += r->iretire;
-        e->fresh = false;
-        return 0;
+    /* One record: the same test as nt_enc_put_plain, read from e in place so
+     * that this stays a leaf that saves no registers. */
+    if (!e->quiet || r->flags != 0 || r->iretire != 1u << r->ilastsize || r->priv != e->priv ||
+        r->context != e->context || e->icnt + r->iretire >= e->icnt_full ||
+        (e->cfg.sync_period && e->since_sync_hw >= e->cfg.sync_period))
+        return put_general(e, r);
+    if (r->itype != RVT_ITYPE_NONE) {
+        if (e->cfg.mode != NT_MODE_HTM || (r->itype != RVT_ITYPE_NOT_TAKEN && r->itype != RVT_ITYPE_TAKEN))
+            return put_general(e, r);
+        uint64_t h = (e->hist << 1) | (r->itype == RVT_ITYPE_TAKEN);
+        if (h >> e->cfg.hist_bits)
+            return put_general(e, r);
+        e->hist = h;
     }
+    e->st.records++;
+    e->st.insns++;
+    e->now = e->ev_time;
+    e->icnt += r->iretire;
+    e->since_sync_hw += r->iretire;
+    e->fresh = false;
+    return 0;
+}
+
+/* Every record that is not plain.  It leaves quiet false on an error, so
+ * that every later record comes here too.  (Not inlined: nt_enc_put's
+ * fast path would save the registers this one needs.) */
+NT_NOINLINE static int put_general(struct nt_encoder *e, const struct rvt_ing_rec *r)
+{
+    e->quiet = false;
+    int rc = put_record(e, r);
+    if (rc == 0)
+        update_quiet(e);
+    return rc;
+}
+
+static int put_record(struct nt_encoder *e, const struct rvt_ing_rec *r)
+{
+    int rc;
     if (e->finished)
         return rvt_fail(&e->diag, RVT_ERR_INVAL, "ntrace encoder: record after finish");
     if (r->itype == 7)
@@ -675,6 +764,7 @@ int nt_enc_finish(struct nt_encoder *e)
     if (e->finished)
         return 0;
     e->finished = true;
+    e->quiet = false;
     e->now = e->ev_time;
     if (!e->started && !e->seen_off)
         return 0; /* nothing was retired: no trace */
@@ -715,6 +805,12 @@ int nt_enc_new(struct nt_encoder **out, const struct nt_cfg *cfg, const struct r
     }
     *out = e;
     return 0;
+}
+
+void nt_enc_general_only(struct nt_encoder *e)
+{
+    e->general_only = true;
+    e->quiet = false;
 }
 
 void nt_enc_stats(const struct nt_encoder *e, struct rvt_codec_stats *st)

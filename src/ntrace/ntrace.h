@@ -248,6 +248,13 @@ struct nt_encoder;
 int nt_enc_new(struct nt_encoder **out, const struct nt_cfg *cfg, const struct rvt_byte_sink *sink,
                struct rvt_diag *d);
 int nt_enc_put(struct nt_encoder *e, const struct rvt_ing_rec *r);
+/* The records at the front of rs[0..n) that each retire one instruction
+ * and only count (no message, nothing pending): taken as nt_enc_put would
+ * take them; returns how many. */
+size_t nt_enc_put_plain(struct nt_encoder *e, const struct rvt_ing_rec *rs, size_t n);
+/* For the tests: every record through the general path, the reference
+ * the fast paths (nt_enc_put's and nt_enc_put_plain) must match. */
+void nt_enc_general_only(struct nt_encoder *e);
 int nt_enc_finish(struct nt_encoder *e);
 void nt_enc_stats(const struct nt_encoder *e, struct rvt_codec_stats *st);
 const char *nt_enc_error(const struct nt_encoder *e);

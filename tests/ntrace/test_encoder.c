@@ -658,8 +658,149 @@ static void test_options(void)
     }
 }
 
+/* The fast paths (nt_enc_put's one record, nt_enc_put_plain's runs, as
+ * rvt_encode_stream hands batches) against the general path alone: the
+ * same bytes and counts for random executions with every kind of record
+ * that stops a run (branches in BTM, a full HIST or I-CNT, a sync period
+ * or message count reached, a privilege or context change, flags, jumps,
+ * traps, filtered stretches, merged records) under the options that
+ * change what is due. */
+static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return g_rng;
+}
+
+static size_t random_exec(struct rvt_ing_rec *recs, size_t cap)
+{
+    static const uint8_t itypes[] = {RVT_ITYPE_NOT_TAKEN, RVT_ITYPE_TAKEN,     RVT_ITYPE_TRAPRET,
+                                     RVT_ITYPE_CALL_INF,  RVT_ITYPE_CALL_UNINF, RVT_ITYPE_JUMP_INF,
+                                     RVT_ITYPE_JUMP_UNINF, RVT_ITYPE_RETURN,   RVT_ITYPE_COSWAP,
+                                     RVT_ITYPE_EXCEPTION, RVT_ITYPE_INTERRUPT, RVT_ITYPE_OTHER_UNINF};
+    uint64_t pc = 0x1000, ctx = 0;
+    uint8_t priv = RVT_PRIV_M;
+    for (size_t i = 0; i < cap; i++) {
+        uint64_t x = rnd();
+        uint8_t size = (x & 3) ? 1 : 0;
+        struct rvt_ing_rec r = R(pc, 1u << size, size, RVT_ITYPE_NONE);
+        if ((x >> 2) % 4 == 0) /* a branch most often, a jump, trap or return sometimes */
+            r.itype = (x >> 8) % 3 ? (uint8_t)(RVT_ITYPE_NOT_TAKEN + ((x >> 12) & 1)) : itypes[(x >> 16) % 12];
+        if ((x >> 20) % 64 == 0)
+            r.iretire += 2 * (uint32_t)((x >> 26) % 5); /* merged */
+        if ((x >> 30) % 200 == 0)
+            priv = priv == RVT_PRIV_M ? RVT_PRIV_U : RVT_PRIV_M;
+        if ((x >> 38) % 300 == 0)
+            ctx++;
+        if ((x >> 47) % 150 == 0)
+            r.flags = (uint16_t)((x >> 55) & 1 ? RVT_ING_NOTIFY : RVT_ING_UNQUALIFIED);
+        if ((x >> 56) % 100 == 0) {
+            r.flags |= RVT_ING_HAS_TIME;
+            r.time = i * 3;
+        }
+        r.priv = priv;
+        r.context = ctx;
+        r.ctype = RVT_CTYPE_PRECISE;
+        recs[i] = r;
+        pc = r.itype == RVT_ITYPE_NONE || r.itype == RVT_ITYPE_NOT_TAKEN ? rvt_ing_next_addr(&r)
+                                                                        : 0x1000 + ((x >> 40) % 64) * 4;
+    }
+    return cap;
+}
+
+/* how: 0 the general path alone, 1 nt_enc_put per record, 2 runs of
+ * random lengths through nt_enc_put_plain. */
+static void encode_how(struct rvt_membuf *out, struct rvt_codec_stats *st, const char *opts,
+                       const struct rvt_ing_rec *recs, size_t nrec, int how)
+{
+    struct nt_cfg c;
+    make_cfg(&c, opts, 64);
+    rvt_membuf_init(out);
+    struct rvt_byte_sink sink = rvt_membuf_sink(out);
+    struct nt_encoder *e;
+    struct rvt_diag d;
+    REQUIRE(nt_enc_new(&e, &c, &sink, &d) == 0);
+    if (how == 0)
+        nt_enc_general_only(e);
+    for (size_t i = 0; i < nrec;) {
+        if (how == 2) {
+            size_t n = 1 + rnd() % 300;
+            if (n > nrec - i)
+                n = nrec - i;
+            size_t k = nt_enc_put_plain(e, recs + i, n);
+            CHECK(k <= n);
+            if ((i += k) == nrec)
+                break;
+        }
+        int rc = nt_enc_put(e, &recs[i]);
+        CHECK_MSG(rc == 0, "record %zu: %s", i, nt_enc_error(e));
+        i++;
+    }
+    CHECK(nt_enc_finish(e) == 0);
+    nt_enc_stats(e, st);
+    nt_enc_free(e);
+}
+
+static void test_fast_paths(void)
+{
+    static const char *const opts[] = {
+        "",
+        "ntrace-mode=htm",
+        "ntrace-mode=htm,repeat=3,callstack=8",
+        "ntrace-mode=htm,hist-bits=3,repeat=2",
+        "ntrace-mode=htm,icnt-bits=4",
+        "ntrace-mode=btm,icnt-bits=3,icnt-sync",
+        "ntrace-mode=htm,sync-period=37",
+        "ntrace-mode=htm,sync-msgs=5,timestamps",
+        "ntrace-mode=htm,context",
+        "ntrace-mode=btm,sync-period=100,context,timestamps",
+    };
+    enum { N = 20000 };
+    static struct rvt_ing_rec recs[N];
+    random_exec(recs, N);
+    size_t plain_runs = 0;
+    for (size_t o = 0; o < sizeof opts / sizeof opts[0]; o++) {
+        struct rvt_membuf ref, one, runs;
+        struct rvt_codec_stats s0, s1, s2;
+        encode_how(&ref, &s0, opts[o], recs, N, 0);
+        encode_how(&one, &s1, opts[o], recs, N, 1);
+        encode_how(&runs, &s2, opts[o], recs, N, 2);
+        CHECK_MSG(ref.len > 100, "%s: %zu bytes", opts[o], ref.len);
+        CHECK_MSG(one.len == ref.len && !memcmp(one.data, ref.data, ref.len), "%s: nt_enc_put differs", opts[o]);
+        CHECK_MSG(runs.len == ref.len && !memcmp(runs.data, ref.data, ref.len), "%s: nt_enc_put_plain differs",
+                  opts[o]);
+        CHECK_MSG(!memcmp(&s0, &s1, sizeof s0) && !memcmp(&s0, &s2, sizeof s0), "%s: counts differ", opts[o]);
+        rvt_membuf_free(&ref);
+        rvt_membuf_free(&one);
+        rvt_membuf_free(&runs);
+    }
+    /* The runs are taken at all (else the comparison proves nothing). */
+    struct nt_cfg c;
+    make_cfg(&c, "ntrace-mode=htm", 64);
+    struct rvt_membuf b;
+    rvt_membuf_init(&b);
+    struct rvt_byte_sink sink = rvt_membuf_sink(&b);
+    struct nt_encoder *e;
+    struct rvt_diag d;
+    REQUIRE(nt_enc_new(&e, &c, &sink, &d) == 0);
+    for (size_t i = 0; i < N;) {
+        size_t k = nt_enc_put_plain(e, recs + i, N - i);
+        plain_runs += k;
+        if ((i += k) == N)
+            break;
+        CHECK(nt_enc_put(e, &recs[i]) == 0);
+        i++;
+    }
+    nt_enc_free(e);
+    rvt_membuf_free(&b);
+    CHECK_MSG(plain_runs > N / 2, "%zu of %d records taken in runs", plain_runs, (int)N);
+}
+
 int main(void)
 {
+    test_fast_paths();
     test_options();
     test_fields_and_traps();
     test_periodic_sync();
