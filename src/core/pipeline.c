@@ -10,6 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One record to the encoder, counting its instructions. */
+static inline int put_record(const struct rvt_codec *c, void *enc, const struct rvt_ing_rec *r,
+                             struct rvt_bcache *bc, uint64_t records, uint64_t *insns, struct rvt_diag *d)
+{
+    uint64_t n = 1; /* one instruction: the usual record */
+    if (r->iretire != 1u << r->ilastsize && (r->iretire == 0 || rvt_ing_count_insns(r, bc, &n) < 0))
+        n = 0; /* none, or a multi-instruction record without code: count unknown */
+    *insns += n;
+    int rc = c->enc_put(enc, r);
+    if (rc < 0)
+        return rvt_fail(d, (enum rvt_err)-rc, "record %" PRIu64 " (iaddr 0x%" PRIx64 "): %s", records, r->iaddr,
+                        c->enc_error(enc));
+    return 0;
+}
+
 int rvt_encode_stream(const struct rvt_codec *c, const void *cfg, struct rvt_ing_reader *in,
                       const struct rvt_image *img, const struct rvt_byte_sink *out, struct rvt_codec_stats *st,
                       struct rvt_diag *d)
@@ -22,42 +37,36 @@ int rvt_encode_stream(const struct rvt_codec *c, const void *cfg, struct rvt_ing
         return rvt_fail_from(d, &ed, "%s encoder", c->name);
     struct rvt_bcache *bc = img ? rvt_bcache_new(img, 0) : NULL;
     uint64_t records = 0, insns = 0;
-    const struct rvt_ing_rec *rs;
-    size_t nb;
+    const struct rvt_ing_rec *rs = NULL;
+    size_t nb = 0;
     struct rvt_ing_rec one;
     const bool batched = rvt_ing_has_batches(in);
+    /* (A record at a time gains nothing from it: enc_put has the same.) */
+    size_t (*const put_plain)(void *, const struct rvt_ing_rec *, size_t) = batched ? c->enc_put_plain : NULL;
     /* In batches where the reader has them (text read on threads hands its
      * records out in place), otherwise a record at a time (one copy). */
     for (;;) {
-        if (batched) {
-            rc = rvt_ing_next_batch(in, &rs, &nb);
-        } else {
-            rc = rvt_ing_next(in, &one);
-            rs = &one;
-            nb = 1;
+        if (!batched) {
+            if ((rc = rvt_ing_next(in, &one)) <= 0)
+                break;
+            if ((rc = put_record(c, enc, &one, bc, records, &insns, d)) < 0)
+                goto out;
+            records++;
+            continue;
         }
-        if (rc <= 0)
+        if ((rc = rvt_ing_next_batch(in, &rs, &nb)) <= 0)
             break;
         for (size_t i = 0; i < nb; i++) {
-            if (batched && c->enc_put_plain) {
+            if (put_plain) {
                 /* Its fast path over the run of one-instruction records. */
-                size_t k = c->enc_put_plain(enc, rs + i, nb - i);
+                size_t k = put_plain(enc, rs + i, nb - i);
                 records += k;
                 insns += k;
                 if ((i += k) == nb)
                     break;
             }
-            const struct rvt_ing_rec *r = &rs[i];
-            uint64_t n = 1; /* one instruction: the usual record */
-            if (r->iretire != 1u << r->ilastsize && (r->iretire == 0 || rvt_ing_count_insns(r, bc, &n) < 0))
-                n = 0; /* none, or a multi-instruction record without code: count unknown */
-            insns += n;
-            rc = c->enc_put(enc, r);
-            if (rc < 0) {
-                rvt_fail(d, (enum rvt_err)-rc, "record %" PRIu64 " (iaddr 0x%" PRIx64 "): %s", records, r->iaddr,
-                         c->enc_error(enc));
+            if ((rc = put_record(c, enc, &rs[i], bc, records, &insns, d)) < 0)
                 goto out;
-            }
             records++;
         }
     }
