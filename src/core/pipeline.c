@@ -56,15 +56,22 @@ int rvt_encode_stream(const struct rvt_codec *c, const void *cfg, struct rvt_ing
         }
         if ((rc = rvt_ing_next_batch(in, &rs, &nb)) <= 0)
             break;
-        for (size_t i = 0; i < nb; i++) {
-            if (put_plain) {
-                /* Its fast path over the run of one-instruction records. */
-                size_t k = put_plain(enc, rs + i, nb - i);
-                records += k;
-                insns += k;
-                if ((i += k) == nb)
-                    break;
+        if (!put_plain) {
+            for (size_t i = 0; i < nb; i++) {
+                if ((rc = put_record(c, enc, &rs[i], bc, records, &insns, d)) < 0)
+                    goto out;
+                records++;
             }
+            continue;
+        }
+        for (size_t i = 0; i < nb; i++) {
+            /* The encoder's fast path over the run of one-instruction
+             * records, then the record it stops at. */
+            size_t k = put_plain(enc, rs + i, nb - i);
+            records += k;
+            insns += k;
+            if ((i += k) == nb)
+                break;
             if ((rc = put_record(c, enc, &rs[i], bc, records, &insns, d)) < 0)
                 goto out;
             records++;
