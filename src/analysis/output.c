@@ -1075,6 +1075,21 @@ void rvt_outj_fmt_pcs(struct rvt_out_fmt *f, const struct rvt_outj_run *r, size_
         (void)expand(f, r[i].start, r[i].ninsns, false); /* (-RVT_ERR_NOCODE: rvt_outj_check_block reported it) */
 }
 
+void rvt_outj_fmt_insns(struct rvt_out_fmt *f, const struct rvt_outj_insn *e, size_t n, const struct rvt_block *whole)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].whole) {
+            fmt_block(f, &whole[e[i].whole - 1]);
+            continue;
+        }
+        /* fmt_block's RVT_OUT_INSN case for a block that ends in neither a
+         * trap nor an implicit return */
+        f->next_index = e[i].index;
+        if (f->bc)
+            (void)expand(f, e[i].start, e[i].ninsns, true); /* (-RVT_ERR_NOCODE: rvt_outj_check_block reported it) */
+    }
+}
+
 void rvt_outj_fmt_note(struct rvt_out_fmt *f, const struct rvt_note *n)
 {
     fmt_note(f, n);

@@ -52,9 +52,10 @@ struct noted {
  * a plain store (the decoding thread's share is what limits the speed-up:
  * it must stay small), and its notes beside them in order. */
 struct slot {
-    struct rvt_block *blk;     /* insn, blocks, PIPE: the blocks ... */
+    struct rvt_block *blk;     /* blocks, PIPE: the blocks (insn: the whole ones ins names) ... */
     struct rvt_outj_run *runs; /* ... pcs: where each starts and how many instructions (all its text needs) */
-    size_t nb;
+    struct rvt_outj_insn *ins; /* ... insn: what a listing needs of each (rvt_outj_insn) */
+    size_t nb, nwhole;
     struct noted *notes;
     size_t nn;
     char *arena; /* note texts (the decoder's own live only during the call) */
@@ -74,7 +75,8 @@ struct slot {
 struct rvt_out_jobs {
     struct rvt_output *o;
     enum rvt_outj_mode mode;
-    bool pcs; /* FORMAT of a PC list: notes have no text, blocks are runs */
+    bool pcs;  /* FORMAT of a PC list: notes have no text, blocks are runs */
+    bool insn; /* FORMAT of a listing: blocks are struct rvt_outj_insn */
     size_t batch_entries;
     uint64_t batch_insns;
     unsigned nworkers;
@@ -88,6 +90,7 @@ struct rvt_out_jobs {
      * more entries the batch takes (0: no batch), and the statistics of its
      * blocks so far (FORMAT: rvt_outj_account_counts at submit). */
     struct rvt_outj_run *run_next; /* pcs */
+    struct rvt_outj_insn *ins_next; /* insn */
     struct rvt_block *blk_next;    /* the other kinds */
     size_t left;
     struct rvt_block_counts tally;
@@ -129,7 +132,9 @@ static void replay(const struct slot *s, struct rvt_out_fmt *f, const struct rvt
     for (size_t k = 0; k <= s->nn; k++) {
         /* the blocks before note k (or the rest), then note k */
         const size_t upto = k < s->nn ? s->notes[k].at : s->nb;
-        if (f && upto > i)
+        if (f && upto > i && s->ins)
+            rvt_outj_fmt_insns(f, s->ins + i, upto - i, s->blk);
+        else if (f && upto > i)
             rvt_outj_fmt_blocks(f, s->blk + i, upto - i);
         for (; !f && i < upto; i++)
             sink->block(sink->ctx, &s->blk[i]);
@@ -246,11 +251,28 @@ static void help_or_wait(struct rvt_out_jobs *j)
     pthread_cond_wait(&j->done, &j->mu);
 }
 
+/* The blocks filled so far in the current batch (notes need their place). */
+static size_t blocks_so_far(const struct rvt_out_jobs *j)
+{
+    return j->pcs    ? (size_t)(j->run_next - j->cur->runs)
+           : j->insn ? (size_t)(j->ins_next - j->cur->ins)
+                     : (size_t)(j->blk_next - j->cur->blk);
+}
+
+/* A listing's block k of batch p, as formatting it needs it. */
+static struct rvt_block insn_block(const struct slot *p, size_t k)
+{
+    const struct rvt_outj_insn *e = &p->ins[k];
+    if (e->whole)
+        return p->blk[e->whole - 1];
+    return (struct rvt_block){.start = e->start, .ninsns = e->ninsns, .index = e->index, .end = RVT_END_SEQ};
+}
+
 /* Hand the batch being filled to the formatters (once per batch). */
 static void submit(struct rvt_out_jobs *j)
 {
     struct slot *s = j->cur;
-    s->nb = j->pcs ? (size_t)(j->run_next - s->runs) : (size_t)(j->blk_next - s->blk);
+    s->nb = blocks_so_far(j);
     if (j->mode == RVT_OUTJ_FORMAT) {
         j->tally.blocks = 0;
         for (unsigned e = 0; e < 16; e++)
@@ -283,6 +305,7 @@ static struct slot *start_batch(struct rvt_out_jobs *j)
     pthread_mutex_unlock(&j->mu);
     s->state = S_FILLING;
     s->nb = 0;
+    s->nwhole = 0;
     s->nn = 0;
     s->alen = 0;
     /* The previous batch is not reused before this one (ring order).  A PC
@@ -290,18 +313,13 @@ static struct slot *start_batch(struct rvt_out_jobs *j)
     const struct slot *p = j->fill_seq && !j->pcs ? slot_of(j, j->fill_seq - 1) : NULL;
     s->has_ctx = p && (p->nb || p->has_ctx);
     if (s->has_ctx)
-        s->ctx = p->nb ? p->blk[p->nb - 1] : p->ctx;
+        s->ctx = !p->nb ? p->ctx : p->ins ? insn_block(p, p->nb - 1) : p->blk[p->nb - 1];
     j->run_next = s->runs;
+    j->ins_next = s->ins;
     j->blk_next = s->blk;
     j->left = j->batch_entries;
     j->cur = s;
     return s;
-}
-
-/* The blocks filled so far in the current batch (notes need their place). */
-static size_t blocks_so_far(const struct rvt_out_jobs *j)
-{
-    return j->pcs ? (size_t)(j->run_next - j->cur->runs) : (size_t)(j->blk_next - j->cur->blk);
 }
 
 /* The serial sink's return value for block b, which the table of listable
@@ -310,6 +328,25 @@ static int check(struct rvt_out_jobs *j, const struct rvt_block *b)
 {
     return j->listed && !rvt_outj_known_listable(j->listed, b) ? (j->out_err = rvt_outj_check_block(j->o, b))
                                                                 : j->out_err;
+}
+
+/* A listing's block whose line names more than rvt_outj_insn holds (a
+ * trap, an implicit return) or that has more instructions than it holds. */
+static inline bool insn_needs_whole(const struct rvt_block *b)
+{
+    return b->end == RVT_END_TRAP || (b->flags & RVT_BLK_IMPLICIT) || b->ninsns > UINT32_MAX;
+}
+
+/* insn: block b into the batch, whole beside if it needs to be. */
+static void insn_whole(struct rvt_out_jobs *j, const struct rvt_block *b)
+{
+    struct slot *s = j->cur;
+    uint32_t whole = 0;
+    if (insn_needs_whole(b)) {
+        s->blk[s->nwhole++] = *b;
+        whole = (uint32_t)s->nwhole;
+    }
+    *j->ins_next++ = (struct rvt_outj_insn){b->start, b->index, (uint32_t)b->ninsns, whole};
 }
 
 /* What on_block_* leave to a call: a batch to start or to end, a block the
@@ -326,6 +363,8 @@ static int on_block_slow(struct rvt_out_jobs *j, const struct rvt_block *b)
     j->tally.insns += b->ninsns;
     if (j->pcs)
         *j->run_next++ = (struct rvt_outj_run){b->start, b->ninsns};
+    else if (j->insn)
+        insn_whole(j, b);
     else
         *j->blk_next++ = *b;
     /* (notes count: a batch ends at batch_entries entries, or instructions) */
@@ -370,7 +409,17 @@ static int on_block_pcs(void *ctx, const struct rvt_block *b)
     return taken(j, b);
 }
 
-/* FORMAT, insn and blocks: one block, whole. */
+/* FORMAT, insn: one block, as a listing needs it. */
+static int on_block_insn(void *ctx, const struct rvt_block *b)
+{
+    struct rvt_out_jobs *j = ctx;
+    if (j->left < 2 || !rvt_outj_known_listable(j->listed, b) || insn_needs_whole(b))
+        return on_block_slow(j, b);
+    *j->ins_next++ = (struct rvt_outj_insn){b->start, b->index, (uint32_t)b->ninsns, 0};
+    return taken(j, b);
+}
+
+/* FORMAT, blocks: one block, whole. */
 static int on_block_fmt(void *ctx, const struct rvt_block *b)
 {
     struct rvt_out_jobs *j = ctx;
@@ -474,6 +523,7 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
     if (j->mode == RVT_OUTJ_SERIAL)
         return j;
     j->pcs = j->mode == RVT_OUTJ_FORMAT && rvt_outj_kind(o) == RVT_OUT_PCS;
+    j->insn = j->mode == RVT_OUTJ_FORMAT && rvt_outj_kind(o) == RVT_OUT_INSN; /* (listed: as for pcs) */
     j->nworkers = j->mode == RVT_OUTJ_PIPE ? 1 : threads - 1; /* (the calling thread formats too) */
     j->serial = rvt_out_sink(o);
     pthread_mutex_init(&j->mu, NULL);
@@ -489,7 +539,8 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         struct slot *s = &j->ring[i];
         if (j->pcs ? !(s->runs = malloc(j->batch_entries * sizeof *s->runs))
                    : !(s->blk = malloc(j->batch_entries * sizeof *s->blk)) ||
-                         !(s->notes = malloc(j->batch_entries * sizeof *s->notes)))
+                         !(s->notes = malloc(j->batch_entries * sizeof *s->notes)) ||
+                         (j->insn && !(s->ins = malloc(j->batch_entries * sizeof *s->ins))))
             goto fail;
         if (rvt_outj_state_init(o, &s->fin) < 0)
             goto fail;
@@ -528,7 +579,10 @@ struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j)
      * serial sink's, which stops the decode at that block; the engine's
      * error names the trace offset where it stopped) */
     return (struct rvt_flow_sink){
-        .block = j->mode == RVT_OUTJ_PIPE ? on_block_pipe : j->pcs ? on_block_pcs : on_block_fmt,
+        .block = j->mode == RVT_OUTJ_PIPE ? on_block_pipe
+                 : j->pcs                 ? on_block_pcs
+                 : j->insn                ? on_block_insn
+                                          : on_block_fmt,
         .note = on_note,
         .ctx = j};
 }
@@ -576,6 +630,7 @@ void rvt_out_jobs_free(struct rvt_out_jobs *j)
             struct slot *s = &j->ring[i];
             free(s->blk);
             free(s->runs);
+            free(s->ins);
             free(s->notes);
             free(s->arena);
             free(s->text);
