@@ -360,6 +360,23 @@ int rvt_decode_file(const struct rvt_codec *c, const void *cfg, const struct rvt
                     const struct rvt_decode_options *opt, struct rvt_trace_file *t, const struct rvt_flow_sink *sink,
                     struct rvt_diag *d);
 
+/* ---- output files ----------------------------------------------------- */
+
+/* Open `path` ("-": stdout) to write an output into.  A file that exists is
+ * written over in place, not emptied first, and rvt_output_file_close cuts
+ * it at the end of what was written: the result is the same file, and a
+ * large old output costs nothing to replace (emptying it first makes the
+ * kernel free its pages inside open(), for a 300 MB file about as long as
+ * a decode that writes one).  A process killed before the close leaves the
+ * old file's tail after the new text.  `inputs` (n paths; NULL or "-"
+ * entries are skipped) are what the command reads: an output that is one
+ * of them is refused (NULL, diag says which, errno EINVAL), since writing it
+ * would destroy the input while it is read.  NULL and diag on any error. */
+FILE *rvt_output_file_open(const char *path, const char *const *inputs, size_t n, struct rvt_diag *d);
+/* Flush, cut a regular file at the position written to, close (stdout:
+ * flush only).  0, or -RVT_ERR_IO (errno says why). */
+int rvt_output_file_close(FILE *f);
+
 #ifdef __cplusplus
 }
 #endif

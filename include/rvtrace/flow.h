@@ -436,6 +436,12 @@ void rvt_flow_set_open_block(struct rvt_flow *f, const struct rvt_block *b);
 /* Back to the state of rvt_flow_new (same configuration and sink), keeping
  * the block cache. */
 void rvt_flow_refresh(struct rvt_flow *f);
+/* Exchange the two engines' caches of the program (the block cache, the
+ * counting walk's memo): what they have learnt about the code, nothing
+ * about the trace.  Both engines must have the same configuration and
+ * image, and neither be inside a call.  The parallel decode keeps a warm
+ * set per thread and lends it to whichever engine the thread runs. */
+void rvt_flow_swap_caches(struct rvt_flow *a, struct rvt_flow *b);
 
 /* ---- the ideal decoder: ingress -> flow --------------------------------- */
 

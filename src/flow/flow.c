@@ -74,12 +74,32 @@ struct memo_entry {
 _Static_assert(sizeof(struct memo_entry) <= 64, "a memo entry is one cache line");
 _Static_assert(MEMO_MAX_BLOCKS * RVT_BLOCK_MAX_INSNS * 2 <= UINT16_MAX, "a chain's halfwords fit 16 bits");
 
+/* What an engine has learnt about the program, not about the trace: it
+ * decides no output, only how fast the engine gets there.  Any engine of
+ * the same configuration may use it (rvt_flow_swap_caches: the parallel
+ * decode keeps one per thread, warm, and lends it to the engine the thread
+ * runs). */
+struct flow_caches {
+    struct rvt_bcache *bc;
+    /* The walk's fast path: what it does per class of last instruction,
+     * for the walk flags in action_flags. */
+    bool action_valid;
+    uint32_t action_flags;
+    uint8_t action[RVT_CF_EBREAK + 1];
+    /* The counting walk's memo (struct memo_entry): MEMO_SLOTS entries,
+     * keyed by block start, the next MEMO_K branch outcomes and memo_gen
+     * (the fast-path action table they were made under; changes with it). */
+    struct memo_entry *memo;
+    void *memo_mem; /* (what memo is in) */
+    uint32_t memo_gen;
+};
+
 /* A field added here that decides what the engine does from then on must be
  * compared in rvt_flow_state_equal (the parallel decode's join check). */
 struct rvt_flow {
     struct rvt_flow_config cfg;
     struct rvt_diag diag;
-    struct rvt_bcache *bc;
+    struct flow_caches cache;
     unsigned xlen;
     uint64_t mask;
 
@@ -124,11 +144,6 @@ struct rvt_flow {
 
     uint64_t progress_next, progress_every; /* cfg.progress: when next */
 
-    /* The walk's fast path: what it does per class of last instruction,
-     * for the walk flags in action_flags. */
-    bool action_valid;
-    uint32_t action_flags;
-    uint8_t action[RVT_CF_EBREAK + 1];
     char lead_text[640]; /* a damaged start's note (classify_lead) */
 
     /* Emitted blocks not yet handed to a batch sink (deliver()):
@@ -142,12 +157,6 @@ struct rvt_flow {
     /* Emitted blocks not yet handed to a counting sink
      * (rvt_flow_sink.counts): ends and insns (deliver() adds up blocks). */
     struct rvt_block_counts tally;
-    /* The counting walk's memo (struct memo_entry): MEMO_SLOTS entries,
-     * keyed by block start, the next MEMO_K branch outcomes and memo_gen
-     * (the fast-path action table they were made under; changes with it). */
-    struct memo_entry *memo;
-    void *memo_mem; /* (what memo is in) */
-    uint32_t memo_gen;
 };
 
 static int deliver(struct rvt_flow *f);
@@ -257,15 +266,15 @@ struct rvt_flow *rvt_flow_new(const struct rvt_flow_config *cfg)
     }
     f->mask = f->xlen == 32 ? 0xffffffffull : ~0ull;
     f->bnext = f->batch;
-    f->bc = rvt_bcache_new(cfg->image, 0);
+    f->cache.bc = rvt_bcache_new(cfg->image, 0);
     /* (calloc: its pages stay untouched until a counting walk uses them;
      * the entries start at a cache line) */
-    f->memo_mem = calloc(((size_t)1 << MEMO_LOG2) * sizeof *f->memo + 64, 1);
-    if (f->memo_mem)
-        f->memo = (struct memo_entry *)(((uintptr_t)f->memo_mem + 63) & ~(uintptr_t)63);
-    if (!f->bc || !f->memo_mem) {
-        rvt_bcache_free(f->bc);
-        free(f->memo_mem);
+    f->cache.memo_mem = calloc(((size_t)1 << MEMO_LOG2) * sizeof *f->cache.memo + 64, 1);
+    if (f->cache.memo_mem)
+        f->cache.memo = (struct memo_entry *)(((uintptr_t)f->cache.memo_mem + 63) & ~(uintptr_t)63);
+    if (!f->cache.bc || !f->cache.memo_mem) {
+        rvt_bcache_free(f->cache.bc);
+        free(f->cache.memo_mem);
         free(f);
         return NULL;
     }
@@ -282,8 +291,8 @@ void rvt_flow_free(struct rvt_flow *f)
     if (!f)
         return;
     (void)deliver(f); /* the last blocks of a decode that stopped without finishing */
-    rvt_bcache_free(f->bc);
-    free(f->memo_mem);
+    rvt_bcache_free(f->cache.bc);
+    free(f->cache.memo_mem);
     free(f);
 }
 
@@ -366,7 +375,7 @@ void rvt_flow_buffer_wrapped(struct rvt_flow *f)
 
 struct rvt_bcache *rvt_flow_bcache(struct rvt_flow *f)
 {
-    return f->bc;
+    return f->cache.bc;
 }
 
 unsigned rvt_flow_xlen(const struct rvt_flow *f)
@@ -1165,7 +1174,7 @@ static void memo_rec_store(struct rvt_flow *f, const struct memo_rec *r, const s
 static RVT_ALWAYS_INLINE int memo_record(struct rvt_flow *f, struct memo_rec *r, const struct rvt_block_info *b,
                                          uint64_t word)
 {
-    const enum fast_action act = (enum fast_action)f->action[b->cf];
+    const enum fast_action act = (enum fast_action)f->cache.action[b->cf];
     /* a return pops the implicit-return stack and a call pushes on it: not
      * the same chain for every stack */
     if (act == FA_RETURN || (act == FA_CALL && f->cs.depth) || b->last < b->start ||
@@ -1216,7 +1225,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
     if (f->blk_open && (f->blk_end != pc0 || f->blk.time != time || f->blk.flags != base_flags ||
                         f->blk.context != ctx || f->blk.priv != priv))
         return 0;
-    struct rvt_bcache *const bc = f->bc;
+    struct rvt_bcache *const bc = f->cache.bc;
     struct bc_slot *const slots = bc->slots;
     const unsigned shift = bc->shift;
     const uint64_t stop = fs->stop;
@@ -1280,7 +1289,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
      * block it retires (one compare a block for both). */
     const bool memo = counting && !(lim & LIM_HW);
     uint64_t memo_min = 1u << MEMO_K;
-    const uint32_t memo_gen = f->memo_gen << MEMO_K; /* (the table stays during a walk) */
+    const uint32_t memo_gen = f->cache.memo_gen << MEMO_K; /* (the table stays during a walk) */
     struct memo_rec rec;
     for (;;) {
         if (memo && q.word >= memo_min) {
@@ -1295,7 +1304,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                     goto walk_block;
             }
             const uint32_t bits = (uint32_t)q.word & ((1u << MEMO_K) - 1), key = bits | memo_gen;
-            struct memo_entry *e = &f->memo[memo_index(pc, bits)];
+            struct memo_entry *e = &f->cache.memo[memo_index(pc, bits)];
             if (e->pc != pc || e->key != key) { /* none: the loop walks the chain and records it */
                 memo_rec_start(f, &rec, e, pc, key, q.word, in, hw);
                 memo_min = 0;
@@ -1367,7 +1376,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
 
         /* The successor of the block's last instruction (targets and
          * fall-throughs in the cache are within xlen). */
-        const unsigned cf = b->cf, act = f->action[cf]; /* addressed from f: no register of its own */
+        const unsigned cf = b->cf, act = f->cache.action[cf]; /* addressed from f: no register of its own */
         uint64_t to;
         uint8_t end, flags = 0;
         if (act == FA_BRANCH) {
@@ -1652,26 +1661,26 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
     /* What the fast path does with each class of last instruction (the
      * flow keeps the table of the last walk flags that matter). */
     const uint32_t afl = fl & (RVT_WALK_STOP_BRANCH | RVT_WALK_STOP_JUMP | RVT_WALK_IMPLICIT_RET);
-    if (!f->action_valid || f->action_flags != afl) {
-        memset(f->action, FA_HANDBACK, sizeof f->action);
-        f->action[RVT_CF_NONE] = FA_SEQ;
+    if (!f->cache.action_valid || f->cache.action_flags != afl) {
+        memset(f->cache.action, FA_HANDBACK, sizeof f->cache.action);
+        f->cache.action[RVT_CF_NONE] = FA_SEQ;
         if (!(afl & RVT_WALK_STOP_BRANCH))
-            f->action[RVT_CF_BRANCH] = FA_BRANCH;
+            f->cache.action[RVT_CF_BRANCH] = FA_BRANCH;
         if (!(afl & RVT_WALK_STOP_JUMP)) {
-            f->action[RVT_CF_CALL_INF] = FA_CALL;
-            f->action[RVT_CF_OTHER_INF] = FA_OTHER;
-            f->action[RVT_CF_JUMP_INF] = FA_JUMP;
+            f->cache.action[RVT_CF_CALL_INF] = FA_CALL;
+            f->cache.action[RVT_CF_OTHER_INF] = FA_OTHER;
+            f->cache.action[RVT_CF_JUMP_INF] = FA_JUMP;
         }
         if (afl & RVT_WALK_IMPLICIT_RET)
-            f->action[RVT_CF_RETURN] = FA_RETURN;
+            f->cache.action[RVT_CF_RETURN] = FA_RETURN;
         if (f->cfg.ecall == RVT_FLOW_ECALL_SEQUENTIAL)
-            f->action[RVT_CF_ECALL] = f->action[RVT_CF_EBREAK] = FA_SEQ;
-        f->action_flags = afl;
-        f->action_valid = true;
+            f->cache.action[RVT_CF_ECALL] = f->cache.action[RVT_CF_EBREAK] = FA_SEQ;
+        f->cache.action_flags = afl;
+        f->cache.action_valid = true;
         /* The memo's chains were made under the old table. */
-        if (++f->memo_gen == 1u << (32 - MEMO_K)) {
-            memset(f->memo, 0, ((size_t)1 << MEMO_LOG2) * sizeof *f->memo);
-            f->memo_gen = 1;
+        if (++f->cache.memo_gen == 1u << (32 - MEMO_K)) {
+            memset(f->cache.memo, 0, ((size_t)1 << MEMO_LOG2) * sizeof *f->cache.memo);
+            f->cache.memo_gen = 1;
         }
     }
     struct fast_state fs = {.hw_left = hw_left,
@@ -1744,7 +1753,7 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
         }
         /* A copy: the cache entry may move when the output callbacks that
          * retire() triggers use the same cache. */
-        const struct rvt_block_info bi = *rvt_bcache_get(f->bc, pc);
+        const struct rvt_block_info bi = *rvt_bcache_get(f->cache.bc, pc);
         const struct rvt_block_info *b = &bi;
         if (b->ninsns == 0)
             return no_code(f, b, pc);
@@ -1869,7 +1878,7 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
  * handles those. */
 static RVT_ALWAYS_INLINE int walk_one(struct rvt_flow *f, struct rvt_stop *st)
 {
-    const struct rvt_block_info *c = rvt_bcache_get(f->bc, f->pc);
+    const struct rvt_block_info *c = rvt_bcache_get(f->cache.bc, f->pc);
     if (c->ninsns == 0 || f->insns >= f->insn_cap ||
         (c->ninsns == 1 && (c->cf == RVT_CF_ECALL || c->cf == RVT_CF_EBREAK) && f->cfg.ecall == RVT_FLOW_ECALL_TRAP))
         return 1;
@@ -1948,7 +1957,7 @@ int rvt_block_insns(struct rvt_bcache *bc, unsigned xlen, const struct rvt_block
 
 int rvt_flow_block_insns(struct rvt_flow *f, const struct rvt_block *blk, rvt_insn_fn fn, void *ctx)
 {
-    int rc = rvt_block_insns(f->bc, f->xlen, blk, fn, ctx);
+    int rc = rvt_block_insns(f->cache.bc, f->xlen, blk, fn, ctx);
     if (rc == -RVT_ERR_NOCODE)
         return ffail(f, RVT_ERR_NOCODE, "block at 0x%" PRIx64 " covers addresses without code", blk->start);
     return rc;
@@ -2087,28 +2096,16 @@ void rvt_flow_rebase(struct rvt_flow *f, uint64_t insns)
 void rvt_flow_refresh(struct rvt_flow *f)
 {
     deliver_now(f);
-    struct rvt_flow_config cfg = f->cfg;
-    struct rvt_bcache *bc = f->bc;
-    unsigned xlen = f->xlen;
-    uint64_t mask = f->mask;
-    struct memo_entry *memo = f->memo; /* (its keys hold memo_gen, which goes on) */
-    void *memo_mem = f->memo_mem;
-    uint32_t memo_gen = f->memo_gen;
-    /* The fast path's action table depends on the configuration and the
-     * walk flags alone: kept, so that the memo's chains stay valid. */
-    const bool action_valid = f->action_valid;
-    const uint32_t action_flags = f->action_flags;
-    uint8_t action[sizeof f->action];
-    memcpy(action, f->action, sizeof action);
+    const struct rvt_flow_config cfg = f->cfg;
+    const unsigned xlen = f->xlen;
+    const uint64_t mask = f->mask;
+    /* The caches stay: the fast path's action table depends on the
+     * configuration and the walk flags alone, so the memo's chains (keyed
+     * by its generation) stay valid too. */
+    const struct flow_caches cache = f->cache;
     memset(f, 0, sizeof *f);
-    f->action_valid = action_valid;
-    f->action_flags = action_flags;
-    memcpy(f->action, action, sizeof action);
+    f->cache = cache;
     f->cfg = cfg;
-    f->bc = bc;
-    f->memo = memo;
-    f->memo_mem = memo_mem;
-    f->memo_gen = memo_gen;
     f->xlen = xlen;
     f->mask = mask;
     /* (as rvt_flow_new) */
@@ -2118,6 +2115,19 @@ void rvt_flow_refresh(struct rvt_flow *f)
     f->insn_cap = cfg.max_insns ? cfg.max_insns : UINT64_MAX;
     f->progress_every = cfg.progress_every ? cfg.progress_every : 1u << 20;
     f->progress_next = cfg.progress ? f->progress_every : UINT64_MAX;
+}
+
+void rvt_flow_swap_caches(struct rvt_flow *a, struct rvt_flow *b)
+{
+    /* Between walks no pointer into the block cache is held (the counting
+     * loop's cnt_last is cleared when it hands back), and the memo's
+     * entries point into nothing but their own cache's slots (hints that
+     * are checked), so the two sets move whole.  The action table goes
+     * with its memo: the memo's keys carry the generation it was made
+     * under. */
+    const struct flow_caches t = a->cache;
+    a->cache = b->cache;
+    b->cache = t;
 }
 
 void rvt_flow_placeholder(struct rvt_flow *f)

@@ -1044,6 +1044,11 @@ int nt_sync_points(const struct nt_cfg *cfg, const uint8_t *buf, size_t len, siz
             return 0;
         if (rc < 0)
             continue;
+        /* The TCODE is the first 6 bits of the message's first byte (MDO
+         * above MSEO): any other message is passed over without decoding
+         * its fields, which is most of the scan's work. */
+        if (n == 0 || !nt_tcode_is_sync(buf[start] >> 2))
+            continue;
         /* The decoder's own acceptance of a message (nt_dec_run). */
         struct nt_msg m;
         if (nt_msg_decode(&wire, buf + start, n, start, &m, &fd) < 0 || nt_msg_check(cfg, &m, start, &fd) < 0)

@@ -49,6 +49,7 @@ enum {
     PIECE_MIN = 1 << 10,  /* bytes of trace: the least and first piece size */
     PIECE_FIRST = 4 << 10,
     PIECE_MAX = 1 << 20,
+    PIECE_TAIL = 32 << 10, /* the least a piece shrinks to toward the end */
     RUN = 256 /* blocks replayed in one call */
 };
 
@@ -111,11 +112,15 @@ struct jobs {
     size_t target;                       /* bytes per piece */
     bool sums;                           /* the sink takes counts */
     size_t share;                        /* the largest piece: len / (4 threads) */
+    unsigned threads;
     bool fixed;                          /* RVT_JOBS_SEGMENT_BYTES */
     bool quit;
-    /* Engines to reuse, their block caches and memos warm (pair_get). */
+    /* Engines to reuse (pair_get). */
     struct pair **pool;
     size_t npool, poolcap;
+    /* Each thread's caches of the program (block cache, memo), lent to
+     * every engine it runs (run_part); held by an engine of their own. */
+    struct rvt_flow *caches[64];
 };
 
 /* A piece size within PIECE_MIN .. PIECE_MAX. */
@@ -138,10 +143,8 @@ static void pair_free(const struct jobs *j, struct pair *p)
 
 /* A fresh decoder feeding sink, for a probe or for thread `me`'s decode
  * (lock not held).  A decode takes the engine this thread used last if
- * there is one: its block cache and memo (about a megabyte) are still in
- * this core's cache — an engine last used on the other core, or new,
- * makes a piece 10–15 % slower (measured, E-Trace 1 MB pieces).  Probes
- * keep to their own engines, which never walk. */
+ * there is one (its state, some 20 KB, is still in this core's cache).
+ * Probes keep to their own engines. */
 static struct pair *pair_get(struct jobs *j, const struct rvt_flow_sink *sink, bool probe, unsigned me)
 {
     struct pair *p = NULL;
@@ -206,6 +209,26 @@ static void pair_put(struct jobs *j, struct pair *p)
     }
     j->pool[j->npool++] = p;
     pthread_mutex_unlock(&j->mu);
+}
+
+/* Decode [from, until) with p's decoder on thread `me` (the family's
+ * dec_run_part), its engine using the thread's caches of the program.
+ * An engine's own caches would start cold: every engine in a decode warms
+ * them again (seven or so, each piece's first pass over the code costing
+ * 10-15 % more, measured), where the serial decode warms one set once.
+ * Whichever engine a thread runs, the caches it fills are its own; without
+ * memory for them the engine uses its own. */
+static int run_part(struct jobs *j, struct pair *p, unsigned me, size_t from, size_t until, size_t *next)
+{
+    struct rvt_flow *own = j->caches[me];
+    if (!own)
+        own = j->caches[me] = rvt_flow_new(&j->fc);
+    if (own)
+        rvt_flow_swap_caches(p->flow, own);
+    int rc = j->c->dec_run_part(p->dec, j->buf, j->len, from, until, next);
+    if (own)
+        rvt_flow_swap_caches(p->flow, own);
+    return rc;
 }
 
 /* ---- recording --------------------------------------------------------- */
@@ -383,15 +406,15 @@ static void run_piece(struct jobs *j, struct piece *p, unsigned me)
     if (!p->probe || !p->spec)
         return;
     size_t join2;
-    if (j->c->dec_run_part(p->probe->dec, j->buf, j->len, p->from, p->from, &p->join) < 0 ||
-        j->c->dec_run_part(p->spec->dec, j->buf, j->len, p->from, p->from, &join2) < 0 || join2 != p->join ||
+    if (run_part(j, p->probe, me, p->from, p->from, &p->join) < 0 ||
+        run_part(j, p->spec, me, p->from, p->from, &join2) < 0 || join2 != p->join ||
         p->join >= j->len)
         return;
     p->mark = rvt_flow_insns(p->spec->flow);
     rvt_flow_placeholder(p->probe->flow);
     rvt_flow_placeholder(p->spec->flow);
     p->recording = true;
-    if (j->c->dec_run_part(p->spec->dec, j->buf, j->len, p->join, p->until, &p->next) < 0)
+    if (run_part(j, p->spec, me, p->join, p->until, &p->next) < 0)
         return;
     rvt_flow_set_sink(p->spec->flow, &none); /* (hands over the blocks it holds) */
     if (p->full || rec_sums(p))
@@ -426,7 +449,18 @@ static bool define_next(struct jobs *j)
         return false;
     struct piece *p = &j->ring[j->defined % j->nring];
     p->from = j->frontier;
-    size_t at = p->from + (j->target ? j->target : 1);
+    /* Toward the end, pieces shrink with what is left (a fraction of it
+     * per thread), so that the threads finish together: the last piece
+     * to end is small.  With pieces of a quarter share to the end, the
+     * other thread idled for half a piece on average (2-6 ms of a 60 ms
+     * count, measured). */
+    size_t size = j->target ? j->target : 1;
+    if (!j->fixed) {
+        const size_t left = (j->len - j->frontier) / (2 * (size_t)j->threads);
+        if (size > left)
+            size = left > PIECE_TAIL ? left : PIECE_TAIL < size ? PIECE_TAIL : size;
+    }
+    size_t at = p->from + size;
     struct first f = {0};
     struct rvt_diag d = {0};
     if (at < j->len && j->c->sync_points(j->cfg, j->buf, j->len, at, first_point, &f, &d) >= 0 && f.found &&
@@ -752,6 +786,7 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
         }
     }
     j->share = len / (4 * (size_t)threads);
+    j->threads = threads;
     /* A count records a few sums a piece: its pieces are a quarter of a
      * thread's share from the start (no recording to size them by), and
      * more of them may be in flight.  With threads + 1, a worker that
@@ -782,7 +817,7 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
     }
 
     size_t pos = 0;
-    rc = c->dec_run_part(real->dec, buf, len, 0, j->ring[0].until, &pos);
+    rc = run_part(j, real, 0, 0, j->ring[0].until, &pos);
     pthread_mutex_lock(&j->mu);
     j->stitched = 1;
     st->segments = 1;
@@ -861,7 +896,7 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
             }
         }
         if (!join) {
-            rc = c->dec_run_part(real->dec, buf, len, pos, p->until, &pos);
+            rc = run_part(j, real, 0, pos, p->until, &pos);
             st->redone++;
         }
         pair_put(j, p->spec);
@@ -883,7 +918,7 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
     /* (A piece follows every stop before the end; should none, the real
      * decoder finishes the trace rather than leave it short.) */
     if (rc >= 0 && pos < len)
-        rc = c->dec_run_part(real->dec, buf, len, pos, len, &pos);
+        rc = run_part(j, real, 0, pos, len, &pos);
     /* The limit ends a decode the way the end of the trace does (rvt_decode). */
     if (rc < 0 && rvt_flow_limit_reached(real->flow))
         rc = 0;
@@ -903,6 +938,8 @@ out:
         pair_free(j, j->pool[i]);
     free(j->pool);
     free(j->ring);
+    for (unsigned i = 0; i < 64; i++)
+        rvt_flow_free(j->caches[i]);
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->cv);
     return rc < 0 ? rc : 0;

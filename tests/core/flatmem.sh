@@ -76,6 +76,38 @@ space_ok "$T/t10.file.pcs" && ok || bad "-o: the space reserved beyond the PC li
 grep -v '^0x' "$T/t10.both" | cmp -s - "$T/t10.err" && ok || bad "stdout and stderr sent to one file: the messages differ"
 space_ok "$T/t10.both" && ok || bad "stdout to a file: the space reserved beyond the PC list was not given back"
 
+# -o over an existing file (rvt_output_file_open): written over in place
+# and cut at the end of the text, so the file is the new text alone —
+# whether the old one was longer (a longer leftover tail would remain
+# without the cut) or shorter — and stays the same file (a hard link to it
+# sees the new text).  An output that is an input is refused before
+# anything is written: -o the trace itself (a mapped trace emptied under
+# the decode was a bus error), -o the ELF, dump's and segments' -o their
+# trace, encode's -o its --input.
+head -c $(( $(stat -c %s "$T/t10.file.pcs") + 3000000 )) /dev/zero | tr '\0' x > "$T/old.pcs"
+ln "$T/old.pcs" "$T/old.link"
+"$RV" decode --format ntrace --elf "$E" "$T/t10" --output pcs -o "$T/old.pcs" 2>/dev/null
+cksum < "$T/old.pcs" | cmp -s - "$T/serial.sum" && ok || bad "-o over a longer file: $(stat -c %s "$T/old.pcs") bytes, not the PC list alone"
+cmp -s "$T/old.pcs" "$T/old.link" && ok || bad "-o over an existing file: a hard link to it does not see the new text"
+printf 'old\n' > "$T/short.pcs"
+"$RV" decode --format ntrace --elf "$E" "$T/t10" --output pcs -o "$T/short.pcs" 2>/dev/null
+cksum < "$T/short.pcs" | cmp -s - "$T/serial.sum" && ok || bad "-o over a shorter file: not the PC list"
+space_ok "$T/old.pcs" && ok || bad "-o over a longer file: the blocks beyond the text were not given back"
+cp "$E" "$T/elf"; cp "$T/chunk" "$T/trace"
+sum_before=$(cat "$T/trace" "$T/elf" | cksum)
+for target in trace elf; do
+    "$RV" decode --format ntrace --elf "$T/elf" "$T/trace" --output pcs -o "$T/$target" > /dev/null 2> "$T/err"
+    st=$?
+    [ $st = 2 ] && grep -q "would overwrite .*$target, which is read as input" "$T/err" && ok ||
+        bad "decode -o its own $target: exit $st, $(cat "$T/err")"
+done
+for cmd in dump segments; do
+    "$RV" $cmd --format ntrace "$T/trace" -o "$T/trace" > /dev/null 2> "$T/err"
+    st=$?
+    [ $st = 2 ] && grep -q "which is read as input" "$T/err" && ok || bad "$cmd -o its own trace: exit $st, $(cat "$T/err")"
+done
+[ "$(cat "$T/trace" "$T/elf" | cksum)" = "$sum_before" ] && ok || bad "decode, dump or segments -o an input changed the input"
+
 # encode --jobs 2 from text (the text parsed on both threads, a fixed
 # number of chunks in flight): a 10 MiB and a 100 MiB PC INSN text (a
 # straight run of addi, 26 bytes a line) encode with the same peak
@@ -95,6 +127,12 @@ echo "encode --jobs 2 from text: peak resident memory: 10 MiB text $e10 KiB, 100
 [ $((e100 - e10)) -lt 8192 ] && ok || bad "encode --jobs 2: peak memory grew from $e10 KiB to $e100 KiB with a 10 times larger text"
 "$RV" encode --format ntrace --xlen 64 --input "$T/x100.txt" --input-format pcinsn -o "$T/x100.1.nt" 2>/dev/null
 cmp -s "$T/x100.txt.nt" "$T/x100.1.nt" && ok || bad "encode --jobs 2 of the 100 MiB text differs from one thread's"
+
+cp "$T/x10.txt" "$T/in.txt"
+"$RV" encode --format ntrace --xlen 64 --input "$T/in.txt" --input-format pcinsn -o "$T/in.txt" 2> "$T/err"
+st=$?
+[ $st != 0 ] && grep -q "which is read as input" "$T/err" && cmp -s "$T/x10.txt" "$T/in.txt" && ok ||
+    bad "encode -o its own --input: exit $st, $(cat "$T/err")"
 
 echo "flatmem: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -655,6 +655,56 @@ static bool memo_open(struct memo_side side[2], const struct rvt_image *img, uns
     return true;
 }
 
+/* One random step of an engine: a walk of a random kind (to the next
+ * branch it cannot decide, a number of instructions, an address, both, one
+ * instruction) with random walk flags, or branch outcomes pushed; a pending
+ * instruction resolved first as a trace would; then a note, which delivers
+ * the counts. */
+static void memo_step(struct memo_side *m, uint64_t r, uint64_t bits, unsigned depth, uint64_t insn_end,
+                      bool no_stops)
+{
+    const unsigned op = (unsigned)(r % 16), nbits = 1 + (unsigned)(r >> 8) % 64;
+    const uint64_t insns = 1 + (r >> 16) % 300, addr = 0x1000 + 4 * ((r >> 28) % ((insn_end - 0x1000) / 4));
+    /* (flags that change what the fast loop does with a block, and so the chains) */
+    const uint32_t ir = (no_stops               ? 0
+                         : (r >> 40) % 8 == 0 ? RVT_WALK_STOP_BRANCH
+                         : (r >> 40) % 8 == 1 ? RVT_WALK_STOP_JUMP
+                                               : 0) |
+                        (depth && (r >> 43) % 2 ? RVT_WALK_IMPLICIT_RET : 0);
+    struct rvt_flow *f = m->f;
+    memset(&m->st, 0, sizeof m->st);
+    if (rvt_flow_pending(f)) { /* resolve it as the trace would */
+        m->rc = rvt_flow_continue(f);
+        if (m->rc < 0 && rvt_flow_pending(f))
+            m->rc = (r >> 50) % 2 ? rvt_flow_branch(f, (r >> 51) & 1) : rvt_flow_jump(f, 0x100c);
+        if (m->rc < 0)
+            m->rc = rvt_flow_jump(f, 0x1000);
+    }
+    if (!rvt_flow_have_pc(f))
+        m->rc = rvt_flow_sync(f, 0x1000, RVT_PRIV_M, 0, false);
+    if (op < 6) {
+        if (rvt_flow_queued_branches(f) < 3000)
+            m->rc = rvt_flow_push_branches(f, bits, nbits);
+        struct rvt_walk w = {.flags = ir};
+        m->rc = rvt_flow_walk(f, &w, &m->st);
+    } else if (op < 9) {
+        struct rvt_walk w = {.flags = ir | RVT_WALK_INSNS, .insns = insns};
+        m->rc = rvt_flow_walk(f, &w, &m->st);
+    } else if (op < 12) {
+        struct rvt_walk w = {.flags = ir | RVT_WALK_ADDR | (op == 11 ? RVT_WALK_ADDR_NOT_FIRST : 0), .addr = addr};
+        m->rc = rvt_flow_walk(f, &w, &m->st);
+    } else if (op < 14) {
+        struct rvt_walk w = {.flags = ir | RVT_WALK_ADDR | RVT_WALK_INSNS, .addr = addr, .insns = insns};
+        m->rc = rvt_flow_walk(f, &w, &m->st);
+    } else if (op == 14) {
+        m->rc = rvt_flow_walk_one(f, &m->st);
+    } else {
+        m->rc = rvt_flow_push_branches(f, bits, nbits);
+    }
+    struct rvt_note n = {.kind = RVT_NOTE_TIME};
+    rvt_flow_note(f, &n); /* (delivers the counts) */
+}
+
 static void memo_walks(void)
 {
     const uint32_t nop = 0x00000013;
@@ -675,54 +725,29 @@ static void memo_walks(void)
     REQUIRE(img != NULL);
     const uint64_t insn_end = 0x1000 + sizeof code;
     unsigned long steps = 0, retired = 0;
-    for (unsigned depth = 0; depth <= 8; depth += 8) {
-        struct memo_side side[2];
+    for (unsigned run = 0; run < 6; run++) {
+        /* Runs 2-5: the fast engine's caches are swapped with a third
+         * engine's after every step (rvt_flow_swap_caches, as the parallel
+         * decode lends each thread's caches to the engine it runs), and
+         * that engine walks the same code in between with walk flags of its
+         * own (runs 4 and 5: never stopping at branches or jumps, so its
+         * chains are the longest): the chains it records must never steer
+         * the first engine where its own walk flags stop it. */
+        const unsigned depth = run % 2 ? 8 : 0;
+        const bool lend = run >= 2, spare_no_stops = run >= 4;
+        struct memo_side side[2], spare[2];
         REQUIRE(memo_open(side, img, depth));
-        uint64_t seed = 0x5eed0000 + depth;
+        if (lend)
+            REQUIRE(memo_open(spare, img, depth));
+        uint64_t seed = 0x5eed0000 + run, seed2 = 0x5eed1000 + run;
         for (unsigned step = 0; step < 20000; step++) {
             const uint64_t r = memo_rand(&seed), bits = memo_rand(&seed) << 22 ^ memo_rand(&seed);
-            const unsigned op = (unsigned)(r % 16), nbits = 1 + (unsigned)(r >> 8) % 64;
-            const uint64_t insns = 1 + (r >> 16) % 300, addr = 0x1000 + 4 * ((r >> 28) % ((insn_end - 0x1000) / 4));
-            /* (flags that change what the fast loop does with a block, and so the chains) */
-            const uint32_t ir = ((r >> 40) % 8 == 0   ? RVT_WALK_STOP_BRANCH
-                                 : (r >> 40) % 8 == 1 ? RVT_WALK_STOP_JUMP
-                                                       : 0) |
-                                (depth && (r >> 43) % 2 ? RVT_WALK_IMPLICIT_RET : 0);
-            for (int i = 0; i < 2; i++) {
-                struct memo_side *m = &side[i];
-                struct rvt_flow *f = m->f;
-                memset(&m->st, 0, sizeof m->st);
-                if (rvt_flow_pending(f)) { /* resolve it as the trace would */
-                    m->rc = rvt_flow_continue(f);
-                    if (m->rc < 0 && rvt_flow_pending(f))
-                        m->rc = (r >> 50) % 2 ? rvt_flow_branch(f, (r >> 51) & 1) : rvt_flow_jump(f, 0x100c);
-                    if (m->rc < 0)
-                        m->rc = rvt_flow_jump(f, 0x1000);
-                }
-                if (!rvt_flow_have_pc(f))
-                    m->rc = rvt_flow_sync(f, 0x1000, RVT_PRIV_M, 0, false);
-                if (op < 6) {
-                    if (rvt_flow_queued_branches(f) < 3000)
-                        m->rc = rvt_flow_push_branches(f, bits, nbits);
-                    struct rvt_walk w = {.flags = ir};
-                    m->rc = rvt_flow_walk(f, &w, &m->st);
-                } else if (op < 9) {
-                    struct rvt_walk w = {.flags = ir | RVT_WALK_INSNS, .insns = insns};
-                    m->rc = rvt_flow_walk(f, &w, &m->st);
-                } else if (op < 12) {
-                    struct rvt_walk w = {.flags = ir | RVT_WALK_ADDR | (op == 11 ? RVT_WALK_ADDR_NOT_FIRST : 0),
-                                         .addr = addr};
-                    m->rc = rvt_flow_walk(f, &w, &m->st);
-                } else if (op < 14) {
-                    struct rvt_walk w = {.flags = ir | RVT_WALK_ADDR | RVT_WALK_INSNS, .addr = addr, .insns = insns};
-                    m->rc = rvt_flow_walk(f, &w, &m->st);
-                } else if (op == 14) {
-                    m->rc = rvt_flow_walk_one(f, &m->st);
-                } else {
-                    m->rc = rvt_flow_push_branches(f, bits, nbits);
-                }
-                struct rvt_note n = {.kind = RVT_NOTE_TIME};
-                rvt_flow_note(f, &n); /* (delivers the counts) */
+            for (int i = 0; i < 2; i++)
+                memo_step(&side[i], r, bits, depth, insn_end, false);
+            if (lend) {
+                rvt_flow_swap_caches(side[0].f, spare[0].f);
+                const uint64_t r2 = memo_rand(&seed2), bits2 = memo_rand(&seed2) << 22 ^ memo_rand(&seed2);
+                memo_step(&spare[0], r2, bits2, depth, insn_end, spare_no_stops);
             }
             const struct memo_side *a = &side[0], *b = &side[1];
             steps++;
@@ -733,18 +758,22 @@ static void memo_walks(void)
                           rvt_flow_insns(a->f) == rvt_flow_insns(b->f) &&
                           rvt_flow_queued_branches(a->f) == rvt_flow_queued_branches(b->f) &&
                           rvt_flow_state_equal(a->f, b->f) && same_counts(&a->told, &b->told),
-                      "call stack %u, step %u (op %u): fast rc %d stop %u after %" PRIu64 " at 0x%" PRIx64
+                      "call stack %u%s, step %u (op %u): fast rc %d stop %u after %" PRIu64 " at 0x%" PRIx64
                       ", %" PRIu64 " blocks told; general step rc %d stop %u after %" PRIu64 " at 0x%" PRIx64
                       ", %" PRIu64 " blocks told",
-                      depth, step, op, a->rc, a->st.reason, a->st.insns, rvt_flow_pc(a->f), a->told.blocks, b->rc,
-                      b->st.reason, b->st.insns, rvt_flow_pc(b->f), b->told.blocks);
+                      depth, lend ? ", caches lent" : "", step, (unsigned)(r % 16), a->rc, a->st.reason, a->st.insns,
+                      rvt_flow_pc(a->f), a->told.blocks, b->rc, b->st.reason, b->st.insns, rvt_flow_pc(b->f),
+                      b->told.blocks);
             if (rvt_test_failures)
                 break;
             memset(&side[0].told, 0, sizeof side[0].told);
             memset(&side[1].told, 0, sizeof side[1].told);
         }
-        rvt_flow_free(side[0].f);
-        rvt_flow_free(side[1].f);
+        for (int i = 0; i < 2; i++) {
+            rvt_flow_free(side[i].f);
+            if (lend)
+                rvt_flow_free(spare[i].f);
+        }
     }
     printf("  memo walks: %lu steps, %lu instructions retired\n", steps, retired);
     CHECK(retired > 1000000);

@@ -74,9 +74,9 @@ int cmd_convert(int argc, char **argv)
             goto out;
         }
     } else {
-        f = strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "w");
-        if (!f) {
-            rc = cli_fail("convert", "%s: cannot create: %s", o.output, strerror(errno));
+        const char *const inputs[] = {o.input, o.elf};
+        if (!(f = rvt_output_file_open(o.output, inputs, 2, &d))) {
+            rc = cli_fail("convert", "%s", d.msg);
             goto out;
         }
         if ((kind == RVT_ING_FMT_REFCSV && rvt_refcsv_write_header(f) < 0) ||
@@ -133,7 +133,7 @@ int cmd_convert(int argc, char **argv)
 out:
     if (w && rvt_ing_writer_close(w) < 0 && !rc)
         rc = cli_fail("convert", "%s: write failed", o.output);
-    if (f && f != stdout && fclose(f) != 0 && !rc)
+    if (rvt_output_file_close(f) < 0 && !rc)
         rc = cli_fail("convert", "%s: write failed: %s", o.output, strerror(errno));
     rvt_bcache_free(bc);
     rvt_ing_close(in);

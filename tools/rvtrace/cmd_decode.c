@@ -200,9 +200,10 @@ int cmd_decode(int argc, char **argv)
         fprintf(stderr, "rvtrace decode: %s: segment %s: bytes %" PRIu64 "..%" PRIu64 " of %zu, from the %s at %" PRIu64 "%s\n",
                 o.trace, segspec, seg.offset, seg.end, len, seg.sync.unit ? seg.sync.unit : "trace's start (no sync point found)", seg.sync.offset, at);
     }
-    f = !o.output || strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "wb");
+    const char *const inputs[] = {o.trace, o.elf, cli_extra(&o, "dwarf")};
+    f = rvt_output_file_open(o.output ? o.output : "-", inputs, 3, &d);
     if (!f) {
-        cli_fail("decode", "%s: cannot create: %s", o.output, strerror(errno));
+        cli_fail("decode", "%s", d.msg);
         rc = usage;
         goto done;
     }
@@ -294,8 +295,8 @@ done:
     rvt_out_jobs_free(jobs);
     rvt_out_free(out);
     rvt_srclines_free(lines);
-    if (f && f != stdout)
-        fclose(f);
+    if (rvt_output_file_close(f) < 0 && rc == 0)
+        rc = cli_fail("decode", "%s: write failed: %s", o.output ? o.output : "stdout", strerror(errno));
     free(buf);
     rvt_trace_file_close(tf);
     rvt_sink_image_free(&sim);

@@ -43,9 +43,9 @@ int cmd_dump(int argc, char **argv)
         rc = CLI_EXIT_USAGE;
         goto done;
     }
-    f = !o.output || strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "w");
-    if (!f) {
-        cli_fail("dump", "%s: cannot create: %s", o.output, strerror(errno));
+    const char *const inputs[] = {o.trace};
+    if (!(f = rvt_output_file_open(o.output ? o.output : "-", inputs, 1, &d))) {
+        cli_fail("dump", "%s", d.msg);
         rc = CLI_EXIT_USAGE;
         goto done;
     }
@@ -69,8 +69,10 @@ int cmd_dump(int argc, char **argv)
         rc = RVT_DECODE_DAMAGED;
     }
 done:
-    if (f && f != stdout)
-        fclose(f);
+    if (rvt_output_file_close(f) < 0 && rc == 0) {
+        cli_fail("dump", "write failed: %s", strerror(errno));
+        rc = CLI_EXIT_USAGE;
+    }
     free(buf);
     cli_free(&o);
     return rc;

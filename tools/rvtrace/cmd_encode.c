@@ -227,9 +227,9 @@ int cmd_encode(int argc, char **argv)
         }
         sink = rvt_ramsink_sink(ram);
     } else {
-        f = strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "wb");
-        if (!f) {
-            rc = cli_fail("encode", "%s: cannot create: %s", o.output, strerror(errno));
+        const char *const inputs[] = {o.input, o.elf};
+        if (!(f = rvt_output_file_open(o.output, inputs, 2, &d))) {
+            rc = cli_fail("encode", "%s", d.msg);
             goto out;
         }
         fs.f = f;
@@ -345,7 +345,7 @@ int cmd_encode(int argc, char **argv)
                 st.insns ? 8.0 * (double)produced / (double)st.insns : 0.0,
                 (double)st.insns / ((t1 - t0) > 0 ? (t1 - t0) : 1e-9) / 1e6);
 out:
-    if (f && f != stdout && fclose(f) != 0 && !rc)
+    if (rvt_output_file_close(f) < 0 && !rc)
         rc = cli_fail("encode", "%s: write failed: %s", o.output, strerror(errno));
     rvt_atb_writer_free(atb);
     if (!tci)

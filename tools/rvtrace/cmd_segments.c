@@ -126,9 +126,9 @@ int cmd_segments(int argc, char **argv)
         cli_fail("segments", "%s: %s", o.trace, d.msg);
         goto done;
     }
-    f = !o.output || strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "w");
-    if (!f) {
-        cli_fail("segments", "%s: cannot create: %s", o.output, strerror(errno));
+    const char *const inputs[] = {o.trace};
+    if (!(f = rvt_output_file_open(o.output ? o.output : "-", inputs, 1, &d))) {
+        cli_fail("segments", "%s", d.msg);
         goto done;
     }
     bool json = cli_extra(&o, "json") != NULL;
@@ -174,8 +174,10 @@ int cmd_segments(int argc, char **argv)
         rc = RVT_DECODE_NOTHING;
     }
 done:
-    if (f && f != stdout)
-        fclose(f);
+    if (rvt_output_file_close(f) < 0 && rc == 0) {
+        cli_fail("segments", "write failed: %s", strerror(errno));
+        rc = CLI_EXIT_USAGE;
+    }
     free(seg);
     rvt_trace_file_close(tf);
     cli_free(&o);
