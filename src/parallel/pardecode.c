@@ -29,8 +29,10 @@
 #include "analysis/outjobs.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A batch ends after this many blocks and notes, or instructions.  The
@@ -96,7 +98,9 @@ struct rvt_out_jobs {
     struct rvt_block_counts tally;
     const struct rvt_outj_listed *listed; /* FORMAT: blocks known listable (NULL: nothing to check) */
     int out_err;        /* FORMAT: the output's error as last seen (rvt_outj_error): a block's return */
-    uint64_t fill_seq;  /* the batch being filled or to be filled next */
+    /* the batch being filled or to be filled next (changed under mu;
+     * atomic: a worker out of work watches it without the lock) */
+    _Atomic uint64_t fill_seq;
     uint64_t claim_seq; /* the next batch to format */
     uint64_t write_seq; /* the next batch to write */
     pthread_mutex_t mu;
@@ -166,6 +170,37 @@ static void format_batch(struct rvt_out_fmt *f, struct slot *s)
         s->err = -RVT_ERR_NOMEM;
 }
 
+/* How long a worker out of work watches for the next batch before it
+ * sleeps.  The decoding thread hands a batch over every 20-60 us; a
+ * worker that sleeps must be woken through the kernel, and on a virtual
+ * machine its idle core too, which costs both threads tens of us each
+ * time (bench/RESULTS.md, "What textjobs' round changed": a PC list's
+ * worker slept 879 times in 10,041 batches). */
+enum { SPIN_NS = 200 * 1000 };
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Watch (without the lock) for a batch after `claim` to be handed over,
+ * for at most SPIN_NS; the caller checks again under the lock. */
+static void spin_for_work(struct rvt_out_jobs *j, uint64_t claim)
+{
+    const uint64_t until = now_ns() + SPIN_NS;
+    for (unsigned i = 1;; i++) {
+        if (atomic_load_explicit(&j->fill_seq, memory_order_acquire) > claim)
+            return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (!(i & 255) && now_ns() >= until)
+            return;
+    }
+}
+
 struct worker_arg {
     struct rvt_out_jobs *j;
     unsigned me;
@@ -178,6 +213,12 @@ static void *worker(void *arg)
     free(arg);
     pthread_mutex_lock(&j->mu);
     for (;;) {
+        if (!j->quit && j->claim_seq >= j->fill_seq) {
+            const uint64_t claim = j->claim_seq;
+            pthread_mutex_unlock(&j->mu);
+            spin_for_work(j, claim);
+            pthread_mutex_lock(&j->mu);
+        }
         while (!j->quit && !(j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY))
             pthread_cond_wait(&j->work, &j->mu);
         if (j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
@@ -284,7 +325,7 @@ static void submit(struct rvt_out_jobs *j)
     j->left = 0;
     pthread_mutex_lock(&j->mu);
     s->state = S_READY;
-    j->fill_seq++;
+    atomic_store_explicit(&j->fill_seq, j->fill_seq + 1, memory_order_release);
     pthread_cond_signal(&j->work);
     drain(j);
     pthread_mutex_unlock(&j->mu);
