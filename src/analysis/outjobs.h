@@ -82,6 +82,20 @@ struct rvt_outj_run {
     uint64_t start, ninsns;
 };
 void rvt_outj_fmt_pcs(struct rvt_out_fmt *f, const struct rvt_outj_run *r, size_t n);
+/* A listing's block as a batch keeps it: where it starts, its first
+ * instruction's index and how many instructions it has — all its text
+ * needs unless it ends in a trap or an implicit return (whose line names
+ * more), or has more instructions than 32 bits hold: then `whole` is 1 +
+ * its place in an array of whole blocks beside.  (24 bytes, not the
+ * block's 88: the decoding thread writes every block into a batch and
+ * another core reads it; at 88 bytes those cache lines cost the decoding
+ * thread more than the copy, bench/RESULTS.md "What textjobs' round
+ * changed".) */
+struct rvt_outj_insn {
+    uint64_t start, index;
+    uint32_t ninsns, whole;
+};
+void rvt_outj_fmt_insns(struct rvt_out_fmt *f, const struct rvt_outj_insn *e, size_t n, const struct rvt_block *whole);
 /* Back to the state at the start of a decode; the text is emptied. */
 void rvt_outj_fmt_restart(struct rvt_out_fmt *f);
 /* Exchange f's text (pointer, length, capacity) with *buf, *len, *cap

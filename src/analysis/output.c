@@ -163,19 +163,22 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
         return -RVT_ERR_NOMEM;
     if ((cfg->kind == RVT_OUT_INSN || cfg->kind == RVT_OUT_BLOCKS) && !(o->data = rvt_datalist_new()))
         return -RVT_ERR_NOMEM;
+    /* The two tables are zeroed pages the kernel maps on first touch (a
+     * large calloc is fresh memory): a formatter costs only the slots its
+     * code uses, not 4 MiB at start (a threaded listing has a formatter
+     * per thread).  A zeroed slot reads as address 0, and only address 0
+     * hashes to slot 0: that one slot is marked unused. */
     if (cfg->image && cfg->kind == RVT_OUT_INSN) {
-        o->lines = malloc(sizeof *o->lines << LINE_SLOTS_LOG2);
+        o->lines = calloc((size_t)1 << LINE_SLOTS_LOG2, sizeof *o->lines);
         if (!o->lines)
             return -RVT_ERR_NOMEM;
-        for (size_t i = 0; i < (size_t)1 << LINE_SLOTS_LOG2; i++)
-            o->lines[i].pc = UINT64_MAX;
+        o->lines[0].pc = UINT64_MAX;
     }
     if (cfg->image && (cfg->kind == RVT_OUT_PCS || cfg->kind == RVT_OUT_INSN)) {
         o->runs = calloc((size_t)1 << RUN_SLOTS_LOG2, sizeof *o->runs);
         if (!o->runs)
             return -RVT_ERR_NOMEM;
-        for (size_t i = 0; i < (size_t)1 << RUN_SLOTS_LOG2; i++)
-            o->runs[i].start = UINT64_MAX;
+        o->runs[0].start = UINT64_MAX;
     }
     return 0;
 }
@@ -1070,6 +1073,21 @@ void rvt_outj_fmt_pcs(struct rvt_out_fmt *f, const struct rvt_outj_run *r, size_
         return;
     for (size_t i = 0; i < n; i++)
         (void)expand(f, r[i].start, r[i].ninsns, false); /* (-RVT_ERR_NOCODE: rvt_outj_check_block reported it) */
+}
+
+void rvt_outj_fmt_insns(struct rvt_out_fmt *f, const struct rvt_outj_insn *e, size_t n, const struct rvt_block *whole)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].whole) {
+            fmt_block(f, &whole[e[i].whole - 1]);
+            continue;
+        }
+        /* fmt_block's RVT_OUT_INSN case for a block that ends in neither a
+         * trap nor an implicit return */
+        f->next_index = e[i].index;
+        if (f->bc)
+            (void)expand(f, e[i].start, e[i].ninsns, true); /* (-RVT_ERR_NOCODE: rvt_outj_check_block reported it) */
+    }
 }
 
 void rvt_outj_fmt_note(struct rvt_out_fmt *f, const struct rvt_note *n)

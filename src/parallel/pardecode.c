@@ -29,8 +29,10 @@
 #include "analysis/outjobs.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A batch ends after this many blocks and notes, or instructions.  The
@@ -52,9 +54,10 @@ struct noted {
  * a plain store (the decoding thread's share is what limits the speed-up:
  * it must stay small), and its notes beside them in order. */
 struct slot {
-    struct rvt_block *blk;     /* insn, blocks, PIPE: the blocks ... */
+    struct rvt_block *blk;     /* blocks, PIPE: the blocks (insn: the whole ones ins names) ... */
     struct rvt_outj_run *runs; /* ... pcs: where each starts and how many instructions (all its text needs) */
-    size_t nb;
+    struct rvt_outj_insn *ins; /* ... insn: what a listing needs of each (rvt_outj_insn) */
+    size_t nb, nwhole;
     struct noted *notes;
     size_t nn;
     char *arena; /* note texts (the decoder's own live only during the call) */
@@ -74,7 +77,8 @@ struct slot {
 struct rvt_out_jobs {
     struct rvt_output *o;
     enum rvt_outj_mode mode;
-    bool pcs; /* FORMAT of a PC list: notes have no text, blocks are runs */
+    bool pcs;  /* FORMAT of a PC list: notes have no text, blocks are runs */
+    bool insn; /* FORMAT of a listing: blocks are struct rvt_outj_insn */
     size_t batch_entries;
     uint64_t batch_insns;
     unsigned nworkers;
@@ -88,12 +92,21 @@ struct rvt_out_jobs {
      * more entries the batch takes (0: no batch), and the statistics of its
      * blocks so far (FORMAT: rvt_outj_account_counts at submit). */
     struct rvt_outj_run *run_next; /* pcs */
+    struct rvt_outj_insn *ins_next; /* insn */
     struct rvt_block *blk_next;    /* the other kinds */
     size_t left;
     struct rvt_block_counts tally;
     const struct rvt_outj_listed *listed; /* FORMAT: blocks known listable (NULL: nothing to check) */
     int out_err;        /* FORMAT: the output's error as last seen (rvt_outj_error): a block's return */
-    uint64_t fill_seq;  /* the batch being filled or to be filled next */
+    /* the batch being filled or to be filled next (changed under mu;
+     * atomic: a worker out of work watches it without the lock) */
+    _Atomic uint64_t fill_seq;
+    /* Workers may watch for work (spin_for_work): only when every thread
+     * has a core of its own, and one at a time — a spinning thread on a
+     * core that the decoding thread needs delays the very batch it waits
+     * for (--jobs 8 on 2 cores: 45 % slower with all workers spinning). */
+    bool may_spin;
+    atomic_flag spinning;
     uint64_t claim_seq; /* the next batch to format */
     uint64_t write_seq; /* the next batch to write */
     pthread_mutex_t mu;
@@ -129,7 +142,9 @@ static void replay(const struct slot *s, struct rvt_out_fmt *f, const struct rvt
     for (size_t k = 0; k <= s->nn; k++) {
         /* the blocks before note k (or the rest), then note k */
         const size_t upto = k < s->nn ? s->notes[k].at : s->nb;
-        if (f && upto > i)
+        if (f && upto > i && s->ins)
+            rvt_outj_fmt_insns(f, s->ins + i, upto - i, s->blk);
+        else if (f && upto > i)
             rvt_outj_fmt_blocks(f, s->blk + i, upto - i);
         for (; !f && i < upto; i++)
             sink->block(sink->ctx, &s->blk[i]);
@@ -161,6 +176,37 @@ static void format_batch(struct rvt_out_fmt *f, struct slot *s)
         s->err = -RVT_ERR_NOMEM;
 }
 
+/* How long a worker out of work watches for the next batch before it
+ * sleeps.  The decoding thread hands a batch over every 20-60 us; a
+ * worker that sleeps must be woken through the kernel, and on a virtual
+ * machine its idle core too, which costs both threads tens of us each
+ * time (bench/RESULTS.md, "What textjobs' round changed": a PC list's
+ * worker slept 879 times in 10,041 batches). */
+enum { SPIN_NS = 200 * 1000 };
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Watch (without the lock) for a batch after `claim` to be handed over,
+ * for at most SPIN_NS; the caller checks again under the lock. */
+static void spin_for_work(struct rvt_out_jobs *j, uint64_t claim)
+{
+    const uint64_t until = now_ns() + SPIN_NS;
+    for (unsigned i = 1;; i++) {
+        if (atomic_load_explicit(&j->fill_seq, memory_order_acquire) > claim)
+            return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (!(i & 255) && now_ns() >= until)
+            return;
+    }
+}
+
 struct worker_arg {
     struct rvt_out_jobs *j;
     unsigned me;
@@ -173,6 +219,14 @@ static void *worker(void *arg)
     free(arg);
     pthread_mutex_lock(&j->mu);
     for (;;) {
+        if (j->may_spin && !j->quit && j->claim_seq >= j->fill_seq &&
+            !atomic_flag_test_and_set_explicit(&j->spinning, memory_order_acquire)) {
+            const uint64_t claim = j->claim_seq;
+            pthread_mutex_unlock(&j->mu);
+            spin_for_work(j, claim);
+            atomic_flag_clear_explicit(&j->spinning, memory_order_release);
+            pthread_mutex_lock(&j->mu);
+        }
         while (!j->quit && !(j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY))
             pthread_cond_wait(&j->work, &j->mu);
         if (j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
@@ -246,11 +300,28 @@ static void help_or_wait(struct rvt_out_jobs *j)
     pthread_cond_wait(&j->done, &j->mu);
 }
 
+/* The blocks filled so far in the current batch (notes need their place). */
+static size_t blocks_so_far(const struct rvt_out_jobs *j)
+{
+    return j->pcs    ? (size_t)(j->run_next - j->cur->runs)
+           : j->insn ? (size_t)(j->ins_next - j->cur->ins)
+                     : (size_t)(j->blk_next - j->cur->blk);
+}
+
+/* A listing's block k of batch p, as formatting it needs it. */
+static struct rvt_block insn_block(const struct slot *p, size_t k)
+{
+    const struct rvt_outj_insn *e = &p->ins[k];
+    if (e->whole)
+        return p->blk[e->whole - 1];
+    return (struct rvt_block){.start = e->start, .ninsns = e->ninsns, .index = e->index, .end = RVT_END_SEQ};
+}
+
 /* Hand the batch being filled to the formatters (once per batch). */
 static void submit(struct rvt_out_jobs *j)
 {
     struct slot *s = j->cur;
-    s->nb = j->pcs ? (size_t)(j->run_next - s->runs) : (size_t)(j->blk_next - s->blk);
+    s->nb = blocks_so_far(j);
     if (j->mode == RVT_OUTJ_FORMAT) {
         j->tally.blocks = 0;
         for (unsigned e = 0; e < 16; e++)
@@ -262,7 +333,7 @@ static void submit(struct rvt_out_jobs *j)
     j->left = 0;
     pthread_mutex_lock(&j->mu);
     s->state = S_READY;
-    j->fill_seq++;
+    atomic_store_explicit(&j->fill_seq, j->fill_seq + 1, memory_order_release);
     pthread_cond_signal(&j->work);
     drain(j);
     pthread_mutex_unlock(&j->mu);
@@ -283,6 +354,7 @@ static struct slot *start_batch(struct rvt_out_jobs *j)
     pthread_mutex_unlock(&j->mu);
     s->state = S_FILLING;
     s->nb = 0;
+    s->nwhole = 0;
     s->nn = 0;
     s->alen = 0;
     /* The previous batch is not reused before this one (ring order).  A PC
@@ -290,18 +362,13 @@ static struct slot *start_batch(struct rvt_out_jobs *j)
     const struct slot *p = j->fill_seq && !j->pcs ? slot_of(j, j->fill_seq - 1) : NULL;
     s->has_ctx = p && (p->nb || p->has_ctx);
     if (s->has_ctx)
-        s->ctx = p->nb ? p->blk[p->nb - 1] : p->ctx;
+        s->ctx = !p->nb ? p->ctx : p->ins ? insn_block(p, p->nb - 1) : p->blk[p->nb - 1];
     j->run_next = s->runs;
+    j->ins_next = s->ins;
     j->blk_next = s->blk;
     j->left = j->batch_entries;
     j->cur = s;
     return s;
-}
-
-/* The blocks filled so far in the current batch (notes need their place). */
-static size_t blocks_so_far(const struct rvt_out_jobs *j)
-{
-    return j->pcs ? (size_t)(j->run_next - j->cur->runs) : (size_t)(j->blk_next - j->cur->blk);
 }
 
 /* The serial sink's return value for block b, which the table of listable
@@ -310,6 +377,25 @@ static int check(struct rvt_out_jobs *j, const struct rvt_block *b)
 {
     return j->listed && !rvt_outj_known_listable(j->listed, b) ? (j->out_err = rvt_outj_check_block(j->o, b))
                                                                 : j->out_err;
+}
+
+/* A listing's block whose line names more than rvt_outj_insn holds (a
+ * trap, an implicit return) or that has more instructions than it holds. */
+static inline bool insn_needs_whole(const struct rvt_block *b)
+{
+    return b->end == RVT_END_TRAP || (b->flags & RVT_BLK_IMPLICIT) || b->ninsns > UINT32_MAX;
+}
+
+/* insn: block b into the batch, whole beside if it needs to be. */
+static void insn_whole(struct rvt_out_jobs *j, const struct rvt_block *b)
+{
+    struct slot *s = j->cur;
+    uint32_t whole = 0;
+    if (insn_needs_whole(b)) {
+        s->blk[s->nwhole++] = *b;
+        whole = (uint32_t)s->nwhole;
+    }
+    *j->ins_next++ = (struct rvt_outj_insn){b->start, b->index, (uint32_t)b->ninsns, whole};
 }
 
 /* What on_block_* leave to a call: a batch to start or to end, a block the
@@ -326,6 +412,8 @@ static int on_block_slow(struct rvt_out_jobs *j, const struct rvt_block *b)
     j->tally.insns += b->ninsns;
     if (j->pcs)
         *j->run_next++ = (struct rvt_outj_run){b->start, b->ninsns};
+    else if (j->insn)
+        insn_whole(j, b);
     else
         *j->blk_next++ = *b;
     /* (notes count: a batch ends at batch_entries entries, or instructions) */
@@ -370,7 +458,17 @@ static int on_block_pcs(void *ctx, const struct rvt_block *b)
     return taken(j, b);
 }
 
-/* FORMAT, insn and blocks: one block, whole. */
+/* FORMAT, insn: one block, as a listing needs it. */
+static int on_block_insn(void *ctx, const struct rvt_block *b)
+{
+    struct rvt_out_jobs *j = ctx;
+    if (j->left < 2 || !rvt_outj_known_listable(j->listed, b) || insn_needs_whole(b))
+        return on_block_slow(j, b);
+    *j->ins_next++ = (struct rvt_outj_insn){b->start, b->index, (uint32_t)b->ninsns, 0};
+    return taken(j, b);
+}
+
+/* FORMAT, blocks: one block, whole. */
 static int on_block_fmt(void *ctx, const struct rvt_block *b)
 {
     struct rvt_out_jobs *j = ctx;
@@ -470,10 +568,14 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
     }
     if (threads > 64)
         threads = 64;
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    j->may_spin = cores > 0 && threads <= (unsigned long)cores;
+    atomic_flag_clear(&j->spinning);
     j->mode = threads > 1 ? rvt_outj_mode(o) : RVT_OUTJ_SERIAL;
     if (j->mode == RVT_OUTJ_SERIAL)
         return j;
     j->pcs = j->mode == RVT_OUTJ_FORMAT && rvt_outj_kind(o) == RVT_OUT_PCS;
+    j->insn = j->mode == RVT_OUTJ_FORMAT && rvt_outj_kind(o) == RVT_OUT_INSN; /* (listed: as for pcs) */
     j->nworkers = j->mode == RVT_OUTJ_PIPE ? 1 : threads - 1; /* (the calling thread formats too) */
     j->serial = rvt_out_sink(o);
     pthread_mutex_init(&j->mu, NULL);
@@ -489,7 +591,8 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         struct slot *s = &j->ring[i];
         if (j->pcs ? !(s->runs = malloc(j->batch_entries * sizeof *s->runs))
                    : !(s->blk = malloc(j->batch_entries * sizeof *s->blk)) ||
-                         !(s->notes = malloc(j->batch_entries * sizeof *s->notes)))
+                         !(s->notes = malloc(j->batch_entries * sizeof *s->notes)) ||
+                         (j->insn && !(s->ins = malloc(j->batch_entries * sizeof *s->ins))))
             goto fail;
         if (rvt_outj_state_init(o, &s->fin) < 0)
             goto fail;
@@ -528,7 +631,10 @@ struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j)
      * serial sink's, which stops the decode at that block; the engine's
      * error names the trace offset where it stopped) */
     return (struct rvt_flow_sink){
-        .block = j->mode == RVT_OUTJ_PIPE ? on_block_pipe : j->pcs ? on_block_pcs : on_block_fmt,
+        .block = j->mode == RVT_OUTJ_PIPE ? on_block_pipe
+                 : j->pcs                 ? on_block_pcs
+                 : j->insn                ? on_block_insn
+                                          : on_block_fmt,
         .note = on_note,
         .ctx = j};
 }
@@ -576,6 +682,7 @@ void rvt_out_jobs_free(struct rvt_out_jobs *j)
             struct slot *s = &j->ring[i];
             free(s->blk);
             free(s->runs);
+            free(s->ins);
             free(s->notes);
             free(s->arena);
             free(s->text);
