@@ -54,6 +54,16 @@ void rvt_test_fail(const char *file, int line, const char *fmt, ...)
         }                                                                                  \
     } while (0)
 
+/* The next value of a xorshift64 generator (state must not be 0): the
+ * tests' reproducible random numbers. */
+static inline uint64_t rvt_test_xorshift(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
 /* Print "<name>: N checks, N failed" and return the exit status. */
 int rvt_test_summary(const char *name);
 

@@ -154,10 +154,7 @@ static bool is_tail(const struct collect *c, size_t skip, size_t from)
 static uint64_t g_rng = 0x243F6A8885A308D3ull;
 static uint64_t rnd(void)
 {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
+    return rvt_test_xorshift(&g_rng);
 }
 
 static void run_options(const char *opts)

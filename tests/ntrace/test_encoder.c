@@ -668,10 +668,7 @@ static void test_options(void)
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
 {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
+    return rvt_test_xorshift(&g_rng);
 }
 
 static size_t random_exec(struct rvt_ing_rec *recs, size_t cap)
