@@ -53,7 +53,10 @@ int rvt_output_file_close(FILE *f)
         return fflush(f) == 0 ? 0 : -RVT_ERR_IO;
     int rc = fflush(f) == 0 ? 0 : -RVT_ERR_IO;
     struct stat st;
-    const off_t end = ftello(f);
+    /* The descriptor's own position, not ftello's: the text may have been
+     * written to the descriptor directly (src/analysis/outfile.c), past
+     * what the stream counted. */
+    const off_t end = lseek(fileno(f), 0, SEEK_CUR);
     if (rc == 0 && end >= 0 && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > end &&
         ftruncate(fileno(f), end) != 0)
         rc = -RVT_ERR_IO;
