@@ -700,6 +700,15 @@ static void block_line(struct rvt_out_fmt *o, const struct rvt_block *b)
     o->len = (size_t)(p - o->buf);
 }
 
+/* The listing lines of a block's ninsns instructions at start, the first
+ * being instruction `index` of the decode: -RVT_ERR_NOCODE if they cannot
+ * be listed (the lines of those before are written). */
+static inline int list_insns(struct rvt_out_fmt *o, uint64_t start, uint64_t index, uint64_t ninsns)
+{
+    o->next_index = index;
+    return !o->bc || expand(o, start, ninsns, true) < 0 ? -RVT_ERR_NOCODE : 0;
+}
+
 /* The text of block b (pcs, insn, blocks): -RVT_ERR_NOCODE if its
  * instructions cannot be listed (the text of those before is written). */
 static int fmt_block(struct rvt_out_fmt *o, const struct rvt_block *b)
@@ -710,8 +719,7 @@ static int fmt_block(struct rvt_out_fmt *o, const struct rvt_block *b)
             return -RVT_ERR_NOCODE;
         break;
     case RVT_OUT_INSN:
-        o->next_index = b->index;
-        if (!o->bc || expand(o, b->start, b->ninsns, true) < 0)
+        if (list_insns(o, b->start, b->index, b->ninsns) < 0)
             return -RVT_ERR_NOCODE;
         if (b->end == RVT_END_TRAP)
             out_printf(o, "\t\t\t# %s 0x%" PRIx32 " tval 0x%" PRIx64 " -> 0x%" PRIx64 "\n",
@@ -1089,11 +1097,9 @@ void rvt_outj_fmt_insns(struct rvt_out_fmt *f, const struct rvt_outj_insn *e, si
             fmt_block(f, &whole[e[i].whole - 1]);
             continue;
         }
-        /* fmt_block's RVT_OUT_INSN case for a block that ends in neither a
-         * trap nor an implicit return */
-        f->next_index = e[i].index;
-        if (f->bc)
-            (void)expand(f, e[i].start, e[i].ninsns, true); /* (-RVT_ERR_NOCODE: rvt_outj_check_block reported it) */
+        /* (a block that ends in neither a trap nor an implicit return: its
+         * lines alone; -RVT_ERR_NOCODE was reported by rvt_outj_check_block) */
+        (void)list_insns(f, e[i].start, e[i].index, e[i].ninsns);
     }
 }
 
