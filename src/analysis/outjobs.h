@@ -102,9 +102,6 @@ void rvt_outj_fmt_restart(struct rvt_out_fmt *f);
  * (the text is not copied).  *buf NULL gives f a new buffer. */
 int rvt_outj_fmt_swap_text(struct rvt_out_fmt *f, char **buf, size_t *len, size_t *cap);
 void rvt_outj_fmt_clear_text(struct rvt_out_fmt *f);
-/* Room for n more bytes of text in f, taken before formatting: an empty
- * text's buffer is replaced, not grown (realloc would copy it). */
-int rvt_outj_fmt_room(struct rvt_out_fmt *f, size_t n);
 /* The first write or memory error of f (0: none). */
 int rvt_outj_fmt_error(const struct rvt_out_fmt *f);
 

@@ -1141,23 +1141,6 @@ int rvt_outj_fmt_swap_text(struct rvt_out_fmt *f, char **buf, size_t *len, size_
     return 0;
 }
 
-int rvt_outj_fmt_room(struct rvt_out_fmt *f, size_t n)
-{
-    if (f->cap - f->len >= n)
-        return 0;
-    if (f->len) {
-        out_reserve(f, n);
-        return *f->err;
-    }
-    char *b = malloc(n);
-    if (!b)
-        return -RVT_ERR_NOMEM;
-    free(f->buf);
-    f->buf = b;
-    f->cap = n;
-    return 0;
-}
-
 void rvt_outj_fmt_clear_text(struct rvt_out_fmt *f)
 {
     f->len = 0;

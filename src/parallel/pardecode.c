@@ -58,7 +58,6 @@ struct slot {
     struct rvt_outj_run *runs; /* ... pcs: where each starts and how many instructions (all its text needs) */
     struct rvt_outj_insn *ins; /* ... insn: what a listing needs of each (rvt_outj_insn) */
     size_t nb, nwhole;
-    uint64_t insns; /* the batch's instructions */
     struct noted *notes;
     size_t nn;
     char *arena; /* note texts (the decoder's own live only during the call) */
@@ -69,7 +68,6 @@ struct slot {
     /* formatted: */
     char *text;
     size_t tlen, tcap;
-    unsigned owner; /* the formatter whose buffer text is */
     struct rvt_outj_state init; /* the state the text was formatted from */
     size_t init_waiting;
     struct rvt_outj_state fin;  /* ...and the state after it */
@@ -89,17 +87,6 @@ struct rvt_out_jobs {
     struct rvt_out_fmt **fmt; /* one per worker, and the calling thread's */
     struct slot *ring;
     unsigned nslots;
-    /* Each formatter's text buffers not in a batch, a stack per formatter
-     * (nslots + 1 places each; under mu): a written batch's buffer goes back
-     * to the formatter that wrote it, which takes the last one back first.
-     * So a formatter writes its text into memory its own core wrote last,
-     * rather than into buffers that went round the ring and through other
-     * threads (bench/RESULTS.md, "What textcpu's round changed"). */
-    struct textbuf {
-        char *p;
-        size_t cap;
-    } *spare;
-    unsigned *nspare;
     struct slot *cur;   /* the batch being filled (NULL: none) */
     /* The decoding thread's cursor in it: the next block's place, how many
      * more entries the batch takes (0: no batch), and the statistics of its
@@ -173,45 +160,10 @@ static void replay(const struct slot *s, struct rvt_out_fmt *f, const struct rvt
     }
 }
 
-/* Batch s is formatter me's to format: the buffer it will take after this
- * batch's text (its last one back; none: a new one).  Lock held. */
-static void claim_buffer(struct rvt_out_jobs *j, struct slot *s, unsigned me)
-{
-    s->owner = me;
-    s->text = NULL;
-    s->tlen = s->tcap = 0;
-    if (j->nspare[me]) {
-        const struct textbuf *b = &j->spare[(size_t)me * (j->nslots + 1) + --j->nspare[me]];
-        s->text = b->p;
-        s->tcap = b->cap;
-    }
-}
-
-/* Batch s is written: its buffer back to the formatter that wrote it.
- * Lock held. */
-static void return_buffer(struct rvt_out_jobs *j, struct slot *s)
-{
-    if (!s->text)
-        return;
-    j->spare[(size_t)s->owner * (j->nslots + 1) + j->nspare[s->owner]++] = (struct textbuf){s->text, s->tcap};
-    s->text = NULL;
-    s->tcap = 0;
-}
-
-/* The most text a PC list's instruction takes (a 64-bit PC's line). */
-enum { PC_LINE_MAX = 19 };
-
-/* Format batch s with f (worker or calling thread; no lock held).  Its
- * text goes to s, and f takes s's buffer (claim_buffer) for the next. */
+/* Format batch s with f (worker or calling thread; no lock held). */
 static void format_batch(struct rvt_out_fmt *f, struct slot *s)
 {
     rvt_outj_fmt_restart(f);
-    /* A PC list's text has a bound: room for it at once, not by doubling
-     * (each doubling copies the text and touches new pages); a batch of
-     * a few huge blocks (a damaged trace) still grows as it goes. */
-    const uint64_t insns = s->insns < 2 * BATCH_INSNS ? s->insns : 2 * BATCH_INSNS;
-    if (s->runs && rvt_outj_fmt_room(f, (size_t)insns * PC_LINE_MAX + 1) < 0)
-        s->err = -RVT_ERR_NOMEM;
     if (s->has_ctx) { /* the state its last block leaves (the text is the previous batch's) */
         rvt_outj_fmt_block(f, &s->ctx);
         rvt_outj_fmt_clear_text(f);
@@ -219,8 +171,7 @@ static void format_batch(struct rvt_out_fmt *f, struct slot *s)
     rvt_outj_fmt_peek_state(f, &s->init, &s->init_waiting);
     replay(s, f, NULL);
     rvt_outj_fmt_swap_state(f, &s->fin);
-    if (!s->err)
-        s->err = rvt_outj_fmt_error(f);
+    s->err = rvt_outj_fmt_error(f);
     if (rvt_outj_fmt_swap_text(f, &s->text, &s->tlen, &s->tcap) < 0 && !s->err)
         s->err = -RVT_ERR_NOMEM;
 }
@@ -281,8 +232,6 @@ static void *worker(void *arg)
         if (j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
             struct slot *s = slot_of(j, j->claim_seq++);
             s->state = S_BUSY;
-            if (j->mode != RVT_OUTJ_PIPE)
-                claim_buffer(j, s, me);
             pthread_mutex_unlock(&j->mu);
             if (j->mode == RVT_OUTJ_PIPE)
                 replay(s, NULL, &j->serial);
@@ -329,7 +278,6 @@ static void drain(struct rvt_out_jobs *j)
             j->out_err = rvt_outj_error(j->o); /* (a write error: the blocks from now on return it) */
         }
         pthread_mutex_lock(&j->mu);
-        return_buffer(j, s);
         s->state = S_FREE;
         j->write_seq++;
     }
@@ -343,7 +291,6 @@ static void help_or_wait(struct rvt_out_jobs *j)
     if (j->mode == RVT_OUTJ_FORMAT && j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
         struct slot *s = slot_of(j, j->claim_seq++);
         s->state = S_BUSY;
-        claim_buffer(j, s, j->nworkers);
         pthread_mutex_unlock(&j->mu);
         format_batch(j->fmt[j->nworkers], s);
         pthread_mutex_lock(&j->mu);
@@ -375,7 +322,6 @@ static void submit(struct rvt_out_jobs *j)
 {
     struct slot *s = j->cur;
     s->nb = blocks_so_far(j);
-    s->insns = j->tally.insns;
     if (j->mode == RVT_OUTJ_FORMAT) {
         j->tally.blocks = 0;
         for (unsigned e = 0; e < 16; e++)
@@ -639,9 +585,7 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
     j->ring = calloc(j->nslots, sizeof *j->ring);
     j->fmt = calloc(j->nworkers + 1, sizeof *j->fmt);
     j->th = calloc(j->nworkers, sizeof *j->th);
-    j->spare = calloc((size_t)(j->nworkers + 1) * (j->nslots + 1), sizeof *j->spare);
-    j->nspare = calloc(j->nworkers + 1, sizeof *j->nspare);
-    if (!j->ring || !j->fmt || !j->th || !j->spare || !j->nspare)
+    if (!j->ring || !j->fmt || !j->th)
         goto fail;
     for (unsigned i = 0; i < j->nslots; i++) {
         struct slot *s = &j->ring[i];
@@ -746,11 +690,6 @@ void rvt_out_jobs_free(struct rvt_out_jobs *j)
         }
         for (unsigned i = 0; j->fmt && i <= j->nworkers; i++)
             rvt_outj_fmt_free(j->fmt[i]);
-        for (unsigned i = 0; j->nspare && i <= j->nworkers; i++)
-            for (unsigned k = 0; k < j->nspare[i]; k++)
-                free(j->spare[(size_t)i * (j->nslots + 1) + k].p);
-        free(j->spare);
-        free(j->nspare);
         free(j->ring);
         free(j->fmt);
         free(j->th);
