@@ -375,13 +375,14 @@ int rvt_img_add_raw_file(struct rvt_image *img, uint64_t addr, const char *path)
 {
     if (!img || !path)
         return -RVT_ERR_INVAL;
-    uint8_t *data;
+    const uint8_t *data;
     size_t len;
-    int e = rvt_read_file(path, &data, &len, &img->diag);
+    bool mapped;
+    int e = rvt_map_file(path, &data, &len, &mapped, &img->diag);
     if (e < 0)
         return e;
     e = rvt_img_add_raw(img, addr, data, len, path);
-    free(data);
+    rvt_unmap_file(data, len, mapped);
     return e;
 }
 
@@ -677,13 +678,14 @@ int rvt_img_load_elf(struct rvt_image *img, const char *path)
 {
     if (!img || !path)
         return -RVT_ERR_INVAL;
-    uint8_t *data;
+    const uint8_t *data;
     size_t len;
-    int e = rvt_read_file(path, &data, &len, &img->diag);
+    bool mapped;
+    int e = rvt_map_file(path, &data, &len, &mapped, &img->diag);
     if (e < 0)
         return e;
     e = rvt_img_load_elf_mem(img, data, len, path);
-    free(data);
+    rvt_unmap_file(data, len, mapped);
     return e;
 }
 
