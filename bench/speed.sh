@@ -197,7 +197,9 @@ for fam in ntrace etrace; do
     if [ $fam = ntrace ]; then T=$s/htm7.bin; O=$HTM; L="N-Trace HTM"; else T=$s/et7.bin; O="--format etrace"; L="E-Trace"; fi
     one=$(ir "$RV" decode $O --elf "$ELF" "$T" --output count)
     two=$(threads_ir "$RV" decode $O --elf "$ELF" "$T" --output count --jobs 2)
-    printf '| %s | %s | %s | **%.2f×** |\n' "$L" "$one" "$two" "$(echo "$one / ${two%% *}" | bc -l)"
+    ratio=$(printf '%.2f' "$(echo "$one / ${two%% *}" | bc -l)")
+    printf '| %s | %s | %s | **%s×** |\n' "$L" "$one" "$two" "$ratio"
+    if [ $fam = ntrace ]; then j_nt=$ratio; else j_et=$ratio; fi
 done
 rm -f "$s/htm20.bin" "$s/et20.bin" "$s/htm7.bin" "$s/et7.bin" "$s"/cgt.out*
 
@@ -302,10 +304,10 @@ if [ ! -f "$h" ]; then
         echo
         echo "One row per \`bench/speed.sh\` run: host instructions per traced instruction on the bzip2 capture (callgrind, load-independent: compare these across commits), and the peak RSS of decoding a 1 GB trace."
         echo
-        echo "| date | commit | instructions | read native | read PC INSN | read PC list | encode native | encode PC INSN | decode HTM count | decode E-Trace IR count | decode E-Trace count | decode BTM count | decode HTM pcs | decode HTM insn | 1 GB decode peak RSS KiB |"
-        echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        echo "| date | commit | instructions | read native | read PC INSN | read PC list | encode native | encode PC INSN | decode HTM count | decode E-Trace IR count | decode E-Trace count | decode BTM count | decode HTM pcs | decode HTM insn | 1 GB decode peak RSS KiB | count --jobs 2 speed-up in host instructions, N-Trace / E-Trace |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     } > "$h"
 fi
-echo "| $(date -u +%Y-%m-%d) | $rev | $N | $r_nat | $r_pi | $r_pl | $e_nat | $e_pi | $d_htm | $d_etir | $d_et | $d_btm | $d_pcs | $d_insn | $rss1g |" >> "$h"
+echo "| $(date -u +%Y-%m-%d) | $rev | $N | $r_nat | $r_pi | $r_pl | $e_nat | $e_pi | $d_htm | $d_etir | $d_et | $d_btm | $d_pcs | $d_insn | $rss1g | $j_nt / $j_et |" >> "$h"
 echo
 echo "(A row was added to bench/HISTORY.md; peak RSS: one copy $rss1 KiB, 100 MB $rss100 KiB, 1 GB $rss1g KiB.)"
