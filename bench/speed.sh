@@ -138,15 +138,20 @@ echo "Where a counting decode's host instructions go (self cost by source folder
 # Host instructions (callgrind --separate-threads, --fair-sched so that
 # valgrind's one-at-a-time scheduling shares the CPU between the threads)
 # for count on 7 copies: the serial decode divided by the busier thread.
-JOBS_RUNS=${JOBS_RUNS:-9}
+JOBS_RUNS=${JOBS_RUNS:-11}
 "$RV" encode $HTM --sync-msgs 4096 --elf "$ELF" --input "$work/bzip2.ing" -o "$s/htmsync.bin"
 for i in $(seq 20); do cat "$s/htmsync.bin"; done > "$s/htm20.bin"
 for i in $(seq 20); do cat "$s/et.bin"; done > "$s/et20.bin"
 for i in $(seq 7); do cat "$s/htmsync.bin"; done > "$s/htm7.bin"
 for i in $(seq 7); do cat "$s/et.bin"; done > "$s/et7.bin"
-alternate() { # kind trace options...: "median1 median2 best1 best2" in ms
+CORES=$B/bench/bench_cores
+alternate() { # kind trace options...: "median1 median2 best1 best2 control good good1 good2"
+    # Each round: --jobs 1, --jobs 2, then bench_cores 1 and 2 (perfectly
+    # parallel work: the speed-up the machine gives right then).  control:
+    # the median of its ratios; good: the rounds where it was >= 1.8, and
+    # the medians of the decodes in those rounds (- when none).
     local kind=$1 trace=$2; shift 2
-    local a=() b=() r j t0 t1
+    local a=() b=() c=() r j t0 t1
     for r in $(seq "$JOBS_RUNS"); do
         for j in 1 2; do
             t0=$(date +%s%N)
@@ -155,10 +160,15 @@ alternate() { # kind trace options...: "median1 median2 best1 best2" in ms
             t1=$(date +%s%N)
             if [ $j = 1 ]; then a+=($(( (t1 - t0) / 1000 ))); else b+=($(( (t1 - t0) / 1000 ))); fi
         done
+        c+=("$(echo "$("$CORES" 1) / $("$CORES" 2)" | bc -l)")
     done
     python3 -c 'import statistics as st, sys
-n = len(sys.argv) // 2; a = [int(x) for x in sys.argv[1:1 + n]]; b = [int(x) for x in sys.argv[1 + n:]]
-print(st.median(a) / 1e6, st.median(b) / 1e6, min(a) / 1e6, min(b) / 1e6)' "${a[@]}" "${b[@]}"
+n = (len(sys.argv) - 1) // 3
+a = [int(x) / 1e6 for x in sys.argv[1:1 + n]]; b = [int(x) / 1e6 for x in sys.argv[1 + n:1 + 2 * n]]
+c = [float(x) for x in sys.argv[1 + 2 * n:]]
+g = [i for i in range(n) if c[i] >= 1.8]
+print(st.median(a), st.median(b), min(a), min(b), st.median(c), len(g),
+      st.median([a[i] for i in g]) if g else "-", st.median([b[i] for i in g]) if g else "-")' "${a[@]}" "${b[@]}" "${c[@]}"
 }
 threads_ir() { # command...: host instructions of each thread, the largest first
     rm -f "$s"/cgt.out*
@@ -178,14 +188,18 @@ echo "### decode --jobs 2 on a run of more than 100 M instructions (issue 12 ite
 echo
 echo "The capture's trace repeated 20 times ($((20 * N)) instructions), each copy starting at a sync point: N-Trace HTM with \`--sync-msgs 4096\` ($(stat -c %s "$s/htm20.bin") bytes), E-Trace with its defaults ($(stat -c %s "$s/et20.bin") bytes).  Wall: \`--jobs 1\` and \`--jobs 2\` alternating, $JOBS_RUNS runs each, output to /dev/null (load average at start: $(cut -d' ' -f1-3 /proc/loadavg)); the text is checked equal to the serial decode's on one copy."
 echo
-echo "| trace | output | \`--jobs 1\` median s | \`--jobs 2\` median s | ratio of medians | best s, 1 / 2 | ratio of bests |"
-echo "|---|---|---|---|---|---|---|"
+echo "This VM's second core comes and goes: a perfectly parallel control (\`bench_cores\`: independent arithmetic loops, nothing shared) run in every round gets anywhere from 1.0× to 1.9× from two threads.  So each row also gives the control's median ratio over the same rounds, and the decodes' medians over the rounds in which the control got at least 1.8× (the machine had two cores then)."
+echo
+echo "| trace | output | \`--jobs 1\` median s | \`--jobs 2\` median s | ratio of medians | best s, 1 / 2 | ratio of bests | control's median ratio | rounds with two cores | ratio of medians in them |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for fam in ntrace etrace; do
     if [ $fam = ntrace ]; then T=$s/htm20.bin; T1=$s/htmsync.bin; O=$HTM; L="N-Trace HTM"; else T=$s/et20.bin; T1=$s/et.bin; O="--format etrace"; L="E-Trace"; fi
     for kind in count pcs insn; do
         same_text $kind "$T1" $O
-        read -r m1 m2 b1 b2 < <(alternate $kind "$T" $O)
-        printf '| %s | %s | %.3f | %.3f | **%.2f×** | %.3f / %.3f | %.2f× |\n' "$L" $kind "$m1" "$m2" "$(echo "$m1 / $m2" | bc -l)" "$b1" "$b2" "$(echo "$b1 / $b2" | bc -l)"
+        read -r m1 m2 b1 b2 cr good g1 g2 < <(alternate $kind "$T" $O)
+        if [ "$good" = 0 ]; then gr="-"; else gr=$(printf '**%.2f×**' "$(echo "$g1 / $g2" | bc -l)"); fi
+        printf '| %s | %s | %.3f | %.3f | %.2f× | %.3f / %.3f | %.2f× | %.2f× | %s of %s | %s |\n' "$L" $kind "$m1" "$m2" \
+            "$(echo "$m1 / $m2" | bc -l)" "$b1" "$b2" "$(echo "$b1 / $b2" | bc -l)" "$cr" "$good" "$JOBS_RUNS" "$gr"
     done
 done
 echo
