@@ -129,6 +129,94 @@ echo "Text reading in MB of text per second (wall): PC INSN $(printf '%.0f' "$(e
 echo
 echo "Where a counting decode's host instructions go (self cost by source folder, same runs): N-Trace HTM ${c_htm% *}% shared core (src/flow, src/image, src/analysis), ${c_htm#* }% src/ntrace; E-Trace implicit return ${c_etir% *}% core, ${c_etir#* }% src/etrace; E-Trace defaults ${c_et% *}% core, ${c_et#* }% src/etrace; N-Trace BTM ${c_btm% *}% core, ${c_btm#* }% src/ntrace (the rest: start-up, ELF loading, libc)."
 
+# ---- decode --jobs 2 (issue 12 item 4) -------------------------------------------------------------
+# A run of more than 100 M instructions: the capture's trace with periodic
+# sync points (N-Trace --sync-msgs 4096; E-Trace's defaults have them)
+# repeated 20 times, each copy starting at a sync point.  Wall: --jobs 1 and
+# --jobs 2 alternating (so both see the same load), JOBS_RUNS times each,
+# output to /dev/null; the median and the best of each and their ratios.
+# Host instructions (callgrind --separate-threads, --fair-sched so that
+# valgrind's one-at-a-time scheduling shares the CPU between the threads)
+# for count on 7 copies: the serial decode divided by the busier thread.
+JOBS_RUNS=${JOBS_RUNS:-11}
+"$RV" encode $HTM --sync-msgs 4096 --elf "$ELF" --input "$work/bzip2.ing" -o "$s/htmsync.bin"
+for i in $(seq 20); do cat "$s/htmsync.bin"; done > "$s/htm20.bin"
+for i in $(seq 20); do cat "$s/et.bin"; done > "$s/et20.bin"
+for i in $(seq 7); do cat "$s/htmsync.bin"; done > "$s/htm7.bin"
+for i in $(seq 7); do cat "$s/et.bin"; done > "$s/et7.bin"
+CORES=$B/bench/bench_cores
+alternate() { # kind trace options...: "median1 median2 best1 best2 control good good1 good2"
+    # Each round: --jobs 1, --jobs 2, then bench_cores 1 and 2 (perfectly
+    # parallel work: the speed-up the machine gives right then).  control:
+    # the median of its ratios; good: the rounds where it was >= 1.8, and
+    # the medians of the decodes in those rounds (- when none).
+    local kind=$1 trace=$2; shift 2
+    local a=() b=() c=() r j t0 t1
+    for r in $(seq "$JOBS_RUNS"); do
+        for j in 1 2; do
+            t0=$(date +%s%N)
+            "$RV" decode "$@" --elf "$ELF" "$trace" --output "$kind" --jobs $j >/dev/null 2>"$s/err" ||
+                { cat "$s/err" >&2; return 1; }
+            t1=$(date +%s%N)
+            if [ $j = 1 ]; then a+=($(( (t1 - t0) / 1000 ))); else b+=($(( (t1 - t0) / 1000 ))); fi
+        done
+        c+=("$(echo "$("$CORES" 1) / $("$CORES" 2)" | bc -l)")
+    done
+    python3 -c 'import statistics as st, sys
+n = (len(sys.argv) - 1) // 3
+a = [int(x) / 1e6 for x in sys.argv[1:1 + n]]; b = [int(x) / 1e6 for x in sys.argv[1 + n:1 + 2 * n]]
+c = [float(x) for x in sys.argv[1 + 2 * n:]]
+g = [i for i in range(n) if c[i] >= 1.8]
+print(st.median(a), st.median(b), min(a), min(b), st.median(c), len(g),
+      st.median([a[i] for i in g]) if g else "-", st.median([b[i] for i in g]) if g else "-")' "${a[@]}" "${b[@]}" "${c[@]}"
+}
+threads_ir() { # command...: host instructions of each thread, the largest first
+    rm -f "$s"/cgt.out*
+    valgrind --tool=callgrind --separate-threads=yes --fair-sched=yes --callgrind-out-file="$s/cgt.out" "$@" \
+        >/dev/null 2>"$s/cg.err" || { cat "$s/cg.err" >&2; return 1; }
+    for f in "$s"/cgt.out*; do sed -n 's/^summary: *//p; s/^totals: *//p' "$f" | head -1; done | sort -n -r | tr '\n' ' '
+}
+same_text() { # kind trace options...: the output of --jobs 2 is the serial one (the one-copy trace)
+    local kind=$1 trace=$2; shift 2
+    [ "$("$RV" decode "$@" --elf "$ELF" "$trace" --output "$kind" 2>"$s/err1" | cksum)" = \
+      "$("$RV" decode "$@" --elf "$ELF" "$trace" --output "$kind" --jobs 2 2>"$s/err2" | cksum)" ] &&
+        cmp -s "$s/err1" "$s/err2" ||
+        echo "**decode --jobs 2 --output $kind of $(basename "$trace") differs from the serial decode**"
+}
+echo
+echo "### decode --jobs 2 on a run of more than 100 M instructions (issue 12 item 4)"
+echo
+echo "The capture's trace repeated 20 times ($((20 * N)) instructions), each copy starting at a sync point: N-Trace HTM with \`--sync-msgs 4096\` ($(stat -c %s "$s/htm20.bin") bytes), E-Trace with its defaults ($(stat -c %s "$s/et20.bin") bytes).  Wall: \`--jobs 1\` and \`--jobs 2\` alternating, $JOBS_RUNS runs each, output to /dev/null (load average at start: $(cut -d' ' -f1-3 /proc/loadavg)); the text is checked equal to the serial decode's on one copy."
+echo
+echo "This VM's second core comes and goes: a perfectly parallel control (\`bench_cores\`: independent arithmetic loops, nothing shared) run in every round gets anywhere from 1.0× to 1.9× from two threads.  So each row also gives the control's median ratio over the same rounds, and the decodes' medians over the rounds in which the control got at least 1.8× (the machine had two cores then)."
+echo
+echo "| trace | output | \`--jobs 1\` median s | \`--jobs 2\` median s | ratio of medians | best s, 1 / 2 | ratio of bests | control's median ratio | rounds with two cores | ratio of medians in them |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for fam in ntrace etrace; do
+    if [ $fam = ntrace ]; then T=$s/htm20.bin; T1=$s/htmsync.bin; O=$HTM; L="N-Trace HTM"; else T=$s/et20.bin; T1=$s/et.bin; O="--format etrace"; L="E-Trace"; fi
+    for kind in count pcs insn; do
+        same_text $kind "$T1" $O
+        read -r m1 m2 b1 b2 cr good g1 g2 < <(alternate $kind "$T" $O)
+        if [ "$good" = 0 ]; then gr="-"; else gr=$(printf '**%.2f×**' "$(echo "$g1 / $g2" | bc -l)"); fi
+        printf '| %s | %s | %.3f | %.3f | %.2f× | %.3f / %.3f | %.2f× | %.2f× | %s of %s | %s |\n' "$L" $kind "$m1" "$m2" \
+            "$(echo "$m1 / $m2" | bc -l)" "$b1" "$b2" "$(echo "$b1 / $b2" | bc -l)" "$cr" "$good" "$JOBS_RUNS" "$gr"
+    done
+done
+echo
+echo "Host instructions of a count (7 copies, $((7 * N)) instructions; callgrind, whole process): the serial decode, and each thread of \`--jobs 2\`:"
+echo
+echo "| trace | serial | \`--jobs 2\`, each thread | serial ÷ the busier thread |"
+echo "|---|---|---|---|"
+for fam in ntrace etrace; do
+    if [ $fam = ntrace ]; then T=$s/htm7.bin; O=$HTM; L="N-Trace HTM"; else T=$s/et7.bin; O="--format etrace"; L="E-Trace"; fi
+    one=$(ir "$RV" decode $O --elf "$ELF" "$T" --output count)
+    two=$(threads_ir "$RV" decode $O --elf "$ELF" "$T" --output count --jobs 2)
+    ratio=$(printf '%.2f' "$(echo "$one / ${two%% *}" | bc -l)")
+    printf '| %s | %s | %s | **%s×** |\n' "$L" "$one" "$two" "$ratio"
+    if [ $fam = ntrace ]; then j_nt=$ratio; else j_et=$ratio; fi
+done
+rm -f "$s/htm20.bin" "$s/et20.bin" "$s/htm7.bin" "$s/et7.bin" "$s"/cgt.out*
+
 # ---- flat memory ---------------------------------------------------------------------------------
 BTM="--format ntrace --ntrace-mode btm --callstack 0 --repeat 0"
 copies_for() { echo $(( ($1 + $(stat -c %s "$s/btm.bin") - 1) / $(stat -c %s "$s/btm.bin") )); }
@@ -230,10 +318,10 @@ if [ ! -f "$h" ]; then
         echo
         echo "One row per \`bench/speed.sh\` run: host instructions per traced instruction on the bzip2 capture (callgrind, load-independent: compare these across commits), and the peak RSS of decoding a 1 GB trace."
         echo
-        echo "| date | commit | instructions | read native | read PC INSN | read PC list | encode native | encode PC INSN | decode HTM count | decode E-Trace IR count | decode E-Trace count | decode BTM count | decode HTM pcs | decode HTM insn | 1 GB decode peak RSS KiB |"
-        echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        echo "| date | commit | instructions | read native | read PC INSN | read PC list | encode native | encode PC INSN | decode HTM count | decode E-Trace IR count | decode E-Trace count | decode BTM count | decode HTM pcs | decode HTM insn | 1 GB decode peak RSS KiB | count --jobs 2 speed-up in host instructions, N-Trace / E-Trace |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     } > "$h"
 fi
-echo "| $(date -u +%Y-%m-%d) | $rev | $N | $r_nat | $r_pi | $r_pl | $e_nat | $e_pi | $d_htm | $d_etir | $d_et | $d_btm | $d_pcs | $d_insn | $rss1g |" >> "$h"
+echo "| $(date -u +%Y-%m-%d) | $rev | $N | $r_nat | $r_pi | $r_pl | $e_nat | $e_pi | $d_htm | $d_etir | $d_et | $d_btm | $d_pcs | $d_insn | $rss1g | $j_nt / $j_et |" >> "$h"
 echo
 echo "(A row was added to bench/HISTORY.md; peak RSS: one copy $rss1 KiB, 100 MB $rss100 KiB, 1 GB $rss1g KiB.)"

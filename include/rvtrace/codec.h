@@ -228,7 +228,9 @@ int rvt_encode_funnel_jobs(const struct rvt_codec *c, rvt_make_cfg_fn make_cfg, 
                            const struct rvt_image *img, const struct rvt_byte_sink *out, unsigned max_harts,
                            unsigned jobs, struct rvt_codec_stats *st, struct rvt_codec_stats *per_hart,
                            struct rvt_diag *d);
-/* Online cores (1..64): what jobs = 0 means. */
+/* The cores this process may run on (its CPU affinity: taskset, cpusets;
+ * else the online cores), 1..64: what jobs = 0 means, and how many
+ * threads can each have a core. */
 unsigned rvt_jobs_default(void);
 
 /* Bounded work: the instruction limit of a decode unless the caller sets

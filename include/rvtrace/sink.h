@@ -13,6 +13,8 @@
 
 #include "rvtrace/common.h"
 
+#include <stdbool.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,6 +48,11 @@ struct rvt_byte_sink rvt_filesink_sink(struct rvt_filesink *fs);
 
 /* Read a whole file into memory ("-" = stdin). */
 int rvt_read_file(const char *path, uint8_t **data, size_t *len, struct rvt_diag *diag);
+/* A whole file, mapped read-only when it is a non-empty regular file (no
+ * copy, and its pages are the page cache's), else read as rvt_read_file
+ * does; give it back with rvt_unmap_file(data, len, mapped). */
+int rvt_map_file(const char *path, const uint8_t **data, size_t *len, bool *mapped, struct rvt_diag *diag);
+void rvt_unmap_file(const uint8_t *data, size_t len, bool mapped);
 
 /* ======================================================================
  * Trace RAM sink: SRAM mode (dedicated RAM) and SMEM mode (a range of

@@ -35,35 +35,18 @@ int rvt_trace_file_open(struct rvt_trace_file **out, const char *path, struct rv
         return rvt_fail(d, RVT_ERR_NOMEM, "%s: out of memory", path);
     long page = sysconf(_SC_PAGESIZE);
     t->page = page > 0 ? (size_t)page : 4096;
-    int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY);
-    struct stat st;
-    if (strcmp(path, "-") != 0 && fd < 0) {
-        free(t);
-        return rvt_fail(d, RVT_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    }
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (uint64_t)st.st_size <= SIZE_MAX) {
-        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (m != MAP_FAILED) {
-            close(fd);
-            t->data = m;
-            t->len = t->map_len = (size_t)st.st_size;
-            t->mapped = true;
-#ifdef MADV_SEQUENTIAL
-            madvise(m, t->map_len, MADV_SEQUENTIAL); /* read ahead; a hint only */
-#endif
-            *out = t;
-            return 0;
-        }
-    }
-    if (fd >= 0)
-        close(fd);
-    /* A pipe, an empty or special file, or no address space for it. */
-    int rc = rvt_read_file(path, &t->data, &t->len, d);
+    const uint8_t *data;
+    int rc = rvt_map_file(path, &data, &t->len, &t->mapped, d);
     if (rc < 0) {
         free(t);
         return rc;
     }
+    t->data = (uint8_t *)(uintptr_t)data;
+    t->map_len = t->len;
+#ifdef MADV_SEQUENTIAL
+    if (t->mapped)
+        madvise(t->data, t->map_len, MADV_SEQUENTIAL); /* read ahead; a hint only */
+#endif
     *out = t;
     return 0;
 }
@@ -100,10 +83,7 @@ void rvt_trace_file_close(struct rvt_trace_file *t)
 {
     if (!t)
         return;
-    if (t->mapped)
-        munmap(t->data, t->map_len);
-    else
-        free(t->data);
+    rvt_unmap_file(t->data, t->map_len, t->mapped);
     free(t);
 }
 

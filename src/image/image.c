@@ -375,13 +375,14 @@ int rvt_img_add_raw_file(struct rvt_image *img, uint64_t addr, const char *path)
 {
     if (!img || !path)
         return -RVT_ERR_INVAL;
-    uint8_t *data;
+    const uint8_t *data;
     size_t len;
-    int e = rvt_read_file(path, &data, &len, &img->diag);
+    bool mapped;
+    int e = rvt_map_file(path, &data, &len, &mapped, &img->diag);
     if (e < 0)
         return e;
     e = rvt_img_add_raw(img, addr, data, len, path);
-    free(data);
+    rvt_unmap_file(data, len, mapped);
     return e;
 }
 
@@ -393,36 +394,62 @@ void rvt_img_set_reader(struct rvt_image *img, rvt_img_read_fn fn, void *ctx)
 
 /* ---- symbols -------------------------------------------------------------- */
 
-/* Sort key: address, then preference (function, code label, object, other;
- * global, weak, local), then name for a stable order. */
+/* A symbol and its preference (function, code label, object, other;
+ * global, weak, local). */
 struct sym_sort {
     struct rvt_symbol s;
     uint8_t rank;
 };
 
-static int cmp_sym(const void *a, const void *b)
+/* The symbol tables are sorted as indices, by a merge sort whose order is
+ * inlined: qsort's calls through a function pointer and its moves of
+ * 40-byte elements were half of what an ELF load cost (a static glibc
+ * program has thousands of symbols).  The orders are total (the index
+ * last), so the result does not depend on the sort. */
+
+/* Address, then preference, then name, then the order given. */
+static inline bool sym_before(const struct sym_sort *all, uint32_t a, uint32_t b)
 {
-    const struct sym_sort *x = a, *y = b;
+    const struct sym_sort *x = &all[a], *y = &all[b];
     if (x->s.addr != y->s.addr)
-        return x->s.addr < y->s.addr ? -1 : 1;
+        return x->s.addr < y->s.addr;
     if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return strcmp(x->s.name, y->s.name);
+        return x->rank < y->rank;
+    int c = strcmp(x->s.name, y->s.name);
+    return c ? c < 0 : a < b;
 }
 
-/* qsort has no context argument; the name index sorts (name, index) pairs. */
-struct name_sort {
-    const char *name;
-    uint32_t idx;
-};
-
-static int cmp_name(const void *a, const void *b)
+/* Name, then the lower index (the preferred symbol of that name). */
+static inline bool name_before(const struct rvt_symbol *syms, uint32_t a, uint32_t b)
 {
-    const struct name_sort *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    if (c)
-        return c;
-    return x->idx < y->idx ? -1 : x->idx > y->idx; /* lower index = preferred */
+    int c = strcmp(syms[a].name, syms[b].name);
+    return c ? c < 0 : a < b;
+}
+
+/* Sort v[0..n) (tmp: room for n) by sym_before (all) or name_before (syms). */
+static inline void sort_indices(uint32_t *v, uint32_t *tmp, size_t n, const struct sym_sort *all,
+                                const struct rvt_symbol *syms)
+{
+    uint32_t *from = v, *to = tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            const size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                const bool right = all ? sym_before(all, from[j], from[i]) : name_before(syms, from[j], from[i]);
+                to[k++] = right ? from[j++] : from[i++];
+            }
+            while (i < mid)
+                to[k++] = from[i++];
+            while (j < hi)
+                to[k++] = from[j++];
+        }
+        uint32_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != v)
+        memcpy(v, from, n * sizeof *v);
 }
 
 static uint64_t sym_end(const struct rvt_symbol *s)
@@ -450,9 +477,10 @@ static int merge_symbols(struct rvt_image *img, const struct sym_sort *add, size
     uint32_t *oidx = malloc((n ? n : 1) * sizeof *oidx);
     uint64_t *fmax = malloc((n ? n : 1) * sizeof *fmax);
     uint64_t *omax = malloc((n ? n : 1) * sizeof *omax);
-    struct name_sort *names = malloc((n ? n : 1) * sizeof *names);
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
     uint32_t *nidx = malloc((n ? n : 1) * sizeof *nidx);
-    if (!all || !syms || !rank || !fidx || !oidx || !fmax || !omax || !names || !nidx) {
+    if (!all || !syms || !rank || !fidx || !oidx || !fmax || !omax || !order || !tmp || !nidx) {
         free(all);
         free(syms);
         free(rank);
@@ -460,19 +488,22 @@ static int merge_symbols(struct rvt_image *img, const struct sym_sort *add, size
         free(oidx);
         free(fmax);
         free(omax);
-        free(names);
+        free(order);
+        free(tmp);
         free(nidx);
         return -RVT_ERR_NOMEM;
     }
     for (size_t i = 0; i < img->nsyms; i++)
         all[i] = (struct sym_sort){img->syms[i], img->sym_rank[i]};
     memcpy(all + img->nsyms, add, nadd * sizeof *add);
-    qsort(all, n, sizeof *all, cmp_sym);
+    for (size_t i = 0; i < n; i++)
+        order[i] = (uint32_t)i;
+    sort_indices(order, tmp, n, all, NULL);
     size_t nf = 0, no = 0;
     uint64_t fm = 0, om = 0;
     for (size_t i = 0; i < n; i++) {
-        syms[i] = all[i].s;
-        rank[i] = all[i].rank;
+        syms[i] = all[order[i]].s;
+        rank[i] = all[order[i]].rank;
         uint64_t end = sym_end(&syms[i]);
         if (syms[i].is_func) {
             fm = end > fm ? end : fm;
@@ -485,12 +516,11 @@ static int merge_symbols(struct rvt_image *img, const struct sym_sort *add, size
         }
         /* Same name at several addresses: the preferred kind first, then
          * the lowest address. */
-        names[i] = (struct name_sort){syms[i].name, (uint32_t)i};
+        nidx[i] = (uint32_t)i;
     }
-    qsort(names, n, sizeof *names, cmp_name);
-    for (size_t i = 0; i < n; i++)
-        nidx[i] = names[i].idx;
-    free(names);
+    sort_indices(nidx, tmp, n, NULL, syms);
+    free(order);
+    free(tmp);
     free(all);
     free(img->syms);
     free(img->sym_rank);
@@ -677,13 +707,14 @@ int rvt_img_load_elf(struct rvt_image *img, const char *path)
 {
     if (!img || !path)
         return -RVT_ERR_INVAL;
-    uint8_t *data;
+    const uint8_t *data;
     size_t len;
-    int e = rvt_read_file(path, &data, &len, &img->diag);
+    bool mapped;
+    int e = rvt_map_file(path, &data, &len, &mapped, &img->diag);
     if (e < 0)
         return e;
     e = rvt_img_load_elf_mem(img, data, len, path);
-    free(data);
+    rvt_unmap_file(data, len, mapped);
     return e;
 }
 

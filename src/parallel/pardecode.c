@@ -27,6 +27,7 @@
  *
  * count: the sink is the statistics; it stays serial. */
 #include "analysis/outjobs.h"
+#include "rvtrace/codec.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -562,14 +563,12 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
             j->batch_insns = 8 * (uint64_t)n;
         }
     }
-    if (threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 0 ? (unsigned)n : 1;
-    }
+    const unsigned cores = rvt_jobs_default();
+    if (threads == 0)
+        threads = cores;
     if (threads > 64)
         threads = 64;
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    j->may_spin = cores > 0 && threads <= (unsigned long)cores;
+    j->may_spin = threads <= cores;
     atomic_flag_clear(&j->spinning);
     j->mode = threads > 1 ? rvt_outj_mode(o) : RVT_OUTJ_SERIAL;
     if (j->mode == RVT_OUTJ_SERIAL)

@@ -12,12 +12,14 @@
  * mode) reacts to it, which a capture cannot reproduce, so a refused
  * replay is an error (use jobs = 1 there).  Memory: a batch of records
  * and their packets. */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "rvtrace/codec.h"
 #include "rvtrace/sink.h"
 #include "core/encstats.h"
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -126,6 +128,13 @@ static void batch_reset(struct hart *h)
 
 unsigned rvt_jobs_default(void)
 {
+#ifdef CPU_COUNT
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
+        int n = CPU_COUNT(&set);
+        return n > 64 ? 64 : (unsigned)n;
+    }
+#endif
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
 }

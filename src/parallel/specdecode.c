@@ -751,10 +751,8 @@ int rvt_decode_jobs(const struct rvt_codec *c, const void *cfg, const struct rvt
     if (!st)
         st = &dummy;
     memset(st, 0, sizeof *st);
-    if (threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 0 ? (unsigned)n : 1;
-    }
+    if (threads == 0)
+        threads = rvt_jobs_default();
     if (threads > 64)
         threads = 64;
     if (threads == 1 || !c->dec_run_part || !c->dec_state_equal || !c->sync_points || !len)

@@ -2,8 +2,12 @@
 #include "rvtrace/sink.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void rvt_membuf_init(struct rvt_membuf *m)
 {
@@ -111,4 +115,41 @@ int rvt_read_file(const char *path, uint8_t **data, size_t *len, struct rvt_diag
     *data = buf;
     *len = n;
     return 0;
+}
+
+int rvt_map_file(const char *path, const uint8_t **data, size_t *len, bool *mapped, struct rvt_diag *diag)
+{
+    *mapped = false;
+    if (strcmp(path, "-") != 0) {
+        int fd = open(path, O_RDONLY);
+        if (fd < 0)
+            return rvt_fail(diag, RVT_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
+            void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (m != MAP_FAILED) {
+                close(fd);
+                *data = m;
+                *len = (size_t)st.st_size;
+                *mapped = true;
+                return 0;
+            }
+        }
+        close(fd);
+    }
+    /* A pipe, an empty or special file, or no address space for it. */
+    uint8_t *buf;
+    int rc = rvt_read_file(path, &buf, len, diag);
+    if (rc < 0)
+        return rc;
+    *data = buf;
+    return 0;
+}
+
+void rvt_unmap_file(const uint8_t *data, size_t len, bool mapped)
+{
+    if (mapped)
+        munmap((void *)(uintptr_t)data, len);
+    else
+        free((void *)(uintptr_t)data);
 }

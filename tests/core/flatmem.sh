@@ -38,6 +38,10 @@ echo "peak resident memory: 10 MiB trace $m10 KiB, 100 MiB trace $m100 KiB"
 # a pipe cannot be mapped: read whole, same result
 cat "$T/t10" | "$RV" decode --format ntrace --elf "$E" - --output count > "$T/pipe.out" 2>"$T/err" && ok || bad "decode from a pipe: $(cat "$T/err")"
 cmp -s "$T/t10.out" "$T/pipe.out" && ok || bad "the pipe's decode differs: $(cat "$T/pipe.out")"
+# the ELF is mapped too (rvt_map_file); from a pipe it is read whole
+"$RV" decode --format ntrace --elf <(cat "$E") "$T/t10" --output count > "$T/pelf.out" 2>"$T/err" && ok ||
+    bad "decode with the ELF from a pipe: $(cat "$T/err")"
+cmp -s "$T/t10.out" "$T/pelf.out" && ok || bad "the decode with the ELF from a pipe differs: $(cat "$T/pelf.out")"
 
 # decode --jobs 2 (docs/parallel.md): the batches in flight are bounded,
 # so the formatting threads keep memory flat too, and the PC list is the

@@ -119,7 +119,7 @@ stats() {
     if cmp -s "$T/s.out" "$T/p.out" && cmp -s "$T/s.err" "$T/p.err"; then ok; else
         bad "$name: --jobs 4 in pieces differs from the serial decode: $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
     fi
-    sed -n 's/.*--jobs: \([0-9]*\) segments, \([0-9]*\) joined, \([0-9]*\) decoded again/\2 \3/p' "$T/p.all"
+    sed -n 's/.*--jobs: [0-9]* threads for the decode, \([0-9]*\) segments, \([0-9]*\) joined, \([0-9]*\) decoded again/\2 \3/p' "$T/p.all"
 }
 NT="--format ntrace --sync-msgs 256 --ntrace-mode htm --callstack 8 --repeat 2"
 # shellcheck disable=SC2086
@@ -233,6 +233,14 @@ for k in insn count; do
     [ "${joined:-1}" = 0 ] && ok || bad "etrace data trace: ${joined:-?} pieces joined (expected none)"
 done
 # ---- end of the E-Trace block ------------------------------------------------
+
+# --jobs 0 is one thread per core this process may use (its CPU affinity,
+# not the machine's online cores: taskset, cpusets, containers).
+if command -v taskset > /dev/null && taskset -c 0 true 2> /dev/null; then
+    # shellcheck disable=SC2086
+    RVT_JOBS_STATS=1 taskset -c 0 "$RV" decode $NT --elf "$T/bzip2" "$T/h.bin" --output count --jobs 0 > /dev/null 2> "$T/a.err"
+    grep -q -- "--jobs: 1 threads for the decode" "$T/a.err" && ok || bad "--jobs 0 on one allowed core: $(grep -- --jobs "$T/a.err")"
+fi
 
 # A bad --jobs is a usage error.
 "$RV" decode --format ntrace --elf "$T/bzip2" "$T/t.bin" --jobs x > /dev/null 2> "$T/e.err"

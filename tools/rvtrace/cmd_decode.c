@@ -257,10 +257,8 @@ int cmd_decode(int argc, char **argv)
      * (about 100 host instructions a block): they take half the threads
      * from 4 on (docs/parallel.md, measured). */
     unsigned dthreads = (unsigned)njobs;
-    if (njobs == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        dthreads = n > 0 ? (unsigned)n : 1;
-    }
+    if (njobs == 0)
+        dthreads = rvt_jobs_default();
     if (oc.kind != RVT_OUT_COUNT)
         dthreads = dthreads >= 4 ? dthreads / 2 : 1;
     if (njobs != 1 && tf) {
@@ -273,8 +271,10 @@ int cmd_decode(int argc, char **argv)
               : tf               ? rvt_decode_file(o.codec, o.ccfg, o.img, &dopt, tf, &sink, &d)
                                  : rvt_decode(o.codec, o.ccfg, o.img, &dopt, buf, len, &sink, &d);
     if (njobs != 1 && getenv("RVT_JOBS_STATS")) /* (for the tests: not part of the serial output) */
-        fprintf(stderr, "rvtrace decode: --jobs: %" PRIu64 " segments, %" PRIu64 " joined, %" PRIu64 " decoded again\n",
-                jst.segments, jst.joined, jst.redone);
+        fprintf(stderr,
+                "rvtrace decode: --jobs: %u threads for the decode, %" PRIu64 " segments, %" PRIu64 " joined, %" PRIu64
+                " decoded again\n",
+                dthreads, jst.segments, jst.joined, jst.redone);
     double t1 = cli_now();
     if (prog)
         rvt_progress_done(prog);
