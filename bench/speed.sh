@@ -202,6 +202,19 @@ for fam in ntrace etrace; do
             "$(echo "$m1 / $m2" | bc -l)" "$b1" "$b2" "$(echo "$b1 / $b2" | bc -l)" "$cr" "$good" "$JOBS_RUNS" "$gr"
     done
 done
+# A busy machine: another process spins on one core (pinned there with
+# taskset) while the decodes run; --jobs 2 should not lose to --jobs 1.
+if command -v taskset >/dev/null && taskset -c 1 true 2>/dev/null; then
+    taskset -c 1 sh -c 'while :; do :; done' &
+    hog=$!
+    for kind in pcs insn; do
+        read -r m1 m2 b1 b2 cr good g1 g2 < <(alternate $kind "$s/htm20.bin" $HTM)
+        printf '| N-Trace HTM, another process busy on core 1 | %s | %.3f | %.3f | %.2f× | %.3f / %.3f | %.2f× | %.2f× | %s of %s | - |\n' \
+            $kind "$m1" "$m2" "$(echo "$m1 / $m2" | bc -l)" "$b1" "$b2" "$(echo "$b1 / $b2" | bc -l)" "$cr" "$good" "$JOBS_RUNS"
+    done
+    kill $hog
+    wait $hog 2>/dev/null || true
+fi
 echo
 echo "Host instructions of a count (7 copies, $((7 * N)) instructions; callgrind, whole process): the serial decode, and each thread of \`--jobs 2\`:"
 echo
