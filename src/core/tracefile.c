@@ -5,12 +5,9 @@
 #define _DEFAULT_SOURCE /* madvise(MADV_DONTNEED) */
 #include "rvtrace/codec.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* Pages are given back in steps of this many bytes, this far behind the

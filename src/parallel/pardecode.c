@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 /* A batch ends after this many blocks and notes, or instructions.  The
  * environment variable RVT_JOBS_BATCH=N (1 .. BATCH_ENTRIES) makes batches
