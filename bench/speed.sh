@@ -215,6 +215,33 @@ if command -v taskset >/dev/null && taskset -c 1 true 2>/dev/null; then
     kill $hog
     wait $hog 2>/dev/null || true
 fi
+# More threads than cores: `decode --jobs N` runs at most one thread per
+# core the process may use; RVT_JOBS_OVERSUBSCRIBE=1 runs N (as before).
+over=$((2 * $(nproc)))
+echo
+echo "More threads than cores ($(nproc) here): \`--jobs $over\` runs $(nproc) threads; with \`RVT_JOBS_OVERSUBSCRIBE=1\` it runs $over, as it did before (N-Trace HTM, 20 copies, medians of 5 alternating rounds, s):"
+echo
+echo "| output | \`--jobs 1\` | \`--jobs $(nproc)\` | \`--jobs $over\` | \`--jobs $over\`, $over threads | $over threads ÷ $(nproc) |"
+echo "|---|---|---|---|---|---|"
+for kind in pcs insn; do
+    o1=() o2=() o3=() o4=()
+    for r in 1 2 3 4 5; do
+        for v in 1 2 3 4; do
+            case $v in 1) j=1 ;; 2) j=$(nproc) ;; *) j=$over ;; esac
+            t0=$(date +%s%N)
+            if [ $v = 4 ]; then
+                RVT_JOBS_OVERSUBSCRIBE=1 "$RV" decode $HTM --elf "$ELF" "$s/htm20.bin" --output $kind --jobs $j >/dev/null 2>&1
+            else
+                "$RV" decode $HTM --elf "$ELF" "$s/htm20.bin" --output $kind --jobs $j >/dev/null 2>&1
+            fi
+            t1=$(date +%s%N)
+            eval "o$v+=($(( (t1 - t0) / 1000 )))"
+        done
+    done
+    python3 -c 'import statistics as st, sys
+v = [int(x) / 1e6 for x in sys.argv[2:]]; m = [st.median(v[i * 5:i * 5 + 5]) for i in range(4)]
+print("| %s | %.3f | %.3f | %.3f | %.3f | %.2f× |" % (sys.argv[1], m[0], m[1], m[2], m[3], m[3] / m[1]))' $kind "${o1[@]}" "${o2[@]}" "${o3[@]}" "${o4[@]}"
+done
 echo
 echo "Host instructions of a count (7 copies, $((7 * N)) instructions; callgrind, whole process): the serial decode, and each thread of \`--jobs 2\`:"
 echo
@@ -228,7 +255,49 @@ for fam in ntrace etrace; do
     printf '| %s | %s | %s | **%s×** |\n' "$L" "$one" "$two" "$ratio"
     if [ $fam = ntrace ]; then j_nt=$ratio; else j_et=$ratio; fi
 done
-rm -f "$s/htm20.bin" "$s/et20.bin" "$s/htm7.bin" "$s/et7.bin" "$s"/cgt.out*
+# pcs and insn: at --jobs 2 the decode stays on the calling thread and the
+# text is made in batches by whichever thread is free (the worker, or the
+# calling thread when the ring of batches is full: format_batch), so the
+# split between the threads under valgrind (which runs one at a time) says
+# how valgrind scheduled them, not what two cores do.  What does not
+# depend on the schedule: the calling thread's own work M (its total less
+# the batches it formatted), the formatting F (format_batch on every
+# thread), the workers' other work O (their total less F and their
+# watching for work, spin_for_work).  Two cores finish no sooner than
+# max(M, (M + F + O) / 2): the speed-up that host instructions allow.
+incl() { # callgrind file, function: its inclusive cost (0 if it never ran)
+    callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
+        awk -v fn="$2" '!found && $0 ~ ":" fn " " { v = $1; gsub(",", "", v); found = 1 } END { print found ? v : 0 }'
+}
+for i in 1 2; do cat "$s/htmsync.bin"; done > "$s/htm2.bin"
+for i in 1 2; do cat "$s/et.bin"; done > "$s/et2.bin"
+echo
+echo "Host instructions of \`pcs\` and \`insn\` (2 copies, $((2 * N)) instructions; callgrind): the serial decode; at \`--jobs 2\` the calling thread's own work M (the decode, filling the batches, writing the text), the formatting F (batches, on either thread), the worker's other work O; two cores take at least max(M, (M + F + O) / 2):"
+echo
+echo "| trace | output | serial | M | F | O | serial ÷ max(M, (M + F + O) / 2) |"
+echo "|---|---|---|---|---|---|---|"
+for fam in ntrace etrace; do
+    if [ $fam = ntrace ]; then T=$s/htm2.bin; O=$HTM; L="N-Trace HTM"; else T=$s/et2.bin; O="--format etrace"; L="E-Trace"; fi
+    for kind in pcs insn; do
+        one=$(ir "$RV" decode $O --elf "$ELF" "$T" --output $kind)
+        rm -f "$s"/cgt.out*
+        valgrind --tool=callgrind --separate-threads=yes --fair-sched=yes --callgrind-out-file="$s/cgt.out" \
+            "$RV" decode $O --elf "$ELF" "$T" --output $kind --jobs 2 >/dev/null 2>"$s/cg.err" || { cat "$s/cg.err" >&2; exit 1; }
+        M=0 F=0 Ow=0
+        for f in "$s"/cgt.out-*; do
+            tot=$(sed -n 's/^summary: *//p; s/^totals: *//p' "$f" | head -1)
+            fb=$(incl "$f" format_batch)
+            F=$((F + fb))
+            case $f in
+            *-01) M=$((tot - fb)) ;; # the calling thread
+            *) Ow=$((Ow + tot - fb - $(incl "$f" spin_for_work))) ;;
+            esac
+        done
+        printf '| %s | %s | %s | %s | %s | %s | **%.2f×** |\n' "$L" $kind "$one" "$M" "$F" "$Ow" \
+            "$(python3 -c "import sys; s, m, f, o = map(int, sys.argv[1:]); print(s / max(m, (m + f + o) / 2))" "$one" "$M" "$F" "$Ow")"
+    done
+done
+rm -f "$s/htm20.bin" "$s/et20.bin" "$s/htm7.bin" "$s/et7.bin" "$s/htm2.bin" "$s/et2.bin" "$s"/cgt.out*
 
 # ---- flat memory ---------------------------------------------------------------------------------
 BTM="--format ntrace --ntrace-mode btm --callstack 0 --repeat 0"

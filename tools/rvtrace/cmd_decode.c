@@ -32,9 +32,10 @@ static void help(const struct rvt_codec *only)
            "                        segments from byte A to byte B: the instructions from its sync point to\n"
            "                        the next segment's; the outputs of all segments joined in order are the\n"
            "                        whole decode's (docs/parallel.md)\n"
-           "  --jobs N              N threads (0: one per core; 1: none, the default): N-Trace traces with\n"
-           "                        periodic sync are decoded in pieces, and the output is formatted on them;\n"
-           "                        the output is the same byte for byte (docs/parallel.md)\n"
+           "  --jobs N              N threads (0: one per core; 1: none, the default; at most one per core\n"
+           "                        the process may run on): N-Trace and E-Trace traces with periodic sync are\n"
+           "                        decoded in pieces, and the output is formatted on them; the output is the\n"
+           "                        same byte for byte (docs/parallel.md)\n"
            "  --wrap 0|1            the RAM's wrap flag (trRamWP bit 0)\n"
            "  --sink-start ADDR     trRamStart of the dump (default 0)\n"
            "  --dwarf FILE          source lines from FILE (default: the ELF's own DWARF, if any)\n"
@@ -105,6 +106,14 @@ int cmd_decode(int argc, char **argv)
         rc = CLI_EXIT_USAGE;
         goto done;
     }
+    /* Threads: at most one per core this process may use.  More only
+     * compete for the cores: on 2 cores a listing at --jobs 4 took 2.3
+     * times as long as at --jobs 2, longer than one thread (bench/RESULTS.md,
+     * "More threads than cores").  RVT_JOBS_OVERSUBSCRIBE=1 keeps N (the
+     * tests run 4 threads on 2 cores, for the decode in pieces). */
+    unsigned threads = njobs == 0 ? rvt_jobs_default() : (unsigned)njobs;
+    if (njobs > 1 && threads > rvt_jobs_default() && !getenv("RVT_JOBS_OVERSUBSCRIBE"))
+        threads = rvt_jobs_default();
     if (!o.trace) {
         cli_fail("decode", "no TRACE file given");
         rc = usage;
@@ -232,7 +241,7 @@ int cmd_decode(int argc, char **argv)
     }
     struct rvt_flow_sink sink = rvt_out_sink(out);
     if (njobs != 1) {
-        if (!(jobs = rvt_out_jobs_new(out, (unsigned)njobs))) {
+        if (!(jobs = rvt_out_jobs_new(out, threads))) {
             rc = cli_fail("decode", "out of memory (--jobs %s)", js);
             goto done;
         }
@@ -256,9 +265,7 @@ int cmd_decode(int argc, char **argv)
      * already, and the decode's pieces cost a recording and its replay
      * (about 100 host instructions a block): they take half the threads
      * from 4 on (docs/parallel.md, measured). */
-    unsigned dthreads = (unsigned)njobs;
-    if (njobs == 0)
-        dthreads = rvt_jobs_default();
+    unsigned dthreads = threads;
     if (oc.kind != RVT_OUT_COUNT)
         dthreads = dthreads >= 4 ? dthreads / 2 : 1;
     if (njobs != 1 && tf) {
