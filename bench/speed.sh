@@ -247,8 +247,12 @@ echo "Host instructions of a count (7 copies, $((7 * N)) instructions; callgrind
 echo
 echo "| trace | serial | \`--jobs 2\`, each thread | serial ÷ the busier thread |"
 echo "|---|---|---|---|"
+# pick_family FAMILY COPIES: T the trace of COPIES copies, O its decode options, L its name
+pick_family() {
+    if [ "$1" = ntrace ]; then T=$s/htm$2.bin; O=$HTM; L="N-Trace HTM"; else T=$s/et$2.bin; O="--format etrace"; L="E-Trace"; fi
+}
 for fam in ntrace etrace; do
-    if [ $fam = ntrace ]; then T=$s/htm7.bin; O=$HTM; L="N-Trace HTM"; else T=$s/et7.bin; O="--format etrace"; L="E-Trace"; fi
+    pick_family $fam 7
     one=$(ir "$RV" decode $O --elf "$ELF" "$T" --output count)
     two=$(threads_ir "$RV" decode $O --elf "$ELF" "$T" --output count --jobs 2)
     ratio=$(printf '%.2f' "$(echo "$one / ${two%% *}" | bc -l)")
@@ -277,7 +281,7 @@ echo
 echo "| trace | output | serial | M | F | O | serial ÷ max(M, (M + F + O) / 2) |"
 echo "|---|---|---|---|---|---|---|"
 for fam in ntrace etrace; do
-    if [ $fam = ntrace ]; then T=$s/htm2.bin; O=$HTM; L="N-Trace HTM"; else T=$s/et2.bin; O="--format etrace"; L="E-Trace"; fi
+    pick_family $fam 2
     for kind in pcs insn; do
         one=$(ir "$RV" decode $O --elf "$ELF" "$T" --output $kind)
         rm -f "$s"/cgt.out*
