@@ -244,10 +244,8 @@ if command -v taskset > /dev/null && taskset -c 0 true 2> /dev/null; then
     # shellcheck disable=SC2086
     RVT_JOBS_STATS=1 taskset -c 0 "$RV" decode $NT --elf "$T/bzip2" "$T/h.bin" --output count --jobs 0 > /dev/null 2> "$T/a.err"
     grep -q -- "--jobs: 1 threads for the decode" "$T/a.err" && ok || bad "--jobs 0 on one allowed core: $(grep -- --jobs "$T/a.err")"
-fi
-# --jobs N: no more threads than the cores the process may use (more only
-# compete for them), and the same output.
-if command -v taskset > /dev/null && taskset -c 0 true 2> /dev/null; then
+    # --jobs N: no more threads than the cores the process may use (more
+    # only compete for them), and the same output.
     for k in count insn; do
         # shellcheck disable=SC2086
         "$RV" decode $NT --elf "$T/bzip2" "$T/h.bin" --output $k > "$T/s.out" 2> /dev/null

@@ -107,13 +107,14 @@ int cmd_decode(int argc, char **argv)
         goto done;
     }
     /* Threads: at most one per core this process may use.  More only
-     * compete for the cores: on 2 cores a listing at --jobs 4 took 2.3
+     * compete for the cores: on 2 cores a listing at --jobs 4 took 2.2
      * times as long as at --jobs 2, longer than one thread (bench/RESULTS.md,
      * "More threads than cores").  RVT_JOBS_OVERSUBSCRIBE=1 keeps N (the
      * tests run 4 threads on 2 cores, for the decode in pieces). */
-    unsigned threads = njobs == 0 ? rvt_jobs_default() : (unsigned)njobs;
-    if (njobs > 1 && threads > rvt_jobs_default() && !getenv("RVT_JOBS_OVERSUBSCRIBE"))
-        threads = rvt_jobs_default();
+    const unsigned cores = rvt_jobs_default();
+    unsigned threads = njobs == 0 ? cores : (unsigned)njobs;
+    if (threads > cores && !getenv("RVT_JOBS_OVERSUBSCRIBE"))
+        threads = cores;
     if (!o.trace) {
         cli_fail("decode", "no TRACE file given");
         rc = usage;
