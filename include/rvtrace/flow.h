@@ -187,6 +187,12 @@ struct rvt_block_counts {
     uint64_t ends[16]; /* how many by enum rvt_block_end */
 };
 
+/* Of a block, where it starts and how many instructions it has: all a PC
+ * list needs (rvt_flow_sink.runs). */
+struct rvt_block_run {
+    uint64_t start, ninsns;
+};
+
 /* Initialise it with designated initialisers ({.block = ..., .ctx = ...}):
  * members may be added. */
 struct rvt_flow_sink {
@@ -213,6 +219,35 @@ struct rvt_flow_sink {
      * stops).  When set it is used instead of `blocks` and `block` (which
      * must still be set, for a sink put in front of this one). */
     int (*counts)(void *ctx, const struct rvt_block_counts *c);
+    /* Optional, for a consumer that needs of a block only where it starts
+     * and how many instructions it has (a PC list made on other threads:
+     * src/parallel/pardecode.c): the engine writes those (struct
+     * rvt_block_run) straight into memory the consumer lends, and counts
+     * the blocks as for `counts`, instead of building each block and
+     * calling `block` — the decoding thread's cost per block is then two
+     * stores.  Used only when `runs_image` is the engine's image: a run is
+     * a block the engine retired from that image's code, so a consumer
+     * that lists the image's code can list every run, and needs no check
+     * that would stop the decode at a run.  A block a decoder gives
+     * (rvt_flow_emit_block), which may lie outside the code, still goes to
+     * `block`, one at a time, after the runs before it.
+     * The call takes the n runs written at the start of the room it lent
+     * last, their counts c and the stream index of the first one's first
+     * instruction (each next one's follows on: the one before's plus its
+     * instruction count); the rest of that room is the consumer's
+     * again.  Then, when room is not NULL, it lends room for at least one
+     * more run (*room, *cap >= 1); room NULL: nothing is lent (a note or a
+     * block given one at a time may come next).  The engine hands its runs
+     * over when the room is full and when it would hand over a batch
+     * (`blocks`: the same rules, the same stops).  A nonzero return, or no
+     * room lent, aborts the decode.  When it is used, `blocks` is not
+     * (`block` must still be set); `counts`, when set, is used instead. */
+    int (*runs)(void *ctx, size_t n, const struct rvt_block_counts *c, uint64_t index, struct rvt_block_run **room,
+                size_t *cap);
+    const struct rvt_image *runs_image;
+    /* Runs only of blocks that end neither in a trap nor in an implicit
+     * return (a listing names more of those: they go to `block`). */
+    bool runs_plain;
 };
 
 /* ---- the engine --------------------------------------------------------- */

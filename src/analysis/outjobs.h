@@ -20,6 +20,8 @@ enum rvt_outj_mode {
 };
 enum rvt_outj_mode rvt_outj_mode(const struct rvt_output *o);
 enum rvt_out_kind rvt_outj_kind(const struct rvt_output *o);
+/* The image whose code the output lists (NULL: none). */
+const struct rvt_image *rvt_outj_image(const struct rvt_output *o);
 
 /* FORMAT, on the decoding thread: what the serial sink does for a block
  * besides its text, cut so that the common case costs a few instructions
@@ -78,10 +80,7 @@ void rvt_outj_fmt_note(struct rvt_out_fmt *f, const struct rvt_note *n);
 void rvt_outj_fmt_blocks(struct rvt_out_fmt *f, const struct rvt_block *b, size_t n);
 /* A PC list's text of the blocks r[0..n-1] (all a PC list needs of a
  * block is where it starts and how many instructions it has). */
-struct rvt_outj_run {
-    uint64_t start, ninsns;
-};
-void rvt_outj_fmt_pcs(struct rvt_out_fmt *f, const struct rvt_outj_run *r, size_t n);
+void rvt_outj_fmt_pcs(struct rvt_out_fmt *f, const struct rvt_block_run *r, size_t n);
 /* A listing's block as a batch keeps it: where it starts, its first
  * instruction's index and how many instructions it has — all its text
  * needs unless it ends in a trap or an implicit return (whose line names

@@ -970,6 +970,11 @@ enum rvt_out_kind rvt_outj_kind(const struct rvt_output *o)
     return o->cfg.kind;
 }
 
+const struct rvt_image *rvt_outj_image(const struct rvt_output *o)
+{
+    return o->cfg.image;
+}
+
 /* Whether expand() lists every instruction of b: the cache blocks it
  * looks up, without the text. */
 #if defined(__GNUC__)
@@ -1082,7 +1087,7 @@ void rvt_outj_fmt_blocks(struct rvt_out_fmt *f, const struct rvt_block *b, size_
         fmt_block(f, &b[i]); /* (-RVT_ERR_NOCODE: rvt_outj_check_block reported it) */
 }
 
-void rvt_outj_fmt_pcs(struct rvt_out_fmt *f, const struct rvt_outj_run *r, size_t n)
+void rvt_outj_fmt_pcs(struct rvt_out_fmt *f, const struct rvt_block_run *r, size_t n)
 {
     if (!f->bc)
         return;

@@ -155,8 +155,15 @@ struct rvt_flow {
     bool stopped;
     struct rvt_block batch[BATCH_BLOCKS];
     /* Emitted blocks not yet handed to a counting sink
-     * (rvt_flow_sink.counts): ends and insns (deliver() adds up blocks). */
+     * (rvt_flow_sink.counts): ends and insns (deliver() adds up blocks);
+     * also those of the runs not yet handed over (below). */
     struct rvt_block_counts tally;
+    /* A sink that takes runs (rvt_flow_sink.runs, runs_mode()): run[0 ..
+     * run_n - 1] written into the room it lent, run_cap runs in all (0:
+     * none lent). */
+    struct rvt_block_run *run;
+    size_t run_n, run_cap;
+    uint64_t run_index; /* the stream index of run[0] */
 };
 
 static int deliver(struct rvt_flow *f);
@@ -458,6 +465,71 @@ static int deliver_counts(struct rvt_flow *f)
     return f->cfg.sink.counts(f->cfg.sink.ctx, &c);
 }
 
+/* The sink takes runs (rvt_flow_sink.runs): it lists this engine's image. */
+static inline bool runs_mode(const struct rvt_flow *f)
+{
+    return f->cfg.sink.runs && f->cfg.sink.runs_image == f->cfg.image && !f->cfg.sink.counts;
+}
+
+/* Hand the runs written so far and their counts to the sink, and (more)
+ * take the room it lends for the next ones.  Nonzero: the sink stops the
+ * decode. */
+static int hand_runs(struct rvt_flow *f, bool more)
+{
+    /* The room lent is given back whatever happens: the sink's next entry
+     * goes where the runs written into it end. */
+    const size_t n = f->run_n;
+    f->run = NULL;
+    f->run_n = f->run_cap = 0;
+    struct rvt_block_counts c = f->tally;
+    for (unsigned e = 0; e < 16; e++)
+        c.blocks += c.ends[e];
+    if (!n && !c.blocks && !more)
+        return 0;
+    memset(&f->tally, 0, sizeof f->tally);
+    struct rvt_block_run *room = NULL;
+    size_t cap = 0;
+    int rc = f->cfg.sink.runs(f->cfg.sink.ctx, n, &c, f->run_index, more ? &room : NULL, &cap);
+    if (rc)
+        return rc;
+    if (more) {
+        if (!room || !cap)
+            return 1;
+        f->run = room;
+        f->run_cap = cap;
+    }
+    return 0;
+}
+
+/* Room for the next run (the lent room is full): out of line, once per
+ * lending. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int runs_room(struct rvt_flow *f)
+{
+    if (!f->stopped && hand_runs(f, true) == 0)
+        return 0;
+    f->stopped = true;
+    return ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
+}
+
+static int deliver(struct rvt_flow *f);
+
+/* A block to a sink that takes runs that is not a run (a decoder's, which
+ * may lie outside the code; for runs_plain, one that ends in a trap or an
+ * implicit return): on its own, after the runs before it, so that a sink
+ * that refuses it stops the decode here. */
+static int emit_alone(struct rvt_flow *f, const struct rvt_block *b)
+{
+    int rc = deliver(f);
+    if (rc < 0)
+        return rc;
+    if (f->cfg.sink.block(f->cfg.sink.ctx, b))
+        return ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
+    return 0;
+}
+
 /* Hand the batch to the sink (nothing held: nothing to do).  Once per
  * batch: out of line. */
 #if defined(__GNUC__)
@@ -468,9 +540,10 @@ static int deliver(struct rvt_flow *f)
     size_t n = (size_t)(f->bnext - f->batch);
     f->bnext = f->batch;
     if (!f->stopped) {
-        /* (one of the two at most: rvt_flow_set_sink delivers before the sink changes) */
-        if ((!n || f->cfg.sink.blocks(f->cfg.sink.ctx, f->batch, n) == 0) &&
-            (!f->cfg.sink.counts || deliver_counts(f) == 0))
+        /* (one of them at most: rvt_flow_set_sink delivers before the sink changes) */
+        if (runs_mode(f) ? hand_runs(f, false) == 0
+                         : (!n || f->cfg.sink.blocks(f->cfg.sink.ctx, f->batch, n) == 0) &&
+                               (!f->cfg.sink.counts || deliver_counts(f) == 0))
             return 0;
         f->stopped = true;
     }
@@ -490,6 +563,21 @@ static inline int emit(struct rvt_flow *f, const struct rvt_block *b)
         f->tally.ends[b->end & 15]++;
         f->tally.insns += b->ninsns;
         return f->stopped ? deliver(f) : 0;
+    }
+    if (runs_mode(f)) { /* (a block retired from the code: rvt_flow_emit_block's do not come here) */
+        if (f->cfg.sink.runs_plain && (b->end == RVT_END_TRAP || (b->flags & RVT_BLK_IMPLICIT)))
+            return emit_alone(f, b);
+        if (f->run_n == f->run_cap) {
+            int rc = runs_room(f);
+            if (rc < 0)
+                return rc;
+        }
+        if (!f->run_n)
+            f->run_index = b->index;
+        f->run[f->run_n++] = (struct rvt_block_run){b->start, b->ninsns};
+        f->tally.ends[b->end & 15]++;
+        f->tally.insns += b->ninsns;
+        return 0;
     }
     if (f->cfg.sink.blocks) {
         memcpy(f->bnext++, b, sizeof *b);
@@ -1076,7 +1164,8 @@ enum {
     LIM_ADDR = 4,
     LIM_BATCH = 8, /* not a limit: the sink takes batches */
     LIM_COUNT = 16, /* not a limit: the sink counts blocks */
-    LIM_UNINF = 32  /* not a limit: stop at an uninferable jump itself (else hand it back) */
+    LIM_UNINF = 32, /* not a limit: stop at an uninferable jump itself (else hand it back) */
+    LIM_RUNS = 64   /* not a limit: the sink takes runs (as LIM_COUNT, and each block's start and length) */
 };
 
 struct fast_state {
@@ -1261,8 +1350,11 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
      * date when the loop hands back. */
     const bool batched = (lim & LIM_BATCH) != 0;
     /* A sink that counts gets each block's end counted, nothing written;
-     * their instructions are added up when the loop hands back. */
-    const bool counting = (lim & LIM_COUNT) != 0;
+     * their instructions are added up when the loop hands back.  A sink
+     * that takes runs gets the same, and each block's start and
+     * instruction count written into the room it lent (rvt_flow_sink.runs:
+     * two stores a block). */
+    const bool counting = (lim & (LIM_COUNT | LIM_RUNS)) != 0;
     /* The fields every block of this loop has alike, from context to
      * priv (copied as one piece; end, cf and flags are written after),
      * filled at the first block it emits (many walks emit none): until
@@ -1287,7 +1379,7 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
      * word is at least memo_min (1 << MEMO_K: it holds MEMO_K outcomes or
      * more); while it records one (rec), memo_min is 0: it notes every
      * block it retires (one compare a block for both). */
-    const bool memo = counting && !(lim & LIM_HW);
+    const bool memo = (lim & LIM_COUNT) && !(lim & LIM_HW);
     uint64_t memo_min = 1u << MEMO_K;
     const uint32_t memo_gen = f->cache.memo_gen << MEMO_K; /* (the table stays during a walk) */
     struct memo_rec rec;
@@ -1373,6 +1465,18 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
             break;
         if ((lim & LIM_ADDR) && stop - pc <= b->last - pc)
             break;
+        /* Room for the run this block may end, before anything of it is
+         * done (a call pushes, a branch outcome is used). */
+        if ((lim & LIM_RUNS) && RVT_UNLIKELY(f->run_n == f->run_cap)) {
+            if (f->cnt_last) { /* (the sink may use the cache) */
+                set_last(f, f->cnt_last, in_open != in);
+                f->cnt_last = NULL;
+            }
+            if ((rc = runs_room(f)) < 0)
+                break;
+            if (bc->slots != slots)
+                break; /* the table grew: the general step takes this block */
+        }
 
         /* The successor of the block's last instruction (targets and
          * fall-throughs in the cache are within xlen). */
@@ -1411,6 +1515,10 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
                 end = RVT_END_JUMP;
                 break;
             case FA_RETURN:
+                /* (an implicit return is not a run for a runs_plain sink:
+                 * the general step hands it over whole) */
+                if ((lim & LIM_RUNS) && f->cfg.sink.runs_plain)
+                    goto handback;
                 if (!rvt_cs_pop(&f->cs, &to)) {
                     /* not implicit: the general step stops there */
                     if (memo && !memo_min)
@@ -1444,6 +1552,12 @@ static RVT_ALWAYS_INLINE int walk_fast(struct rvt_flow *f, const struct rvt_walk
         in -= n;
         if (counting) {
             f->tally.ends[end]++;
+            if (lim & LIM_RUNS) {
+                if (!f->run_n)
+                    f->run_index = insns_base - in_open;
+                f->run[f->run_n++] = (struct rvt_block_run){bstart, in_open - in};
+                f->tally.insns += in_open - in;
+            }
             f->cnt_last = b; /* (the last retired: handback needs it) */
             bstart = pc = to;
             in_open = in;
@@ -1566,7 +1680,7 @@ handback:
         f->cnt_last = NULL;
     }
     bq_done(f, &q);
-    if (counting) /* the blocks it ended had the instructions from the open one's start to in_open */
+    if (lim & LIM_COUNT) /* the blocks it ended had the instructions from the open one's start to in_open */
         f->tally.insns += in0 + (f->blk_open ? f->blk.ninsns : 0) - in_open;
     f->insns = insns_base - in;
     f->pc = pc;
@@ -1621,6 +1735,27 @@ static int walk_fast_count_addr(struct rvt_flow *f, const struct rvt_walk *w, st
                                 struct fast_state *fs)
 {
     return walk_fast(f, w, st, fs, LIM_ADDR | LIM_IN | LIM_COUNT | LIM_UNINF);
+}
+
+/* The walk for a sink that takes runs, in a function of its own (as
+ * walk_fast_count_addr: its loops beside the others would change how gcc
+ * allocates their registers). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int walk_fast_runs(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st, struct fast_state *fs,
+                          unsigned lim)
+{
+    switch (lim & (LIM_HW | LIM_ADDR)) {
+    case 0:
+        return walk_fast(f, w, st, fs, LIM_IN | LIM_RUNS);
+    case LIM_HW:
+        return walk_fast(f, w, st, fs, LIM_HW | LIM_IN | LIM_RUNS);
+    case LIM_ADDR:
+        return walk_fast(f, w, st, fs, LIM_ADDR | LIM_IN | LIM_RUNS);
+    default:
+        return walk_fast(f, w, st, fs, LIM_HW | LIM_ADDR | LIM_IN | LIM_RUNS);
+    }
 }
 
 static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *st)
@@ -1698,10 +1833,18 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
         fs.hw_left = hw_left;
         fs.in_left = in_left;
         /* The usual combinations (and a batch or counting sink or not) get a loop of their own. */
-        switch (fast ? (lim & (LIM_HW | LIM_ADDR)) |
-                           (f->cfg.sink.counts ? LIM_COUNT : f->cfg.sink.blocks ? LIM_BATCH : 0)
+        switch (fast ? (lim & (LIM_HW | LIM_ADDR)) | (f->cfg.sink.counts ? LIM_COUNT
+                                                      : runs_mode(f)      ? LIM_RUNS
+                                                      : f->cfg.sink.blocks ? LIM_BATCH
+                                                                           : 0)
                      : 32u) {
         case 32: /* no fast path */
+            break;
+        case LIM_RUNS:
+        case LIM_RUNS | LIM_HW:
+        case LIM_RUNS | LIM_ADDR:
+        case LIM_RUNS | LIM_HW | LIM_ADDR:
+            frc = walk_fast_runs(f, w, st, &fs, lim);
             break;
         case 0:
             frc = walk_fast(f, w, st, &fs, LIM_IN);
@@ -1736,7 +1879,7 @@ static int walk(struct rvt_flow *f, const struct rvt_walk *w, struct rvt_stop *s
         case LIM_COUNT | LIM_ADDR:
             frc = walk_fast_count_addr(f, w, st, &fs);
             break;
-        default:
+        case LIM_COUNT | LIM_HW | LIM_ADDR:
             frc = walk_fast(f, w, st, &fs, LIM_HW | LIM_IN | LIM_ADDR | LIM_COUNT);
             break;
         }
@@ -1999,7 +2142,7 @@ int rvt_flow_emit_block(struct rvt_flow *f, const struct rvt_block *b)
     /* Without code the block cannot be cut at the limit: it is left out. */
     if (!(b->flags & RVT_BLK_COUNT_UNKNOWN) && b->ninsns > f->insn_cap - f->insns)
         return limit_reached(f);
-    rc = emit(f, b);
+    rc = runs_mode(f) ? emit_alone(f, b) : emit(f, b);
     if (rc < 0)
         return rc;
     if (!(b->flags & RVT_BLK_COUNT_UNKNOWN))
@@ -2088,6 +2231,8 @@ bool rvt_flow_state_equal(const struct rvt_flow *a, const struct rvt_flow *b)
 
 void rvt_flow_rebase(struct rvt_flow *f, uint64_t insns)
 {
+    if (runs_mode(f))
+        deliver_now(f); /* (the runs held follow on from the indexes before it) */
     f->insns += insns;
     if (f->blk_open)
         f->blk.index += insns;

@@ -18,7 +18,10 @@
  * the state the serial listing has there (the previous batch's final
  * state); otherwise the output's own formatter, which holds the serial
  * state, formats the batch again.  So the text is the serial text by
- * construction, whatever the guess.
+ * construction, whatever the guess.  A PC list's and a listing's blocks
+ * come from the engine as runs (rvt_flow_sink.runs: where each starts and
+ * how many instructions it has, written by the walk itself), so that the
+ * decoding thread's share per block is a few stores.
  *
  * Analysis kinds and jsonl: the serial sink runs unchanged on one worker
  * thread, batch after batch, beside the decode; the one error that depends
@@ -56,7 +59,7 @@ struct noted {
  * it must stay small), and its notes beside them in order. */
 struct slot {
     struct rvt_block *blk;     /* blocks, PIPE: the blocks (insn: the whole ones ins names) ... */
-    struct rvt_outj_run *runs; /* ... pcs: where each starts and how many instructions (all its text needs) */
+    struct rvt_block_run *runs; /* ... pcs: where each starts and how many instructions (all its text needs) */
     struct rvt_outj_insn *ins; /* ... insn: what a listing needs of each (rvt_outj_insn) */
     size_t nb, nwhole;
     struct noted *notes;
@@ -92,12 +95,13 @@ struct rvt_out_jobs {
     /* The decoding thread's cursor in it: the next block's place, how many
      * more entries the batch takes (0: no batch), and the statistics of its
      * blocks so far (FORMAT: rvt_outj_account_counts at submit). */
-    struct rvt_outj_run *run_next; /* pcs */
+    struct rvt_block_run *run_next; /* pcs */
     struct rvt_outj_insn *ins_next; /* insn */
     struct rvt_block *blk_next;    /* the other kinds */
     size_t left;
     struct rvt_block_counts tally;
     const struct rvt_outj_listed *listed; /* FORMAT: blocks known listable (NULL: nothing to check) */
+    struct rvt_block_run *lent;            /* insn: the room lent to the engine for runs (RUNS_LENT) */
     int out_err;        /* FORMAT: the output's error as last seen (rvt_outj_error): a block's return */
     /* the batch being filled or to be filled next (changed under mu;
      * atomic: a worker out of work watches it without the lock) */
@@ -417,7 +421,7 @@ static int on_block_slow(struct rvt_out_jobs *j, const struct rvt_block *b)
     j->tally.ends[b->end & 15]++;
     j->tally.insns += b->ninsns;
     if (j->pcs)
-        *j->run_next++ = (struct rvt_outj_run){b->start, b->ninsns};
+        *j->run_next++ = (struct rvt_block_run){b->start, b->ninsns};
     else if (j->insn)
         insn_whole(j, b);
     else
@@ -452,19 +456,96 @@ static inline int taken(struct rvt_out_jobs *j, const struct rvt_block *b)
     return j->out_err;
 }
 
-/* FORMAT, pcs: one block (the decoding thread's hot path: the serial
- * sink's return value, its statistics, where it starts and how many
- * instructions it has). */
+/* FORMAT, pcs: one block that is not a run (a decoder's own, or any
+ * block when the engine cannot give runs): the serial sink's return value,
+ * its statistics, where it starts and how many instructions it has. */
 static int on_block_pcs(void *ctx, const struct rvt_block *b)
 {
     struct rvt_out_jobs *j = ctx;
     if (j->left < 2 || !rvt_outj_known_listable(j->listed, b))
         return on_block_slow(j, b);
-    *j->run_next++ = (struct rvt_outj_run){b->start, b->ninsns};
+    *j->run_next++ = (struct rvt_block_run){b->start, b->ninsns};
     return taken(j, b);
 }
 
-/* FORMAT, insn: one block, as a listing needs it. */
+/* At most this many runs are lent at a time (rvt_flow_sink.runs), so that
+ * a batch ends close to BATCH_INSNS instructions: its text stays bounded. */
+enum { RUNS_LENT = 256 };
+
+/* FORMAT, pcs: the n runs the engine wrote where the batch's next block
+ * goes (the room lent last), and room for more.  The engine gives runs only
+ * when it walks the output's image (rvt_flow_sink.runs_image): every run
+ * is in the code the output lists, so none needs the check that stops the
+ * serial decode at a block outside the code (a decoder's own blocks, which
+ * may be, come one at a time to on_block_pcs). */
+static int on_runs_pcs(void *ctx, size_t n, const struct rvt_block_counts *c, uint64_t index,
+                       struct rvt_block_run **room, size_t *cap)
+{
+    struct rvt_out_jobs *j = ctx;
+    (void)index;
+    if (n) {
+        j->run_next += n;
+        for (unsigned e = 0; e < 16; e++)
+            j->tally.ends[e] += c->ends[e];
+        j->tally.insns += c->insns;
+        if (blocks_so_far(j) >= j->batch_entries || j->tally.insns >= j->batch_insns)
+            submit(j);
+        else
+            j->left = j->batch_entries - blocks_so_far(j);
+    }
+    if (!room)
+        return j->out_err;
+    if (!j->cur)
+        start_batch(j);
+    const size_t left = j->batch_entries - blocks_so_far(j);
+    *room = j->run_next;
+    *cap = left < RUNS_LENT ? left : RUNS_LENT;
+    return j->out_err;
+}
+
+/* FORMAT, insn: the n runs the engine wrote into the room lent (j->lent),
+ * into the batch as a listing keeps them (index follows on from the
+ * first's), and room for more.  Like a PC list's, every run is in the code
+ * the output lists; a block that ends in a trap or an implicit return,
+ * whose line names more, comes whole to on_block_insn (runs_plain). */
+static int on_runs_insn(void *ctx, size_t n, const struct rvt_block_counts *c, uint64_t index,
+                        struct rvt_block_run **room, size_t *cap)
+{
+    struct rvt_out_jobs *j = ctx;
+    if (n) {
+        struct slot *s = j->cur;
+        struct rvt_outj_insn *e = j->ins_next;
+        for (size_t i = 0; i < n; i++) {
+            const struct rvt_block_run *r = &j->lent[i];
+            uint32_t whole = 0;
+            if (r->ninsns > UINT32_MAX) { /* (its count does not fit: kept whole) */
+                s->blk[s->nwhole++] =
+                    (struct rvt_block){.start = r->start, .ninsns = r->ninsns, .index = index, .end = RVT_END_SEQ};
+                whole = (uint32_t)s->nwhole;
+            }
+            e[i] = (struct rvt_outj_insn){r->start, index, (uint32_t)r->ninsns, whole};
+            index += r->ninsns;
+        }
+        j->ins_next = e + n;
+        for (unsigned k = 0; k < 16; k++)
+            j->tally.ends[k] += c->ends[k];
+        j->tally.insns += c->insns;
+        if (blocks_so_far(j) + j->cur->nn >= j->batch_entries || j->tally.insns >= j->batch_insns)
+            submit(j);
+        else
+            j->left = j->batch_entries - blocks_so_far(j) - j->cur->nn;
+    }
+    if (!room)
+        return j->out_err;
+    if (!j->cur)
+        start_batch(j);
+    const size_t left = j->batch_entries - blocks_so_far(j) - j->cur->nn;
+    *room = j->lent;
+    *cap = left < RUNS_LENT ? left : RUNS_LENT;
+    return j->out_err;
+}
+
+/* FORMAT, insn: one block that is not a run, as a listing needs it. */
 static int on_block_insn(void *ctx, const struct rvt_block *b)
 {
     struct rvt_out_jobs *j = ctx;
@@ -601,6 +682,8 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         if (rvt_outj_state_init(o, &s->fin) < 0)
             goto fail;
     }
+    if (j->insn && !(j->lent = malloc(RUNS_LENT * sizeof *j->lent)))
+        goto fail;
     if (j->mode == RVT_OUTJ_FORMAT) {
         if (rvt_outj_check_init(o) < 0)
             goto fail;
@@ -633,13 +716,18 @@ struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j)
         return rvt_out_sink(j->o);
     /* (one block at a time, not .blocks: each block's return value is the
      * serial sink's, which stops the decode at that block; the engine's
-     * error names the trace offset where it stopped) */
+     * error names the trace offset where it stopped.  A PC list takes
+     * runs: none of them can stop the decode but a write error, which the
+     * threaded decode learns of a batch later anyway) */
     return (struct rvt_flow_sink){
         .block = j->mode == RVT_OUTJ_PIPE ? on_block_pipe
                  : j->pcs                 ? on_block_pcs
                  : j->insn                ? on_block_insn
                                           : on_block_fmt,
         .note = on_note,
+        .runs = j->pcs ? on_runs_pcs : j->insn ? on_runs_insn : NULL,
+        .runs_image = rvt_outj_image(j->o),
+        .runs_plain = j->insn,
         .ctx = j};
 }
 
@@ -695,6 +783,7 @@ void rvt_out_jobs_free(struct rvt_out_jobs *j)
         for (unsigned i = 0; j->fmt && i <= j->nworkers; i++)
             rvt_outj_fmt_free(j->fmt[i]);
         free(j->ring);
+        free(j->lent);
         free(j->fmt);
         free(j->th);
         pthread_mutex_destroy(&j->mu);

@@ -12,7 +12,15 @@
  * then ends is not compared).  A fourth decode has a counting sink
  * (rvt_flow_sink.counts): between every two notes it must be told as many
  * blocks, of every end, with as many instructions, as the others saw (a
- * sink that stops it: the same up to the delivery that stopped it).
+ * sink that stops it: the same up to the delivery that stopped it).  A
+ * fifth takes runs (rvt_flow_sink.runs) in room lent a few runs at a time:
+ * where the general step saw a block, it must see a run with the same
+ * start, instruction count and index, or (a decoder's own block) the same
+ * block; with runs_plain, every block that ends in a trap or an implicit
+ * return whole;
+ * the same notes in the same order; counts that add up; and as many
+ * blocks of every end and instructions in all.  A sink whose runs_image
+ * is not the engine's must get blocks, not runs.
  * Traces: the bundled real capture
  * (bzip2) and generated programs with traps, interrupts, privilege and
  * context changes and timestamps;
@@ -27,6 +35,7 @@
 
 struct event {
     bool is_note;
+    bool is_run;    /* a run (rvt_flow_sink.runs): b.start and b.ninsns only */
     bool is_counts; /* the blocks between two notes, counted (rvt_flow_sink.counts) */
     struct rvt_block_counts c;
     struct rvt_block b;
@@ -47,6 +56,12 @@ struct trace {
     uint64_t counted;
     size_t counts_calls;
     bool counts_inconsistent; /* told a `blocks` that is not the sum of `ends` */
+    /* A sink that takes runs: the room it lent, its calls, what it was told
+     * in all, and runs whose counts did not add up. */
+    struct rvt_block_run room[7];
+    size_t runs_calls, runs;
+    struct rvt_block_counts run_total;
+    bool runs_inconsistent;
 };
 
 static struct event *add(struct trace *t)
@@ -89,6 +104,39 @@ static int on_blocks(void *ctx, const struct rvt_block *b, size_t n)
         if (on_block(ctx, &b[i]))
             return 1;
     return 0;
+}
+
+static int on_runs(void *ctx, size_t n, const struct rvt_block_counts *c, uint64_t index, struct rvt_block_run **room,
+                   size_t *cap)
+{
+    struct trace *t = ctx;
+    t->runs_calls++;
+    uint64_t ends = 0, insns = 0;
+    for (unsigned e = 0; e < 16; e++) {
+        ends += c->ends[e];
+        t->run_total.ends[e] += c->ends[e];
+    }
+    t->run_total.insns += c->insns;
+    int stop = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct event *e = add(t);
+        e->is_run = true;
+        e->b.start = t->room[i].start;
+        e->b.ninsns = t->room[i].ninsns;
+        e->b.index = index;
+        index += t->room[i].ninsns;
+        insns += t->room[i].ninsns;
+        stop |= t->stop_after && ++t->blocks == t->stop_after;
+    }
+    t->runs += n;
+    t->runs_inconsistent |= n > sizeof t->room / sizeof t->room[0] || c->blocks != n || ends != n || insns != c->insns;
+    /* (room for 7, 1 or 3 runs in turn: the engine's room check at every
+     * block of a run of blocks) */
+    if (room) {
+        *room = t->room;
+        *cap = t->runs_calls % 3 == 0 ? 7 : t->runs_calls % 3 == 1 ? 1 : 3;
+    }
+    return stop;
 }
 
 /* The counts held (if any) as one event. */
@@ -177,12 +225,15 @@ static void decode(const struct rvt_codec *c, const void *cfg, const struct rvt_
         c->flow_config(cfg, &fc);
     fc.size = sizeof fc;
     fc.image = img;
-    /* batched: 1 in batches, 2 counted */
+    /* batched: 1 in batches, 2 counted, 3 runs, 4 runs of another image (so blocks), 5 runs_plain */
     fc.sink = (struct rvt_flow_sink){.block = on_block,
                                      .note = on_note,
                                      .ctx = t,
                                      .blocks = batched == 1 ? on_blocks : NULL,
-                                     .counts = batched == 2 ? on_counts : NULL};
+                                     .counts = batched == 2 ? on_counts : NULL,
+                                     .runs = batched >= 3 ? on_runs : NULL,
+                                     .runs_image = batched == 4 ? NULL : img,
+                                     .runs_plain = batched == 5};
     if (ecall >= 0)
         fc.ecall = (enum rvt_flow_ecall)ecall;
     fc.no_fast_walk = !fast;
@@ -260,6 +311,53 @@ static void describe(const struct event *e, char *buf, size_t n)
 static unsigned long g_compared_blocks;
 static unsigned long g_batches;
 static unsigned long g_counts_calls;
+static unsigned long g_runs, g_runs_calls, g_plain_runs;
+
+/* The runs decode (rt) against the general step's (gt, gr). */
+static void compare_runs(const char *what, const struct trace *rt, const struct result *rr, const struct trace *gt,
+                         const struct result *gr, size_t stop_after, bool plain)
+{
+    size_t j = 0, upto = gt->n, seen = 0;
+    if (stop_after && gt->blocks >= stop_after)
+        for (upto = 0; upto < gt->n && !(!gt->ev[upto].is_note && ++seen == stop_after);)
+            upto++;
+    if (upto < gt->n)
+        upto++; /* the block it stopped at */
+    while (j < rt->n && j < upto && rt->ev[j].is_note == gt->ev[j].is_note &&
+           (rt->ev[j].is_note  ? same_note(&rt->ev[j], &gt->ev[j])
+            : rt->ev[j].is_run ? rt->ev[j].b.start == gt->ev[j].b.start && rt->ev[j].b.ninsns == gt->ev[j].b.ninsns &&
+                                     rt->ev[j].b.index == gt->ev[j].b.index &&
+                                     !(plain && (gt->ev[j].b.end == RVT_END_TRAP || (gt->ev[j].b.flags & RVT_BLK_IMPLICIT)))
+                               : same_block(&rt->ev[j].b, &gt->ev[j].b)))
+        j++;
+    if (j < upto || (!stop_after && j < rt->n)) {
+        char a[400], b[400];
+        describe(j < rt->n ? &rt->ev[j] : NULL, a, sizeof a);
+        describe(j < gt->n ? &gt->ev[j] : NULL, b, sizeof b);
+        CHECK_MSG(0, "%s: event %zu of %zu/%zu differs:\n    runs:    %s%s\n    general: %s", what, j, rt->n, gt->n,
+                  j < rt->n && rt->ev[j].is_run ? "(run) " : "", a, b);
+    }
+    CHECK_MSG(!rt->runs_inconsistent, "%s: runs handed over with counts that do not add up", what);
+    if (!stop_after) {
+        struct rvt_block_counts g = {0}, r = rt->run_total;
+        for (size_t k = 0; k < gt->n; k++)
+            if (!gt->ev[k].is_note)
+                count_into(&g, &gt->ev[k].b);
+        for (size_t k = 0; k < rt->n; k++) /* (blocks given one at a time are counted by their sink) */
+            if (!rt->ev[k].is_note && !rt->ev[k].is_run)
+                r.ends[rt->ev[k].b.end & 15]++, r.insns += rt->ev[k].b.ninsns;
+        r.blocks = g.blocks;
+        CHECK_MSG(same_counts(&r, &g), "%s: the runs' counts differ from the general step's blocks", what);
+        CHECK_MSG(rr->rc == gr->rc && strcmp(rr->msg, gr->msg) == 0,
+                  "%s: runs decode ends with %d '%s', general step %d '%s'", what, rr->rc, rr->msg, gr->rc, gr->msg);
+        CHECK_MSG(rr->insns == gr->insns, "%s: runs %" PRIu64 "/%" PRIu64 " instructions", what, rr->insns, gr->insns);
+    } else if (gt->blocks >= stop_after) {
+        bool told = rr->rc < 0;
+        for (size_t k = upto; k < rt->n && !told; k++)
+            told = rt->ev[k].is_note && strstr(rt->ev[k].text, "output consumer stopped the decode");
+        CHECK_MSG(told, "%s: the runs sink stopped the decode, which ended with %d and no note of it", what, rr->rc);
+    }
+}
 
 /* Both decodes of buf; the sink's view and the outcome must be equal. */
 static void compare(const char *what, const struct rvt_codec *c, const void *cfg, const struct rvt_image *img,
@@ -272,6 +370,24 @@ static void compare(const char *what, const struct rvt_codec *c, const void *cfg
     decode(c, cfg, img, ecall, buf, len, false, 0, max_insns, &gt, &gr);
     decode(c, cfg, img, ecall, buf, len, true, 1, max_insns, &bt, &br);
     decode(c, cfg, img, ecall, buf, len, true, 2, max_insns, &ct, &cr);
+    {
+        struct trace rt = {.stop_after = stop_after}, pt = {.stop_after = stop_after}, ot = {.stop_after = stop_after};
+        struct result rr, pr, orr;
+        decode(c, cfg, img, ecall, buf, len, true, 3, max_insns, &rt, &rr);
+        compare_runs(what, &rt, &rr, &gt, &gr, stop_after, false);
+        decode(c, cfg, img, ecall, buf, len, true, 5, max_insns, &pt, &pr);
+        compare_runs(what, &pt, &pr, &gt, &gr, stop_after, true);
+        g_runs += rt.runs;
+        g_runs_calls += rt.runs_calls;
+        g_plain_runs += pt.runs;
+        /* another image's runs sink: blocks, every one */
+        decode(c, cfg, img, ecall, buf, len, true, 4, max_insns, &ot, &orr);
+        CHECK_MSG(ot.runs_calls == 0, "%s: a runs sink of another image was given runs", what);
+        compare_runs(what, &ot, &orr, &gt, &gr, stop_after, false);
+        free(rt.ev);
+        free(pt.ev);
+        free(ot.ev);
+    }
     /* Counted: the general step's blocks between notes, counted (when the
      * sink stopped it: all but the delivery that stopped it, which told at
      * least as many blocks as the general step saw there). */
@@ -826,7 +942,11 @@ int main(void)
     generated(64, 11, RVT_GEN_ALL_FEATURES);
     generated(32, 12, RVT_GEN_ALL_FEATURES);
     generated(64, 13, RVT_GEN_DEFAULT_FEATURES | RVT_GEN_TRAPS | RVT_GEN_INTERRUPTS | RVT_GEN_NESTED);
-    printf("  %lu blocks compared, %lu batches, %lu counts\n", g_compared_blocks, g_batches, g_counts_calls);
+    printf("  %lu blocks compared, %lu batches, %lu counts, %lu runs in %lu calls, %lu plain runs\n", g_compared_blocks,
+           g_batches, g_counts_calls, g_runs, g_runs_calls, g_plain_runs);
+    CHECK_MSG(g_runs > g_compared_blocks / 2, "runs: %lu of %lu blocks came as runs", g_runs, g_compared_blocks);
+    CHECK_MSG(g_plain_runs > g_compared_blocks / 2 && g_plain_runs < g_runs, "runs_plain: %lu of %lu blocks came as runs",
+              g_plain_runs, g_compared_blocks);
     CHECK(g_compared_blocks > 100000);
     return rvt_test_summary("test_fastwalk");
 }
