@@ -514,8 +514,6 @@ static int runs_room(struct rvt_flow *f)
     return ffail(f, RVT_ERR_LIMIT, "output consumer stopped the decode");
 }
 
-static int deliver(struct rvt_flow *f);
-
 /* A block to a sink that takes runs that is not a run (a decoder's, which
  * may lie outside the code; for runs_plain, one that ends in a trap or an
  * implicit return): on its own, after the runs before it, so that a sink

@@ -472,63 +472,16 @@ static int on_block_pcs(void *ctx, const struct rvt_block *b)
  * a batch ends close to BATCH_INSNS instructions: its text stays bounded. */
 enum { RUNS_LENT = 256 };
 
-/* FORMAT, pcs: the n runs the engine wrote where the batch's next block
- * goes (the room lent last), and room for more.  The engine gives runs only
- * when it walks the output's image (rvt_flow_sink.runs_image): every run
- * is in the code the output lists, so none needs the check that stops the
- * serial decode at a block outside the code (a decoder's own blocks, which
- * may be, come one at a time to on_block_pcs). */
-static int on_runs_pcs(void *ctx, size_t n, const struct rvt_block_counts *c, uint64_t index,
-                       struct rvt_block_run **room, size_t *cap)
+/* FORMAT, pcs and insn: the runs just put into the batch (their counts c):
+ * the batch ends when it is full; then (room) room for more, at most
+ * RUNS_LENT runs: a PC list's where the batch's next block goes, a
+ * listing's in j->lent (on_runs_insn copies them in with their index). */
+static int runs_taken(struct rvt_out_jobs *j, const struct rvt_block_counts *c, struct rvt_block_run **room,
+                      size_t *cap)
 {
-    struct rvt_out_jobs *j = ctx;
-    (void)index;
-    if (n) {
-        j->run_next += n;
+    if (c->blocks) {
         for (unsigned e = 0; e < 16; e++)
             j->tally.ends[e] += c->ends[e];
-        j->tally.insns += c->insns;
-        if (blocks_so_far(j) >= j->batch_entries || j->tally.insns >= j->batch_insns)
-            submit(j);
-        else
-            j->left = j->batch_entries - blocks_so_far(j);
-    }
-    if (!room)
-        return j->out_err;
-    if (!j->cur)
-        start_batch(j);
-    const size_t left = j->batch_entries - blocks_so_far(j);
-    *room = j->run_next;
-    *cap = left < RUNS_LENT ? left : RUNS_LENT;
-    return j->out_err;
-}
-
-/* FORMAT, insn: the n runs the engine wrote into the room lent (j->lent),
- * into the batch as a listing keeps them (index follows on from the
- * first's), and room for more.  Like a PC list's, every run is in the code
- * the output lists; a block that ends in a trap or an implicit return,
- * whose line names more, comes whole to on_block_insn (runs_plain). */
-static int on_runs_insn(void *ctx, size_t n, const struct rvt_block_counts *c, uint64_t index,
-                        struct rvt_block_run **room, size_t *cap)
-{
-    struct rvt_out_jobs *j = ctx;
-    if (n) {
-        struct slot *s = j->cur;
-        struct rvt_outj_insn *e = j->ins_next;
-        for (size_t i = 0; i < n; i++) {
-            const struct rvt_block_run *r = &j->lent[i];
-            uint32_t whole = 0;
-            if (r->ninsns > UINT32_MAX) { /* (its count does not fit: kept whole) */
-                s->blk[s->nwhole++] =
-                    (struct rvt_block){.start = r->start, .ninsns = r->ninsns, .index = index, .end = RVT_END_SEQ};
-                whole = (uint32_t)s->nwhole;
-            }
-            e[i] = (struct rvt_outj_insn){r->start, index, (uint32_t)r->ninsns, whole};
-            index += r->ninsns;
-        }
-        j->ins_next = e + n;
-        for (unsigned k = 0; k < 16; k++)
-            j->tally.ends[k] += c->ends[k];
         j->tally.insns += c->insns;
         if (blocks_so_far(j) + j->cur->nn >= j->batch_entries || j->tally.insns >= j->batch_insns)
             submit(j);
@@ -540,9 +493,50 @@ static int on_runs_insn(void *ctx, size_t n, const struct rvt_block_counts *c, u
     if (!j->cur)
         start_batch(j);
     const size_t left = j->batch_entries - blocks_so_far(j) - j->cur->nn;
-    *room = j->lent;
+    *room = j->pcs ? j->run_next : j->lent;
     *cap = left < RUNS_LENT ? left : RUNS_LENT;
     return j->out_err;
+}
+
+/* FORMAT, pcs: the n runs the engine wrote where the batch's next block
+ * goes (the room lent last).  The engine gives runs only when it walks
+ * the output's image (rvt_flow_sink.runs_image): every run is in the code
+ * the output lists, so none needs the check that stops the serial decode
+ * at a block outside the code (a decoder's own blocks, which may be, come
+ * one at a time to on_block_pcs). */
+static int on_runs_pcs(void *ctx, size_t n, const struct rvt_block_counts *c, uint64_t index,
+                       struct rvt_block_run **room, size_t *cap)
+{
+    struct rvt_out_jobs *j = ctx;
+    (void)index;
+    j->run_next += n;
+    return runs_taken(j, c, room, cap);
+}
+
+/* FORMAT, insn: the n runs the engine wrote into the room lent (j->lent),
+ * into the batch as a listing keeps them (index follows on from the
+ * first's).  Like a PC list's, every run is in the code the output lists;
+ * a block that ends in a trap or an implicit return, whose line names
+ * more, comes whole to on_block_insn (runs_plain). */
+static int on_runs_insn(void *ctx, size_t n, const struct rvt_block_counts *c, uint64_t index,
+                        struct rvt_block_run **room, size_t *cap)
+{
+    struct rvt_out_jobs *j = ctx;
+    struct slot *s = j->cur;
+    struct rvt_outj_insn *e = j->ins_next;
+    for (size_t i = 0; i < n; i++) {
+        const struct rvt_block_run *r = &j->lent[i];
+        uint32_t whole = 0;
+        if (r->ninsns > UINT32_MAX) { /* (its count does not fit: kept whole) */
+            s->blk[s->nwhole++] =
+                (struct rvt_block){.start = r->start, .ninsns = r->ninsns, .index = index, .end = RVT_END_SEQ};
+            whole = (uint32_t)s->nwhole;
+        }
+        e[i] = (struct rvt_outj_insn){r->start, index, (uint32_t)r->ninsns, whole};
+        index += r->ninsns;
+    }
+    j->ins_next = e + n;
+    return runs_taken(j, c, room, cap);
 }
 
 /* FORMAT, insn: one block that is not a run, as a listing needs it. */
@@ -716,9 +710,9 @@ struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j)
         return rvt_out_sink(j->o);
     /* (one block at a time, not .blocks: each block's return value is the
      * serial sink's, which stops the decode at that block; the engine's
-     * error names the trace offset where it stopped.  A PC list takes
-     * runs: none of them can stop the decode but a write error, which the
-     * threaded decode learns of a batch later anyway) */
+     * error names the trace offset where it stopped.  A PC list and a
+     * listing take runs: none of them can stop the decode but a write
+     * error, which the threaded decode learns of a batch later anyway) */
     return (struct rvt_flow_sink){
         .block = j->mode == RVT_OUTJ_PIPE ? on_block_pipe
                  : j->pcs                 ? on_block_pcs
