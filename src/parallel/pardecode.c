@@ -509,7 +509,8 @@ static int on_runs_pcs(void *ctx, size_t n, const struct rvt_block_counts *c, ui
 {
     struct rvt_out_jobs *j = ctx;
     (void)index;
-    j->run_next += n;
+    if (n) /* (no batch may be open: run_next is then NULL) */
+        j->run_next += n;
     return runs_taken(j, c, room, cap);
 }
 
@@ -522,6 +523,8 @@ static int on_runs_insn(void *ctx, size_t n, const struct rvt_block_counts *c, u
                         struct rvt_block_run **room, size_t *cap)
 {
     struct rvt_out_jobs *j = ctx;
+    if (!n) /* (no batch may be open) */
+        return runs_taken(j, c, room, cap);
     struct slot *s = j->cur;
     struct rvt_outj_insn *e = j->ins_next;
     for (size_t i = 0; i < n; i++) {
