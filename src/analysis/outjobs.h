@@ -67,7 +67,10 @@ int rvt_outj_refusal(const struct rvt_output *o, const struct rvt_block *b);
 
 /* A formatter: the serial sink's text, in memory. */
 struct rvt_out_fmt;
-struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o);
+/* prefault: write every page of its tables now, before the threads run
+ * (memory for all of them, whatever the code uses; no page's first write
+ * then interrupts the other cores). */
+struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o, bool prefault);
 void rvt_outj_fmt_free(struct rvt_out_fmt *f);
 /* The output's own formatter (writes to the output's file; its listing
  * state is the serial decode's at the last batch written). */
@@ -81,20 +84,23 @@ void rvt_outj_fmt_blocks(struct rvt_out_fmt *f, const struct rvt_block *b, size_
 /* A PC list's text of the blocks r[0..n-1] (all a PC list needs of a
  * block is where it starts and how many instructions it has). */
 void rvt_outj_fmt_pcs(struct rvt_out_fmt *f, const struct rvt_block_run *r, size_t n);
-/* A listing's block as a batch keeps it: where it starts, its first
- * instruction's index and how many instructions it has — all its text
- * needs unless it ends in a trap or an implicit return (whose line names
- * more), or has more instructions than 32 bits hold: then `whole` is 1 +
- * its place in an array of whole blocks beside.  (24 bytes, not the
- * block's 88: the decoding thread writes every block into a batch and
- * another core reads it; at 88 bytes those cache lines cost the decoding
- * thread more than the copy, bench/RESULTS.md "What textjobs' round
- * changed".) */
-struct rvt_outj_insn {
-    uint64_t start, index;
-    uint32_t ninsns, whole;
-};
-void rvt_outj_fmt_insns(struct rvt_out_fmt *f, const struct rvt_outj_insn *e, size_t n, const struct rvt_block *whole);
+/* A listing's batch (pardecode.c): an array of struct rvt_block_run —
+ * runs (where a block starts, how many instructions it has: 16 bytes, not
+ * the block's 88; the decoding thread writes every block into a batch and
+ * another core reads it, bench/RESULTS.md "What textjobs' round
+ * changed"), each run's first instruction following on from the entry
+ * before, and two kinds of entries whose `ninsns` is no block's:
+ * - RVT_OUTJ_SET_INDEX: the next run's first instruction has index
+ *   `start` (the engine gives the index at each hand-over of runs);
+ * - RVT_OUTJ_WHOLE: the block whole[start], kept whole because its line
+ *   names more than a run holds (it ends in a trap or an implicit
+ *   return); the next run follows on from it.
+ * rvt_outj_fmt_listing formats e[0..n-1], the first run's index being
+ * *index, and leaves there the index after the last. */
+#define RVT_OUTJ_SET_INDEX UINT64_MAX
+#define RVT_OUTJ_WHOLE (UINT64_MAX - 1)
+void rvt_outj_fmt_listing(struct rvt_out_fmt *f, const struct rvt_block_run *e, size_t n, const struct rvt_block *whole,
+                          uint64_t *index);
 /* Back to the state at the start of a decode; the text is emptied. */
 void rvt_outj_fmt_restart(struct rvt_out_fmt *f);
 /* Exchange f's text (pointer, length, capacity) with *buf, *len, *cap

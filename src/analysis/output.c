@@ -935,15 +935,10 @@ static int on_runs(void *ctx, size_t n, const struct rvt_block_counts *c, uint64
 {
     struct rvt_output *o = ctx;
     on_counts(o, c);
-    const bool pcs = o->cfg.kind == RVT_OUT_PCS;
-    for (size_t i = 0; i < n; i++) {
-        const struct rvt_block_run *r = &o->lent[i];
-        if (pcs)
-            (void)expand(&o->fmt, r->start, r->ninsns, false);
-        else
-            (void)list_insns(&o->fmt, r->start, index, r->ninsns);
-        index += r->ninsns;
-    }
+    if (o->cfg.kind == RVT_OUT_PCS)
+        rvt_outj_fmt_pcs(&o->fmt, o->lent, n);
+    else
+        rvt_outj_fmt_listing(&o->fmt, o->lent, n, NULL, &index);
     if (room) {
         *room = o->lent;
         *cap = sizeof o->lent / sizeof o->lent[0];
@@ -1090,7 +1085,7 @@ int rvt_outj_refusal(const struct rvt_output *o, const struct rvt_block *b)
     return o->cfg.kind == RVT_OUT_JSONL ? 0 : rvt_an_block_refusal(b);
 }
 
-struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o)
+struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o, bool prefault)
 {
     struct rvt_out_fmt *f = malloc(sizeof *f);
     if (!f)
@@ -1102,6 +1097,15 @@ struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o)
         free(f);
         return NULL;
     }
+    /* A slot of a page never touched reads from the kernel's shared zero
+     * page, which its first write replaces: once other threads run, with
+     * a flush of their cores' TLBs (an interrupt on each) for every page,
+     * 1,024 of them a formatter on a large program (bench/RESULTS.md,
+     * "What the lead's eleventh round changed").  A page written first
+     * costs a plain fault. */
+    if (prefault && f->lines)
+        for (size_t i = 0; i < (size_t)1 << LINE_SLOTS_LOG2; i += 4096 / sizeof *f->lines)
+            f->lines[i].pc = i ? 0 : UINT64_MAX; /* (what calloc left: slot 0 is the unused one) */
     return f;
 }
 
@@ -1137,17 +1141,24 @@ void rvt_outj_fmt_pcs(struct rvt_out_fmt *f, const struct rvt_block_run *r, size
         (void)expand(f, r[i].start, r[i].ninsns, false); /* (-RVT_ERR_NOCODE: rvt_outj_check_block reported it) */
 }
 
-void rvt_outj_fmt_insns(struct rvt_out_fmt *f, const struct rvt_outj_insn *e, size_t n, const struct rvt_block *whole)
+void rvt_outj_fmt_listing(struct rvt_out_fmt *f, const struct rvt_block_run *e, size_t n, const struct rvt_block *whole,
+                          uint64_t *index)
 {
+    uint64_t k = *index;
     for (size_t i = 0; i < n; i++) {
-        if (e[i].whole) {
-            fmt_block(f, &whole[e[i].whole - 1]);
-            continue;
+        if (e[i].ninsns == RVT_OUTJ_SET_INDEX) {
+            k = e[i].start;
+        } else if (e[i].ninsns == RVT_OUTJ_WHOLE) {
+            const struct rvt_block *b = &whole[e[i].start];
+            fmt_block(f, b);
+            k = b->index + b->ninsns;
+        } else {
+            /* (-RVT_ERR_NOCODE was reported by rvt_outj_check_block) */
+            (void)list_insns(f, e[i].start, k, e[i].ninsns);
+            k += e[i].ninsns;
         }
-        /* (a block that ends in neither a trap nor an implicit return: its
-         * lines alone; -RVT_ERR_NOCODE was reported by rvt_outj_check_block) */
-        (void)list_insns(f, e[i].start, e[i].index, e[i].ninsns);
     }
+    *index = k;
 }
 
 void rvt_outj_fmt_note(struct rvt_out_fmt *f, const struct rvt_note *n)

@@ -58,10 +58,11 @@ struct noted {
  * a plain store (the decoding thread's share is what limits the speed-up:
  * it must stay small), and its notes beside them in order. */
 struct slot {
-    struct rvt_block *blk;     /* blocks, PIPE: the blocks (insn: the whole ones ins names) ... */
-    struct rvt_block_run *runs; /* ... pcs: where each starts and how many instructions (all its text needs) */
-    struct rvt_outj_insn *ins; /* ... insn: what a listing needs of each (rvt_outj_insn) */
-    size_t nb, nwhole;
+    struct rvt_block *blk;      /* blocks, PIPE: the blocks (insn: the whole ones runs names) ... */
+    struct rvt_block_run *runs; /* ... pcs: where each starts and how many instructions (all its text needs);
+                                 * insn: runs and entries that are not blocks (RVT_OUTJ_SET_INDEX, _WHOLE) */
+    size_t nb, nwhole;          /* entries in blk or runs; whole blocks in blk (insn) */
+    uint64_t first_index, end_index; /* insn: the index of the first run's first instruction, and after the last */
     struct noted *notes;
     size_t nn;
     char *arena; /* note texts (the decoder's own live only during the call) */
@@ -82,7 +83,7 @@ struct rvt_out_jobs {
     struct rvt_output *o;
     enum rvt_outj_mode mode;
     bool pcs;  /* FORMAT of a PC list: notes have no text, blocks are runs */
-    bool insn; /* FORMAT of a listing: blocks are struct rvt_outj_insn */
+    bool insn; /* FORMAT of a listing: blocks are runs and RVT_OUTJ_ entries (outjobs.h) */
     size_t batch_entries;
     uint64_t batch_insns;
     unsigned nworkers;
@@ -95,13 +96,12 @@ struct rvt_out_jobs {
     /* The decoding thread's cursor in it: the next block's place, how many
      * more entries the batch takes (0: no batch), and the statistics of its
      * blocks so far (FORMAT: rvt_outj_account_counts at submit). */
-    struct rvt_block_run *run_next; /* pcs */
-    struct rvt_outj_insn *ins_next; /* insn */
-    struct rvt_block *blk_next;    /* the other kinds */
+    struct rvt_block_run *run_next; /* pcs, insn */
+    struct rvt_block *blk_next;     /* the other kinds */
+    uint64_t next_index;            /* insn: the index the next run follows on from */
     size_t left;
     struct rvt_block_counts tally;
     const struct rvt_outj_listed *listed; /* FORMAT: blocks known listable (NULL: nothing to check) */
-    struct rvt_block_run *lent;            /* insn: the room lent to the engine for runs (RUNS_LENT) */
     int out_err;        /* FORMAT: the output's error as last seen (rvt_outj_error): a block's return */
     /* the batch being filled or to be filled next (changed under mu;
      * atomic: a worker out of work watches it without the lock) */
@@ -139,16 +139,17 @@ static const struct rvt_note *note_of(const struct slot *s, const struct noted *
  * PIPE's serial sink. */
 static void replay(const struct slot *s, struct rvt_out_fmt *f, const struct rvt_flow_sink *sink)
 {
-    if (s->runs) {
+    if (s->runs && !s->notes) {
         rvt_outj_fmt_pcs(f, s->runs, s->nb);
         return;
     }
     size_t i = 0; /* blocks done */
+    uint64_t index = s->first_index;
     for (size_t k = 0; k <= s->nn; k++) {
         /* the blocks before note k (or the rest), then note k */
         const size_t upto = k < s->nn ? s->notes[k].at : s->nb;
-        if (f && upto > i && s->ins)
-            rvt_outj_fmt_insns(f, s->ins + i, upto - i, s->blk);
+        if (f && upto > i && s->runs)
+            rvt_outj_fmt_listing(f, s->runs + i, upto - i, s->blk, &index);
         else if (f && upto > i)
             rvt_outj_fmt_blocks(f, s->blk + i, upto - i);
         for (; !f && i < upto; i++)
@@ -313,18 +314,19 @@ static void help_or_wait(struct rvt_out_jobs *j)
 /* The blocks filled so far in the current batch (notes need their place). */
 static size_t blocks_so_far(const struct rvt_out_jobs *j)
 {
-    return j->pcs    ? (size_t)(j->run_next - j->cur->runs)
-           : j->insn ? (size_t)(j->ins_next - j->cur->ins)
-                     : (size_t)(j->blk_next - j->cur->blk);
+    return j->pcs || j->insn ? (size_t)(j->run_next - j->cur->runs) : (size_t)(j->blk_next - j->cur->blk);
 }
 
-/* A listing's block k of batch p, as formatting it needs it. */
-static struct rvt_block insn_block(const struct slot *p, size_t k)
+/* A listing's last block in batch p (which has one), as formatting it
+ * needs it: its last entry is a run or a whole block (an RVT_OUTJ_SET_INDEX
+ * entry always has a run after it). */
+static struct rvt_block insn_last_block(const struct slot *p)
 {
-    const struct rvt_outj_insn *e = &p->ins[k];
-    if (e->whole)
-        return p->blk[e->whole - 1];
-    return (struct rvt_block){.start = e->start, .ninsns = e->ninsns, .index = e->index, .end = RVT_END_SEQ};
+    const struct rvt_block_run *e = &p->runs[p->nb - 1];
+    if (e->ninsns == RVT_OUTJ_WHOLE)
+        return p->blk[e->start];
+    return (struct rvt_block){
+        .start = e->start, .ninsns = e->ninsns, .index = p->end_index - e->ninsns, .end = RVT_END_SEQ};
 }
 
 /* Hand the batch being filled to the formatters (once per batch). */
@@ -332,6 +334,7 @@ static void submit(struct rvt_out_jobs *j)
 {
     struct slot *s = j->cur;
     s->nb = blocks_so_far(j);
+    s->end_index = j->next_index;
     if (j->mode == RVT_OUTJ_FORMAT) {
         j->tally.blocks = 0;
         for (unsigned e = 0; e < 16; e++)
@@ -372,9 +375,9 @@ static struct slot *start_batch(struct rvt_out_jobs *j)
     const struct slot *p = j->fill_seq && !j->pcs ? slot_of(j, j->fill_seq - 1) : NULL;
     s->has_ctx = p && (p->nb || p->has_ctx);
     if (s->has_ctx)
-        s->ctx = !p->nb ? p->ctx : p->ins ? insn_block(p, p->nb - 1) : p->blk[p->nb - 1];
+        s->ctx = !p->nb ? p->ctx : j->insn ? insn_last_block(p) : p->blk[p->nb - 1];
+    s->first_index = j->next_index;
     j->run_next = s->runs;
-    j->ins_next = s->ins;
     j->blk_next = s->blk;
     j->left = j->batch_entries;
     j->cur = s;
@@ -389,23 +392,28 @@ static int check(struct rvt_out_jobs *j, const struct rvt_block *b)
                                                                 : j->out_err;
 }
 
-/* A listing's block whose line names more than rvt_outj_insn holds (a
- * trap, an implicit return) or that has more instructions than it holds. */
+/* A listing's block whose line names more than a run holds (a trap, an
+ * implicit return), or whose count is an RVT_OUTJ_ entry's (none is). */
 static inline bool insn_needs_whole(const struct rvt_block *b)
 {
-    return b->end == RVT_END_TRAP || (b->flags & RVT_BLK_IMPLICIT) || b->ninsns > UINT32_MAX;
+    return b->end == RVT_END_TRAP || (b->flags & RVT_BLK_IMPLICIT) || b->ninsns >= RVT_OUTJ_WHOLE;
 }
 
-/* insn: block b into the batch, whole beside if it needs to be. */
-static void insn_whole(struct rvt_out_jobs *j, const struct rvt_block *b)
+/* insn: block b into the batch (which has room for two entries): whole
+ * beside if it needs to be, else a run, after the index it starts at when
+ * that does not follow on. */
+static void insn_entry(struct rvt_out_jobs *j, const struct rvt_block *b)
 {
     struct slot *s = j->cur;
-    uint32_t whole = 0;
     if (insn_needs_whole(b)) {
-        s->blk[s->nwhole++] = *b;
-        whole = (uint32_t)s->nwhole;
+        s->blk[s->nwhole] = *b;
+        *j->run_next++ = (struct rvt_block_run){s->nwhole++, RVT_OUTJ_WHOLE};
+    } else {
+        if (b->index != j->next_index)
+            *j->run_next++ = (struct rvt_block_run){b->index, RVT_OUTJ_SET_INDEX};
+        *j->run_next++ = (struct rvt_block_run){b->start, b->ninsns};
     }
-    *j->ins_next++ = (struct rvt_outj_insn){b->start, b->index, (uint32_t)b->ninsns, whole};
+    j->next_index = b->index + b->ninsns;
 }
 
 /* What on_block_* leave to a call: a batch to start or to end, a block the
@@ -423,7 +431,7 @@ static int on_block_slow(struct rvt_out_jobs *j, const struct rvt_block *b)
     if (j->pcs)
         *j->run_next++ = (struct rvt_block_run){b->start, b->ninsns};
     else if (j->insn)
-        insn_whole(j, b);
+        insn_entry(j, b);
     else
         *j->blk_next++ = *b;
     /* (notes count: a batch ends at batch_entries entries, or instructions) */
@@ -474,8 +482,8 @@ enum { RUNS_LENT = 256 };
 
 /* FORMAT, pcs and insn: the runs just put into the batch (their counts c):
  * the batch ends when it is full; then (room) room for more, at most
- * RUNS_LENT runs: a PC list's where the batch's next block goes, a
- * listing's in j->lent (on_runs_insn copies them in with their index). */
+ * RUNS_LENT runs, where the batch's next block goes — a listing's one
+ * entry on, where on_runs_insn puts the index they start at. */
 static int runs_taken(struct rvt_out_jobs *j, const struct rvt_block_counts *c, struct rvt_block_run **room,
                       size_t *cap)
 {
@@ -492,8 +500,8 @@ static int runs_taken(struct rvt_out_jobs *j, const struct rvt_block_counts *c, 
         return j->out_err;
     if (!j->cur)
         start_batch(j);
-    const size_t left = j->batch_entries - blocks_so_far(j) - j->cur->nn;
-    *room = j->pcs ? j->run_next : j->lent;
+    const size_t left = j->batch_entries - blocks_so_far(j) - j->cur->nn; /* (>= 1: a full batch ends) */
+    *room = j->insn ? j->run_next + 1 : j->run_next;
     *cap = left < RUNS_LENT ? left : RUNS_LENT;
     return j->out_err;
 }
@@ -514,31 +522,21 @@ static int on_runs_pcs(void *ctx, size_t n, const struct rvt_block_counts *c, ui
     return runs_taken(j, c, room, cap);
 }
 
-/* FORMAT, insn: the n runs the engine wrote into the room lent (j->lent),
- * into the batch as a listing keeps them (index follows on from the
- * first's).  Like a PC list's, every run is in the code the output lists;
- * a block that ends in a trap or an implicit return, whose line names
- * more, comes whole to on_block_insn (runs_plain). */
+/* FORMAT, insn: the n runs the engine wrote one entry after the batch's
+ * next entry (the room lent last); that entry says the index they start
+ * at (each next one's follows on: rvt_flow_sink.runs).  Like a PC list's,
+ * every run is in the code the output lists; a block that ends in a trap
+ * or an implicit return, whose line names more, comes whole to
+ * on_block_insn (runs_plain). */
 static int on_runs_insn(void *ctx, size_t n, const struct rvt_block_counts *c, uint64_t index,
                         struct rvt_block_run **room, size_t *cap)
 {
     struct rvt_out_jobs *j = ctx;
-    if (!n) /* (no batch may be open) */
-        return runs_taken(j, c, room, cap);
-    struct slot *s = j->cur;
-    struct rvt_outj_insn *e = j->ins_next;
-    for (size_t i = 0; i < n; i++) {
-        const struct rvt_block_run *r = &j->lent[i];
-        uint32_t whole = 0;
-        if (r->ninsns > UINT32_MAX) { /* (its count does not fit: kept whole) */
-            s->blk[s->nwhole++] =
-                (struct rvt_block){.start = r->start, .ninsns = r->ninsns, .index = index, .end = RVT_END_SEQ};
-            whole = (uint32_t)s->nwhole;
-        }
-        e[i] = (struct rvt_outj_insn){r->start, index, (uint32_t)r->ninsns, whole};
-        index += r->ninsns;
+    if (n) { /* (no batch may be open: run_next is then NULL) */
+        *j->run_next = (struct rvt_block_run){index, RVT_OUTJ_SET_INDEX};
+        j->run_next += 1 + n;
+        j->next_index = index + c->insns; /* (c: the counts of these runs) */
     }
-    j->ins_next = e + n;
     return runs_taken(j, c, room, cap);
 }
 
@@ -546,9 +544,10 @@ static int on_runs_insn(void *ctx, size_t n, const struct rvt_block_counts *c, u
 static int on_block_insn(void *ctx, const struct rvt_block *b)
 {
     struct rvt_out_jobs *j = ctx;
-    if (j->left < 2 || !rvt_outj_known_listable(j->listed, b) || insn_needs_whole(b))
+    if (j->left < 2 || !rvt_outj_known_listable(j->listed, b) || insn_needs_whole(b) || b->index != j->next_index)
         return on_block_slow(j, b);
-    *j->ins_next++ = (struct rvt_outj_insn){b->start, b->index, (uint32_t)b->ninsns, 0};
+    *j->run_next++ = (struct rvt_block_run){b->start, b->ninsns};
+    j->next_index += b->ninsns;
     return taken(j, b);
 }
 
@@ -671,16 +670,16 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         goto fail;
     for (unsigned i = 0; i < j->nslots; i++) {
         struct slot *s = &j->ring[i];
+        /* (a listing's batch may hold one entry more than batch_entries:
+         * the index its last runs start at) */
         if (j->pcs ? !(s->runs = malloc(j->batch_entries * sizeof *s->runs))
                    : !(s->blk = malloc(j->batch_entries * sizeof *s->blk)) ||
                          !(s->notes = malloc(j->batch_entries * sizeof *s->notes)) ||
-                         (j->insn && !(s->ins = malloc(j->batch_entries * sizeof *s->ins))))
+                         (j->insn && !(s->runs = malloc((j->batch_entries + 1) * sizeof *s->runs))))
             goto fail;
         if (rvt_outj_state_init(o, &s->fin) < 0)
             goto fail;
     }
-    if (j->insn && !(j->lent = malloc(RUNS_LENT * sizeof *j->lent)))
-        goto fail;
     if (j->mode == RVT_OUTJ_FORMAT) {
         if (rvt_outj_check_init(o) < 0)
             goto fail;
@@ -688,7 +687,7 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         j->out_err = rvt_outj_error(o);
     }
     for (unsigned i = 0; j->mode == RVT_OUTJ_FORMAT && i <= j->nworkers; i++)
-        if (!(j->fmt[i] = rvt_outj_fmt_new(o)))
+        if (!(j->fmt[i] = rvt_outj_fmt_new(o, j->may_spin))) /* (a core each: memory for speed) */
             goto fail;
     for (unsigned i = 0; i < j->nworkers; i++) {
         struct worker_arg *a = malloc(sizeof *a);
@@ -771,7 +770,6 @@ void rvt_out_jobs_free(struct rvt_out_jobs *j)
             struct slot *s = &j->ring[i];
             free(s->blk);
             free(s->runs);
-            free(s->ins);
             free(s->notes);
             free(s->arena);
             free(s->text);
@@ -780,7 +778,6 @@ void rvt_out_jobs_free(struct rvt_out_jobs *j)
         for (unsigned i = 0; j->fmt && i <= j->nworkers; i++)
             rvt_outj_fmt_free(j->fmt[i]);
         free(j->ring);
-        free(j->lent);
         free(j->fmt);
         free(j->th);
         pthread_mutex_destroy(&j->mu);
