@@ -712,6 +712,28 @@ static inline int list_insns(struct rvt_out_fmt *o, uint64_t start, uint64_t ind
     return !o->bc || expand(o, start, ninsns, true) < 0 ? -RVT_ERR_NOCODE : 0;
 }
 
+/* A listing's line after the lines of a block that ends in a trap or an
+ * implicit return.  Without printf: a program's returns come every few
+ * blocks, and printf's line was 9 % of a listing's host instructions
+ * (bench/RESULTS.md, "What the lead's eleventh round changed"). */
+static void end_line(struct rvt_out_fmt *o, const struct rvt_block *b)
+{
+    out_reserve(o, 128); /* (the longest line, and the 16 bytes txt_hex may write beyond it) */
+    char *p = o->buf + o->len;
+    if (b->end == RVT_END_TRAP) {
+        p = txt_str(p, b->flags & RVT_BLK_INTERRUPT ? "\t\t\t# interrupt 0x" : "\t\t\t# exception 0x");
+        p = txt_hex(p, b->cause, 0);
+        p = txt_str(p, " tval 0x");
+        p = txt_hex(p, b->tval, 0);
+    } else {
+        p = txt_str(p, "\t\t\t# return (implicit)");
+    }
+    p = txt_str(p, " -> 0x");
+    p = txt_hex(p, b->next, 0);
+    *p++ = '\n';
+    o->len = (size_t)(p - o->buf);
+}
+
 /* The text of block b (pcs, insn, blocks): -RVT_ERR_NOCODE if its
  * instructions cannot be listed (the text of those before is written). */
 static int fmt_block(struct rvt_out_fmt *o, const struct rvt_block *b)
@@ -724,11 +746,8 @@ static int fmt_block(struct rvt_out_fmt *o, const struct rvt_block *b)
     case RVT_OUT_INSN:
         if (list_insns(o, b->start, b->index, b->ninsns) < 0)
             return -RVT_ERR_NOCODE;
-        if (b->end == RVT_END_TRAP)
-            out_printf(o, "\t\t\t# %s 0x%" PRIx32 " tval 0x%" PRIx64 " -> 0x%" PRIx64 "\n",
-                       b->flags & RVT_BLK_INTERRUPT ? "interrupt" : "exception", b->cause, b->tval, b->next);
-        else if (b->flags & RVT_BLK_IMPLICIT)
-            out_printf(o, "\t\t\t# return (implicit) -> 0x%" PRIx64 "\n", b->next);
+        if (b->end == RVT_END_TRAP || (b->flags & RVT_BLK_IMPLICIT))
+            end_line(o, b);
         break;
     case RVT_OUT_BLOCKS:
         block_line(o, b);
