@@ -169,7 +169,7 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
     /* The two tables are zeroed pages the kernel maps on first touch (a
      * large calloc is fresh memory): a formatter costs only the slots its
      * code uses, not 4 MiB at start (a threaded listing has a formatter
-     * per thread).  A zeroed slot reads as address 0, and only address 0
+     * per thread; rvt_outj_fmt_new writes them all when asked).  A zeroed slot reads as address 0, and only address 0
      * hashes to slot 0: that one slot is marked unused. */
     if (cfg->image && cfg->kind == RVT_OUT_INSN) {
         o->lines = calloc((size_t)1 << LINE_SLOTS_LOG2, sizeof *o->lines);

@@ -139,7 +139,7 @@ static const struct rvt_note *note_of(const struct slot *s, const struct noted *
  * PIPE's serial sink. */
 static void replay(const struct slot *s, struct rvt_out_fmt *f, const struct rvt_flow_sink *sink)
 {
-    if (s->runs && !s->notes) {
+    if (s->runs && !s->notes) { /* (a PC list's batch: runs, no notes) */
         rvt_outj_fmt_pcs(f, s->runs, s->nb);
         return;
     }
