@@ -145,13 +145,15 @@ for i in $(seq 20); do cat "$s/et.bin"; done > "$s/et20.bin"
 for i in $(seq 7); do cat "$s/htmsync.bin"; done > "$s/htm7.bin"
 for i in $(seq 7); do cat "$s/et.bin"; done > "$s/et7.bin"
 CORES=$B/bench/bench_cores
-alternate() { # kind trace options...: "median1 median2 best1 best2 control good good1 good2"
+alternate() { # kind trace options...: "median1 median2 best1 best2 control good good1 good2 trip far"
     # Each round: --jobs 1, --jobs 2, then bench_cores 1 and 2 (perfectly
-    # parallel work: the speed-up the machine gives right then).  control:
-    # the median of its ratios; good: the rounds where it was >= 1.8, and
-    # the medians of the decodes in those rounds (- when none).
+    # parallel work: the speed-up the machine gives right then) and the
+    # round trip of a cache line between the two cores.  control: the
+    # median of its ratios; good: the rounds where it was >= 1.8, and the
+    # medians of the decodes in those rounds (- when none); trip: the
+    # median round trip (ns); far: the rounds where it was over 200 ns.
     local kind=$1 trace=$2; shift 2
-    local a=() b=() c=() r j t0 t1
+    local a=() b=() c=() rt=() r j t0 t1
     for r in $(seq "$JOBS_RUNS"); do
         for j in 1 2; do
             t0=$(date +%s%N)
@@ -161,14 +163,17 @@ alternate() { # kind trace options...: "median1 median2 best1 best2 control good
             if [ $j = 1 ]; then a+=($(( (t1 - t0) / 1000 ))); else b+=($(( (t1 - t0) / 1000 ))); fi
         done
         c+=("$(echo "$("$CORES" 1) / $("$CORES" 2)" | bc -l)")
+        # (not beside a process that spins on a core: each trip would wait for it)
+        if [ -z "${NO_TRIP:-}" ]; then rt+=("$("$CORES" --round-trip)"); else rt+=(0); fi
     done
     python3 -c 'import statistics as st, sys
-n = (len(sys.argv) - 1) // 3
+n = (len(sys.argv) - 1) // 4
 a = [int(x) / 1e6 for x in sys.argv[1:1 + n]]; b = [int(x) / 1e6 for x in sys.argv[1 + n:1 + 2 * n]]
-c = [float(x) for x in sys.argv[1 + 2 * n:]]
+c = [float(x) for x in sys.argv[1 + 2 * n:1 + 3 * n]]; rt = [float(x) for x in sys.argv[1 + 3 * n:]]
 g = [i for i in range(n) if c[i] >= 1.8]
 print(st.median(a), st.median(b), min(a), min(b), st.median(c), len(g),
-      st.median([a[i] for i in g]) if g else "-", st.median([b[i] for i in g]) if g else "-")' "${a[@]}" "${b[@]}" "${c[@]}"
+      st.median([a[i] for i in g]) if g else "-", st.median([b[i] for i in g]) if g else "-",
+      "%.0f" % st.median(rt), sum(1 for x in rt if x > 200))' "${a[@]}" "${b[@]}" "${c[@]}" "${rt[@]}"
 }
 threads_ir() { # command...: host instructions of each thread, the largest first
     rm -f "$s"/cgt.out*
@@ -188,10 +193,10 @@ echo "### decode --jobs 2 on a run of more than 100 M instructions (issue 12 ite
 echo
 echo "The capture's trace repeated 20 times ($((20 * N)) instructions), each copy starting at a sync point: N-Trace HTM with \`--sync-msgs 4096\` ($(stat -c %s "$s/htm20.bin") bytes), E-Trace with its defaults ($(stat -c %s "$s/et20.bin") bytes).  Wall: \`--jobs 1\` and \`--jobs 2\` alternating, $JOBS_RUNS runs each, output to /dev/null (load average at start: $(cut -d' ' -f1-3 /proc/loadavg)); the text is checked equal to the serial decode's on one copy.  A count of 20 copies takes about 0.15 s, in which a process's start and the first touch of the trace's pages weigh: \`count\` is also measured on 100 copies ($((100 * N)) instructions)."
 echo
-echo "This VM's second core comes and goes: a perfectly parallel control (\`bench_cores\`: independent arithmetic loops, nothing shared) run in every round gets anywhere from 1.0× to 1.9× from two threads.  So each row also gives the control's median ratio over the same rounds, and the decodes' medians over the rounds in which the control got at least 1.8× (the machine had two cores then)."
+echo "This VM's second core comes and goes: a perfectly parallel control (\`bench_cores\`: independent arithmetic loops, nothing shared) run in every round gets anywhere from 1.0× to 1.9× from two threads.  So each row also gives the control's median ratio over the same rounds, and the decodes' medians over the rounds in which the control got at least 1.8× (the machine had two cores then).  And the two cores are not always equally close: the round trip of a cache line between them (\`bench_cores --round-trip\`, also run in every round) is 55-90 ns or 340-380 ns, changing by itself every few minutes; the last column gives its median and in how many rounds it was over 200 ns."
 echo
-echo "| trace | output | \`--jobs 1\` median s | \`--jobs 2\` median s | ratio of medians | best s, 1 / 2 | ratio of bests | control's median ratio | rounds with two cores | ratio of medians in them |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| trace | output | \`--jobs 1\` median s | \`--jobs 2\` median s | ratio of medians | best s, 1 / 2 | ratio of bests | control's median ratio | rounds with two cores | ratio of medians in them | round trip ns (rounds over 200) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 # A count of 20 copies takes about 0.15 s, so the start of a process and
 # the first touch of the trace's pages weigh in its ratio: a count of 100
 # copies (1.6 G instructions) too.
@@ -203,10 +208,10 @@ for fam in ntrace etrace; do
         k=$kind t=$T l=$L
         if [ $kind = count100 ]; then k=count t=${T%20.bin}100.bin l="$L, 100 copies"; fi
         [ $kind = count100 ] || same_text $k "$T1" $O # (the one-copy check: count's is done)
-        read -r m1 m2 b1 b2 cr good g1 g2 < <(alternate $k "$t" $O)
+        read -r m1 m2 b1 b2 cr good g1 g2 trip far < <(alternate $k "$t" $O)
         if [ "$good" = 0 ]; then gr="-"; else gr=$(printf '**%.2f×**' "$(echo "$g1 / $g2" | bc -l)"); fi
-        printf '| %s | %s | %.3f | %.3f | %.2f× | %.3f / %.3f | %.2f× | %.2f× | %s of %s | %s |\n' "$l" $k "$m1" "$m2" \
-            "$(echo "$m1 / $m2" | bc -l)" "$b1" "$b2" "$(echo "$b1 / $b2" | bc -l)" "$cr" "$good" "$JOBS_RUNS" "$gr"
+        printf '| %s | %s | %.3f | %.3f | %.2f× | %.3f / %.3f | %.2f× | %.2f× | %s of %s | %s | %s (%s) |\n' "$l" $k "$m1" "$m2" \
+            "$(echo "$m1 / $m2" | bc -l)" "$b1" "$b2" "$(echo "$b1 / $b2" | bc -l)" "$cr" "$good" "$JOBS_RUNS" "$gr" "$trip" "$far"
     done
 done
 rm -f "$s/htm100.bin" "$s/et100.bin"
@@ -216,8 +221,8 @@ if command -v taskset >/dev/null && taskset -c 1 true 2>/dev/null; then
     taskset -c 1 sh -c 'while :; do :; done' &
     hog=$!
     for kind in pcs insn; do
-        read -r m1 m2 b1 b2 cr good g1 g2 < <(alternate $kind "$s/htm20.bin" $HTM)
-        printf '| N-Trace HTM, another process busy on core 1 | %s | %.3f | %.3f | %.2f× | %.3f / %.3f | %.2f× | %.2f× | %s of %s | - |\n' \
+        read -r m1 m2 b1 b2 cr good g1 g2 trip far < <(NO_TRIP=1 alternate $kind "$s/htm20.bin" $HTM)
+        printf '| N-Trace HTM, another process busy on core 1 | %s | %.3f | %.3f | %.2f× | %.3f / %.3f | %.2f× | %.2f× | %s of %s | - | - |\n' \
             $kind "$m1" "$m2" "$(echo "$m1 / $m2" | bc -l)" "$b1" "$b2" "$(echo "$b1 / $b2" | bc -l)" "$cr" "$good" "$JOBS_RUNS"
     done
     kill $hog

@@ -35,9 +35,13 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* A batch ends after this many blocks and notes, or instructions.  The
  * environment variable RVT_JOBS_BATCH=N (1 .. BATCH_ENTRIES) makes batches
@@ -166,6 +170,40 @@ static void replay(const struct slot *s, struct rvt_out_fmt *f, const struct rvt
     }
 }
 
+/* The cache lines of batch s that the decoding thread writes (its
+ * entries and notes), evicted by the worker that read them (no lock
+ * held).  The decoding thread writes the same lines again a few batches
+ * later; had this core kept them, each of those writes would first take
+ * its line back from here.  On this machine (a VM) a line's round trip
+ * between the two cores is sometimes 340-380 ns instead of 50-90 (where
+ * the hypervisor runs the virtual CPUs; it changes by itself every few
+ * minutes): the decoding thread then ran about 3 times as slowly, and
+ * `--jobs 2` took 1.0-1.6 times as long as `--jobs 1` for pcs and insn;
+ * with the lines evicted, 0.61-0.65 times as long, and a PC list gained in
+ * the near state too (1.73x -> 1.87x of one thread; bench/RESULTS.md,
+ * "What the lead's twelfth round changed").  x86 only (clflush). */
+static void evict(const void *p, size_t bytes)
+{
+#if defined(__SSE2__)
+    const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63), *end = (const char *)p + bytes;
+    for (; c < end; c += 64) /* (x86 cache lines are 64 bytes) */
+        _mm_clflush(c);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+static void evict_batch(const struct slot *s)
+{
+    if (s->runs)
+        evict(s->runs, s->nb * sizeof *s->runs);
+    if (s->blk)
+        evict(s->blk, (s->runs ? s->nwhole : s->nb) * sizeof *s->blk);
+    if (s->notes)
+        evict(s->notes, s->nn * sizeof *s->notes);
+}
+
 /* Format batch s with f (worker or calling thread; no lock held). */
 static void format_batch(struct rvt_out_fmt *f, struct slot *s)
 {
@@ -248,6 +286,7 @@ static void *worker(void *arg)
                 replay(s, NULL, &j->serial);
             else
                 format_batch(j->fmt[me], s);
+            evict_batch(s);
             pthread_mutex_lock(&j->mu);
             s->state = S_DONE;
             pthread_cond_broadcast(&j->done);
