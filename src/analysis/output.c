@@ -169,7 +169,7 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
     /* The two tables are zeroed pages the kernel maps on first touch (a
      * large calloc is fresh memory): a formatter costs only the slots its
      * code uses, not 4 MiB at start (a threaded listing has a formatter
-     * per thread; rvt_outj_fmt_new writes them all when asked).  A zeroed slot reads as address 0, and only address 0
+     * per thread; rvt_outj_fmt_prefault writes them all).  A zeroed slot reads as address 0, and only address 0
      * hashes to slot 0: that one slot is marked unused. */
     if (cfg->image && cfg->kind == RVT_OUT_INSN) {
         o->lines = calloc((size_t)1 << LINE_SLOTS_LOG2, sizeof *o->lines);
@@ -1104,7 +1104,7 @@ int rvt_outj_refusal(const struct rvt_output *o, const struct rvt_block *b)
     return o->cfg.kind == RVT_OUT_JSONL ? 0 : rvt_an_block_refusal(b);
 }
 
-struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o, bool prefault)
+struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o)
 {
     struct rvt_out_fmt *f = malloc(sizeof *f);
     if (!f)
@@ -1116,16 +1116,20 @@ struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o, bool prefault)
         free(f);
         return NULL;
     }
+    return f;
+}
+
+void rvt_outj_fmt_prefault(struct rvt_out_fmt *f)
+{
     /* A slot of a page never touched reads from the kernel's shared zero
      * page, which its first write replaces: once other threads run, with
      * a flush of their cores' TLBs (an interrupt on each) for every page,
      * 1,024 of them a formatter on a large program (bench/RESULTS.md,
      * "What the lead's eleventh round changed").  A page written first
-     * costs a plain fault. */
-    if (prefault && f->lines)
+     * costs a plain fault, and no other core's TLB can hold it. */
+    if (f->lines)
         for (size_t i = 0; i < (size_t)1 << LINE_SLOTS_LOG2; i += 4096 / sizeof *f->lines)
             f->lines[i].pc = i ? 0 : UINT64_MAX; /* (what calloc left: slot 0 is the unused one) */
-    return f;
 }
 
 void rvt_outj_fmt_free(struct rvt_out_fmt *f)

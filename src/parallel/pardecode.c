@@ -115,6 +115,7 @@ struct rvt_out_jobs {
      * core that the decoding thread needs delays the very batch it waits
      * for (--jobs 8 on 2 cores: 45 % slower with all workers spinning). */
     bool may_spin;
+    bool own_written; /* the calling thread's formatter's tables are written (rvt_outj_fmt_prefault) */
     atomic_flag spinning;
     uint64_t claim_seq; /* the next batch to format */
     uint64_t write_seq; /* the next batch to write */
@@ -266,6 +267,13 @@ static void *worker(void *arg)
     struct rvt_out_jobs *j = ((struct worker_arg *)arg)->j;
     unsigned me = ((struct worker_arg *)arg)->me;
     free(arg);
+    /* With a core of its own, a formatter's tables are written whole, here:
+     * beside the decode, which has not handed a batch over yet (memory for
+     * speed; rvt_outj_fmt_prefault).  Before the threads started, the three
+     * tables of `--jobs 2` cost the decode 8-10 ms (bench/RESULTS.md, "What
+     * the lead's twelfth round changed"). */
+    if (j->may_spin && j->mode == RVT_OUTJ_FORMAT)
+        rvt_outj_fmt_prefault(j->fmt[me]);
     pthread_mutex_lock(&j->mu);
     for (;;) {
         if (j->may_spin && !j->quit && j->claim_seq >= j->fill_seq &&
@@ -342,6 +350,10 @@ static void help_or_wait(struct rvt_out_jobs *j)
         struct slot *s = slot_of(j, j->claim_seq++);
         s->state = S_BUSY;
         pthread_mutex_unlock(&j->mu);
+        if (j->may_spin && !j->own_written) { /* (as a worker's, at the first use) */
+            rvt_outj_fmt_prefault(j->fmt[j->nworkers]);
+            j->own_written = true;
+        }
         format_batch(j->fmt[j->nworkers], s);
         pthread_mutex_lock(&j->mu);
         s->state = S_DONE;
@@ -726,7 +738,7 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         j->out_err = rvt_outj_error(o);
     }
     for (unsigned i = 0; j->mode == RVT_OUTJ_FORMAT && i <= j->nworkers; i++)
-        if (!(j->fmt[i] = rvt_outj_fmt_new(o, j->may_spin))) /* (a core each: memory for speed) */
+        if (!(j->fmt[i] = rvt_outj_fmt_new(o)))
             goto fail;
     for (unsigned i = 0; i < j->nworkers; i++) {
         struct worker_arg *a = malloc(sizeof *a);
