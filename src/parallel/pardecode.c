@@ -77,6 +77,7 @@ struct slot {
     /* formatted: */
     char *text;
     size_t tlen, tcap;
+    unsigned owner; /* the formatter that wrote text */
     struct rvt_outj_state init; /* the state the text was formatted from */
     size_t init_waiting;
     struct rvt_outj_state fin;  /* ...and the state after it */
@@ -116,6 +117,13 @@ struct rvt_out_jobs {
      * for (--jobs 8 on 2 cores: 45 % slower with all workers spinning). */
     bool may_spin;
     bool own_written; /* the calling thread's formatter's tables are written (rvt_outj_fmt_prefault) */
+    /* FORMAT: text buffers written out, on a stack per formatter (the one
+     * that wrote them; take_buffer): spares[f * (nslots + 1) ...], nspare[f]. */
+    struct spare {
+        char *buf;
+        size_t cap;
+    } *spares;
+    unsigned *nspare; /* the calling thread's formatter's tables are written (rvt_outj_fmt_prefault) */
     atomic_flag spinning;
     uint64_t claim_seq; /* the next batch to format */
     uint64_t write_seq; /* the next batch to write */
@@ -205,9 +213,31 @@ static void evict_batch(const struct slot *s)
         evict(s->notes, s->nn * sizeof *s->notes);
 }
 
-/* Format batch s with f (worker or calling thread; no lock held). */
-static void format_batch(struct rvt_out_fmt *f, struct slot *s)
+/* A text buffer for formatter `me` (lock held): the last one it wrote that
+ * has been written out — the one most likely still in this core's cache,
+ * and in no other core's.  Before, a formatter took the buffer of the
+ * batch it formatted, written a ring's length before by either thread:
+ * on this VM, when its two cores are far apart (evict(), above), `insn
+ * --jobs 2` took 606-609 ms with this instead of 667-695 (one thread
+ * 964-1,007), and the same when they are near (bench/RESULTS.md, "What
+ * the lead's twelfth round changed").  Else another formatter's (no more
+ * buffers than before: one per batch and per formatter); else none (a new
+ * one). */
+static struct spare take_buffer(struct rvt_out_jobs *j, unsigned me)
 {
+    for (unsigned k = 0; k <= j->nworkers; k++) {
+        const unsigned f = (me + k) % (j->nworkers + 1);
+        if (j->nspare[f])
+            return j->spares[(size_t)f * (j->nslots + 1) + --j->nspare[f]];
+    }
+    return (struct spare){NULL, 0};
+}
+
+/* Format batch s with formatter `me` (worker or calling thread; no lock
+ * held), into buffer sp (take_buffer). */
+static void format_batch(struct rvt_out_jobs *j, struct slot *s, unsigned me, struct spare sp)
+{
+    struct rvt_out_fmt *f = j->fmt[me];
     rvt_outj_fmt_restart(f);
     if (s->has_ctx) { /* the state its last block leaves (the text is the previous batch's) */
         rvt_outj_fmt_block(f, &s->ctx);
@@ -217,8 +247,19 @@ static void format_batch(struct rvt_out_fmt *f, struct slot *s)
     replay(s, f, NULL);
     rvt_outj_fmt_swap_state(f, &s->fin);
     s->err = rvt_outj_fmt_error(f);
-    if (rvt_outj_fmt_swap_text(f, &s->text, &s->tlen, &s->tcap) < 0 && !s->err)
-        s->err = -RVT_ERR_NOMEM;
+    /* The text to the batch, the buffer to the formatter (a new one if sp
+     * has none). */
+    s->text = sp.buf;
+    s->tlen = 0;
+    s->tcap = sp.cap;
+    s->owner = me;
+    if (rvt_outj_fmt_swap_text(f, &s->text, &s->tlen, &s->tcap) < 0) {
+        free(s->text);
+        s->text = NULL;
+        s->tlen = s->tcap = 0;
+        if (!s->err)
+            s->err = -RVT_ERR_NOMEM;
+    }
 }
 
 /* How long a worker out of work watches for the next batch before it
@@ -289,11 +330,12 @@ static void *worker(void *arg)
         if (j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
             struct slot *s = slot_of(j, j->claim_seq++);
             s->state = S_BUSY;
+            const struct spare sp = j->mode == RVT_OUTJ_FORMAT ? take_buffer(j, me) : (struct spare){NULL, 0};
             pthread_mutex_unlock(&j->mu);
             if (j->mode == RVT_OUTJ_PIPE)
                 replay(s, NULL, &j->serial);
             else
-                format_batch(j->fmt[me], s);
+                format_batch(j, s, me, sp);
             evict_batch(s);
             pthread_mutex_lock(&j->mu);
             s->state = S_DONE;
@@ -336,6 +378,10 @@ static void drain(struct rvt_out_jobs *j)
             j->out_err = rvt_outj_error(j->o); /* (a write error: the blocks from now on return it) */
         }
         pthread_mutex_lock(&j->mu);
+        if (j->mode == RVT_OUTJ_FORMAT && s->text) { /* (back to its formatter: take_buffer) */
+            j->spares[(size_t)s->owner * (j->nslots + 1) + j->nspare[s->owner]++] = (struct spare){s->text, s->tcap};
+            s->text = NULL;
+        }
         s->state = S_FREE;
         j->write_seq++;
     }
@@ -349,12 +395,13 @@ static void help_or_wait(struct rvt_out_jobs *j)
     if (j->mode == RVT_OUTJ_FORMAT && j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
         struct slot *s = slot_of(j, j->claim_seq++);
         s->state = S_BUSY;
+        const struct spare sp = take_buffer(j, j->nworkers);
         pthread_mutex_unlock(&j->mu);
         if (j->may_spin && !j->own_written) { /* (as a worker's, at the first use) */
             rvt_outj_fmt_prefault(j->fmt[j->nworkers]);
             j->own_written = true;
         }
-        format_batch(j->fmt[j->nworkers], s);
+        format_batch(j, s, j->nworkers, sp);
         pthread_mutex_lock(&j->mu);
         s->state = S_DONE;
         return;
@@ -716,6 +763,10 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
     j->nslots = 2 * threads + 2;
     j->ring = calloc(j->nslots, sizeof *j->ring);
     j->fmt = calloc(j->nworkers + 1, sizeof *j->fmt);
+    j->spares = calloc((size_t)(j->nworkers + 1) * (j->nslots + 1), sizeof *j->spares);
+    j->nspare = calloc(j->nworkers + 1, sizeof *j->nspare);
+    if (!j->spares || !j->nspare)
+        goto fail;
     j->th = calloc(j->nworkers, sizeof *j->th);
     if (!j->ring || !j->fmt || !j->th)
         goto fail;
@@ -828,6 +879,11 @@ void rvt_out_jobs_free(struct rvt_out_jobs *j)
         }
         for (unsigned i = 0; j->fmt && i <= j->nworkers; i++)
             rvt_outj_fmt_free(j->fmt[i]);
+        for (unsigned i = 0; j->nspare && i <= j->nworkers; i++)
+            for (unsigned k = 0; k < j->nspare[i]; k++)
+                free(j->spares[(size_t)i * (j->nslots + 1) + k].buf);
+        free(j->spares);
+        free(j->nspare);
         free(j->ring);
         free(j->fmt);
         free(j->th);
