@@ -282,9 +282,9 @@ done
 # thread), the workers' other work O (their total less F and their
 # watching for work, spin_for_work).  Two cores finish no sooner than
 # max(M, (M + F + O) / 2): the speed-up that host instructions allow.
-incl() { # callgrind file, function: its inclusive cost (0 if it never ran), with gcc's clones of it (fn.isra.0 ...)
+incl() { # callgrind file, function: its inclusive cost (0 if it never ran)
     callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
-        awk -v fn="$2" '$0 ~ ":" fn "[. ]" { v = $1; gsub(",", "", v); s += v } END { print s + 0 }'
+        awk -v fn="$2" '!found && $0 ~ ":" fn " " { v = $1; gsub(",", "", v); found = 1 } END { print found ? v : 0 }'
 }
 for i in 1 2; do cat "$s/htmsync.bin"; done > "$s/htm2.bin"
 for i in 1 2; do cat "$s/et.bin"; done > "$s/et2.bin"

@@ -234,10 +234,13 @@ static struct spare take_buffer(struct rvt_out_jobs *j, unsigned me)
 }
 
 /* Format batch s with formatter `me` (worker or calling thread; no lock
- * held), into buffer sp (take_buffer).  Out of line: bench/speed.sh counts
- * the threads' host instructions in it (the formatting, on either thread). */
-#if defined(__GNUC__)
+ * held), into buffer sp (take_buffer).  One function under its own name:
+ * bench/speed.sh counts the threads' host instructions in it (the
+ * formatting, on either thread). */
+#if defined(__clang__)
 __attribute__((noinline))
+#elif defined(__GNUC__)
+__attribute__((noinline, noclone))
 #endif
 static void format_batch(struct rvt_out_jobs *j, struct slot *s, unsigned me, struct spare sp)
 {
