@@ -123,7 +123,7 @@ struct rvt_out_jobs {
         char *buf;
         size_t cap;
     } *spares;
-    unsigned *nspare; /* the calling thread's formatter's tables are written (rvt_outj_fmt_prefault) */
+    unsigned *nspare;
     atomic_flag spinning;
     uint64_t claim_seq; /* the next batch to format */
     uint64_t write_seq; /* the next batch to write */
