@@ -188,7 +188,7 @@ static void replay(const struct slot *s, struct rvt_out_fmt *f, const struct rvt
  * the hypervisor runs the virtual CPUs; it changes by itself every few
  * minutes): the decoding thread then ran about 3 times as slowly, and
  * `--jobs 2` took 1.0-1.6 times as long as `--jobs 1` for pcs and insn;
- * with the lines evicted, 0.61-0.65 times as long, and a PC list gained in
+ * with the lines evicted, 0.61-0.66 times as long, and a PC list gained in
  * the near state too (1.73x -> 1.87x of one thread; bench/RESULTS.md,
  * "What the lead's twelfth round changed").  x86 only (clflush). */
 static void evict(const void *p, size_t bytes)
