@@ -68,10 +68,6 @@ int rvt_outj_refusal(const struct rvt_output *o, const struct rvt_block *b);
 /* A formatter: the serial sink's text, in memory. */
 struct rvt_out_fmt;
 struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o);
-/* Write every page of f's tables now, on the thread that will use them
- * (memory for all of them, whatever the code uses; no page's first write
- * then interrupts the other cores). */
-void rvt_outj_fmt_prefault(struct rvt_out_fmt *f);
 void rvt_outj_fmt_free(struct rvt_out_fmt *f);
 /* The output's own formatter (writes to the output's file; its listing
  * state is the serial decode's at the last batch written). */

@@ -21,6 +21,8 @@
  * on the instruction there.  Direct-mapped, so its memory is fixed. */
 #define LINE_SLOTS_LOG2 15
 #define LINE_TEXT 98 /* (a slot is 128 bytes) */
+#define LINE_SLOTS_PER_PAGE (4096 / 128)
+#define LINE_PAGES (((size_t)1 << LINE_SLOTS_LOG2) / LINE_SLOTS_PER_PAGE)
 struct line_slot {
     uint64_t pc;                    /* UINT64_MAX (odd): unused */
     const struct rvt_symbol *sym;   /* rvt_img_symbol_at(pc) */
@@ -64,6 +66,7 @@ struct rvt_out_fmt {
     const char *cur_file;
     uint32_t cur_line;
     struct line_slot *lines;        /* RVT_OUT_INSN */
+    uint64_t lines_written[LINE_PAGES / 64]; /* lines' pages written (line_page_write) */
     struct run_slot *runs;          /* RVT_OUT_PCS, RVT_OUT_INSN */
     uint64_t hi_pc;                 /* pcs: the upper half of the last PC written ... */
     uint64_t hi_text;               /* ... and its 8 hex digits */
@@ -169,13 +172,15 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
     /* The two tables are zeroed pages the kernel maps on first touch (a
      * large calloc is fresh memory): a formatter costs only the slots its
      * code uses, not 4 MiB at start (a threaded listing has a formatter
-     * per thread; rvt_outj_fmt_prefault writes them all).  A zeroed slot reads as address 0, and only address 0
-     * hashes to slot 0: that one slot is marked unused. */
+     * per thread).  A zeroed slot reads as address 0, and only address 0
+     * hashes to slot 0: that one slot is marked unused (its page is the
+     * first written). */
     if (cfg->image && cfg->kind == RVT_OUT_INSN) {
         o->lines = calloc((size_t)1 << LINE_SLOTS_LOG2, sizeof *o->lines);
         if (!o->lines)
             return -RVT_ERR_NOMEM;
         o->lines[0].pc = UINT64_MAX;
+        o->lines_written[0] = 1;
     }
     if (cfg->image && (cfg->kind == RVT_OUT_PCS || cfg->kind == RVT_OUT_INSN)) {
         o->runs = calloc((size_t)1 << RUN_SLOTS_LOG2, sizeof *o->runs);
@@ -402,17 +407,42 @@ static inline uint64_t pc_lines(struct rvt_out_fmt *o, uint64_t addr, uint32_t k
     return addr;
 }
 
-/* The listing line of the instruction at pc (without a function header). */
-static size_t insn_text(struct rvt_out_fmt *o, uint64_t pc, char *buf, size_t size)
+/* The listing line of the instruction at pc (without a function header):
+ * "%10" PRIx64 ":\t%08" PRIx32 "      \t%s\n" (a 16-bit one: "%04" PRIx32
+ * and ten spaces), without printf — every distinct instruction a listing
+ * meets is made once, and snprintf cost more than the line's disassembly
+ * (bench/RESULTS.md, "What the lead's thirteenth round changed").  At most
+ * 16 + 2 + 8 + 7 + 95 + 1 bytes and a NUL. */
+static size_t insn_text(struct rvt_out_fmt *o, uint64_t pc, char buf[static 160])
 {
+    static const char hex[] = "0123456789abcdef";
+    char digits[32];
+    const size_t nd = (size_t)(txt_hex(digits, pc, 0) - digits);
+    char *p = buf;
+    for (size_t i = nd; i < 10; i++)
+        *p++ = ' ';
+    memcpy(p, digits, nd);
+    p += nd;
+    *p++ = ':';
+    *p++ = '\t';
     struct rvt_insn in;
-    char text[96];
-    if (rvt_img_insn(o->cfg.image, pc, &in) < 0)
-        return (size_t)snprintf(buf, size, "%10" PRIx64 ":\t(no code)\n", pc);
-    rvt_isa_disasm(&in, o->cfg.xlen, text, sizeof text);
-    if (in.len == 2)
-        return (size_t)snprintf(buf, size, "%10" PRIx64 ":\t%04" PRIx32 "          \t%s\n", pc, in.bits & 0xffff, text);
-    return (size_t)snprintf(buf, size, "%10" PRIx64 ":\t%08" PRIx32 "      \t%s\n", pc, in.bits, text);
+    if (rvt_img_insn(o->cfg.image, pc, &in) < 0) {
+        p = txt_str(p, "(no code)\n");
+    } else {
+        const unsigned nhex = in.len == 2 ? 4 : 8;
+        for (unsigned i = 0; i < nhex; i++)
+            p[i] = hex[(in.bits >> (4 * (nhex - 1 - i))) & 15];
+        p += nhex;
+        p = txt_str(p, nhex == 4 ? "          \t" : "      \t");
+        char text[96];
+        const int n = rvt_isa_disasm(&in, o->cfg.xlen, text, sizeof text);
+        const size_t keep = n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1;
+        memcpy(p, text, keep);
+        p += keep;
+        *p++ = '\n';
+    }
+    *p = '\0';
+    return (size_t)(p - buf);
 }
 
 /* Execution enters function s at pc. */
@@ -468,14 +498,37 @@ static uint32_t source_of(const struct rvt_out_fmt *o, uint64_t pc, const char *
     return l.line;
 }
 
+/* Page `page` of the line table is written before any of it is read.  A
+ * page first read maps the kernel's shared zero page, and its first write
+ * then replaces it — with the threaded decode's other threads running,
+ * with a flush of their cores' TLBs (an interrupt on each), once a page:
+ * 1,024 pages a formatter on a large program (bench/RESULTS.md, "What the
+ * lead's eleventh round changed").  A page written first costs a plain
+ * fault, and only when the program's code reaches it (before, every page
+ * of each threaded formatter's table was written when its thread started,
+ * 2-3 ms a formatter, one of them on the decoding thread's path; "What the
+ * lead's thirteenth round changed"). */
+static inline void line_page_write(struct rvt_out_fmt *o, size_t page)
+{
+    uint64_t *const w = &o->lines_written[page / 64];
+    const uint64_t bit = (uint64_t)1 << (page % 64);
+    if (*w & bit)
+        return;
+    *w |= bit;
+    /* (what calloc left there: address 0 on a slot that is not slot 0) */
+    *(volatile uint64_t *)&o->lines[page * LINE_SLOTS_PER_PAGE].pc = 0;
+}
+
 /* The listing line of the instruction at pc, after the function header
  * and source line it needs.  Returns the line's length. */
 static size_t insn_line(struct rvt_out_fmt *o, uint64_t pc)
 {
-    struct line_slot *l = &o->lines[(size_t)(((pc >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - LINE_SLOTS_LOG2))];
+    const size_t slot = (size_t)(((pc >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - LINE_SLOTS_LOG2));
+    line_page_write(o, slot / LINE_SLOTS_PER_PAGE);
+    struct line_slot *l = &o->lines[slot];
     if (l->pc != pc) {
         char text[256];
-        size_t n = insn_text(o, pc, text, sizeof text);
+        size_t n = insn_text(o, pc, text);
         const struct rvt_symbol *s = rvt_img_symbol_at(o->cfg.image, pc);
         const char *file;
         const uint32_t line = source_of(o, pc, &file);
@@ -1117,19 +1170,6 @@ struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o)
         return NULL;
     }
     return f;
-}
-
-void rvt_outj_fmt_prefault(struct rvt_out_fmt *f)
-{
-    /* A slot of a page never touched reads from the kernel's shared zero
-     * page, which its first write replaces: once other threads run, with
-     * a flush of their cores' TLBs (an interrupt on each) for every page,
-     * 1,024 of them a formatter on a large program (bench/RESULTS.md,
-     * "What the lead's eleventh round changed").  A page written first
-     * costs a plain fault, and no other core's TLB can hold it. */
-    if (f->lines)
-        for (size_t i = 0; i < (size_t)1 << LINE_SLOTS_LOG2; i += 4096 / sizeof *f->lines)
-            f->lines[i].pc = i ? 0 : UINT64_MAX; /* (what calloc left: slot 0 is the unused one) */
 }
 
 void rvt_outj_fmt_free(struct rvt_out_fmt *f)

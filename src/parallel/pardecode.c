@@ -116,7 +116,6 @@ struct rvt_out_jobs {
      * core that the decoding thread needs delays the very batch it waits
      * for (--jobs 8 on 2 cores: 45 % slower with all workers spinning). */
     bool may_spin;
-    bool own_written; /* the calling thread's formatter's tables are written (rvt_outj_fmt_prefault) */
     /* FORMAT: text buffers written out, on a stack per formatter (the one
      * that wrote them; take_buffer): spares[f * (nslots + 1) ...], nspare[f]. */
     struct spare {
@@ -315,13 +314,6 @@ static void *worker(void *arg)
     struct rvt_out_jobs *j = ((struct worker_arg *)arg)->j;
     unsigned me = ((struct worker_arg *)arg)->me;
     free(arg);
-    /* With a core of its own, a formatter's tables are written whole, here:
-     * beside the decode, which has not handed a batch over yet (memory for
-     * speed; rvt_outj_fmt_prefault).  Before the threads started, the three
-     * tables of `--jobs 2` cost the decode 8-10 ms (bench/RESULTS.md, "What
-     * the lead's twelfth round changed"). */
-    if (j->may_spin && j->mode == RVT_OUTJ_FORMAT)
-        rvt_outj_fmt_prefault(j->fmt[me]);
     pthread_mutex_lock(&j->mu);
     for (;;) {
         if (j->may_spin && !j->quit && j->claim_seq >= j->fill_seq &&
@@ -404,10 +396,6 @@ static void help_or_wait(struct rvt_out_jobs *j)
         s->state = S_BUSY;
         const struct spare sp = take_buffer(j, j->nworkers);
         pthread_mutex_unlock(&j->mu);
-        if (j->may_spin && !j->own_written) { /* (as a worker's, at the first use) */
-            rvt_outj_fmt_prefault(j->fmt[j->nworkers]);
-            j->own_written = true;
-        }
         format_batch(j, s, j->nworkers, sp);
         pthread_mutex_lock(&j->mu);
         s->state = S_DONE;
