@@ -51,6 +51,13 @@ struct run_slot {
     char *text;      /* cap bytes */
 };
 
+/* A threaded decode's text buffer, to start with: a listing's batch of 32 Ki
+ * instructions (pardecode.c) is about 1.2 MB of text, and a buffer that
+ * grows is copied each time (`--jobs 2` of the bzip2 capture's listing
+ * copied 10 MB that way; bench/RESULTS.md, "What the lead's thirteenth
+ * round changed").  Only the pages written are ever mapped. */
+#define BATCH_TEXT_START ((size_t)2 << 20)
+
 /* What turns blocks and notes into text, with what the text remembers
  * from one block to the next.  The serial decode has one, writing to
  * cfg.f; each thread of a threaded decode (src/parallel/pardecode.c) has
@@ -160,8 +167,8 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
      * (an_outfile_aligned): a new file's pages cost the kernel less per
      * byte in larger, aligned writes (bench/RESULTS.md, "Writing the text
      * to a file"); the extra 64 KiB hold what waits for the next boundary.
-     * A batch starts smaller and grows. */
-    o->cap = cfg->f ? ((size_t)1 << 20) + AN_OUTFILE_ALIGN : (size_t)1 << 18;
+     * A batch's text grows if it must. */
+    o->cap = cfg->f ? ((size_t)1 << 20) + AN_OUTFILE_ALIGN : BATCH_TEXT_START;
     if (!(o->buf = malloc(o->cap)))
         return -RVT_ERR_NOMEM;
     if (cfg->image && (cfg->kind == RVT_OUT_PCS || cfg->kind == RVT_OUT_INSN) &&
@@ -1249,7 +1256,7 @@ int rvt_outj_fmt_swap_text(struct rvt_out_fmt *f, char **buf, size_t *len, size_
     char *nb = *buf;
     size_t nc = *cap;
     if (!nb) {
-        nc = (size_t)1 << 18;
+        nc = BATCH_TEXT_START;
         if (!(nb = malloc(nc)))
             return -RVT_ERR_NOMEM;
     }
