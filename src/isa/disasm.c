@@ -21,12 +21,10 @@
 #include "rvtrace/isa.h"
 
 #include "isa/opcodes.h"
+#include "isa/textout.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
 
 static const char *const op_names[RVT_OP__COUNT] = {
 #define RVT_OP_NAME_(id, name) name,
@@ -151,100 +149,16 @@ struct out {
     size_t len; /* length the full text needs (may exceed size) */
 };
 
-/* One character of text (counted even where it does not fit). */
-static void put_char(struct out *o, char c)
-{
-    if (o->len + 1 < o->size)
-        o->buf[o->len] = c;
-    o->len++;
-}
-
-/* v in base 10 or 16, at least `width` digits (zero-padded) or columns
- * (space-padded). */
-static void put_num(struct out *o, uint64_t v, bool neg, unsigned base, unsigned width, bool zero)
-{
-    static const char digits[] = "0123456789abcdef";
-    char t[24];
-    unsigned n = 0;
-    do {
-        t[n++] = digits[v % base];
-        v /= base;
-    } while (v);
-    if (neg)
-        t[n++] = '-';
-    for (; width > n; width--)
-        put_char(o, zero ? '0' : ' ');
-    while (n)
-        put_char(o, t[--n]);
-}
-
-/* printf for the disassembly's own formats — %s, %c, %d/%i, %u, %x (with
- * a width, a '0' flag and the length modifiers hh h l ll) — without
- * printf: a listing disassembles every instruction it meets once, and
- * vsnprintf was 80 % of that (about 1,700 host instructions a line;
- * bench/RESULTS.md, "What the lead's thirteenth round changed").  Any
- * other format goes to vsnprintf whole, so the text is printf's either
- * way.  Bounded like snprintf: len counts the whole text, buf ends with a
- * NUL within size. */
+/* printf's text, appended (textout.h: without printf for these formats). */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
 static void put(struct out *o, const char *fmt, ...)
 {
-    va_list ap, whole;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(whole, ap);
-    const size_t len0 = o->len;
-    for (const char *f = fmt; *f; f++) {
-        if (*f != '%') {
-            put_char(o, *f);
-            continue;
-        }
-        f++;
-        const bool zero = *f == '0';
-        if (zero)
-            f++;
-        unsigned width = 0;
-        while (*f >= '0' && *f <= '9')
-            width = width * 10 + (unsigned)(*f++ - '0');
-        int longs = 0; /* 1: l, 2: ll (h and hh take an int) */
-        while (*f == 'h')
-            f++;
-        while (*f == 'l' && longs < 2) {
-            longs++;
-            f++;
-        }
-        if (*f == 's' && !width && !longs) {
-            const char *a = va_arg(ap, const char *);
-            for (a = a ? a : "(null)"; *a; a++)
-                put_char(o, *a);
-        } else if (*f == 'c' && !width && !longs) {
-            put_char(o, (char)va_arg(ap, int));
-        } else if (*f == '%') {
-            put_char(o, '%');
-        } else if (*f == 'd' || *f == 'i') {
-            const int64_t v = longs >= 2 ? (int64_t)va_arg(ap, long long)
-                              : longs ? (int64_t)va_arg(ap, long)
-                                      : (int64_t)va_arg(ap, int);
-            put_num(o, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0, 10, width, zero);
-        } else if (*f == 'u' || *f == 'x') {
-            const uint64_t v = longs >= 2 ? (uint64_t)va_arg(ap, unsigned long long)
-                               : longs ? (uint64_t)va_arg(ap, unsigned long)
-                                       : (uint64_t)va_arg(ap, unsigned);
-            put_num(o, v, false, *f == 'u' ? 10 : 16, width, zero);
-        } else { /* (not one of ours: printf's text, from the start) */
-            o->len = len0;
-            char *dst = o->len < o->size ? o->buf + o->len : NULL;
-            const int n = vsnprintf(dst, dst ? o->size - o->len : 0, fmt, whole);
-            if (n > 0)
-                o->len += (size_t)n;
-            break;
-        }
-    }
-    va_end(whole);
+    rvt_isa_vappend(o->buf, o->size, &o->len, fmt, ap);
     va_end(ap);
-    if (o->size)
-        o->buf[o->len < o->size ? o->len : o->size - 1] = '\0';
 }
 
 static void put_csr(struct out *o, unsigned csr)
