@@ -9,8 +9,16 @@
  * prints the nanoseconds of one round trip (the median of 9 runs of 20,000).
  * On this VM it is 55-90 ns or 340-380 ns, changing by itself every few
  * minutes (where the hypervisor runs the two virtual CPUs): what a
- * threaded decode's hand-overs cost then (bench/RESULTS.md). */
+ * threaded decode's hand-overs cost then (bench/RESULTS.md).
+ *
+ * bench_cores --copy THREADS: the same amount of text-like copying (chunks
+ * of 230 bytes, a listing's run of lines, from a small table into two
+ * alternating 1.2 MB buffers per thread, a listing's batch texts) split
+ * over THREADS threads; prints the wall milliseconds.  What a second core
+ * gives to the listing's main cost, its memcpy of kept lines
+ * (bench/RESULTS.md, "What the lead's fourteenth round changed"). */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +35,38 @@ static void *spin(void *arg)
     for (uint64_t i = 0; i < n; i++)
         x = x + i * i;
     return (void *)(uintptr_t)x;
+}
+
+#define COPY_TOTAL ((uint64_t)3 << 30)
+enum { COPY_CHUNK = 230, COPY_BUF = 1200000 };
+
+static void *copy(void *arg)
+{
+    const uint64_t n = *(const uint64_t *)arg;
+    static const char line[] = "     10da2:\t00078197      \tauipc gp,0x78\n";
+    char src[64][256];
+    for (int i = 0; i < 64; i++)
+        for (int k = 0; k < 256; k++)
+            src[i][k] = line[(i + k) % (sizeof line - 1)];
+    char *buf[2] = {malloc(COPY_BUF), malloc(COPY_BUF)};
+    if (!buf[0] || !buf[1]) {
+        free(buf[0]);
+        free(buf[1]);
+        return NULL;
+    }
+    size_t len = 0;
+    unsigned cur = 0;
+    for (uint64_t done = 0, k = 0; done < n; done += COPY_CHUNK, k++) {
+        memcpy(buf[cur] + len, src[k & 63], COPY_CHUNK);
+        if ((len += COPY_CHUNK) + COPY_CHUNK > COPY_BUF) {
+            len = 0;
+            cur ^= 1;
+        }
+    }
+    uintptr_t x = (unsigned char)((volatile char *)buf[0])[7] + (unsigned char)((volatile char *)buf[1])[7];
+    free(buf[0]);
+    free(buf[1]);
+    return (void *)x;
 }
 
 enum { TRIPS = 20000, RUNS = 9 };
@@ -84,17 +124,18 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--round-trip") == 0)
         return round_trip();
-    const int threads = argc > 1 ? atoi(argv[1]) : 1;
+    const bool copying = argc > 2 && strcmp(argv[1], "--copy") == 0;
+    const int threads = copying ? atoi(argv[2]) : argc > 1 ? atoi(argv[1]) : 1;
     if (threads < 1 || threads > MAX_THREADS) {
-        fprintf(stderr, "usage: bench_cores THREADS (1..%d) | --round-trip\n", MAX_THREADS);
+        fprintf(stderr, "usage: bench_cores THREADS (1..%d) | --copy THREADS | --round-trip\n", MAX_THREADS);
         return 2;
     }
-    uint64_t share = WORK / (uint64_t)threads;
+    uint64_t share = (copying ? COPY_TOTAL : WORK) / (uint64_t)threads;
     pthread_t th[MAX_THREADS];
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < threads; i++)
-        if (pthread_create(&th[i], NULL, spin, &share) != 0) {
+        if (pthread_create(&th[i], NULL, copying ? copy : spin, &share) != 0) {
             fprintf(stderr, "bench_cores: cannot start a thread\n");
             return 1;
         }

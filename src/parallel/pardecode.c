@@ -9,7 +9,8 @@
  * (statistics, damage reports on stderr, the errors that stop the decode:
  * rvt_outj_account_*), so the decode stops where the serial one stops and
  * stderr is the serial one.  Worker threads — and the calling thread when
- * the ring is full — format whole batches with the serial sink's own
+ * the ring is full, and for every batch before the workers start (submit)
+ * — format whole batches with the serial sink's own
  * formatting code; the calling thread writes the texts in batch order.  A
  * listing remembers a little from one block to the next (the function of
  * the last line, the last source line, the next instruction index, data
@@ -48,6 +49,10 @@
  * of N entries and 8 N instructions: the tests cut traces at many more
  * places with it. */
 enum { BATCH_ENTRIES = 4096, BATCH_INSNS = 1 << 15 };
+/* The workers of a PC list or listing start when this batch is handed
+ * over (submit): 16 batches hold at most 0.5 M instructions, 3-8 ms of a
+ * listing on one thread. */
+enum { LAZY_BATCHES = 16 };
 
 enum slot_state { S_FREE = 0, S_FILLING, S_READY, S_BUSY, S_DONE };
 
@@ -94,6 +99,8 @@ struct rvt_out_jobs {
     unsigned nworkers;
     pthread_t *th;
     unsigned started;
+    bool start_failed;     /* FORMAT: no worker could be started (the calling thread formats) */
+    uint64_t lazy_batches; /* FORMAT: the workers start at this batch (LAZY_BATCHES) */
     struct rvt_out_fmt **fmt; /* one per worker, and the calling thread's */
     struct slot *ring;
     unsigned nslots;
@@ -422,7 +429,33 @@ static struct rvt_block insn_last_block(const struct slot *p)
         .start = e->start, .ninsns = e->ninsns, .index = p->end_index - e->ninsns, .end = RVT_END_SEQ};
 }
 
-/* Hand the batch being filled to the formatters (once per batch). */
+/* Start the worker threads (none started yet; lock not held): -1 if
+ * none could be. */
+static int start_workers(struct rvt_out_jobs *j)
+{
+    for (unsigned i = 0; i < j->nworkers; i++) {
+        struct worker_arg *a = malloc(sizeof *a);
+        if (!a)
+            break;
+        *a = (struct worker_arg){j, i};
+        if (pthread_create(&j->th[i], NULL, worker, a) != 0) {
+            free(a);
+            break;
+        }
+        j->started++;
+    }
+    return j->started ? 0 : -1;
+}
+
+/* Hand the batch being filled to the formatters (once per batch).  The
+ * first LAZY_BATCHES - 1 batches of a PC list or listing are formatted
+ * here, on the decoding thread, and the workers start with the next: a
+ * small trace costs little more than on one thread.  Started at once,
+ * `--jobs 2` of a listing of 0.6 M instructions took 17.1 ms against 10.8
+ * for one thread (the threads' start, the second formatter's first lines,
+ * the page faults of its text buffers); now 12.8 ms, and a 16 M-instruction
+ * capture is as fast as before (bench/RESULTS.md, "What the lead's
+ * fourteenth round changed"). */
 static void submit(struct rvt_out_jobs *j)
 {
     struct slot *s = j->cur;
@@ -437,7 +470,23 @@ static void submit(struct rvt_out_jobs *j)
     memset(&j->tally, 0, sizeof j->tally);
     j->cur = NULL;
     j->left = 0;
+    if (j->mode == RVT_OUTJ_FORMAT && !j->started && !j->start_failed && j->fill_seq + 1 >= j->lazy_batches)
+        j->start_failed = start_workers(j) < 0; /* (then this thread formats every batch) */
     pthread_mutex_lock(&j->mu);
+    if (!j->started) {
+        /* (no worker: the batches are formatted and written in order here) */
+        j->claim_seq++;
+        const struct spare sp = take_buffer(j, j->nworkers);
+        s->state = S_BUSY;
+        pthread_mutex_unlock(&j->mu);
+        format_batch(j, s, j->nworkers, sp);
+        pthread_mutex_lock(&j->mu);
+        s->state = S_DONE;
+        atomic_store_explicit(&j->fill_seq, j->fill_seq + 1, memory_order_release);
+        drain(j);
+        pthread_mutex_unlock(&j->mu);
+        return;
+    }
     s->state = S_READY;
     atomic_store_explicit(&j->fill_seq, j->fill_seq + 1, memory_order_release);
     pthread_cond_signal(&j->work);
@@ -730,6 +779,7 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
     j->o = o;
     j->batch_entries = BATCH_ENTRIES;
     j->batch_insns = BATCH_INSNS;
+    j->lazy_batches = LAZY_BATCHES;
     const char *env = getenv("RVT_JOBS_BATCH");
     if (env) {
         long n = strtol(env, NULL, 10);
@@ -737,6 +787,13 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
             j->batch_entries = (size_t)n;
             j->batch_insns = 8 * (uint64_t)n;
         }
+    }
+    /* RVT_JOBS_LAZY=K: the workers start at batch K (0: at the first);
+     * the tests and the fuzz target meet every switch with it. */
+    if ((env = getenv("RVT_JOBS_LAZY")) != NULL && *env) {
+        long n = strtol(env, NULL, 10);
+        if (n >= 0)
+            j->lazy_batches = (uint64_t)n;
     }
     const unsigned cores = rvt_jobs_default();
     if (threads == 0)
@@ -786,17 +843,9 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
     for (unsigned i = 0; j->mode == RVT_OUTJ_FORMAT && i <= j->nworkers; i++)
         if (!(j->fmt[i] = rvt_outj_fmt_new(o)))
             goto fail;
-    for (unsigned i = 0; i < j->nworkers; i++) {
-        struct worker_arg *a = malloc(sizeof *a);
-        if (!a)
-            goto fail;
-        *a = (struct worker_arg){j, i};
-        if (pthread_create(&j->th[i], NULL, worker, a) != 0) {
-            free(a);
-            goto fail;
-        }
-        j->started++;
-    }
+    /* A listing or PC list starts its workers later (submit). */
+    if (j->mode == RVT_OUTJ_PIPE && start_workers(j) < 0)
+        goto fail;
     return j;
 fail:
     rvt_out_jobs_free(j);
