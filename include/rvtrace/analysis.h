@@ -90,7 +90,9 @@ struct rvt_output;
 struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg);
 void rvt_out_free(struct rvt_output *o);
 struct rvt_flow_sink rvt_out_sink(struct rvt_output *o);
-/* Flush; for RVT_OUT_COUNT prints the summary. */
+/* Flush; for RVT_OUT_COUNT prints the summary.  -RVT_ERR_IO: a write
+ * failed, and errno says why (the first failed write's error, also when it
+ * failed on another thread: rvt_out_jobs). */
 int rvt_out_finish(struct rvt_output *o);
 const struct rvt_out_stats *rvt_out_stats(const struct rvt_output *o);
 /* The text of the first damage report (error, loss, end, limit), "" if none. */
@@ -391,6 +393,7 @@ struct rvt_jsonl;
 struct rvt_jsonl *rvt_jsonl_new(FILE *f, const struct rvt_image *image, unsigned xlen, unsigned hart);
 void rvt_jsonl_free(struct rvt_jsonl *j);
 struct rvt_flow_sink rvt_jsonl_sink(struct rvt_jsonl *j);
+/* -RVT_ERR_IO: a write failed; errno says why (that write's error). */
 int rvt_jsonl_finish(struct rvt_jsonl *j);
 
 /* ---- progress ------------------------------------------------------------------ */

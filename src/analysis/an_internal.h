@@ -215,6 +215,9 @@ const char *an_find_source(const char *recorded, const char *source_dir, char *b
 /* Executed-instruction entry for addr (all harts), or NULL. */
 const struct rvt_an_insn *an_insn_at(const struct rvt_analysis *a, uint64_t addr);
 
+/* Why a JSON Lines stream's first write failed (its errno; 0: none failed). */
+int rvt_jsonl_write_errno(const struct rvt_jsonl *j);
+
 /* Output helpers: write a JSON / HTML / folded-frame safe string. */
 void an_json_str(FILE *f, const char *s);
 void an_html_str(FILE *f, const char *s);

@@ -95,6 +95,11 @@ int an_out_note(struct an_out *o, const struct rvt_note *n)
     return o->sink.note(o->sink.ctx, n);
 }
 
+int an_out_write_errno(const struct an_out *o)
+{
+    return o->j ? rvt_jsonl_write_errno(o->j) : 0;
+}
+
 int an_out_finish(struct an_out *o)
 {
     if (o->j)

@@ -16,5 +16,9 @@ void an_out_report(const struct an_out *o);
 int an_out_note(struct an_out *o, const struct rvt_note *n);
 /* Writes the view; errors are also reported on cfg->diag. */
 int an_out_finish(struct an_out *o);
+/* Why JSON Lines' first write failed (its errno; 0: none failed).  The
+ * write may have failed on another thread (decode --jobs), whose errno is
+ * not the caller's. */
+int an_out_write_errno(const struct an_out *o);
 
 #endif

@@ -4,6 +4,7 @@
 #include "an_internal.h"
 #include "textfmt.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -20,6 +21,7 @@ struct rvt_jsonl {
     unsigned xlen;
     unsigned hart;
     int err;
+    int write_errno; /* why the first write failed (errno where it failed) */
     struct func_slot funcs[1u << FUNC_SLOTS_LOG2];
 };
 
@@ -44,10 +46,14 @@ void rvt_jsonl_free(struct rvt_jsonl *j)
     free(j);
 }
 
+/* (called right after every write, on the thread that wrote: errno is
+ * that write's) */
 static int status(struct rvt_jsonl *j)
 {
-    if (ferror(j->f))
+    if (ferror(j->f) && !j->err) {
+        j->write_errno = errno;
         j->err = -RVT_ERR_IO;
+    }
     return j->err;
 }
 
@@ -223,9 +229,21 @@ struct rvt_flow_sink rvt_jsonl_sink(struct rvt_jsonl *j)
     return s;
 }
 
+int rvt_jsonl_write_errno(const struct rvt_jsonl *j)
+{
+    return j->write_errno;
+}
+
 int rvt_jsonl_finish(struct rvt_jsonl *j)
 {
-    if (fflush(j->f) != 0)
+    if (fflush(j->f) != 0 && !j->err) {
+        j->write_errno = errno;
         j->err = -RVT_ERR_IO;
-    return status(j);
+    }
+    int rc = status(j);
+    /* errno is per thread, and a threaded decode writes on another one
+     * (decode --jobs): the caller learns why from errno all the same. */
+    if (rc == -RVT_ERR_IO && j->write_errno)
+        errno = j->write_errno;
+    return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "image/bcache_internal.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -1062,6 +1063,11 @@ int rvt_out_finish(struct rvt_output *o)
         o->err = an_out_finish(o->an);
     if (an_outfile_finish(&o->file) < 0 && !o->err)
         o->err = -RVT_ERR_IO;
+    /* (errno is per thread: a threaded decode's JSON Lines are written on
+     * another one, rvt_out_jobs) */
+    const int write_errno = o->an ? an_out_write_errno(o->an) : 0;
+    if (o->err == -RVT_ERR_IO && write_errno)
+        errno = write_errno;
     return o->err;
 }
 

@@ -266,6 +266,23 @@ if command -v taskset > /dev/null && taskset -c 0 true 2> /dev/null; then
     fi
 fi
 
+# A full disk: the same message and exit status as the serial decode,
+# whether the error comes before the workers start (the default: the
+# decoding thread formats the first batches) or after (RVT_JOBS_LAZY=0).
+if [ -w /dev/full ]; then
+    for k in pcs insn blocks jsonl; do
+        # shellcheck disable=SC2086
+        "$RV" decode $NT --elf "$T/bzip2" "$T/h.bin" --output $k > /dev/full 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
+        for lz in "" 0; do
+            # shellcheck disable=SC2086
+            RVT_JOBS_LAZY=$lz "$RV" decode $NT --elf "$T/bzip2" "$T/h.bin" --output $k --jobs 2 > /dev/full 2> "$T/p.err"
+            echo "exit $?" >> "$T/p.err"
+            grep -q "write failed" "$T/s.err" && cmp -s "$T/s.err" "$T/p.err" && ok ||
+                bad "--output $k --jobs 2${lz:+ (workers from the first batch)} to a full disk: $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
+        done
+    done
+fi
+
 # A bad --jobs is a usage error.
 "$RV" decode --format ntrace --elf "$T/bzip2" "$T/t.bin" --jobs x > /dev/null 2> "$T/e.err"
 [ $? = 2 ] && grep -q -- "--jobs: expected a number" "$T/e.err" && ok || bad "--jobs x: $(cat "$T/e.err")"
