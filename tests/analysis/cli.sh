@@ -131,6 +131,13 @@ else
     expect 2 "built without elfutils libdw" "$RV" report -q --elf "$T/bzip2" --dwarf "$T/bzip2" --input "$T/b.ing" -o "$T/x"
 fi
 expect 2 "unknown --output 'flame' \(pcs, insn, blocks, count, calltree, profile" "$RV" decode --format etrace --elf "$T/bzip2" "$T/b.te" --output flame
+# A full disk: the encoder's message says why the file refused bytes.
+if [ -w /dev/full ]; then
+    expect 1 "output error after .* bytes: I/O error \(/dev/full: No space left on device\)" \
+        "$RV" encode --format ntrace --elf "$T/bzip2" --input "$T/b.ing" -o /dev/full
+    expect 1 "output sink failed: I/O error \(/dev/full: No space left on device\)" \
+        "$RV" encode --format etrace --elf "$T/bzip2" --input "$T/b.ing" --jobs 2 -o /dev/full
+fi
 expect 2 "--elf PROG is required" "$RV" report --input "$T/b.ing"
 expect 2 "give --format F TRACE, or --input IN" "$RV" report --elf "$T/bzip2"
 "$RV" encode --format cdl --elf "$T/bzip2" --input "$T/b.ing" -o "$T/b.cdl" || bad "encode cdl"

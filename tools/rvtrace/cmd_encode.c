@@ -69,6 +69,15 @@ static void *make_hart_cfg(void *ctx, unsigned hart, struct rvt_diag *d)
     return cli_codec_cfg(fc->o, "src-id", id, fc->xlen, d);
 }
 
+/* An encode that failed: its message, and why the file refused bytes if
+ * it did (the encoder knows only that the output failed). */
+static int encode_failed(const struct rvt_diag *d, const struct rvt_filesink *fs, const char *output)
+{
+    if (fs->err)
+        return cli_fail("encode", "%s (%s: %s)", d->msg, output, strerror(fs->err));
+    return cli_fail("encode", "%s", d->msg);
+}
+
 int cmd_encode(int argc, char **argv)
 {
     static const char *const extra[] = {"sink", "funnel!", "hart", "regs", "sram-bytes", "atb", "jobs", CLI_FILTER_EXTRAS, NULL};
@@ -286,7 +295,7 @@ int cmd_encode(int argc, char **argv)
                                         (unsigned)fjobs, &st, NULL, &d);
         }
         if (rc < 0) {
-            rc = cli_fail("encode", "%s", d.msg);
+            rc = encode_failed(&d, &fs, o.output);
             goto out;
         }
         for (unsigned h = 0; regfun && h < rvt_funnel_n_inputs(regfun); h++) {
@@ -310,7 +319,7 @@ int cmd_encode(int argc, char **argv)
             in = ra;
         }
         if (rvt_encode_stream(o.codec, o.ccfg, in, o.img, &sink, &st, &d) < 0) {
-            rc = cli_fail("encode", "%s", d.msg);
+            rc = encode_failed(&d, &fs, o.output);
             goto out;
         }
     }
