@@ -228,6 +228,35 @@ if command -v taskset >/dev/null && taskset -c 1 true 2>/dev/null; then
     kill $hog
     wait $hog 2>/dev/null || true
 fi
+# Small decodes: --jobs 2 should not lose to --jobs 1 there either (the
+# workers of a PC list or listing start at the 16th batch: pardecode.c,
+# LAZY_BATCHES).  The first 250,000 and 1,000,000 instructions of the
+# capture (--max-instructions) and the whole capture, alternating,
+# medians in ms.
+echo
+echo "Small decodes (N-Trace HTM, \`--sync-msgs 4096\`, one copy; 15 alternating rounds, medians, ms):"
+echo
+echo "| decode | output | \`--jobs 1\` | \`--jobs 2\` | ratio |"
+echo "|---|---|---|---|---|"
+for lim in 250000 1000000 0; do
+    for kind in pcs insn; do
+        one=() two=()
+        extra=(); [ $lim = 0 ] || extra=(--max-instructions $lim)
+        for r in $(seq 15); do
+            for j in 1 2; do
+                t0=$(date +%s%N)
+                "$RV" decode $HTM --elf "$ELF" "$s/htmsync.bin" "${extra[@]}" --output $kind --jobs $j >/dev/null 2>&1
+                t1=$(date +%s%N)
+                if [ $j = 1 ]; then one+=($(( (t1 - t0) / 1000 ))); else two+=($(( (t1 - t0) / 1000 ))); fi
+            done
+        done
+        read -r m1 m2 < <(python3 -c 'import statistics as st, sys
+n = (len(sys.argv) - 1) // 2
+print(st.median(int(x) for x in sys.argv[1:1 + n]) / 1e3, st.median(int(x) for x in sys.argv[1 + n:]) / 1e3)' "${one[@]}" "${two[@]}")
+        l="the first $lim instructions"; [ $lim = 0 ] && l="the whole capture ($N instructions)"
+        printf '| %s | %s | %.1f | %.1f | %.2f× |\n' "$l" $kind "$m1" "$m2" "$(echo "$m1 / $m2" | bc -l)"
+    done
+done
 # More threads than cores: `decode --jobs N` runs at most one thread per
 # core the process may use; RVT_JOBS_OVERSUBSCRIBE=1 runs N (as before).
 over=$((2 * $(nproc)))
