@@ -241,7 +241,7 @@ echo "|---|---|---|---|---|"
 for lim in 250000 1000000 0; do
     for kind in pcs insn; do
         one=() two=()
-        extra=(); [ $lim = 0 ] || extra=(--max-instructions $lim)
+        extra=(); [ $lim = 0 ] || extra=(--max-instructions "$lim")
         for r in $(seq 15); do
             for j in 1 2; do
                 t0=$(date +%s%N)
