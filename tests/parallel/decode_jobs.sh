@@ -38,7 +38,7 @@ same() {
     for k in $kinds; do
         "$RV" decode "$@" --output "$k" > "$T/s.out" 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
         for j in $JOBS; do
-            # --jobs 2: the workers from the first batch; 4: from the 32nd
+            # --jobs 2: the workers from the first batch; 4: from the 16th
             # of 5 blocks each (the default, LAZY_BATCHES); 0: the default
             b=; sb=; lz=; [ $j = 2 ] && lz=0; [ $j = 4 ] && b=5 && sb=1
             RVT_JOBS_BATCH=$b RVT_JOBS_SEGMENT_BYTES=$sb RVT_JOBS_LAZY=$lz "$RV" decode "$@" --output "$k" --jobs $j > "$T/p.out" 2> "$T/p.err"; echo "exit $?" >> "$T/p.err"
