@@ -113,6 +113,19 @@ uint64_t rvt_out_diag_suppressed(const struct rvt_output *o);
 struct rvt_out_jobs;
 struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads);
 struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j);
+/* Optional, before the decode: the trace is trace_bytes long and the
+ * decode stops after max_insns instructions (0 or RVT_DECODE_UNLIMITED:
+ * no limit given); and, during it, rvt_out_jobs_progress (a decode's
+ * progress callback, struct rvt_decode_options: give it a small
+ * progress_every, a few KiB) says where it is.  A PC list's or listing's
+ * worker threads then start only if enough of the decode is left to gain
+ * from them (extrapolated from the instructions per trace byte so far):
+ * on a short trace the decode runs as fast as on one thread. */
+void rvt_out_jobs_expect(struct rvt_out_jobs *j, uint64_t trace_bytes, uint64_t max_insns);
+void rvt_out_jobs_progress(void *jobs, uint64_t offset);
+/* How many worker threads were started (0: the calling thread did
+ * everything). */
+unsigned rvt_out_jobs_launched(const struct rvt_out_jobs *j);
 /* After the decode: formats and writes what is in flight, stops the
  * threads.  <0 if out of memory (rvt_out_finish reports it too). */
 int rvt_out_jobs_finish(struct rvt_out_jobs *j);

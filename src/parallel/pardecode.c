@@ -53,6 +53,16 @@ enum { BATCH_ENTRIES = 4096, BATCH_INSNS = 1 << 15 };
  * over (submit): 16 batches hold at most 0.5 M instructions, 3-8 ms of a
  * listing on one thread. */
 enum { LAZY_BATCHES = 16 };
+/* ... and, when the caller says how long the trace is
+ * (rvt_out_jobs_expect), only if at least this many instructions are
+ * left, extrapolated from the trace bytes decoded so far: below about
+ * 8 M instructions in all, the workers' start (a thread, the second
+ * formatter's lines, its text buffers' pages) cost more than they gave
+ * (`--jobs 2` against one thread, listing: 2 M instructions 21.5 against
+ * 14.4 ms, 4 M 25.9 against 18.8, 8 M 34.3 against 34.2, 12 M 40.9
+ * against 50.1; a PC list alike; bench/RESULTS.md, "What the lead's
+ * fifteenth round changed"). */
+#define MIN_LEFT_INSNS 8e6
 
 enum slot_state { S_FREE = 0, S_FILLING, S_READY, S_BUSY, S_DONE };
 
@@ -101,6 +111,12 @@ struct rvt_out_jobs {
     unsigned started;
     bool start_failed;     /* FORMAT: no worker could be started (the calling thread formats) */
     uint64_t lazy_batches; /* FORMAT: the workers start at this batch (LAZY_BATCHES) */
+    /* rvt_out_jobs_expect, rvt_out_jobs_progress: the trace's length and
+     * instruction limit (0: not known), where the decode is in it, and
+     * the instructions of the batches handed over so far */
+    uint64_t expect_bytes, expect_insns, at_offset, insns_done;
+    double min_left; /* MIN_LEFT_INSNS, or RVT_JOBS_MIN_LEFT */
+    unsigned launched; /* worker threads started, in all */
     struct rvt_out_fmt **fmt; /* one per worker, and the calling thread's */
     struct slot *ring;
     unsigned nslots;
@@ -444,6 +460,7 @@ static int start_workers(struct rvt_out_jobs *j)
             break;
         }
         j->started++;
+        j->launched++;
     }
     return j->started ? 0 : -1;
 }
@@ -473,6 +490,23 @@ static void format_here(struct rvt_out_jobs *j, struct slot *s)
     atomic_store_explicit(&j->fill_seq, j->fill_seq + 1, memory_order_release);
 }
 
+/* Whether the decode has enough left for the workers to gain (no length
+ * given: yes).  Asked at each batch from LAZY_BATCHES on until they
+ * start: a trace whose first part is sparse says so later. */
+static bool enough_left(const struct rvt_out_jobs *j)
+{
+    if (!j->expect_bytes || !j->at_offset || !j->insns_done)
+        return true;
+    const uint64_t bytes_left = j->expect_bytes > j->at_offset ? j->expect_bytes - j->at_offset : 0;
+    double left = (double)j->insns_done * (double)bytes_left / (double)j->at_offset;
+    if (j->expect_insns && j->expect_insns != RVT_DECODE_UNLIMITED) {
+        const double limit_left = j->expect_insns > j->insns_done ? (double)(j->expect_insns - j->insns_done) : 0;
+        if (limit_left < left)
+            left = limit_left;
+    }
+    return left >= j->min_left;
+}
+
 /* Hand the batch being filled to the formatters (once per batch).  The
  * first LAZY_BATCHES - 1 batches of a PC list or listing are formatted
  * here, on the decoding thread, and the workers start with the next: a
@@ -493,10 +527,12 @@ static void submit(struct rvt_out_jobs *j)
             j->tally.blocks += j->tally.ends[e];
         rvt_outj_account_counts(j->o, &j->tally);
     }
+    j->insns_done += j->tally.insns;
     memset(&j->tally, 0, sizeof j->tally);
     j->cur = NULL;
     j->left = 0;
-    if (j->mode == RVT_OUTJ_FORMAT && !j->started && !j->start_failed && j->fill_seq + 1 >= j->lazy_batches) {
+    if (j->mode == RVT_OUTJ_FORMAT && !j->started && !j->start_failed && j->fill_seq + 1 >= j->lazy_batches &&
+        enough_left(j)) {
         if (j->solo.buf) { /* (to the spares, for this thread's next batches) */
             j->spares[(size_t)j->nworkers * (j->nslots + 1) + j->nspare[j->nworkers]++] = j->solo;
             j->solo = (struct spare){NULL, 0};
@@ -810,11 +846,18 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         }
     }
     /* RVT_JOBS_LAZY=K: the workers start at batch K (0: at the first);
-     * the tests and the fuzz target meet every switch with it. */
+     * RVT_JOBS_MIN_LEFT=N: if N instructions are left (0: whatever is
+     * left).  The tests and the fuzz target meet every switch with them. */
     if ((env = getenv("RVT_JOBS_LAZY")) != NULL && *env) {
         long n = strtol(env, NULL, 10);
         if (n >= 0)
             j->lazy_batches = (uint64_t)n;
+    }
+    j->min_left = MIN_LEFT_INSNS;
+    if ((env = getenv("RVT_JOBS_MIN_LEFT")) != NULL && *env) {
+        long n = strtol(env, NULL, 10);
+        if (n >= 0)
+            j->min_left = (double)n;
     }
     const unsigned cores = rvt_jobs_default();
     if (threads == 0)
@@ -871,6 +914,22 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
 fail:
     rvt_out_jobs_free(j);
     return NULL;
+}
+
+void rvt_out_jobs_expect(struct rvt_out_jobs *j, uint64_t trace_bytes, uint64_t max_insns)
+{
+    j->expect_bytes = trace_bytes;
+    j->expect_insns = max_insns;
+}
+
+void rvt_out_jobs_progress(void *jobs, uint64_t offset)
+{
+    ((struct rvt_out_jobs *)jobs)->at_offset = offset;
+}
+
+unsigned rvt_out_jobs_launched(const struct rvt_out_jobs *j)
+{
+    return j ? j->launched : 0;
 }
 
 struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j)

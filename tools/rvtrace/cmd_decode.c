@@ -68,9 +68,25 @@ static void print_hint(const struct cli_opts *o, const struct rvt_probe_result *
             p->codec != o->codec ? " --format " : "", p->codec != o->codec ? p->codec->name : "", opt);
 }
 
-static void release_pages(void *ctx, uint64_t offset)
+/* A threaded decode's progress: where it is, for the output's threads
+ * (rvt_out_jobs_progress: they start only if enough is left), and the
+ * mapped trace's pages behind it given back, a MiB at a time. */
+struct decode_progress {
+    struct rvt_out_jobs *jobs;
+    struct rvt_trace_file *tf;
+    uint64_t release_at;
+};
+enum { PROGRESS_STEP = 256, RELEASE_EVERY = 1 << 20 };
+
+static void on_progress(void *ctx, uint64_t offset)
 {
-    rvt_trace_file_done_before(ctx, offset);
+    struct decode_progress *p = ctx;
+    if (p->jobs)
+        rvt_out_jobs_progress(p->jobs, offset);
+    if (p->tf && offset >= p->release_at) {
+        rvt_trace_file_done_before(p->tf, offset);
+        p->release_at = offset + RELEASE_EVERY;
+    }
 }
 
 int cmd_decode(int argc, char **argv)
@@ -269,10 +285,14 @@ int cmd_decode(int argc, char **argv)
     unsigned dthreads = threads;
     if (oc.kind != RVT_OUT_COUNT)
         dthreads = dthreads >= 4 ? dthreads / 2 : 1;
-    if (njobs != 1 && tf) {
-        dopt.progress = release_pages;
-        dopt.progress_ctx = tf;
+    struct decode_progress dprog = {.jobs = segspec ? NULL : jobs, .tf = tf};
+    if (njobs != 1 && (dprog.jobs || tf)) {
+        dopt.progress = on_progress;
+        dopt.progress_ctx = &dprog;
+        dopt.progress_every = dprog.jobs ? PROGRESS_STEP : RELEASE_EVERY;
     }
+    if (dprog.jobs)
+        rvt_out_jobs_expect(jobs, len, max_insns);
     int drc = !len              ? 0
               : segspec          ? rvt_decode_segment(o.codec, o.ccfg, o.img, &dopt, data, len, &seg, &sink, &d)
               : njobs != 1       ? rvt_decode_jobs(o.codec, o.ccfg, o.img, &dopt, data, len, dthreads, &sink, &jst, &d)
@@ -286,8 +306,11 @@ int cmd_decode(int argc, char **argv)
     double t1 = cli_now();
     if (prog)
         rvt_progress_done(prog);
-    if (jobs)
+    if (jobs) {
         rvt_out_jobs_finish(jobs); /* (its errors are the output's) */
+        if (getenv("RVT_JOBS_STATS"))
+            fprintf(stderr, "rvtrace decode: --jobs: %u output threads started\n", rvt_out_jobs_launched(jobs));
+    }
     int frc = rvt_out_finish(out);
     if (frc < 0) {
         /* Other failures (a view that needs the ELF or source lines) said
