@@ -105,9 +105,9 @@ uint64_t rvt_out_diag_suppressed(const struct rvt_output *o);
  * decode rvt_out_jobs_sink instead of rvt_out_sink, then call
  * rvt_out_jobs_finish before rvt_out_finish.  The decode stays on the
  * calling thread; pcs, insn and blocks are formatted on `threads` threads
- * in all (the calling one included; 0: one per core), the analysis kinds
- * and jsonl are consumed on one thread beside the decode, count stays
- * serial.  Output, damage reports, statistics (complete once
+ * in all (the calling one included; 0: one per core); count, the
+ * analysis kinds and jsonl stay serial (their sink is the one of
+ * rvt_out_sink: a second thread cost them more than it gave).  Output, damage reports, statistics (complete once
  * rvt_out_jobs_finish has returned) and the decode's stopping point are
  * the serial sink's.  Memory: a fixed ring of batches. */
 struct rvt_out_jobs;
@@ -117,7 +117,7 @@ struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j);
  * decode stops after max_insns instructions (0 or RVT_DECODE_UNLIMITED:
  * no limit given); and, during it, rvt_out_jobs_progress (a decode's
  * progress callback, struct rvt_decode_options: give it a small
- * progress_every, a few KiB) says where it is.  A PC list's or listing's
+ * progress_every, a few hundred bytes) says where it is.  A PC list's or listing's
  * worker threads then start only if enough of the decode is left to gain
  * from them (extrapolated from the instructions per trace byte so far):
  * on a short trace the decode runs as fast as on one thread. */

@@ -14,9 +14,11 @@
 
 /* How an output kind runs on threads. */
 enum rvt_outj_mode {
-    RVT_OUTJ_SERIAL = 0, /* count: its sink is the statistics, nothing to spread */
-    RVT_OUTJ_FORMAT,     /* pcs, insn, blocks: batches formatted on several threads, written in order */
-    RVT_OUTJ_PIPE        /* analysis kinds, jsonl: the serial sink on one thread beside the decode */
+    /* count (its sink is the statistics), the analysis kinds and jsonl
+     * (their work per block is less than handing the block to another
+     * core costs: pardecode.c) */
+    RVT_OUTJ_SERIAL = 0,
+    RVT_OUTJ_FORMAT /* pcs, insn, blocks: batches formatted on several threads, written in order */
 };
 enum rvt_outj_mode rvt_outj_mode(const struct rvt_output *o);
 enum rvt_out_kind rvt_outj_kind(const struct rvt_output *o);
@@ -61,9 +63,6 @@ int rvt_outj_error(const struct rvt_output *o);
 /* The statistics and damage reports of note n, and the serial sink's
  * return value for it. */
 int rvt_outj_account_note(struct rvt_output *o, const struct rvt_note *n);
-/* PIPE, on the decoding thread: the error the serial sink's analysis
- * returns for block b whatever came before (0: none). */
-int rvt_outj_refusal(const struct rvt_output *o, const struct rvt_block *b);
 
 /* A formatter: the serial sink's text, in memory. */
 struct rvt_out_fmt;

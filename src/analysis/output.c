@@ -1080,10 +1080,8 @@ enum rvt_outj_mode rvt_outj_mode(const struct rvt_output *o)
     case RVT_OUT_INSN:
     case RVT_OUT_BLOCKS:
         return RVT_OUTJ_FORMAT;
-    case RVT_OUT_COUNT:
-        return RVT_OUTJ_SERIAL;
     default:
-        return RVT_OUTJ_PIPE;
+        return RVT_OUTJ_SERIAL;
     }
 }
 
@@ -1163,11 +1161,6 @@ int rvt_outj_account_note(struct rvt_output *o, const struct rvt_note *n)
 {
     count_note(o, n);
     return o->err ? o->err : 0;
-}
-
-int rvt_outj_refusal(const struct rvt_output *o, const struct rvt_block *b)
-{
-    return o->cfg.kind == RVT_OUT_JSONL ? 0 : rvt_an_block_refusal(b);
 }
 
 struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o)

@@ -24,12 +24,12 @@
  * how many instructions it has, written by the walk itself), so that the
  * decoding thread's share per block is a few stores.
  *
- * Analysis kinds and jsonl: the serial sink runs unchanged on one worker
- * thread, batch after batch, beside the decode; the one error that depends
- * on the blocks alone (an analysis refusing a block decoded without code)
- * is returned on the calling thread where the serial sink returns it.
- *
- * count: the sink is the statistics; it stays serial. */
+ * count, the analysis kinds and jsonl stay serial (rvt_outj_mode): a
+ * count's sink is the statistics, and an analysis's or JSON Lines' work
+ * per block is less than handing the block to another core costs (run
+ * there batch after batch beside the decode, they took 1.15-1.7 times as
+ * long as on one thread; bench/RESULTS.md, "What the lead's fifteenth
+ * round changed"). */
 #include "analysis/outjobs.h"
 #include "rvtrace/codec.h"
 
@@ -77,7 +77,7 @@ struct noted {
  * a plain store (the decoding thread's share is what limits the speed-up:
  * it must stay small), and its notes beside them in order. */
 struct slot {
-    struct rvt_block *blk;      /* blocks, PIPE: the blocks (insn: the whole ones runs names) ... */
+    struct rvt_block *blk;      /* blocks: the blocks (insn: the whole ones runs names) ... */
     struct rvt_block_run *runs; /* ... pcs: where each starts and how many instructions (all its text needs);
                                  * insn: runs and entries that are not blocks (RVT_OUTJ_SET_INDEX, _WHOLE) */
     size_t nb, nwhole;          /* entries in blk or runs; whole blocks in blk (insn) */
@@ -102,15 +102,15 @@ struct slot {
 struct rvt_out_jobs {
     struct rvt_output *o;
     enum rvt_outj_mode mode;
-    bool pcs;  /* FORMAT of a PC list: notes have no text, blocks are runs */
-    bool insn; /* FORMAT of a listing: blocks are runs and RVT_OUTJ_ entries (outjobs.h) */
+    bool pcs;  /* a PC list: notes have no text, blocks are runs */
+    bool insn; /* a listing: blocks are runs and RVT_OUTJ_ entries (outjobs.h) */
     size_t batch_entries;
     uint64_t batch_insns;
     unsigned nworkers;
     pthread_t *th;
     unsigned started;
-    bool start_failed;     /* FORMAT: no worker could be started (the calling thread formats) */
-    uint64_t lazy_batches; /* FORMAT: the workers start at this batch (LAZY_BATCHES) */
+    bool start_failed;     /* no worker could be started (the calling thread formats) */
+    uint64_t lazy_batches; /* the workers start at this batch (LAZY_BATCHES) */
     /* rvt_out_jobs_expect, rvt_out_jobs_progress: the trace's length and
      * instruction limit (0: not known), where the decode is in it, and
      * the instructions of the batches handed over so far */
@@ -123,14 +123,14 @@ struct rvt_out_jobs {
     struct slot *cur;   /* the batch being filled (NULL: none) */
     /* The decoding thread's cursor in it: the next block's place, how many
      * more entries the batch takes (0: no batch), and the statistics of its
-     * blocks so far (FORMAT: rvt_outj_account_counts at submit). */
+     * blocks so far (rvt_outj_account_counts at submit). */
     struct rvt_block_run *run_next; /* pcs, insn */
     struct rvt_block *blk_next;     /* the other kinds */
     uint64_t next_index;            /* insn: the index the next run follows on from */
     size_t left;
     struct rvt_block_counts tally;
-    const struct rvt_outj_listed *listed; /* FORMAT: blocks known listable (NULL: nothing to check) */
-    int out_err;        /* FORMAT: the output's error as last seen (rvt_outj_error): a block's return */
+    const struct rvt_outj_listed *listed; /* blocks known listable (NULL: nothing to check) */
+    int out_err;        /* the output's error as last seen (rvt_outj_error): a block's return */
     /* the batch being filled or to be filled next (changed under mu;
      * atomic: a worker out of work watches it without the lock) */
     _Atomic uint64_t fill_seq;
@@ -139,22 +139,20 @@ struct rvt_out_jobs {
      * core that the decoding thread needs delays the very batch it waits
      * for (--jobs 8 on 2 cores: 45 % slower with all workers spinning). */
     bool may_spin;
-    /* FORMAT: text buffers written out, on a stack per formatter (the one
+    /* text buffers written out, on a stack per formatter (the one
      * that wrote them; take_buffer): spares[f * (nslots + 1) ...], nspare[f]. */
     struct spare {
         char *buf;
         size_t cap;
     } *spares;
     unsigned *nspare;
-    struct spare solo; /* FORMAT, before the workers start: the calling formatter's other buffer (format_here) */
+    struct spare solo; /* before the workers start: the calling formatter's other buffer (format_here) */
     atomic_flag spinning;
     uint64_t claim_seq; /* the next batch to format */
     uint64_t write_seq; /* the next batch to write */
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     bool quit;
-    int stopped; /* PIPE: what the serial sink returns from now on */
-    struct rvt_flow_sink serial; /* PIPE: the output's sink */
     int err;
 };
 
@@ -171,9 +169,8 @@ static const struct rvt_note *note_of(const struct slot *s, const struct noted *
     return tmp;
 }
 
-/* The blocks and notes of batch s in order through f (a formatter) or the
- * PIPE's serial sink. */
-static void replay(const struct slot *s, struct rvt_out_fmt *f, const struct rvt_flow_sink *sink)
+/* The blocks and notes of batch s in order through formatter f. */
+static void replay(const struct slot *s, struct rvt_out_fmt *f)
 {
     if (s->runs && !s->notes) { /* (a PC list's batch: runs, no notes) */
         rvt_outj_fmt_pcs(f, s->runs, s->nb);
@@ -184,21 +181,15 @@ static void replay(const struct slot *s, struct rvt_out_fmt *f, const struct rvt
     for (size_t k = 0; k <= s->nn; k++) {
         /* the blocks before note k (or the rest), then note k */
         const size_t upto = k < s->nn ? s->notes[k].at : s->nb;
-        if (f && upto > i && s->runs)
+        if (upto > i && s->runs)
             rvt_outj_fmt_listing(f, s->runs + i, upto - i, s->blk, &index);
-        else if (f && upto > i)
+        else if (upto > i)
             rvt_outj_fmt_blocks(f, s->blk + i, upto - i);
-        for (; !f && i < upto; i++)
-            sink->block(sink->ctx, &s->blk[i]);
         i = upto;
         if (k == s->nn)
             break;
         struct rvt_note tmp;
-        const struct rvt_note *n = note_of(s, &s->notes[k], &tmp);
-        if (f)
-            rvt_outj_fmt_note(f, n);
-        else
-            sink->note(sink->ctx, n);
+        rvt_outj_fmt_note(f, note_of(s, &s->notes[k], &tmp));
     }
 }
 
@@ -274,7 +265,7 @@ static void format_batch(struct rvt_out_jobs *j, struct slot *s, unsigned me, st
         rvt_outj_fmt_clear_text(f);
     }
     rvt_outj_fmt_peek_state(f, &s->init, &s->init_waiting);
-    replay(s, f, NULL);
+    replay(s, f);
     rvt_outj_fmt_swap_state(f, &s->fin);
     s->err = rvt_outj_fmt_error(f);
     /* The text to the batch, the buffer to the formatter (a new one if sp
@@ -353,12 +344,9 @@ static void *worker(void *arg)
         if (j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
             struct slot *s = slot_of(j, j->claim_seq++);
             s->state = S_BUSY;
-            const struct spare sp = j->mode == RVT_OUTJ_FORMAT ? take_buffer(j, me) : (struct spare){NULL, 0};
+            const struct spare sp = take_buffer(j, me);
             pthread_mutex_unlock(&j->mu);
-            if (j->mode == RVT_OUTJ_PIPE)
-                replay(s, NULL, &j->serial);
-            else
-                format_batch(j, s, me, sp);
+            format_batch(j, s, me, sp);
             evict_batch(s);
             pthread_mutex_lock(&j->mu);
             s->state = S_DONE;
@@ -371,7 +359,7 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Write batch s (FORMAT; calling thread, no lock held): its text if it was
+/* Write batch s (calling thread, no lock held): its text if it was
  * formatted from the serial listing's state here, else formatted again by
  * the output's own formatter, which holds that state. */
 static void write_batch(struct rvt_out_jobs *j, struct slot *s)
@@ -386,22 +374,20 @@ static void write_batch(struct rvt_out_jobs *j, struct slot *s)
         rvt_outj_set_error(j->o, s->err);
         return;
     }
-    replay(s, serial, NULL);
+    replay(s, serial);
 }
 
-/* Write (FORMAT) or recycle (PIPE) the finished batches at the head, in
- * order.  Called with the lock held; returns with it held. */
+/* Write the finished batches at the head, in order.  Called with the lock
+ * held; returns with it held. */
 static void drain(struct rvt_out_jobs *j)
 {
     while (j->write_seq < j->claim_seq && slot_of(j, j->write_seq)->state == S_DONE) {
         struct slot *s = slot_of(j, j->write_seq);
         pthread_mutex_unlock(&j->mu);
-        if (j->mode == RVT_OUTJ_FORMAT) {
-            write_batch(j, s);
-            j->out_err = rvt_outj_error(j->o); /* (a write error: the blocks from now on return it) */
-        }
+        write_batch(j, s);
+        j->out_err = rvt_outj_error(j->o); /* (a write error: the blocks from now on return it) */
         pthread_mutex_lock(&j->mu);
-        if (j->mode == RVT_OUTJ_FORMAT && s->text) { /* (back to its formatter: take_buffer) */
+        if (s->text) { /* (back to its formatter: take_buffer) */
             j->spares[(size_t)s->owner * (j->nslots + 1) + j->nspare[s->owner]++] = (struct spare){s->text, s->tcap};
             s->text = NULL;
         }
@@ -411,11 +397,10 @@ static void drain(struct rvt_out_jobs *j)
 }
 
 /* Wait for progress at the head: format the next batch on this thread if
- * no worker has taken it (FORMAT), else sleep until a batch is done.
- * Lock held. */
+ * no worker has taken it, else sleep until a batch is done.  Lock held. */
 static void help_or_wait(struct rvt_out_jobs *j)
 {
-    if (j->mode == RVT_OUTJ_FORMAT && j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
+    if (j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
         struct slot *s = slot_of(j, j->claim_seq++);
         s->state = S_BUSY;
         const struct spare sp = take_buffer(j, j->nworkers);
@@ -521,17 +506,15 @@ static void submit(struct rvt_out_jobs *j)
     struct slot *s = j->cur;
     s->nb = blocks_so_far(j);
     s->end_index = j->next_index;
-    if (j->mode == RVT_OUTJ_FORMAT) {
-        j->tally.blocks = 0;
-        for (unsigned e = 0; e < 16; e++)
-            j->tally.blocks += j->tally.ends[e];
-        rvt_outj_account_counts(j->o, &j->tally);
-    }
+    j->tally.blocks = 0;
+    for (unsigned e = 0; e < 16; e++)
+        j->tally.blocks += j->tally.ends[e];
+    rvt_outj_account_counts(j->o, &j->tally);
     j->insns_done += j->tally.insns;
     memset(&j->tally, 0, sizeof j->tally);
     j->cur = NULL;
     j->left = 0;
-    if (j->mode == RVT_OUTJ_FORMAT && !j->started && !j->start_failed && j->fill_seq + 1 >= j->lazy_batches &&
+    if (!j->started && !j->start_failed && j->fill_seq + 1 >= j->lazy_batches &&
         enough_left(j)) {
         if (j->solo.buf) { /* (to the spares, for this thread's next batches) */
             j->spares[(size_t)j->nworkers * (j->nslots + 1) + j->nspare[j->nworkers]++] = j->solo;
@@ -584,7 +567,7 @@ static struct slot *start_batch(struct rvt_out_jobs *j)
 }
 
 /* The serial sink's return value for block b, which the table of listable
- * blocks does not answer (FORMAT). */
+ * blocks does not answer. */
 static int check(struct rvt_out_jobs *j, const struct rvt_block *b)
 {
     return j->listed && !rvt_outj_known_listable(j->listed, b) ? (j->out_err = rvt_outj_check_block(j->o, b))
@@ -652,7 +635,7 @@ static int end_batch(struct rvt_out_jobs *j, int rc)
     return rc;
 }
 
-/* FORMAT: block b is in the batch; its statistics, and the batch ends
+/* block b is in the batch; its statistics, and the batch ends
  * when it holds enough instructions.  Returns the serial sink's answer. */
 static inline int taken(struct rvt_out_jobs *j, const struct rvt_block *b)
 {
@@ -663,7 +646,7 @@ static inline int taken(struct rvt_out_jobs *j, const struct rvt_block *b)
     return j->out_err;
 }
 
-/* FORMAT, pcs: one block that is not a run (a decoder's own, or any
+/* pcs: one block that is not a run (a decoder's own, or any
  * block when the engine cannot give runs): the serial sink's return value,
  * its statistics, where it starts and how many instructions it has. */
 static int on_block_pcs(void *ctx, const struct rvt_block *b)
@@ -679,7 +662,7 @@ static int on_block_pcs(void *ctx, const struct rvt_block *b)
  * a batch ends close to BATCH_INSNS instructions: its text stays bounded. */
 enum { RUNS_LENT = 256 };
 
-/* FORMAT, pcs and insn: the runs just put into the batch (their counts c):
+/* pcs and insn: the runs just put into the batch (their counts c):
  * the batch ends when it is full; then (room) room for more, at most
  * RUNS_LENT runs, where the batch's next block goes — a listing's one
  * entry on, where on_runs_insn puts the index they start at. */
@@ -705,7 +688,7 @@ static int runs_taken(struct rvt_out_jobs *j, const struct rvt_block_counts *c, 
     return j->out_err;
 }
 
-/* FORMAT, pcs: the n runs the engine wrote where the batch's next block
+/* pcs: the n runs the engine wrote where the batch's next block
  * goes (the room lent last).  The engine gives runs only when it walks
  * the output's image (rvt_flow_sink.runs_image): every run is in the code
  * the output lists, so none needs the check that stops the serial decode
@@ -721,7 +704,7 @@ static int on_runs_pcs(void *ctx, size_t n, const struct rvt_block_counts *c, ui
     return runs_taken(j, c, room, cap);
 }
 
-/* FORMAT, insn: the n runs the engine wrote one entry after the batch's
+/* insn: the n runs the engine wrote one entry after the batch's
  * next entry (the room lent last); that entry says the index they start
  * at (each next one's follows on: rvt_flow_sink.runs).  Like a PC list's,
  * every run is in the code the output lists; a block that ends in a trap
@@ -739,7 +722,7 @@ static int on_runs_insn(void *ctx, size_t n, const struct rvt_block_counts *c, u
     return runs_taken(j, c, room, cap);
 }
 
-/* FORMAT, insn: one block that is not a run, as a listing needs it. */
+/* insn: one block that is not a run, as a listing needs it. */
 static int on_block_insn(void *ctx, const struct rvt_block *b)
 {
     struct rvt_out_jobs *j = ctx;
@@ -750,7 +733,7 @@ static int on_block_insn(void *ctx, const struct rvt_block *b)
     return taken(j, b);
 }
 
-/* FORMAT, blocks: one block, whole. */
+/* blocks: one block, whole. */
 static int on_block_fmt(void *ctx, const struct rvt_block *b)
 {
     struct rvt_out_jobs *j = ctx;
@@ -758,21 +741,6 @@ static int on_block_fmt(void *ctx, const struct rvt_block *b)
         return on_block_slow(j, b);
     *j->blk_next++ = *b;
     return taken(j, b);
-}
-
-/* PIPE: one block. */
-static int on_block_pipe(void *ctx, const struct rvt_block *b)
-{
-    struct rvt_out_jobs *j = ctx;
-    if (!j->stopped)
-        j->stopped = rvt_outj_refusal(j->o, b);
-    if (!j->cur)
-        start_batch(j);
-    *j->blk_next++ = *b;
-    j->tally.insns += b->ninsns;
-    if (blocks_so_far(j) + j->cur->nn >= j->batch_entries || j->tally.insns >= j->batch_insns)
-        submit(j);
-    return j->stopped;
 }
 
 static int append_note(struct rvt_out_jobs *j, const struct rvt_note *n)
@@ -816,7 +784,7 @@ static int append_note(struct rvt_out_jobs *j, const struct rvt_note *n)
 static int on_note(void *ctx, const struct rvt_note *n)
 {
     struct rvt_out_jobs *j = ctx;
-    int rc = j->mode == RVT_OUTJ_FORMAT ? rvt_outj_account_note(j->o, n) : j->stopped;
+    int rc = rvt_outj_account_note(j->o, n);
     /* A PC list has no note text: only the statistics above. */
     if (j->pcs)
         return rc;
@@ -869,10 +837,9 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
     j->mode = threads > 1 ? rvt_outj_mode(o) : RVT_OUTJ_SERIAL;
     if (j->mode == RVT_OUTJ_SERIAL)
         return j;
-    j->pcs = j->mode == RVT_OUTJ_FORMAT && rvt_outj_kind(o) == RVT_OUT_PCS;
-    j->insn = j->mode == RVT_OUTJ_FORMAT && rvt_outj_kind(o) == RVT_OUT_INSN; /* (listed: as for pcs) */
-    j->nworkers = j->mode == RVT_OUTJ_PIPE ? 1 : threads - 1; /* (the calling thread formats too) */
-    j->serial = rvt_out_sink(o);
+    j->pcs = rvt_outj_kind(o) == RVT_OUT_PCS;
+    j->insn = rvt_outj_kind(o) == RVT_OUT_INSN; /* (listed: as for pcs) */
+    j->nworkers = threads - 1; /* (the calling thread formats too) */
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->work, NULL);
     pthread_cond_init(&j->done, NULL);
@@ -898,18 +865,14 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         if (rvt_outj_state_init(o, &s->fin) < 0)
             goto fail;
     }
-    if (j->mode == RVT_OUTJ_FORMAT) {
-        if (rvt_outj_check_init(o) < 0)
-            goto fail;
-        j->listed = rvt_outj_listed_table(o);
-        j->out_err = rvt_outj_error(o);
-    }
-    for (unsigned i = 0; j->mode == RVT_OUTJ_FORMAT && i <= j->nworkers; i++)
+    if (rvt_outj_check_init(o) < 0)
+        goto fail;
+    j->listed = rvt_outj_listed_table(o);
+    j->out_err = rvt_outj_error(o);
+    for (unsigned i = 0; i <= j->nworkers; i++)
         if (!(j->fmt[i] = rvt_outj_fmt_new(o)))
             goto fail;
-    /* A listing or PC list starts its workers later (submit). */
-    if (j->mode == RVT_OUTJ_PIPE && start_workers(j) < 0)
-        goto fail;
+    /* (the workers start later: submit) */
     return j;
 fail:
     rvt_out_jobs_free(j);
@@ -942,10 +905,7 @@ struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j)
      * listing take runs: none of them can stop the decode but a write
      * error, which the threaded decode learns of a batch later anyway) */
     return (struct rvt_flow_sink){
-        .block = j->mode == RVT_OUTJ_PIPE ? on_block_pipe
-                 : j->pcs                 ? on_block_pcs
-                 : j->insn                ? on_block_insn
-                                          : on_block_fmt,
+        .block = j->pcs ? on_block_pcs : j->insn ? on_block_insn : on_block_fmt,
         .note = on_note,
         .runs = j->pcs ? on_runs_pcs : j->insn ? on_runs_insn : NULL,
         .runs_image = rvt_outj_image(j->o),

@@ -278,13 +278,17 @@ int cmd_decode(int argc, char **argv)
      * pages of a mapped file behind it are given back as it goes. */
     struct rvt_jobs_stats jst = {0};
     /* Threads for the decode itself: all of them for a count (the decode is
-     * all its work); the other kinds spread their output over threads
-     * already, and the decode's pieces cost a recording and its replay
-     * (about 100 host instructions a block): they take half the threads
-     * from 4 on (docs/parallel.md, measured). */
+     * all its work).  The decode's pieces cost a recording and its replay
+     * on the calling thread (about 100 host instructions a block): pcs,
+     * insn and blocks, which spread their output over threads, take half
+     * the threads from 4 on; the analysis kinds and jsonl, whose output
+     * stays on the calling thread, none (2 threads in pieces: a profile
+     * took 194 ms against 160 serially; docs/parallel.md, measured). */
     unsigned dthreads = threads;
-    if (oc.kind != RVT_OUT_COUNT)
+    if (oc.kind == RVT_OUT_PCS || oc.kind == RVT_OUT_INSN || oc.kind == RVT_OUT_BLOCKS)
         dthreads = dthreads >= 4 ? dthreads / 2 : 1;
+    else if (oc.kind != RVT_OUT_COUNT)
+        dthreads = 1;
     struct decode_progress dprog = {.jobs = segspec ? NULL : jobs, .tf = tf};
     if (njobs != 1 && (dprog.jobs || tf)) {
         dopt.progress = on_progress;
