@@ -229,17 +229,20 @@ if command -v taskset >/dev/null && taskset -c 1 true 2>/dev/null; then
     wait $hog 2>/dev/null || true
 fi
 # Small decodes: --jobs 2 should not lose to --jobs 1 there either (the
-# workers of a PC list or listing start at the 16th batch: pardecode.c,
-# LAZY_BATCHES).  The first 250,000 and 1,000,000 instructions of the
-# capture (--max-instructions) and the whole capture, alternating,
-# medians in ms.
+# workers of a PC list or listing start at the 16th batch, and only when
+# 8 M instructions are left: pardecode.c, LAZY_BATCHES, MIN_LEFT_INSNS).
+# The first 250,000, 1 M and 4 M instructions of the capture
+# (--max-instructions) and the whole capture, alternating, medians in ms;
+# and on the whole capture a profile and JSON Lines (serial whatever
+# --jobs says: docs/parallel.md).
 echo
 echo "Small decodes (N-Trace HTM, \`--sync-msgs 4096\`, one copy; 15 alternating rounds, medians, ms):"
 echo
 echo "| decode | output | \`--jobs 1\` | \`--jobs 2\` | ratio |"
 echo "|---|---|---|---|---|"
-for lim in 250000 1000000 0; do
-    for kind in pcs insn; do
+for lim in 250000 1000000 4000000 0; do
+    kinds="pcs insn"; [ $lim = 0 ] && kinds="pcs insn profile jsonl"
+    for kind in $kinds; do
         one=() two=()
         extra=(); [ $lim = 0 ] || extra=(--max-instructions "$lim")
         for r in $(seq 15); do
