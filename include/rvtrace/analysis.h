@@ -106,10 +106,11 @@ uint64_t rvt_out_diag_suppressed(const struct rvt_output *o);
  * rvt_out_jobs_finish before rvt_out_finish.  The decode stays on the
  * calling thread; pcs, insn and blocks are formatted on `threads` threads
  * in all (the calling one included; 0: one per core); count, the
- * analysis kinds and jsonl stay serial (their sink is the one of
- * rvt_out_sink: a second thread cost them more than it gave).  Output, damage reports, statistics (complete once
- * rvt_out_jobs_finish has returned) and the decode's stopping point are
- * the serial sink's.  Memory: a fixed ring of batches. */
+ * analysis kinds and jsonl stay serial (their sink is rvt_out_sink's: a
+ * second thread cost them more than it gave).  Output, damage reports,
+ * statistics (complete once rvt_out_jobs_finish has returned) and the
+ * decode's stopping point are the serial sink's.  Memory: a fixed ring
+ * of batches. */
 struct rvt_out_jobs;
 struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads);
 struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j);
@@ -117,10 +118,10 @@ struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j);
  * decode stops after max_insns instructions (0 or RVT_DECODE_UNLIMITED:
  * no limit given); and, during it, rvt_out_jobs_progress (a decode's
  * progress callback, struct rvt_decode_options: give it a small
- * progress_every, a few hundred bytes) says where it is.  A PC list's or listing's
- * worker threads then start only if enough of the decode is left to gain
- * from them (extrapolated from the instructions per trace byte so far):
- * on a short trace the decode runs as fast as on one thread. */
+ * progress_every, a few hundred bytes) says where it is.  A PC list's or
+ * listing's worker threads then start only if enough of the decode is
+ * left to gain from them (extrapolated from the instructions per trace
+ * byte so far): a short decode runs about as fast as on one thread. */
 void rvt_out_jobs_expect(struct rvt_out_jobs *j, uint64_t trace_bytes, uint64_t max_insns);
 void rvt_out_jobs_progress(void *jobs, uint64_t offset);
 /* How many worker threads were started (0: the calling thread did

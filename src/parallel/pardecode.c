@@ -27,7 +27,7 @@
  * count, the analysis kinds and jsonl stay serial (rvt_outj_mode): a
  * count's sink is the statistics, and an analysis's or JSON Lines' work
  * per block is less than handing the block to another core costs (run
- * there batch after batch beside the decode, they took 1.15-1.7 times as
+ * there batch after batch beside the decode, they took 1.1-2 times as
  * long as on one thread; bench/RESULTS.md, "What the lead's fifteenth
  * round changed"). */
 #include "analysis/outjobs.h"
@@ -514,8 +514,7 @@ static void submit(struct rvt_out_jobs *j)
     memset(&j->tally, 0, sizeof j->tally);
     j->cur = NULL;
     j->left = 0;
-    if (!j->started && !j->start_failed && j->fill_seq + 1 >= j->lazy_batches &&
-        enough_left(j)) {
+    if (!j->started && !j->start_failed && j->fill_seq + 1 >= j->lazy_batches && enough_left(j)) {
         if (j->solo.buf) { /* (to the spares, for this thread's next batches) */
             j->spares[(size_t)j->nworkers * (j->nslots + 1) + j->nspare[j->nworkers]++] = j->solo;
             j->solo = (struct spare){NULL, 0};
@@ -635,7 +634,7 @@ static int end_batch(struct rvt_out_jobs *j, int rc)
     return rc;
 }
 
-/* block b is in the batch; its statistics, and the batch ends
+/* Block b is in the batch; its statistics, and the batch ends
  * when it holds enough instructions.  Returns the serial sink's answer. */
 static inline int taken(struct rvt_out_jobs *j, const struct rvt_block *b)
 {
