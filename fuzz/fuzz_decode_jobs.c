@@ -42,7 +42,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     g_img = rvt_fuzz_image("ntrace-t1/test.elf", "fuzz_decode_jobs");
     setenv("RVT_JOBS_SEGMENT_BYTES", "1", 1); /* a piece at every sync point */
     setenv("RVT_JOBS_BATCH", "3", 1);         /* batches cut every few blocks */
-    setenv("RVT_JOBS_LAZY", "2", 1);          /* the workers start at the second batch */
+    setenv("RVT_JOBS_LAZY", "2", 1);          /* the workers start after two batches' worth */
     return 0;
 }
 

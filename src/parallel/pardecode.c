@@ -49,8 +49,8 @@
  * of N entries and 8 N instructions: the tests cut traces at many more
  * places with it. */
 enum { BATCH_ENTRIES = 4096, BATCH_INSNS = 1 << 15 };
-/* The workers of a PC list or listing start when this batch is handed
- * over (submit): 16 batches hold at most 0.5 M instructions, 3-8 ms of a
+/* The workers of a PC list or listing start after this many batches'
+ * worth of instructions (start_now): 0.5 M instructions, 3-8 ms of a
  * listing on one thread. */
 enum { LAZY_BATCHES = 16 };
 /* ... and, when the caller says how long the trace is
@@ -109,8 +109,17 @@ struct rvt_out_jobs {
     unsigned nworkers;
     pthread_t *th;
     unsigned started;
-    bool start_failed;     /* no worker could be started (the calling thread formats) */
-    uint64_t lazy_batches; /* the workers start at this batch (LAZY_BATCHES) */
+    /* Until the workers start (fwd_until_start), every block, run and
+     * note goes straight to the output's own sink, as in the serial
+     * decode; the instructions so far, the room that sink lent for runs
+     * (the engine's last runs are there), and the last block, as the
+     * first batch's formatting needs it (its ctx). */
+    bool fwd;
+    struct rvt_flow_sink serial;
+    struct rvt_block_run *fwd_room;
+    struct rvt_block fwd_last;
+    bool fwd_have_last;
+    uint64_t lazy_insns; /* the workers start after this many instructions (LAZY_BATCHES batches) */
     /* rvt_out_jobs_expect, rvt_out_jobs_progress: the trace's length and
      * instruction limit (0: not known), where the decode is in it, and
      * the instructions of the batches handed over so far */
@@ -146,7 +155,6 @@ struct rvt_out_jobs {
         size_t cap;
     } *spares;
     unsigned *nspare;
-    struct spare solo; /* before the workers start: the calling formatter's other buffer (format_here) */
     atomic_flag spinning;
     uint64_t claim_seq; /* the next batch to format */
     uint64_t write_seq; /* the next batch to write */
@@ -450,34 +458,10 @@ static int start_workers(struct rvt_out_jobs *j)
     return j->started ? 0 : -1;
 }
 
-/* Batch s while no worker has started (no other thread: no lock; every
- * batch before it written): formatted and written here, and its text
- * buffer handed straight back to this thread's formatter, which writes the
- * next batch over it — one buffer, in this core's cache.  Taken in turn
- * with a second one, as the threaded batches are, it cost 650 more page
- * faults and 15 % more time on 250,000 instructions. */
-static void format_here(struct rvt_out_jobs *j, struct slot *s)
-{
-    const unsigned me = j->nworkers;
-    format_batch(j, s, me, j->solo); /* (the formatter's buffer to s, solo to the formatter) */
-    j->solo = (struct spare){NULL, 0};
-    write_batch(j, s);
-    j->out_err = rvt_outj_error(j->o); /* (as drain) */
-    if (s->text) {
-        size_t len = 0;
-        j->solo = (struct spare){s->text, s->tcap};
-        (void)rvt_outj_fmt_swap_text(j->fmt[me], &j->solo.buf, &len, &j->solo.cap); /* (no allocation) */
-        s->text = NULL;
-    }
-    s->state = S_FREE;
-    j->claim_seq++;
-    j->write_seq++;
-    atomic_store_explicit(&j->fill_seq, j->fill_seq + 1, memory_order_release);
-}
-
 /* Whether the decode has enough left for the workers to gain (no length
- * given: yes).  Asked at each batch from LAZY_BATCHES on until they
- * start: a trace whose first part is sparse says so later. */
+ * given: yes).  Asked at each hand-over from LAZY_BATCHES batches' worth
+ * of instructions on until they start: a trace whose first part is sparse
+ * says so later. */
 static bool enough_left(const struct rvt_out_jobs *j)
 {
     if (!j->expect_bytes || !j->at_offset || !j->insns_done)
@@ -492,15 +476,7 @@ static bool enough_left(const struct rvt_out_jobs *j)
     return left >= j->min_left;
 }
 
-/* Hand the batch being filled to the formatters (once per batch).  The
- * first LAZY_BATCHES - 1 batches of a PC list or listing are formatted
- * here, on the decoding thread, and the workers start with the next: a
- * small trace costs little more than on one thread.  Started at once,
- * `--jobs 2` of a listing of 0.6 M instructions took 18.4 ms against 12.1
- * for one thread (the threads' start, the second formatter's first lines,
- * the page faults of its text buffers); now 13.9 ms, and a 16 M-instruction
- * capture is as fast as before (bench/RESULTS.md, "What the lead's
- * fourteenth round changed"). */
+/* Hand the batch being filled to the formatters (once per batch). */
 static void submit(struct rvt_out_jobs *j)
 {
     struct slot *s = j->cur;
@@ -514,17 +490,6 @@ static void submit(struct rvt_out_jobs *j)
     memset(&j->tally, 0, sizeof j->tally);
     j->cur = NULL;
     j->left = 0;
-    if (!j->started && !j->start_failed && j->fill_seq + 1 >= j->lazy_batches && enough_left(j)) {
-        if (j->solo.buf) { /* (to the spares, for this thread's next batches) */
-            j->spares[(size_t)j->nworkers * (j->nslots + 1) + j->nspare[j->nworkers]++] = j->solo;
-            j->solo = (struct spare){NULL, 0};
-        }
-        j->start_failed = start_workers(j) < 0; /* (then this thread formats every batch) */
-    }
-    if (!j->started) {
-        format_here(j, s);
-        return;
-    }
     pthread_mutex_lock(&j->mu);
     s->state = S_READY;
     atomic_store_explicit(&j->fill_seq, j->fill_seq + 1, memory_order_release);
@@ -557,6 +522,10 @@ static struct slot *start_batch(struct rvt_out_jobs *j)
     s->has_ctx = p && (p->nb || p->has_ctx);
     if (s->has_ctx)
         s->ctx = !p->nb ? p->ctx : j->insn ? insn_last_block(p) : p->blk[p->nb - 1];
+    else if (!j->fill_seq && !j->pcs && j->fwd_have_last) { /* (the serial sink's last block: fwd) */
+        s->has_ctx = true;
+        s->ctx = j->fwd_last;
+    }
     s->first_index = j->next_index;
     j->run_next = s->runs;
     j->blk_next = s->blk;
@@ -578,6 +547,111 @@ static int check(struct rvt_out_jobs *j, const struct rvt_block *b)
 static inline bool insn_needs_whole(const struct rvt_block *b)
 {
     return b->end == RVT_END_TRAP || (b->flags & RVT_BLK_IMPLICIT) || b->ninsns >= RVT_OUTJ_WHOLE;
+}
+
+static int runs_taken(struct rvt_out_jobs *j, const struct rvt_block_counts *c, struct rvt_block_run **room,
+                      size_t *cap);
+
+/* The batches and formatters, made when the workers start (start_now): a
+ * decode that never starts them touches none of their pages.  -1: out of
+ * memory (what was made is freed with j). */
+static int prepare(struct rvt_out_jobs *j)
+{
+    struct rvt_output *o = j->o;
+    j->ring = calloc(j->nslots, sizeof *j->ring);
+    j->fmt = calloc(j->nworkers + 1, sizeof *j->fmt);
+    j->spares = calloc((size_t)(j->nworkers + 1) * (j->nslots + 1), sizeof *j->spares);
+    j->nspare = calloc(j->nworkers + 1, sizeof *j->nspare);
+    if (!j->spares || !j->nspare)
+        return -1;
+    j->th = calloc(j->nworkers, sizeof *j->th);
+    if (!j->ring || !j->fmt || !j->th)
+        return -1;
+    for (unsigned i = 0; i < j->nslots; i++) {
+        struct slot *s = &j->ring[i];
+        /* (a listing's batch may hold one entry more than batch_entries:
+         * the index its last runs start at) */
+        if (j->pcs ? !(s->runs = malloc(j->batch_entries * sizeof *s->runs))
+                   : !(s->blk = malloc(j->batch_entries * sizeof *s->blk)) ||
+                         !(s->notes = malloc(j->batch_entries * sizeof *s->notes)) ||
+                         (j->insn && !(s->runs = malloc((j->batch_entries + 1) * sizeof *s->runs))))
+            return -1;
+        if (rvt_outj_state_init(o, &s->fin) < 0)
+            return -1;
+    }
+    if (rvt_outj_check_init(o) < 0)
+        return -1;
+    j->listed = rvt_outj_listed_table(o);
+    j->out_err = rvt_outj_error(o);
+    for (unsigned i = 0; i <= j->nworkers; i++)
+        if (!(j->fmt[i] = rvt_outj_fmt_new(o)))
+            return -1;
+    return 0;
+}
+
+/* Until the workers start, the output's own sink takes every block, run
+ * and note, as in the serial decode (fwd): a decode too short for the
+ * workers to gain costs what it costs on one thread.  (In the fourteenth
+ * round the first batches went through the batch path on the decoding
+ * thread: 1-7 % more; bench/RESULTS.md, "What the lead's fifteenth round
+ * changed".)  The workers start once LAZY_BATCHES batches' worth of
+ * instructions have gone by and enough is left (enough_left); the first
+ * batch is formatted from the last block the serial sink took (its ctx),
+ * and written by the rule of every batch (write_batch: formatted again if
+ * that was not the serial listing's state).  If no worker can be started,
+ * the serial sink keeps everything. */
+static bool start_now(struct rvt_out_jobs *j)
+{
+    if (j->insns_done < j->lazy_insns || !enough_left(j))
+        return false;
+    if (prepare(j) < 0 || start_workers(j) < 0) {
+        j->lazy_insns = UINT64_MAX;
+        return false;
+    }
+    j->fwd = false;
+    j->out_err = rvt_outj_error(j->o);
+    return true;
+}
+
+/* fwd: a block.  The engine holds no room for runs when it gives one
+ * (it hands over the runs before it first), so the workers may start
+ * after it. */
+static int fwd_block(struct rvt_out_jobs *j, const struct rvt_block *b)
+{
+    const int rc = j->serial.block(j->serial.ctx, b);
+    j->insns_done += b->ninsns;
+    j->fwd_last = *b;
+    j->fwd_have_last = true;
+    j->next_index = b->index + b->ninsns;
+    if (!rc)
+        (void)start_now(j);
+    return rc;
+}
+
+/* fwd: n runs in the room the serial sink lent last; the room for the
+ * next ones is the serial sink's, or a batch's once the workers start. */
+static int fwd_runs(struct rvt_out_jobs *j, size_t n, const struct rvt_block_counts *c, uint64_t index,
+                    struct rvt_block_run **room, size_t *cap)
+{
+    if (n) {
+        const struct rvt_block_run *last = &j->fwd_room[n - 1];
+        j->next_index = index + c->insns;
+        j->fwd_last = (struct rvt_block){
+            .start = last->start, .ninsns = last->ninsns, .index = j->next_index - last->ninsns, .end = RVT_END_SEQ};
+        j->fwd_have_last = true;
+    }
+    j->insns_done += c->insns;
+    const bool go = room && start_now(j);
+    const int rc = j->serial.runs(j->serial.ctx, n, c, index, go ? NULL : room, cap);
+    if (!go) {
+        if (room)
+            j->fwd_room = *room;
+        return rc;
+    }
+    if (rc)
+        return rc;
+    static const struct rvt_block_counts none;
+    return runs_taken(j, &none, room, cap);
 }
 
 /* insn: block b into the batch (which has room for two entries): whole
@@ -651,6 +725,8 @@ static inline int taken(struct rvt_out_jobs *j, const struct rvt_block *b)
 static int on_block_pcs(void *ctx, const struct rvt_block *b)
 {
     struct rvt_out_jobs *j = ctx;
+    if (j->fwd)
+        return fwd_block(j, b);
     if (j->left < 2 || !rvt_outj_known_listable(j->listed, b))
         return on_block_slow(j, b);
     *j->run_next++ = (struct rvt_block_run){b->start, b->ninsns};
@@ -697,7 +773,8 @@ static int on_runs_pcs(void *ctx, size_t n, const struct rvt_block_counts *c, ui
                        struct rvt_block_run **room, size_t *cap)
 {
     struct rvt_out_jobs *j = ctx;
-    (void)index;
+    if (j->fwd)
+        return fwd_runs(j, n, c, index, room, cap);
     if (n) /* (no batch may be open: run_next is then NULL) */
         j->run_next += n;
     return runs_taken(j, c, room, cap);
@@ -713,6 +790,8 @@ static int on_runs_insn(void *ctx, size_t n, const struct rvt_block_counts *c, u
                         struct rvt_block_run **room, size_t *cap)
 {
     struct rvt_out_jobs *j = ctx;
+    if (j->fwd)
+        return fwd_runs(j, n, c, index, room, cap);
     if (n) { /* (no batch may be open: run_next is then NULL) */
         *j->run_next = (struct rvt_block_run){index, RVT_OUTJ_SET_INDEX};
         j->run_next += 1 + n;
@@ -725,6 +804,8 @@ static int on_runs_insn(void *ctx, size_t n, const struct rvt_block_counts *c, u
 static int on_block_insn(void *ctx, const struct rvt_block *b)
 {
     struct rvt_out_jobs *j = ctx;
+    if (j->fwd)
+        return fwd_block(j, b);
     if (j->left < 2 || !rvt_outj_known_listable(j->listed, b) || insn_needs_whole(b) || b->index != j->next_index)
         return on_block_slow(j, b);
     *j->run_next++ = (struct rvt_block_run){b->start, b->ninsns};
@@ -736,6 +817,8 @@ static int on_block_insn(void *ctx, const struct rvt_block *b)
 static int on_block_fmt(void *ctx, const struct rvt_block *b)
 {
     struct rvt_out_jobs *j = ctx;
+    if (j->fwd)
+        return fwd_block(j, b);
     if (j->left < 2 || (j->listed && !rvt_outj_known_listable(j->listed, b)))
         return on_block_slow(j, b);
     *j->blk_next++ = *b;
@@ -783,6 +866,8 @@ static int append_note(struct rvt_out_jobs *j, const struct rvt_note *n)
 static int on_note(void *ctx, const struct rvt_note *n)
 {
     struct rvt_out_jobs *j = ctx;
+    if (j->fwd)
+        return j->serial.note(j->serial.ctx, n);
     int rc = rvt_outj_account_note(j->o, n);
     /* A PC list has no note text: only the statistics above. */
     if (j->pcs)
@@ -803,7 +888,7 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
     j->o = o;
     j->batch_entries = BATCH_ENTRIES;
     j->batch_insns = BATCH_INSNS;
-    j->lazy_batches = LAZY_BATCHES;
+    uint64_t lazy_batches = LAZY_BATCHES;
     const char *env = getenv("RVT_JOBS_BATCH");
     if (env) {
         long n = strtol(env, NULL, 10);
@@ -812,14 +897,16 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
             j->batch_insns = 8 * (uint64_t)n;
         }
     }
-    /* RVT_JOBS_LAZY=K: the workers start at batch K (0: at the first);
+    /* RVT_JOBS_LAZY=K: the workers start after K batches' worth of
+     * instructions (0: at the decode's first block or runs);
      * RVT_JOBS_MIN_LEFT=N: if N instructions are left (0: whatever is
      * left).  The tests and the fuzz target meet every switch with them. */
     if ((env = getenv("RVT_JOBS_LAZY")) != NULL && *env) {
         long n = strtol(env, NULL, 10);
         if (n >= 0)
-            j->lazy_batches = (uint64_t)n;
+            lazy_batches = (uint64_t)n;
     }
+    j->lazy_insns = lazy_batches * j->batch_insns;
     j->min_left = MIN_LEFT_INSNS;
     if ((env = getenv("RVT_JOBS_MIN_LEFT")) != NULL && *env) {
         long n = strtol(env, NULL, 10);
@@ -838,44 +925,14 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         return j;
     j->pcs = rvt_outj_kind(o) == RVT_OUT_PCS;
     j->insn = rvt_outj_kind(o) == RVT_OUT_INSN; /* (listed: as for pcs) */
+    j->fwd = true; /* (until the workers start: start_now) */
+    j->serial = rvt_out_sink(o);
     j->nworkers = threads - 1; /* (the calling thread formats too) */
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->work, NULL);
     pthread_cond_init(&j->done, NULL);
-    j->nslots = 2 * threads + 2;
-    j->ring = calloc(j->nslots, sizeof *j->ring);
-    j->fmt = calloc(j->nworkers + 1, sizeof *j->fmt);
-    j->spares = calloc((size_t)(j->nworkers + 1) * (j->nslots + 1), sizeof *j->spares);
-    j->nspare = calloc(j->nworkers + 1, sizeof *j->nspare);
-    if (!j->spares || !j->nspare)
-        goto fail;
-    j->th = calloc(j->nworkers, sizeof *j->th);
-    if (!j->ring || !j->fmt || !j->th)
-        goto fail;
-    for (unsigned i = 0; i < j->nslots; i++) {
-        struct slot *s = &j->ring[i];
-        /* (a listing's batch may hold one entry more than batch_entries:
-         * the index its last runs start at) */
-        if (j->pcs ? !(s->runs = malloc(j->batch_entries * sizeof *s->runs))
-                   : !(s->blk = malloc(j->batch_entries * sizeof *s->blk)) ||
-                         !(s->notes = malloc(j->batch_entries * sizeof *s->notes)) ||
-                         (j->insn && !(s->runs = malloc((j->batch_entries + 1) * sizeof *s->runs))))
-            goto fail;
-        if (rvt_outj_state_init(o, &s->fin) < 0)
-            goto fail;
-    }
-    if (rvt_outj_check_init(o) < 0)
-        goto fail;
-    j->listed = rvt_outj_listed_table(o);
-    j->out_err = rvt_outj_error(o);
-    for (unsigned i = 0; i <= j->nworkers; i++)
-        if (!(j->fmt[i] = rvt_outj_fmt_new(o)))
-            goto fail;
-    /* (the workers start later: submit) */
+    j->nslots = 2 * threads + 2; /* (the batches and formatters: prepare) */
     return j;
-fail:
-    rvt_out_jobs_free(j);
-    return NULL;
 }
 
 void rvt_out_jobs_expect(struct rvt_out_jobs *j, uint64_t trace_bytes, uint64_t max_insns)
@@ -965,7 +1022,6 @@ void rvt_out_jobs_free(struct rvt_out_jobs *j)
         for (unsigned i = 0; j->nspare && i <= j->nworkers; i++)
             for (unsigned k = 0; k < j->nspare[i]; k++)
                 free(j->spares[(size_t)i * (j->nslots + 1) + k].buf);
-        free(j->solo.buf);
         free(j->spares);
         free(j->nspare);
         free(j->ring);

@@ -38,10 +38,11 @@ same() {
     for k in $kinds; do
         "$RV" decode "$@" --output "$k" > "$T/s.out" 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
         for j in $JOBS; do
-            # --jobs 2: the workers from the first batch; 4: from the 16th
-            # of 5 blocks each (the default, LAZY_BATCHES), whatever is
-            # left; 0: the defaults (these traces are too short for the
-            # workers to start: the decoding thread formats every batch)
+            # --jobs 2: the workers from the first block; 4: after 16
+            # batches' worth of instructions (the default, LAZY_BATCHES),
+            # batches of 5 blocks, whatever is left; 0: the defaults (these
+            # traces are too short for the workers to start: the output's
+            # own sink takes everything)
             b=; sb=; lz=; ml=; [ $j = 2 ] && lz=0 && ml=0; [ $j = 4 ] && b=5 && sb=1 && ml=0
             RVT_JOBS_BATCH=$b RVT_JOBS_SEGMENT_BYTES=$sb RVT_JOBS_LAZY=$lz RVT_JOBS_MIN_LEFT=$ml "$RV" decode "$@" --output "$k" --jobs $j > "$T/p.out" 2> "$T/p.err"; echo "exit $?" >> "$T/p.err"
             if cmp -s "$T/s.out" "$T/p.out" && cmp -s "$T/s.err" "$T/p.err"; then ok; else
@@ -272,7 +273,7 @@ fi
 
 # The workers of a PC list or listing start only if enough of the decode
 # is left, extrapolated from the trace bytes so far (rvt_out_jobs_expect;
-# the decoding thread formats the rest): not for the capture (1.5 M
+# until then the output's own sink takes everything): not for the capture (1.5 M
 # instructions), nor for 2 M instructions of 8 copies of it, and for all
 # 8 copies (12 M); the text is the serial decode's either way.
 for i in 1 2 3 4 5 6 7 8; do cat "$T/h.bin"; done > "$T/h8.bin"
@@ -303,7 +304,8 @@ done
 
 # A full disk: the same message and exit status as the serial decode,
 # whether the error comes before the workers start (the default: the
-# decoding thread formats the first batches) or after (RVT_JOBS_LAZY=0).
+# output's own sink takes the first 0.5 M instructions) or after
+# (RVT_JOBS_LAZY=0).
 if [ -w /dev/full ]; then
     for k in pcs insn blocks jsonl; do
         # shellcheck disable=SC2086
