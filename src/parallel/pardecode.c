@@ -109,7 +109,7 @@ struct rvt_out_jobs {
     unsigned nworkers;
     pthread_t *th;
     unsigned started;
-    /* Until the workers start (fwd_until_start), every block, run and
+    /* Until the workers start (start_now), every block, run and
      * note goes straight to the output's own sink, as in the serial
      * decode; the instructions so far, the room that sink lent for runs
      * (the engine's last runs are there), and the last block, as the
@@ -963,7 +963,7 @@ struct rvt_flow_sink rvt_out_jobs_sink(struct rvt_out_jobs *j)
     return (struct rvt_flow_sink){
         .block = j->pcs ? on_block_pcs : j->insn ? on_block_insn : on_block_fmt,
         .note = on_note,
-        .runs = j->pcs ? on_runs_pcs : j->insn ? on_runs_insn : NULL,
+        .runs = !j->serial.runs ? NULL : j->pcs ? on_runs_pcs : j->insn ? on_runs_insn : NULL, /* (as the output's own) */
         .runs_image = rvt_outj_image(j->o),
         .runs_plain = j->insn,
         .ctx = j};
