@@ -273,9 +273,9 @@ fi
 
 # The workers of a PC list or listing start only if enough of the decode
 # is left, extrapolated from the trace bytes so far (rvt_out_jobs_expect;
-# until then the output's own sink takes everything): not for the capture (1.5 M
-# instructions), nor for 2 M instructions of 8 copies of it, and for all
-# 8 copies (12 M); the text is the serial decode's either way.
+# until then the output's own sink takes everything): not for the capture
+# (1.5 M instructions), nor for 2 M instructions of 8 copies of it, and
+# for all 8 copies (12 M); the text is the serial decode's either way.
 for i in 1 2 3 4 5 6 7 8; do cat "$T/h.bin"; done > "$T/h8.bin"
 while read -r want k trace lim; do
     # shellcheck disable=SC2086
@@ -303,9 +303,9 @@ for k in profile jsonl; do
 done
 
 # A full disk: the same message and exit status as the serial decode,
-# whether the error comes before the workers start (the default: the
-# output's own sink takes the first 0.5 M instructions) or after
-# (RVT_JOBS_LAZY=0).
+# whether the output's own sink takes everything (the default: the
+# capture is too short for the workers to start) or the workers start at
+# the first block (RVT_JOBS_LAZY=0, RVT_JOBS_MIN_LEFT=0).
 if [ -w /dev/full ]; then
     for k in pcs insn blocks jsonl; do
         # shellcheck disable=SC2086
