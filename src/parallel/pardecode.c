@@ -122,7 +122,7 @@ struct rvt_out_jobs {
     uint64_t lazy_insns; /* the workers start after this many instructions (LAZY_BATCHES batches) */
     /* rvt_out_jobs_expect, rvt_out_jobs_progress: the trace's length and
      * instruction limit (0: not known), where the decode is in it, and
-     * the instructions of the batches handed over so far */
+     * the instructions so far (forwarded, or in batches handed over) */
     uint64_t expect_bytes, expect_insns, at_offset, insns_done;
     double min_left; /* MIN_LEFT_INSNS, or RVT_JOBS_MIN_LEFT */
     unsigned launched; /* worker threads started, in all */
@@ -427,16 +427,20 @@ static size_t blocks_so_far(const struct rvt_out_jobs *j)
     return j->pcs || j->insn ? (size_t)(j->run_next - j->cur->runs) : (size_t)(j->blk_next - j->cur->blk);
 }
 
+/* The block a run is, as formatting needs it (its state), the index after
+ * it being end_index. */
+static struct rvt_block run_as_block(const struct rvt_block_run *e, uint64_t end_index)
+{
+    return (struct rvt_block){.start = e->start, .ninsns = e->ninsns, .index = end_index - e->ninsns, .end = RVT_END_SEQ};
+}
+
 /* A listing's last block in batch p (which has one), as formatting it
  * needs it: its last entry is a run or a whole block (an RVT_OUTJ_SET_INDEX
  * entry always has a run after it). */
 static struct rvt_block insn_last_block(const struct slot *p)
 {
     const struct rvt_block_run *e = &p->runs[p->nb - 1];
-    if (e->ninsns == RVT_OUTJ_WHOLE)
-        return p->blk[e->start];
-    return (struct rvt_block){
-        .start = e->start, .ninsns = e->ninsns, .index = p->end_index - e->ninsns, .end = RVT_END_SEQ};
+    return e->ninsns == RVT_OUTJ_WHOLE ? p->blk[e->start] : run_as_block(e, p->end_index);
 }
 
 /* Start the worker threads (none started yet; lock not held): -1 if
@@ -634,10 +638,8 @@ static int fwd_runs(struct rvt_out_jobs *j, size_t n, const struct rvt_block_cou
                     struct rvt_block_run **room, size_t *cap)
 {
     if (n) {
-        const struct rvt_block_run *last = &j->fwd_room[n - 1];
         j->next_index = index + c->insns;
-        j->fwd_last = (struct rvt_block){
-            .start = last->start, .ninsns = last->ninsns, .index = j->next_index - last->ninsns, .end = RVT_END_SEQ};
+        j->fwd_last = run_as_block(&j->fwd_room[n - 1], j->next_index);
         j->fwd_have_last = true;
     }
     j->insns_done += c->insns;
