@@ -10,6 +10,7 @@
 
 #ifdef RVT_HAVE_LIBDW
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <libelf.h>
 #endif
 
@@ -209,6 +210,39 @@ static int read_cu(struct rvt_srclines *s, Dwarf_Die *cu)
     return 0;
 }
 
+/* The DWARF string sections (.debug_str, .debug_line_str, their .dwo and
+ * compressed forms) hold null-terminated strings (DWARF 5, 7.5.5: "a
+ * null-terminated string"), and libdw reads them with strlen: one whose
+ * last byte is not NUL would be read past its end (found by fuzz_srclines:
+ * a .debug_line_str of 9 bytes).  Returns the first such section (NULL:
+ * none) and its file offset; compressed sections are decompressed here
+ * first, as libdw would. */
+static const char *unterminated_strings(Elf *elf, size_t *offset)
+{
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return NULL; /* (libdw finds no sections either) */
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+            continue;
+        const char *sname = elf_strptr(elf, shstrndx, sh.sh_name);
+        if (!sname || (strncmp(sname, ".debug_", 7) != 0 && strncmp(sname, ".zdebug_", 8) != 0) ||
+            !strstr(sname, "str"))
+            continue;
+        if (sh.sh_flags & SHF_COMPRESSED)
+            (void)elf_compress(scn, 0, 0);
+        else if (sname[1] == 'z')
+            (void)elf_compress_gnu(scn, 0, 0);
+        Elf_Data *data = elf_getdata(scn, NULL);
+        if (data && data->d_size && (!data->d_buf || ((const char *)data->d_buf)[data->d_size - 1] != '\0')) {
+            *offset = (size_t)sh.sh_offset;
+            return sname;
+        }
+    }
+    return NULL;
+}
+
 int rvt_srclines_load_mem(struct rvt_srclines **out, const void *buf, size_t len, const char *name,
                           struct rvt_diag *d)
 {
@@ -226,6 +260,13 @@ int rvt_srclines_load_mem(struct rvt_srclines **out, const void *buf, size_t len
     Elf *elf = elf_memory(copy, len);
     if (!elf || elf_kind(elf) != ELF_K_ELF) {
         rc = rvt_fail(d, RVT_ERR_FORMAT, "%s: not an ELF file%s%s", name, elf ? "" : ": ", elf ? "" : elf_errmsg(-1));
+        goto out;
+    }
+    size_t at = 0;
+    const char *bad = unterminated_strings(elf, &at);
+    if (bad) {
+        rc = rvt_fail(d, RVT_ERR_FORMAT, "%s: DWARF section %s (file offset 0x%zx): its strings do not end with a NUL byte",
+                      name, bad, at);
         goto out;
     }
     dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
