@@ -127,6 +127,9 @@ if [ "$dwarf" = yes ]; then
     expect 2 "bzip2: no DWARF debug information" "$RV" decode --format etrace --elf "$T/bzip2" "$T/b.te" --output lcov -o "$T/x"
     expect 2 "nonexistent.debug: cannot open" "$RV" decode --format etrace --elf "$T/bzip2" --dwarf "$T/nonexistent.debug" "$T/b.te" --output profile -o "$T/x"
     expect 2 "bzip2: no DWARF debug information" "$RV" report -q --elf "$T/bzip2" --dwarf "$T/bzip2" --input "$T/b.ing" -o "$T/x"
+    # a string section without its final NUL (libdw would read past it)
+    expect 2 "DWARF section \.debug_str \(file offset 0x35c\): its strings do not end with a NUL byte" \
+        "$RV" decode --format etrace --elf "$T/bzip2" --dwarf "$D/analysis/unterminated-line-str.elf" "$T/b.te" --output profile -o "$T/x"
 else
     expect 2 "built without elfutils libdw" "$RV" report -q --elf "$T/bzip2" --dwarf "$T/bzip2" --input "$T/b.ing" -o "$T/x"
 fi
