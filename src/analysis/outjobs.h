@@ -64,9 +64,14 @@ int rvt_outj_error(const struct rvt_output *o);
  * return value for it. */
 int rvt_outj_account_note(struct rvt_output *o, const struct rvt_note *n);
 
-/* A formatter: the serial sink's text, in memory. */
+/* A formatter: the serial sink's text, in memory.  With `share`, it
+ * uses the output's own formatter's tables of the program (its block
+ * cache and the lines and runs made so far) instead of making its own:
+ * only for the thread that also runs the output's own formatter (the
+ * tables are not locked), which then finds warm what the output's sink
+ * made before the workers started. */
 struct rvt_out_fmt;
-struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o);
+struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o, bool share);
 void rvt_outj_fmt_free(struct rvt_out_fmt *f);
 /* The output's own formatter (writes to the output's file; its listing
  * state is the serial decode's at the last batch written). */

@@ -73,9 +73,15 @@ struct rvt_out_fmt {
     const struct rvt_symbol *cur_sym;
     const char *cur_file;
     uint32_t cur_line;
+    /* The program's tables: its blocks, lines and runs, what this
+     * formatter has made of the code so far.  A threaded decode's
+     * calling thread formats batches with the output's own tables
+     * (rvt_outj_fmt_new_sharing): `shared`, not freed here. */
     struct line_slot *lines;        /* RVT_OUT_INSN */
-    uint64_t lines_written[LINE_PAGES / 64]; /* lines' pages written (line_page_write) */
+    uint64_t *lines_written;        /* lines' pages written (line_page_write): own_written or the owner's */
+    uint64_t own_written[LINE_PAGES / 64];
     struct run_slot *runs;          /* RVT_OUT_PCS, RVT_OUT_INSN */
+    bool shared;
     uint64_t hi_pc;                 /* pcs: the upper half of the last PC written ... */
     uint64_t hi_text;               /* ... and its 8 hex digits */
     uint64_t win;                   /* pcs: the PC whose line starts with head, mid */
@@ -157,10 +163,11 @@ static void out_printf(struct rvt_out_fmt *o, const char *fmt, ...)
 }
 
 /* A formatter for cfg (cfg->f NULL: its text grows in memory). */
-static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int *err)
+static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int *err, const struct rvt_out_fmt *tables)
 {
     memset(o, 0, sizeof *o);
     o->cfg = *cfg;
+    o->lines_written = o->own_written;
     o->err = err ? err : &o->own_err;
     o->hi_pc = UINT64_MAX;
     o->win = UINT64_MAX; /* odd: no PC's */
@@ -172,10 +179,18 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
     o->cap = cfg->f ? ((size_t)1 << 20) + AN_OUTFILE_ALIGN : BATCH_TEXT_START;
     if (!(o->buf = malloc(o->cap)))
         return -RVT_ERR_NOMEM;
+    if ((cfg->kind == RVT_OUT_INSN || cfg->kind == RVT_OUT_BLOCKS) && !(o->data = rvt_datalist_new()))
+        return -RVT_ERR_NOMEM;
+    if (tables) {
+        o->shared = true;
+        o->bc = tables->bc;
+        o->lines = tables->lines;
+        o->lines_written = tables->lines_written;
+        o->runs = tables->runs;
+        return 0;
+    }
     if (cfg->image && (cfg->kind == RVT_OUT_PCS || cfg->kind == RVT_OUT_INSN) &&
         !(o->bc = rvt_bcache_new(cfg->image, 0)))
-        return -RVT_ERR_NOMEM;
-    if ((cfg->kind == RVT_OUT_INSN || cfg->kind == RVT_OUT_BLOCKS) && !(o->data = rvt_datalist_new()))
         return -RVT_ERR_NOMEM;
     /* The two tables are zeroed pages the kernel maps on first touch (a
      * large calloc is fresh memory): a formatter costs only the slots its
@@ -188,7 +203,7 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
         if (!o->lines)
             return -RVT_ERR_NOMEM;
         o->lines[0].pc = UINT64_MAX;
-        o->lines_written[0] = 1;
+        o->own_written[0] = 1;
     }
     if (cfg->image && (cfg->kind == RVT_OUT_PCS || cfg->kind == RVT_OUT_INSN)) {
         o->runs = calloc((size_t)1 << RUN_SLOTS_LOG2, sizeof *o->runs);
@@ -201,13 +216,15 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
 
 static void fmt_release(struct rvt_out_fmt *o)
 {
-    rvt_bcache_free(o->bc);
     rvt_datalist_free(o->data);
+    free(o->buf);
+    if (o->shared)
+        return;
+    rvt_bcache_free(o->bc);
     free(o->lines);
     for (size_t i = 0; o->runs && i < (size_t)1 << RUN_SLOTS_LOG2; i++)
         free(o->runs[i].text);
     free(o->runs);
-    free(o->buf);
 }
 
 struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
@@ -220,7 +237,7 @@ struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
     o->cfg = *cfg;
     if (!o->cfg.xlen)
         o->cfg.xlen = cfg->image ? rvt_img_xlen(cfg->image) : 64;
-    if (fmt_init(&o->fmt, &o->cfg, &o->err) < 0) {
+    if (fmt_init(&o->fmt, &o->cfg, &o->err, NULL) < 0) {
         rvt_out_free(o);
         return NULL;
     }
@@ -1163,14 +1180,14 @@ int rvt_outj_account_note(struct rvt_output *o, const struct rvt_note *n)
     return o->err ? o->err : 0;
 }
 
-struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o)
+struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o, bool share)
 {
     struct rvt_out_fmt *f = malloc(sizeof *f);
     if (!f)
         return NULL;
     struct rvt_out_config cfg = o->cfg;
     cfg.f = NULL; /* the text grows in memory */
-    if (fmt_init(f, &cfg, NULL) < 0) {
+    if (fmt_init(f, &cfg, NULL, share ? &o->fmt : NULL) < 0) {
         fmt_release(f);
         free(f);
         return NULL;

@@ -587,8 +587,10 @@ static int prepare(struct rvt_out_jobs *j)
         return -1;
     j->listed = rvt_outj_listed_table(o);
     j->out_err = rvt_outj_error(o);
+    /* (the calling thread's formatter, the last, shares the output's own
+     * formatter's tables: that thread runs both) */
     for (unsigned i = 0; i <= j->nworkers; i++)
-        if (!(j->fmt[i] = rvt_outj_fmt_new(o)))
+        if (!(j->fmt[i] = rvt_outj_fmt_new(o, i == j->nworkers)))
             return -1;
     return 0;
 }
