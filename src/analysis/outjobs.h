@@ -71,7 +71,7 @@ int rvt_outj_account_note(struct rvt_output *o, const struct rvt_note *n);
  * tables are not locked), which then finds warm what the output's sink
  * made before the workers started. */
 struct rvt_out_fmt;
-struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o, bool share);
+struct rvt_out_fmt *rvt_outj_fmt_new(struct rvt_output *o, bool share);
 void rvt_outj_fmt_free(struct rvt_out_fmt *f);
 /* The output's own formatter (writes to the output's file; its listing
  * state is the serial decode's at the last batch written). */

@@ -76,7 +76,7 @@ struct rvt_out_fmt {
     /* The program's tables: its blocks, lines and runs, what this
      * formatter has made of the code so far.  A threaded decode's
      * calling thread formats batches with the output's own tables
-     * (rvt_outj_fmt_new_sharing): `shared`, not freed here. */
+     * (rvt_outj_fmt_new with `share`): `shared`, not freed here. */
     struct line_slot *lines;        /* RVT_OUT_INSN */
     uint64_t *lines_written;        /* lines' pages written (line_page_write): own_written or the owner's */
     uint64_t own_written[LINE_PAGES / 64];
@@ -1180,7 +1180,7 @@ int rvt_outj_account_note(struct rvt_output *o, const struct rvt_note *n)
     return o->err ? o->err : 0;
 }
 
-struct rvt_out_fmt *rvt_outj_fmt_new(const struct rvt_output *o, bool share)
+struct rvt_out_fmt *rvt_outj_fmt_new(struct rvt_output *o, bool share)
 {
     struct rvt_out_fmt *f = malloc(sizeof *f);
     if (!f)
