@@ -45,6 +45,17 @@ struct rvt_codec_stats {
     uint64_t packets;   /* messages/packets produced */
     uint64_t bytes;     /* bytes produced (before any sink loss) */
     uint64_t lost;      /* bytes the sink refused */
+    /* Returns the encoder left implicit although they did not go back to
+     * the instruction after their call (longjmp, C++ exceptions, a changed
+     * return address).  Only a mode the spec allows to be wrong for such
+     * programs sends them so: N-Trace's counting implicit return
+     * (trTeInstImplicitReturnMode 1, "will work as long as programs are
+     * 'well behaved'").  Every decoder follows each one to the predicted
+     * address instead.  The first one: the return's address, where it
+     * went, where the call stack sent the decoder, and the instructions
+     * encoded before the one it went to. */
+    uint64_t misled_returns;
+    uint64_t misled_at, misled_to, misled_predicted, misled_insns;
 };
 
 struct rvt_codec {
@@ -193,6 +204,12 @@ int rvt_codec_wrap_sync(const struct rvt_codec *c, void *cfg, uint64_t window, c
 /* The options that turn on family c's periodic synchronisation, as words
  * for a message about a trace without any sync point; NULL if unknown. */
 const char *rvt_codec_sync_hint(const struct rvt_codec *c);
+
+/* What an encode's statistics warn of, as one sentence for a "warning: "
+ * prefix ("" when nothing):
+ * returns sent as implicit that every decoder will follow to the wrong
+ * place (misled_returns).  Returns its length (as snprintf). */
+int rvt_codec_stats_warning(const struct rvt_codec_stats *st, char *buf, size_t len);
 
 /* ---- pipelines: the whole encode or decode of a stream ------------------ */
 

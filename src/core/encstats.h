@@ -21,6 +21,13 @@ static inline void rvt_hart_stats_add(const struct rvt_codec *c, void *enc, uint
     st->packets += hs.packets;
     st->bytes += hs.bytes;
     st->lost += hs.lost;
+    if (hs.misled_returns && !st->misled_returns) { /* (the first hart's first; each hart's insns are its own) */
+        st->misled_at = hs.misled_at;
+        st->misled_to = hs.misled_to;
+        st->misled_predicted = hs.misled_predicted;
+        st->misled_insns = hs.misled_insns;
+    }
+    st->misled_returns += hs.misled_returns;
 }
 
 #endif

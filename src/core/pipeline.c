@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,26 @@ out:
     c->enc_free(enc);
     rvt_bcache_free(bc);
     return rc;
+}
+
+int rvt_codec_stats_warning(const struct rvt_codec_stats *st, char *buf, size_t len)
+{
+    if (!st->misled_returns)
+        return len ? (*buf = 0) : 0;
+    /* The spec's counting mode: "will work as long as programs are 'well
+     * behaved' ... any program that modifies return addresses cannot be
+     * traced using this mode" (N-Trace, Implicit Return). */
+    return snprintf(buf, len,
+                    "%" PRIu64 " return%s did not go back to %s caller%s (the first: the return at 0x%" PRIx64
+                    ", instruction %" PRIu64 ", went to 0x%" PRIx64 "; the call stack predicts 0x%" PRIx64
+                    ").  The counting implicit return (callstack-mode count) sends no message for %s, so every "
+                    "decoder follows %s to the predicted address: the spec's counting mode works only for programs "
+                    "whose returns go back to their callers (no longjmp, exceptions or changed return addresses); "
+                    "callstack-mode addr traces every program",
+                    st->misled_returns, st->misled_returns == 1 ? "" : "s", st->misled_returns == 1 ? "its" : "their",
+                    st->misled_returns == 1 ? "" : "s", st->misled_at, st->misled_insns, st->misled_to,
+                    st->misled_predicted, st->misled_returns == 1 ? "it" : "them",
+                    st->misled_returns == 1 ? "it" : "them");
 }
 
 uint64_t rvt_decode_default_limit(size_t trace_bytes)

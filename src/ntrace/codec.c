@@ -14,7 +14,8 @@ static const struct rvt_codec_opt g_options[] = {
      "(0 = off, max 1024; the spec recommends <= 32) [0]"},
     {"callstack-mode", "addr|count",
      "addr = stack of full return addresses (a return is implicit only if it matches); count = counter only "
-     "(every return with a non-zero count is implicit; wrong for code that does not return to its caller) [addr]"},
+     "(every return with a non-zero count is implicit; wrong for code that does not return to its caller, which "
+     "encode warns of) [addr]"},
     {"repeat", "0|1|2|3",
      "repeat compression: 0 none, 1 RepeatBranch for identical branch messages, 2 repeated history "
      "(ResourceFull RCODE 2, htm), 3 both [0]"},

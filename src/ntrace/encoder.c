@@ -37,6 +37,7 @@ enum ev_kind {
     EV_JUMP,     /* uninferable jump / trap return: IndirectBranch(Hist) to the next address */
     EV_TRAP,     /* exception or interrupt: the same with B-TYPE 1/2/3 */
     EV_RETCHECK, /* return (or swap) with a predicted address: a message only if it differs */
+    EV_COUNTRET, /* return implicit by the counter alone: no message; checked only to warn (misled) */
     EV_DBRANCH   /* BTM taken branch: DirectBranch */
 };
 
@@ -60,6 +61,7 @@ struct nt_encoder {
     uint8_t ev;
     uint8_t ev_btype;
     uint64_t ev_pred;
+    uint64_t ev_at, ev_insns; /* EV_COUNTRET: the return's address, and the instructions up to it */
 
     uint64_t icnt;      /* halfwords since the last message carrying I-CNT */
     uint64_t icnt_full; /* the counter's overflow bit */
@@ -428,6 +430,9 @@ static int boundary(struct nt_encoder *e, const struct rvt_ing_rec *r)
     e->ev = EV_NONE;
     if (ev == EV_RETCHECK)
         ev = e->ev_pred == next ? EV_NONE : EV_JUMP;
+    const bool count_ret = ev == EV_COUNTRET;
+    if (count_ret)
+        ev = EV_NONE;
     bool priv_change = r->priv != e->priv;
     bool ctx_change = r->context != e->context && r->ctype != RVT_CTYPE_UNREPORTED;
     bool report_change = e->cfg.context && (priv_change || ctx_change);
@@ -443,6 +448,18 @@ static int boundary(struct nt_encoder *e, const struct rvt_ing_rec *r)
         reason = NT_SYNC_PERIODIC;
     else if (report_change && ev == EV_NONE)
         reason = NT_SYNC_TRACE_EVENT; /* pins a change on linear code to an exact place */
+    /* A return the counter made implicit that went elsewhere: the trace is
+     * as the spec's counting mode makes it, and every decoder follows the
+     * return to the call's successor.  Unless a sync message comes here:
+     * its I-CNT ends at the return and its address says where it went. */
+    if (count_ret && reason >= 16 && e->ev_pred != next) {
+        if (!e->st.misled_returns++) {
+            e->st.misled_at = e->ev_at;
+            e->st.misled_to = next;
+            e->st.misled_predicted = e->ev_pred;
+            e->st.misled_insns = e->ev_insns;
+        }
+    }
     e->now = e->ev_time;
     int rc;
     if (reason < 16) {
@@ -721,8 +738,17 @@ static int put_record(struct nt_encoder *e, const struct rvt_ing_rec *r)
                 e->ev = EV_JUMP;
             break;
         }
-        if (popped && e->cfg.cs_mode == NT_CS_COUNT)
-            break; /* counter only: any return with a non-zero count is implicit */
+        if (popped && e->cfg.cs_mode == NT_CS_COUNT) {
+            /* counter only: any return with a non-zero count is implicit
+             * ("Returns will be treated as inferable and will not generate
+             * a trace message if the count is non-zero"); boundary() checks
+             * it against the stack only to say when that misleads */
+            e->ev = EV_COUNTRET;
+            e->ev_pred = pred;
+            e->ev_at = rvt_ing_last_addr(r) & e->addr_mask;
+            e->ev_insns = e->st.insns;
+            break;
+        }
         if (popped) {
             e->ev = EV_RETCHECK;
             e->ev_pred = pred;

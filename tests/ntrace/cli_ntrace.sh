@@ -117,5 +117,23 @@ grep -q "offset 0x2be: trace ends without ProgTraceCorrelation" "$T/out" "$T/err
 "$RV" decode --format ntrace --elf "$D/flow/flowtest32.elf" "$V/test-NEX.bin" --output count >"$T/out" 2>"$T/err"
 grep -q "offset 0x0: ProgTraceSync SYNC=1 goes to 0x20010522, where the program has no code" "$T/out" "$T/err" && ok || bad "wrong ELF: $(cat "$T/err")"
 
+# The counting implicit return (trTeInstImplicitReturnMode 1) sends no
+# message for a return that does not go back to its caller: encode warns
+# and names the first (verify's first difference is that return); a
+# well-behaved program, or the stack of addresses, draws no warning.
+expect_ok "$RV" gen --seed 3 --insns 50000 --longjmp --elf "$T/lj.elf" -o "$T/lj.ing"
+expect_ok "$RV" encode --format ntrace --callstack 8 --callstack-mode count --elf "$T/lj.elf" --input "$T/lj.ing" -o "$T/lj.nex"
+grep -q "^rvtrace encode: warning: [0-9]* returns\? did not go back to" "$T/err" && ok || bad "count mode on longjmp: no warning: $(cat "$T/err")"
+at=$(sed -n 's/.*the return at 0x[0-9a-f]*, instruction \([0-9]*\), went to \(0x[0-9a-f]*\);.*/\1 \2/p' "$T/err")
+expect_fail "$RV" verify --format ntrace --callstack 8 --callstack-mode count --elf "$T/lj.elf" --input "$T/lj.ing"
+grep -q "^warning  *[0-9]* returns\? did not go back" "$T/out" && ok || bad "verify in count mode: no warning line"
+[ -n "$at" ] && grep -q "^result  *FAIL: instructions differ: after ${at% *} matching instructions .*expected ${at#* } " "$T/out" && ok ||
+    bad "verify in count mode: the first difference is not the warned return ($at): $(grep '^result' "$T/out")"
+expect_ok "$RV" encode --format ntrace --callstack 8 --elf "$T/lj.elf" --input "$T/lj.ing" -o "$T/lj2.nex"
+[ ! -s "$T/err" ] && ok || bad "address stack on longjmp: $(cat "$T/err")"
+expect_ok "$RV" verify --format ntrace --callstack 8 --callstack-mode count --elf "$E" --input "$P"
+grep -q "^warning" "$T/out" && bad "count mode on t1 warns: $(grep '^warning' "$T/out")" || ok
+grep -q "^result  *OK" "$T/out" && ok || bad "count mode on t1: $(grep '^result' "$T/out")"
+
 echo "cli_ntrace: $pass passed, $fail failed"
 [ "$fail" = 0 ]

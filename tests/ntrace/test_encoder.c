@@ -366,6 +366,34 @@ static void test_callstack(void)
      * decoder — the documented limit of that mode). */
     encode(r, "callstack=8,callstack-mode=count", 64, recs, 5);
     CHECK_EQ(r->n, 2);
+    /* ... which the statistics say: the second return, at 0x2004 (the
+     * 2-byte instruction after the 4-byte one at 0x2000, the sixth
+     * instruction), went to 0x1100 where the stack predicts 0x1008; the
+     * first went back to its caller. */
+    CHECK_EQ(r->st.misled_returns, 1);
+    CHECK_EQ(r->st.misled_at, 0x2004);
+    CHECK_EQ(r->st.misled_to, 0x1100);
+    CHECK_EQ(r->st.misled_predicted, 0x1008);
+    CHECK_EQ(r->st.misled_insns, 6);
+    char warning[1024];
+    CHECK(rvt_codec_stats_warning(&r->st, warning, sizeof warning) > 0);
+    CHECK_MSG(strstr(warning, "1 return did not go back to its caller (the first: the return at 0x2004, "
+                              "instruction 6, went to 0x1100; the call stack predicts 0x1008)") != NULL,
+              "%s", warning);
+    rvt_membuf_free(&r->buf);
+    /* With a sync message right after that return (due after 8
+     * halfwords: the boundary after the 10th), its I-CNT ends at the return
+     * and its address says where the return went: nothing misleads. */
+    encode(r, "callstack=8,callstack-mode=count,sync-period=8", 64, recs, 5);
+    CHECK_EQ(r->n, 3);
+    CHECK_EQ(r->m[1].tcode, NT_TC_PROG_TRACE_SYNC);
+    CHECK_EQ(r->m[1].v[NT_F_ICNT], 10);
+    CHECK_EQ(r->st.misled_returns, 0);
+    rvt_membuf_free(&r->buf);
+    /* The stack of addresses reports the second return: nothing misleads. */
+    encode(r, "callstack=8", 64, recs, 5);
+    CHECK_EQ(r->st.misled_returns, 0);
+    CHECK(rvt_codec_stats_warning(&r->st, warning, sizeof warning) == 0 && warning[0] == 0);
     rvt_membuf_free(&r->buf);
     /* Depth 1: an overflowed (dropped) entry makes the outer return explicit. */
     const struct rvt_ing_rec deep[] = {

@@ -324,6 +324,9 @@ int cmd_encode(int argc, char **argv)
         }
     }
     double t1 = cli_now();
+    char warning[1024];
+    if (rvt_codec_stats_warning(&st, warning, sizeof warning) > 0)
+        fprintf(stderr, "rvtrace encode: warning: %s\n", warning);
     if (atb && rvt_atb_writer_flush(atb) < 0) {
         rc = cli_fail("encode", "--atb: %s", rvt_atb_writer_error(atb));
         goto out;

@@ -128,6 +128,9 @@ int cmd_verify(int argc, char **argv)
                           rvt_seqcmp_count(cmp, k));
     }
     printf("compared      %s\n", compared);
+    char warning[1024];
+    if (rvt_codec_stats_warning(&st, warning, sizeof warning) > 0)
+        printf("warning       %s\n", warning);
     if (crc < 0 || (drc < 0 && !rvt_seqcmp_error(cmp)[0])) {
         printf("result        FAIL: %s\n", crc < 0 ? rvt_seqcmp_error(cmp) : d.msg);
         rc = 1;
