@@ -157,7 +157,10 @@ enum rvt_traced {
     RVT_TRACED_OPERAND = 1u << 15,   /* RVT_DATA_OPERAND for every atomic, failed store-conditional and CSR
                                         access with values (but a read-only CSR's: it cannot be written, so
                                         its operand is 0) */
-    RVT_TRACED_SC_FAIL = 1u << 16    /* RVT_DATA_SC_FAIL (its address) for every failed store-conditional */
+    RVT_TRACED_SC_FAIL = 1u << 16,   /* RVT_DATA_SC_FAIL (its address) for every failed store-conditional */
+    RVT_TRACED_NO_INSNS = 1u << 17   /* no instruction flow: the decode gives no blocks, only the data notes
+                                        of the other flags, in order and tied to no instruction (E-Trace
+                                        --data-trace only) */
 };
 enum rvt_gap_reason {
     RVT_GAP_TRACE_OFF = 1, /* tracing disabled / filtered out */

@@ -237,7 +237,7 @@ static int put_record(struct rvt_seqcmp *c, const struct rvt_ing_rec *r)
     if (!r->iretire && !trap)
         return 0; /* nothing happened */
     uint64_t k = 0;
-    if (r->iretire) {
+    if (r->iretire && !(t & RVT_TRACED_NO_INSNS)) {
         struct item it = {.a = r->iaddr & c->mask, .b = (r->iaddr + 2ull * r->iretire) & c->mask,
                           .priv = priv_as_traced(c, r->priv)};
         if ((rc = fifo_push(&c->q[RVT_CMP_INSN], &it)) < 0)
@@ -356,6 +356,12 @@ static int cmp_block(void *ctx, const struct rvt_block *b)
     struct rvt_seqcmp *c = ctx;
     if (c->diag.code)
         return 1;
+    if (c->traced & RVT_TRACED_NO_INSNS) {
+        differ(c, RVT_CMP_INSN,
+               "decoded %" PRIu64 " at 0x%" PRIx64 " from a trace that holds none (trace offset 0x%" PRIx64 ")",
+               b->ninsns, b->start, b->trace_offset);
+        return 1;
+    }
     uint64_t ds = b->start, de = (b->last + b->last_len) & c->mask;
     uint64_t done = 0; /* halfwords of this block already matched */
     while (ds != de) {
@@ -502,13 +508,16 @@ int rvt_seqcmp_finish(struct rvt_seqcmp *c)
 {
     if (c->diag.code)
         return -c->diag.code;
-    if (need(c, RVT_CMP_INSN))
+    if (!(c->traced & RVT_TRACED_NO_INSNS) && need(c, RVT_CMP_INSN))
         return differ(c, RVT_CMP_INSN, "the decode ended after %" PRIu64 " instructions; the input continues at 0x%" PRIx64,
                       c->insns, fifo_front(&c->q[RVT_CMP_INSN])->a);
     if (c->diag.code)
         return -c->diag.code;
-    /* Every record was pulled: what is left was not decoded. */
+    /* Every record was pulled (without instructions: up to the next one of
+     * each kind): what is left was not decoded. */
     for (unsigned k = 1; k < RVT_CMP__COUNT; k++) {
+        if ((c->traced & RVT_TRACED_NO_INSNS) && (c->traced & rvt_cmp_kind_traced(k)))
+            (void)need(c, k);
         if (k == RVT_CMP_PRIV || !c->q[k].n || (k == RVT_CMP_TIME && !(c->traced & RVT_TRACED_TIME)))
             continue;
         const struct item *e = fifo_front(&c->q[k]);

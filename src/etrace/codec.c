@@ -270,10 +270,16 @@ static const char *const g_probe_options[] = {"framing=refraw", "framing=encap",
 static unsigned traced(const void *cfg)
 {
     const struct et_dparams *d = &((const struct et_config *)cfg)->p.d;
-    unsigned t = RVT_TRACED_PRIV;
-    if (d->mode != ET_DATA_ON || et_dclasses(d) != ET_DCL_ALL || d->n_ranges || d->n_dranges)
+    /* The data trace alone (trTeInstTracing 0): the accesses in order, tied
+     * to no instruction. */
+    unsigned t = d->mode == ET_DATA_ONLY ? RVT_TRACED_NO_INSNS : RVT_TRACED_PRIV;
+    /* (a data filter the input's records cannot be put through: no access
+     * can be compared one for one) */
+    if (d->mode == ET_DATA_OFF || et_dclasses(d) != ET_DCL_ALL || d->n_ranges || d->n_dranges)
         return t;
-    t |= RVT_TRACED_DATA_INDEX | RVT_TRACED_CSR_ADDR;
+    if (d->mode == ET_DATA_ON)
+        t |= RVT_TRACED_DATA_INDEX;
+    t |= RVT_TRACED_CSR_ADDR;
     if (!d->no_address)
         t |= RVT_TRACED_LOAD_ADDR | RVT_TRACED_STORE_ADDR | RVT_TRACED_SC_FAIL;
     if (!d->no_data)

@@ -69,6 +69,13 @@ check "$R" verify --format etrace --data-trace on --elf "$T/p.elf" --input "$T/p
 # the same with the split protocol and the best compression
 check "$R" verify --format etrace --data-trace on --data_split_p 1 --lrid_width_p 2 --data-compress best --data-trim \
     --elf "$T/p.elf" --input "$T/p.ing" >/dev/null
+# the data trace alone: its accesses compared one for one, in order
+check "$R" verify --format etrace --data-trace only --elf "$T/p.elf" --input "$T/p.ing" >"$T/v.txt"
+check grep -q '^result  *OK: the decoded accesses equal the input' "$T/v.txt"
+check grep -q '^compared  *load addresses ([1-9][0-9]*), store addresses ([1-9][0-9]*), load values' "$T/v.txt"
+check grep -q '^decode  *[1-9][0-9]* accesses' "$T/v.txt"
+expect_err "holds no instructions, and its data filter" \
+    "$R" verify --format etrace --data-trace only --data-types load --elf "$T/p.elf" --input "$T/p.ing"
 check "$R" info --format etrace --data-trace on --data-types load,store >"$T/info"
 check grep -q 'traced=load,store' "$T/info"
 check grep -q 'data_width *= 63 *\[data_width_p = 64\]' "$T/info"

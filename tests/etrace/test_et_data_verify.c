@@ -2,7 +2,10 @@
  * what the codec says it traces checks every access — a record changed in
  * any one field the trace carries (a load's value, a store's address, a
  * CSR's value or number, an atomic's operand) is found and named, and an
- * option that leaves a field out leaves it out of the comparison. */
+ * option that leaves a field out leaves it out of the comparison.  The
+ * data trace alone (no instructions) is compared access for access in
+ * order: a changed instruction address is not a difference there, a
+ * missing access is. */
 #include "rt.h"
 #include "rvtrace/gen.h"
 #include "testlib.h"
@@ -39,7 +42,9 @@ static int pull(void *ctx, struct rvt_ing_rec *r)
     return 1;
 }
 
-/* Decode bytes against recs: 0 equal, else the kind of the first difference. */
+/* Decode bytes against recs: SAME, else the kind of the first difference
+ * (RVT_CMP_INSN is 0). */
+enum { SAME = RVT_CMP__COUNT };
 static unsigned compare(void *cfg, const struct rvt_image *img, const struct rt_result *enc, struct recs *recs,
                         char *why, size_t whylen)
 {
@@ -51,7 +56,7 @@ static unsigned compare(void *cfg, const struct rvt_image *img, const struct rt_
     struct rvt_diag d = {0};
     int rc = rvt_decode_buffer(&rvt_codec_etrace, cfg, img, RVT_FLOW_ECALL_TRAP, enc->bytes, enc->nbytes, &sink, &d);
     int crc = rvt_seqcmp_finish(c);
-    unsigned k = crc < 0 || rc < 0 ? rvt_seqcmp_failed_kind(c) : 0;
+    unsigned k = crc < 0 || rc < 0 ? rvt_seqcmp_failed_kind(c) : SAME;
     snprintf(why, whylen, "%s", rvt_seqcmp_error(c));
     rvt_seqcmp_free(c);
     return k;
@@ -90,7 +95,7 @@ static void run(unsigned xlen, const char *const *opts, bool values, bool addres
     struct rt_result enc = {0};
     REQUIRE(rt_encode(cfg, v.r, v.n, &enc, err, sizeof err) == 0);
     unsigned k = compare(cfg, img, &enc, &v, why, sizeof why);
-    CHECK_MSG(k == 0, "rv%u: the unchanged records differ: %s", xlen, why);
+    CHECK_MSG(k == SAME, "rv%u: the unchanged records differ: %s", xlen, why);
 
     /* one field changed at a time */
     struct {
@@ -123,9 +128,28 @@ static void run(unsigned xlen, const char *const *opts, bool values, bool addres
             CHECK_MSG(k == cases[i].kind, "rv%u: %s changed: difference kind %u (%s), expected %u", xlen,
                       rvt_dtype_name((unsigned)cases[i].dtype), k, why, cases[i].kind);
         else
-            CHECK_MSG(k == 0, "rv%u: %s changed in a field not traced: %s", xlen,
+            CHECK_MSG(k == SAME, "rv%u: %s changed in a field not traced: %s", xlen,
                       rvt_dtype_name((unsigned)cases[i].dtype), why);
         v.r[j] = keep;
+    }
+    /* An instruction address is compared only where instructions are traced. */
+    const bool no_insns = (rvt_codec_etrace.traced(cfg) & RVT_TRACED_NO_INSNS) != 0;
+    size_t j = find(&v, RVT_DTYPE_LOAD, false);
+    REQUIRE(j != (size_t)-1);
+    struct rvt_ing_rec keep = v.r[j];
+    v.r[j].iaddr += 0x100;
+    k = compare(cfg, img, &enc, &v, why, sizeof why);
+    CHECK_MSG(no_insns ? k == SAME : k == RVT_CMP_INSN, "rv%u: a load's instruction moved: kind %u (%s)", xlen, k, why);
+    v.r[j] = keep;
+    /* An access the input has and the trace does not: the input with one
+     * more load (a copy of one) after the last record. */
+    put_rec(&v, &v.r[j]);
+    {
+        k = compare(cfg, img, &enc, &v, why, sizeof why);
+        CHECK_MSG(k != SAME, "rv%u %s %s: an access more in the input is not found", xlen, opts[1], opts[2] ? opts[2] : "");
+        CHECK_MSG(!no_insns || k == (addresses ? RVT_DATA_LOAD_ADDR : RVT_DATA_LOAD_VALUE),
+                  "rv%u: an access more in the input: kind %u (%s)", xlen, k, why);
+        v.n--;
     }
     rt_free(&enc);
     rvt_codec_cfg_free(cfg);
@@ -139,10 +163,16 @@ int main(void)
     static const char *const all[] = {"data-trace", "on", NULL};
     static const char *const noval[] = {"data-trace", "on", "data-no-value", "1", NULL};
     static const char *const noaddr[] = {"data-trace", "on", "data-no-address", "1", "framing", "refraw", NULL};
+    static const char *const only[] = {"data-trace", "only", NULL};
+    static const char *const only_noval[] = {"data-trace", "only", "data-no-value", "1", NULL};
+    static const char *const only_noaddr[] = {"data-trace", "only", "data-no-address", "1", NULL};
     for (unsigned x = 32; x <= 64; x += 32) {
         run(x, all, true, true);
         run(x, noval, false, true);
         run(x, noaddr, true, false);
+        run(x, only, true, true);
+        run(x, only_noval, false, true);
+        run(x, only_noaddr, true, false);
     }
     return rvt_test_summary("test_et_data_verify");
 }

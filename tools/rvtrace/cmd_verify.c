@@ -7,6 +7,9 @@
 
 struct counter {
     uint64_t insns, errors;
+    /* data notes, one of each per access as traced: loads' and stores' addresses (and failed
+     * store-conditionals'), their values, CSR numbers */
+    uint64_t addresses, values, csrs;
 };
 
 static int count_block(void *ctx, const struct rvt_block *b)
@@ -17,8 +20,13 @@ static int count_block(void *ctx, const struct rvt_block *b)
 
 static int count_note(void *ctx, const struct rvt_note *n)
 {
-    if (n->kind == RVT_NOTE_ERROR)
-        ((struct counter *)ctx)->errors++;
+    struct counter *c = ctx;
+    c->errors += n->kind == RVT_NOTE_ERROR;
+    if (n->kind != RVT_NOTE_DATA)
+        return 0;
+    c->addresses += n->reason == RVT_DATA_LOAD_ADDR || n->reason == RVT_DATA_STORE_ADDR || n->reason == RVT_DATA_SC_FAIL;
+    c->values += n->reason == RVT_DATA_LOAD_VALUE || n->reason == RVT_DATA_STORE_VALUE;
+    c->csrs += n->reason == RVT_DATA_CSR_ADDR;
     return 0;
 }
 
@@ -41,7 +49,7 @@ int cmd_verify(int argc, char **argv)
                    "addresses and values at full width).  Prints what was compared, instructions, bytes,\n"
                    "bits/instruction and encode/decode speeds; exit status 1 on any difference (the first one is\n"
                    "described, with its kind).  With filter options the decoded stream must equal the qualified\n"
-                   "records.\n\n");
+                   "records.  A trace without instructions (E-Trace --data-trace only) is compared access for access.\n\n");
             fputs(rvt_filter_options_help(), stdout);
             fputs(CLI_MAX_INSNS_HELP, stdout);
             cli_help_common(stdout, allowed, o.codec);
@@ -63,6 +71,16 @@ int cmd_verify(int argc, char **argv)
         (rc = cli_filter_wrap(&o, &in, 0, &filt)) ||
         (rc = cli_finish_codec(&o, rvt_ing_xlen(in))))
         goto out;
+    const unsigned traced = o.codec->traced ? o.codec->traced(o.ccfg) : 0;
+    /* A trace without instructions (the E-Trace data trace alone): its
+     * accesses are what is compared. */
+    const bool no_insns = (traced & RVT_TRACED_NO_INSNS) != 0;
+    if (no_insns && !(traced & ~(unsigned)RVT_TRACED_NO_INSNS)) {
+        rc = cli_fail("verify", "this trace holds no instructions, and its data filter (--data-types, "
+                                "--data-filter-range, --data-filter-address) is not one the input's accesses can be "
+                                "put through: there is nothing to compare one for one");
+        goto out;
+    }
     struct rvt_byte_sink sink = rvt_membuf_sink(&mb);
     struct rvt_codec_stats st;
     struct rvt_diag d = {0};
@@ -74,7 +92,7 @@ int cmd_verify(int argc, char **argv)
     double t1 = cli_now();
     rvt_ing_close(in);
     in = NULL;
-    uint64_t expected = st.insns;
+    uint64_t expected = no_insns ? 0 : st.insns;
     if (filt) {
         struct rvt_filter_stats fst;
         rvt_filter_get_stats(filt, &fst, sizeof fst);
@@ -85,7 +103,7 @@ int cmd_verify(int argc, char **argv)
     if (!max_insns)
         max_insns = expected < rvt_decode_default_limit(mb.len) ? 0 : expected + 1;
     struct rvt_decode_options dopt = {.size = sizeof dopt, .ecall = o.ecall, .max_insns = max_insns};
-    struct counter cnt = {0, 0};
+    struct counter cnt = {0, 0, 0, 0, 0};
     struct rvt_flow_sink csink = {.block = count_block, .note = count_note, .ctx = &cnt};
     double t2 = cli_now();
     if (rvt_decode(o.codec, o.ccfg, o.img, &dopt, mb.data, mb.len, &csink, &d) < 0) {
@@ -96,7 +114,6 @@ int cmd_verify(int argc, char **argv)
 
     if ((rc = cli_open_input(&o, &in)) || (rc = cli_filter_wrap(&o, &in, 1, &filt2)))
         goto out;
-    unsigned traced = o.codec->traced ? o.codec->traced(o.ccfg) : 0;
     struct rvt_seqcmp_config ccfg = {.size = sizeof ccfg, .xlen = rvt_img_xlen(o.img), .traced = traced,
                                      .image = o.img};
     cmp = rvt_seqcmp_new_ex(pull, in, &ccfg);
@@ -114,18 +131,22 @@ int cmd_verify(int argc, char **argv)
            "instructions  %" PRIu64 "\n"
            "bytes         %zu (%" PRIu64 " packets)\n"
            "bits/instr    %.4f\n"
-           "encode        %.1f M instructions/s (including reading the input)\n"
-           "decode        %.1f M instructions/s (counting only)\n",
+           "encode        %.1f M instructions/s (including reading the input)\n",
            o.codec->name, o.input, st.records, st.insns, mb.len, st.packets,
-           st.insns ? 8.0 * (double)mb.len / (double)st.insns : 0.0, (double)st.insns / enc_s / 1e6,
-           (double)cnt.insns / dec_s / 1e6);
+           st.insns ? 8.0 * (double)mb.len / (double)st.insns : 0.0, (double)st.insns / enc_s / 1e6);
+    if (no_insns) { /* (loads and stores: by their addresses, or their values when only those are traced) */
+        const uint64_t acc = ((traced & RVT_TRACED_LOAD_ADDR) ? cnt.addresses : cnt.values) + cnt.csrs;
+        printf("decode        %" PRIu64 " accesses, %.1f M accesses/s\n", acc, (double)acc / dec_s / 1e6);
+    } else {
+        printf("decode        %.1f M instructions/s (counting only)\n", (double)cnt.insns / dec_s / 1e6);
+    }
     /* What was compared besides the instructions, and how many of each. */
     char compared[512];
-    int w = snprintf(compared, sizeof compared, "instructions (%" PRIu64 ")", rvt_seqcmp_insns(cmp));
-    for (unsigned k = 1; k < RVT_CMP__COUNT && w > 0 && (size_t)w < sizeof compared; k++) {
+    int w = no_insns ? 0 : snprintf(compared, sizeof compared, "instructions (%" PRIu64 ")", rvt_seqcmp_insns(cmp));
+    for (unsigned k = 1; k < RVT_CMP__COUNT && w >= 0 && (size_t)w < sizeof compared; k++) {
         if (traced & rvt_cmp_kind_traced(k))
-            w += snprintf(compared + w, sizeof compared - (size_t)w, ", %s (%" PRIu64 ")", rvt_cmp_kind_name(k),
-                          rvt_seqcmp_count(cmp, k));
+            w += snprintf(compared + w, sizeof compared - (size_t)w, "%s%s (%" PRIu64 ")", w ? ", " : "",
+                          rvt_cmp_kind_name(k), rvt_seqcmp_count(cmp, k));
     }
     printf("compared      %s\n", compared);
     char warning[1024];
@@ -137,6 +158,8 @@ int cmd_verify(int argc, char **argv)
     } else if (cnt.insns != expected) {
         printf("result        FAIL: decoded %" PRIu64 " instructions, expected %" PRIu64 "\n", cnt.insns, expected);
         rc = 1;
+    } else if (no_insns) {
+        printf("result        OK: the decoded accesses equal the input's, everything compared\n");
     } else {
         printf("result        OK: the decoded instructions equal the input (%" PRIu64 ")%s\n", rvt_seqcmp_insns(cmp),
                traced ? ", and so does everything else compared" : "");
