@@ -42,6 +42,16 @@ int rvt_encode_stream(const struct rvt_codec *c, const void *cfg, struct rvt_ing
     size_t nb = 0;
     struct rvt_ing_rec one;
     const bool batched = rvt_ing_has_batches(in);
+    /* One encoder traces one flow: another hart's records would be sent as
+     * if they continued the first hart's, a trace that no decoder reads
+     * back.  A family that traces hart changes (dbg: Change Hart) follows
+     * one flow through them — a hart's program continued on another — but
+     * not harts that run at once, interleaved: a hart that comes back after
+     * another ran would continue the other's flow.  (Text read on threads,
+     * the batched path, has no harts.) */
+    const bool one_hart = !(c->traced && (c->traced(cfg) & RVT_TRACED_HART));
+    int hart0 = -1;           /* the last record's hart */
+    uint64_t harts_left[1024] = {0}; /* harts < 65536 the flow has left (bit per hart) */
     /* (A record at a time gains nothing from it: enc_put has the same.) */
     size_t (*const put_plain)(void *, const struct rvt_ing_rec *, size_t) = batched ? c->enc_put_plain : NULL;
     /* In batches where the reader has them (text read on threads hands its
@@ -50,6 +60,20 @@ int rvt_encode_stream(const struct rvt_codec *c, const void *cfg, struct rvt_ing
         if (!batched) {
             if ((rc = rvt_ing_next(in, &one)) <= 0)
                 break;
+            if (one.hart != hart0 && hart0 >= 0) {
+                if (one_hart || (harts_left[one.hart >> 6] >> (one.hart & 63) & 1)) {
+                    rc = rvt_fail(d, RVT_ERR_UNSUPPORTED,
+                                  "record %" PRIu64 " (iaddr 0x%" PRIx64 ") is hart %u's, after hart %d's: %s; "
+                                  "encode one hart's records (--hart N)%s",
+                                  records, one.iaddr, one.hart, hart0,
+                                  one_hart ? "a trace of this family holds one hart"
+                                           : "harts that run at once, interleaved, are not one flow",
+                                  one_hart ? " or every hart through a funnel (--funnel)" : "");
+                    goto out;
+                }
+                harts_left[hart0 >> 6] |= 1ull << (hart0 & 63);
+            }
+            hart0 = one.hart;
             if ((rc = put_record(c, enc, &one, bc, records, &insns, d)) < 0)
                 goto out;
             records++;

@@ -18,7 +18,28 @@ xz -dc "$data/smp64-2.log.xz" >"$WORK/smp64-2.log"
 cmp "$WORK/bundled.ing" "$WORK/r.ing" || fail "the replayed log differs from the bundled stream"
 for h in 0 1; do
     check "$WORK/smp64" "$WORK/r.ing.hart$h"
+    n[$h]=$(sed -n 's/.* records, \([0-9]*\) instructions, all consistent.*/\1/p' "$WORK/check.txt")
 done
+# The two-hart stream checked whole: each hart follows its own flow, with
+# the counts its own stream gives.
+check "$WORK/smp64" "$WORK/r.ing"
+for h in 0 1; do
+    grep -q "^  hart $h: [0-9]* records, ${n[$h]} instructions\$" "$WORK/check.txt" ||
+        fail "check of the two-hart stream: hart $h is not ${n[$h]} instructions: $(grep "hart $h" "$WORK/check.txt")"
+done
+# One encoder traces one flow: the two harts interleaved are refused, not
+# encoded as if hart 1 continued hart 0 (dbg's Change Hart: one flow that
+# moves from hart to hart, not two that run at once); one hart is encoded.
+"$RVT_BIN" encode --format ntrace --elf "$WORK/smp64" --input "$WORK/r.ing" -o "$WORK/x.bin" 2>"$WORK/err" &&
+    fail "ntrace encode of two harts interleaved succeeded"
+grep -q "is hart 1's, after hart 0's: a trace of this family holds one hart" "$WORK/err" ||
+    fail "ntrace encode of two harts: $(cat "$WORK/err")"
+"$RVT_BIN" encode --format dbg --elf "$WORK/smp64" --input "$WORK/r.ing" -o "$WORK/x.bin" 2>"$WORK/err" &&
+    fail "dbg encode of two harts interleaved succeeded"
+grep -q "is hart 0's, after hart 1's: harts that run at once, interleaved, are not one flow" "$WORK/err" ||
+    fail "dbg encode of two harts: $(cat "$WORK/err")"
+"$RVT_BIN" verify --format dbg --ecall trap --elf "$WORK/smp64" --input "$WORK/r.ing" --hart 1 >"$WORK/v.txt" ||
+    fail "dbg verify of hart 1: $(tail -1 "$WORK/v.txt")"
 "$syscheck" "$data/smp64-2.serial" "$WORK/bundled.ing" "$WORK/r.ing.hart0" "$WORK/r.ing.hart1" >"$WORK/sc.txt" ||
     { cat "$WORK/sc.txt"; fail "the bundled capture's traps differ from the program's"; }
 cat "$WORK/sc.txt"
