@@ -493,6 +493,19 @@ int rvt_ingflow_put(struct rvt_ingflow *x, const struct rvt_ing_rec *r);
 int rvt_ingflow_finish(struct rvt_ingflow *x);
 const char *rvt_ingflow_error(const struct rvt_ingflow *x);
 
+/* Every record of `in` through the ideal decoder, each hart with a flow
+ * engine of its own (the harts of a multi-hart stream run at once, each its
+ * own flow), made from cfg; sink_of (NULL: cfg's sink) gives hart h's sink.
+ * after (may be NULL) is called after each record with its hart's engine,
+ * and with r NULL once each hart has ended.  What `rvtrace check` and the
+ * analysis of a capture run.  Errors name the hart when the stream has
+ * several, and the input's record. */
+#define RVT_INGFLOW_MAX_HARTS 64
+int rvt_ingflow_run(struct rvt_ing_reader *in, const struct rvt_flow_config *cfg,
+                    struct rvt_flow_sink (*sink_of)(void *ctx, unsigned hart),
+                    void (*after)(void *ctx, unsigned hart, const struct rvt_ing_rec *r, const struct rvt_flow *f),
+                    void *ctx, struct rvt_diag *d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -168,3 +168,72 @@ int rvt_ingflow_finish(struct rvt_ingflow *x)
     CHECKED(rvt_flow_finish(x->f));
     return 0;
 }
+
+int rvt_ingflow_run(struct rvt_ing_reader *in, const struct rvt_flow_config *cfg,
+                    struct rvt_flow_sink (*sink_of)(void *ctx, unsigned hart),
+                    void (*after)(void *ctx, unsigned hart, const struct rvt_ing_rec *r, const struct rvt_flow *f),
+                    void *ctx, struct rvt_diag *d)
+{
+    struct rvt_flow *flow[RVT_INGFLOW_MAX_HARTS] = {0};
+    struct rvt_ingflow *x[RVT_INGFLOW_MAX_HARTS] = {0};
+    unsigned harts = 0; /* harts seen */
+    struct rvt_ing_rec r;
+    uint64_t n = 0;
+    int rc;
+    while ((rc = rvt_ing_next(in, &r)) > 0) {
+        const unsigned h = r.hart;
+        if (h >= RVT_INGFLOW_MAX_HARTS) {
+            rc = rvt_fail(d, RVT_ERR_UNSUPPORTED, "record %" PRIu64 ": hart %u (at most %d harts are followed)", n, h,
+                          RVT_INGFLOW_MAX_HARTS);
+            goto out;
+        }
+        if (!x[h]) {
+            struct rvt_flow_config fc = *cfg;
+            if (sink_of)
+                fc.sink = sink_of(ctx, h);
+            flow[h] = rvt_flow_new(&fc);
+            x[h] = flow[h] ? rvt_ingflow_new(flow[h]) : NULL;
+            if (!x[h]) {
+                rc = rvt_fail(d, RVT_ERR_NOMEM, "cannot create the flow engine for hart %u", h);
+                goto out;
+            }
+            harts++;
+        }
+        if ((rc = rvt_ingflow_put(x[h], &r)) < 0) {
+            /* (the engine counts its hart's own records) */
+            if (harts > 1)
+                rvt_fail(d, (enum rvt_err)-rc, "hart %u: %s (the input's record %" PRIu64 ")", h,
+                         rvt_ingflow_error(x[h]), n);
+            else
+                rvt_fail(d, (enum rvt_err)-rc, "%s", rvt_ingflow_error(x[h]));
+            goto out;
+        }
+        if (after)
+            after(ctx, h, &r, flow[h]);
+        n++;
+    }
+    if (rc < 0) {
+        rvt_fail(d, (enum rvt_err)-rc, "%s", rvt_ing_error(in));
+        goto out;
+    }
+    for (unsigned h = 0; h < RVT_INGFLOW_MAX_HARTS; h++) {
+        if (!x[h])
+            continue;
+        if ((rc = rvt_ingflow_finish(x[h])) < 0) {
+            if (harts > 1)
+                rvt_fail(d, (enum rvt_err)-rc, "hart %u: %s", h, rvt_ingflow_error(x[h]));
+            else
+                rvt_fail(d, (enum rvt_err)-rc, "%s", rvt_ingflow_error(x[h]));
+            goto out;
+        }
+        if (after)
+            after(ctx, h, NULL, flow[h]);
+    }
+    rc = 0;
+out:
+    for (unsigned h = 0; h < RVT_INGFLOW_MAX_HARTS; h++) {
+        rvt_ingflow_free(x[h]);
+        rvt_flow_free(flow[h]);
+    }
+    return rc;
+}

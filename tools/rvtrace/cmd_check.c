@@ -5,33 +5,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One hart's records through a flow engine of its own: the harts of a
- * multi-hart stream run at once, each its own flow. */
-struct hart_check {
-    uint16_t hart;
-    struct rvt_flow *f;
-    struct rvt_ingflow *x;
-    uint64_t records, itypes[16], priv_changes;
+/* What the records of each hart held (rvt_ingflow_run follows each hart
+ * with an engine of its own). */
+struct counts {
+    bool seen;
+    uint64_t records, insns, itypes[16], priv_changes;
     uint8_t last_priv;
 };
+struct tally {
+    struct counts all, hart[RVT_INGFLOW_MAX_HARTS];
+};
 
-static struct hart_check *hart_of(struct hart_check **hs, size_t *n, uint16_t hart, const struct rvt_flow_config *fc)
+static void count(struct counts *c, const struct rvt_ing_rec *r)
 {
-    for (size_t i = 0; i < *n; i++)
-        if ((*hs)[i].hart == hart)
-            return &(*hs)[i];
-    struct hart_check *m = realloc(*hs, (*n + 1) * sizeof **hs);
-    if (!m)
-        return NULL;
-    *hs = m;
-    struct hart_check *h = &m[*n];
-    memset(h, 0, sizeof *h);
-    h->hart = hart;
-    h->last_priv = 0xff;
-    h->f = rvt_flow_new(fc);
-    h->x = h->f ? rvt_ingflow_new(h->f) : NULL;
-    (*n)++;
-    return h->x ? h : NULL;
+    if (c->seen && r->priv != c->last_priv)
+        c->priv_changes++;
+    c->seen = true;
+    c->last_priv = r->priv;
+    c->records++;
+    c->itypes[r->itype & 15]++;
+}
+
+static void after(void *ctx, unsigned hart, const struct rvt_ing_rec *r, const struct rvt_flow *f)
+{
+    struct tally *t = ctx;
+    if (!r) { /* the hart's end: its instructions, the last one's included */
+        t->hart[hart].insns = rvt_flow_insns(f);
+        t->all.insns += t->hart[hart].insns;
+        return;
+    }
+    const uint64_t before = t->hart[hart].priv_changes;
+    count(&t->hart[hart], r);
+    t->all.records++;
+    t->all.itypes[r->itype & 15]++;
+    t->all.priv_changes += t->hart[hart].priv_changes - before; /* (each hart's own changes) */
 }
 
 static void print_counts(const char *indent, const uint64_t *itypes, uint64_t priv_changes)
@@ -64,75 +71,44 @@ int cmd_check(int argc, char **argv)
         return rc;
     }
     struct rvt_ing_reader *in = NULL;
-    struct hart_check *hs = NULL;
-    size_t nh = 0;
+    struct tally *t = NULL;
     if (!o.elf && !o.nraw) {
         rc = cli_fail("check", "--elf PROG is required");
         goto out;
     }
     if ((rc = cli_load_image(&o)) || (rc = cli_open_input(&o, &in)))
         goto out;
+    if (!(t = calloc(1, sizeof *t))) {
+        rc = cli_fail("check", "out of memory");
+        goto out;
+    }
     struct rvt_flow_config fc = {.size = sizeof fc,
                                  .image = o.img,
                                  .xlen = rvt_ing_xlen(in),
                                  .ecall = o.ecall == RVT_FLOW_ECALL_TRAP ? RVT_FLOW_ECALL_TRAP : RVT_FLOW_ECALL_SEQUENTIAL};
-    uint64_t records = 0, itypes[16] = {0}, priv_changes = 0;
-    struct rvt_ing_rec r;
+    struct rvt_diag d = {0};
     double t0 = cli_now();
-    int n;
-    while ((n = rvt_ing_next(in, &r)) > 0) {
-        struct hart_check *h = hart_of(&hs, &nh, r.hart, &fc);
-        if (!h) {
-            rc = cli_fail("check", "cannot create a flow engine for hart %u", r.hart);
-            goto out;
-        }
-        if (rvt_ingflow_put(h->x, &r) < 0) {
-            /* (the engine counts the hart's own records) */
-            rc = nh > 1 ? cli_fail("check", "%s: hart %u's %s (the input's record %" PRIu64 ")", o.input, r.hart,
-                                   rvt_ingflow_error(h->x), records)
-                        : cli_fail("check", "%s: %s", o.input, rvt_ingflow_error(h->x));
-            goto out;
-        }
-        records++;
-        h->records++;
-        h->itypes[r.itype & 15]++;
-        itypes[r.itype & 15]++;
-        if (h->last_priv != 0xff && r.priv != h->last_priv) {
-            h->priv_changes++;
-            priv_changes++;
-        }
-        h->last_priv = r.priv;
-    }
-    if (n < 0) {
-        rc = cli_fail("check", "%s", rvt_ing_error(in));
+    if (rvt_ingflow_run(in, &fc, NULL, after, t, &d) < 0) {
+        rc = cli_fail("check", "%s: %s", o.input, d.msg);
         goto out;
     }
-    uint64_t insns = 0;
-    for (size_t i = 0; i < nh; i++) {
-        if (rvt_ingflow_finish(hs[i].x) < 0) {
-            rc = nh > 1 ? cli_fail("check", "%s: hart %u: %s", o.input, hs[i].hart, rvt_ingflow_error(hs[i].x))
-                        : cli_fail("check", "%s: %s", o.input, rvt_ingflow_error(hs[i].x));
-            goto out;
-        }
-        insns += rvt_flow_insns(hs[i].f);
-    }
     double t1 = cli_now();
-    printf("%s: %" PRIu64 " records, %" PRIu64 " instructions, all consistent with %s\n", o.input, records, insns,
-           o.elf ? o.elf : "the code");
-    print_counts("  ", itypes, priv_changes);
-    for (size_t i = 0; nh > 1 && i < nh; i++) {
-        printf("  hart %u: %" PRIu64 " records, %" PRIu64 " instructions\n", hs[i].hart, hs[i].records,
-               rvt_flow_insns(hs[i].f));
-        print_counts("    ", hs[i].itypes, hs[i].priv_changes);
+    unsigned harts = 0;
+    for (unsigned h = 0; h < RVT_INGFLOW_MAX_HARTS; h++)
+        harts += t->hart[h].seen;
+    printf("%s: %" PRIu64 " records, %" PRIu64 " instructions, all consistent with %s\n", o.input, t->all.records,
+           t->all.insns, o.elf ? o.elf : "the code");
+    print_counts("  ", t->all.itypes, t->all.priv_changes);
+    for (unsigned h = 0; harts > 1 && h < RVT_INGFLOW_MAX_HARTS; h++) {
+        if (!t->hart[h].seen)
+            continue;
+        printf("  hart %u: %" PRIu64 " records, %" PRIu64 " instructions\n", h, t->hart[h].records, t->hart[h].insns);
+        print_counts("    ", t->hart[h].itypes, t->hart[h].priv_changes);
     }
     if (o.verbose)
-        printf("  %.1f M instructions/s\n", (double)insns / (t1 - t0 > 0 ? t1 - t0 : 1e-9) / 1e6);
+        printf("  %.1f M instructions/s\n", (double)t->all.insns / (t1 - t0 > 0 ? t1 - t0 : 1e-9) / 1e6);
 out:
-    for (size_t i = 0; i < nh; i++) {
-        rvt_ingflow_free(hs[i].x);
-        rvt_flow_free(hs[i].f);
-    }
-    free(hs);
+    free(t);
     rvt_ing_close(in);
     cli_free(&o);
     return rc;
