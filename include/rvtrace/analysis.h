@@ -196,6 +196,10 @@ int rvt_srclines_load(struct rvt_srclines **out, const char *path, struct rvt_di
 /* The same from memory (the bytes are copied); `name` is used in messages. */
 int rvt_srclines_load_mem(struct rvt_srclines **out, const void *buf, size_t len, const char *name,
                           struct rvt_diag *d);
+/* Move every row up by bias: the lines of a program loaded bias bytes
+ * above its ELF's addresses (rvt_img_load_elf_at).  -RVT_ERR_INVAL if a
+ * row would leave the address space. */
+int rvt_srclines_rebase(struct rvt_srclines *s, uint64_t bias);
 void rvt_srclines_free(struct rvt_srclines *s);
 
 struct rvt_srcline {

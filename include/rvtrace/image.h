@@ -34,6 +34,36 @@ const char *rvt_img_error(const struct rvt_image *img);
 int rvt_img_load_elf(struct rvt_image *img, const char *path);
 /* Same from memory; `name` is used in messages.  The bytes are copied. */
 int rvt_img_load_elf_mem(struct rvt_image *img, const void *buf, size_t len, const char *name);
+/* The same, loaded `bias` bytes above the addresses the ELF gives (its
+ * segments, symbols and entry point): a position-independent program or
+ * a shared library where the loader put it.  An error if a segment would
+ * leave the address space. */
+int rvt_img_load_elf_at(struct rvt_image *img, const char *path, uint64_t bias);
+int rvt_img_load_elf_mem_at(struct rvt_image *img, const void *buf, size_t len, const char *name, uint64_t bias);
+
+/* A load map: where a user-mode capture's process had each RISC-V ELF
+ * file mapped (the program, its dynamic loader, its shared libraries), as
+ * `rvtrace capture` writes it (docs/capture.md, "Dynamically linked
+ * programs").  One line per mapping, after '#' comment lines:
+ *   START END OFFSET SIZE DIGEST PATH
+ * START and END the mapping's addresses, OFFSET its file offset, SIZE the
+ * file's size and DIGEST its FNV-1a 64-bit hash (hexadecimal, 0x), PATH the
+ * rest of the line.
+ *
+ * rvt_img_load_maps loads every file of the map at the address its
+ * mappings give (rvt_img_load_elf_at), after checking that the file is
+ * the one mapped (size and digest) and that each mapping is a segment of
+ * it at one load address; an error names the map's line.  If `program`
+ * is not NULL it must be one of the map's files (the same file, by device
+ * and inode): *program_bias is where it was loaded.  Returns the number of
+ * files loaded. */
+int rvt_img_load_maps(struct rvt_image *img, const char *map_path, const char *program, uint64_t *program_bias);
+/* Write the load map of the process whose /proc/PID/maps text is at
+ * proc_maps (a user-mode QEMU's own: the guest's files are mapped in the
+ * emulator at guest address + host_minus_guest) to out_path: the mappings
+ * of RISC-V ELF files only (not the emulator's own libraries). */
+int rvt_maps_capture(const char *proc_maps, uint64_t host_minus_guest, const char *out_path, struct rvt_diag *d);
+
 /* Add a raw binary at an address (copied).  Overlapping segments: the one
  * added last wins. */
 int rvt_img_add_raw(struct rvt_image *img, uint64_t addr, const void *data, size_t len,
@@ -63,7 +93,9 @@ struct rvt_symbol {
     uint8_t is_func;    /* STT_FUNC, or an untyped label in an executable section */
 };
 /* The symbol containing addr (function symbols preferred; else the nearest
- * preceding function symbol).  Returns NULL if none. */
+ * preceding function symbol if it has no size, a label).  Returns NULL if
+ * none: code past the end a function's size gives (a stripped shared
+ * library's internal functions) has no symbol. */
 const struct rvt_symbol *rvt_img_symbol_at(const struct rvt_image *img, uint64_t addr);
 /* Find a symbol by name; NULL if none. */
 const struct rvt_symbol *rvt_img_symbol_named(const struct rvt_image *img, const char *name);

@@ -168,6 +168,12 @@ struct rvt_analysis {
     size_t nfn, capfn;
     struct an_map fnmap;   /* symbol address -> fn */
     uint32_t fn_unknown;   /* "[no symbol]" */
+    struct an_unnamed {    /* "[no symbol in FILE]": code no symbol holds, by the file it lies in */
+        const struct rvt_segment *seg;
+        uint32_t fn;
+        char *name;
+    } *unnamed;
+    size_t nunnamed;
     uint32_t fn_root;
     /* address -> fn cache */
     uint64_t *ac_addr;

@@ -12,6 +12,7 @@
 #include "an_internal.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,48 @@ static uint32_t fn_of_sym(struct rvt_analysis *a, const struct rvt_symbol *s)
     return id;
 }
 
+/* The pseudo function of code at addr that no symbol holds: one per
+ * executable segment, named after its file ("[no symbol in libc.so.6]"),
+ * so that a profile tells a stripped library's internal code from the
+ * program's; "[no symbol]" outside every segment. */
+static uint32_t fn_unnamed(struct rvt_analysis *a, uint64_t addr)
+{
+    const struct rvt_image *img = a->cfg.image;
+    const struct rvt_segment *seg = NULL;
+    for (size_t i = rvt_img_segment_count(img); i-- > 0 && !seg;) { /* (the last added wins) */
+        const struct rvt_segment *g = rvt_img_segment(img, i);
+        if (g->exec && addr - g->addr < g->size && g->name)
+            seg = g;
+    }
+    if (!seg)
+        return a->fn_unknown;
+    for (size_t i = 0; i < a->nunnamed; i++)
+        if (a->unnamed[i].seg == seg)
+            return a->unnamed[i].fn;
+    /* the file's name: after the last '/', without ":seg<N>" */
+    const char *base = strrchr(seg->name, '/');
+    base = base ? base + 1 : seg->name;
+    size_t n = strlen(base);
+    const char *colon = strrchr(base, ':');
+    if (colon && strncmp(colon, ":seg", 4) == 0 && colon[4] && strspn(colon + 4, "0123456789") == strlen(colon + 4))
+        n = (size_t)(colon - base);
+    struct an_unnamed *u = realloc(a->unnamed, (a->nunnamed + 1) * sizeof *u);
+    if (!u)
+        return AN_NONE;
+    a->unnamed = u;
+    char *name = malloc(n + 18);
+    if (!name)
+        return AN_NONE;
+    snprintf(name, n + 18, "[no symbol in %.*s]", (int)n, base);
+    uint32_t id = fn_add(a, name, seg->addr, 0);
+    if (id == AN_NONE) {
+        free(name);
+        return AN_NONE;
+    }
+    a->unnamed[a->nunnamed++] = (struct an_unnamed){seg, id, name};
+    return id;
+}
+
 static int ac_grow(struct rvt_analysis *a)
 {
     size_t cap = a->ac_cap ? a->ac_cap * 2 : 1024;
@@ -160,7 +203,7 @@ static uint32_t fn_lookup(struct rvt_analysis *a, uint64_t addr, bool *entry)
         k = (k + 1) & (a->ac_cap - 1);
     }
     const struct rvt_symbol *s = rvt_img_symbol_at(a->cfg.image, addr);
-    uint32_t fn = fn_of_sym(a, s);
+    uint32_t fn = s ? fn_of_sym(a, s) : fn_unnamed(a, addr);
     if (fn == AN_NONE)
         return AN_NONE;
     bool is_entry = s && s->addr == addr;
@@ -276,6 +319,9 @@ void rvt_an_free(struct rvt_analysis *a)
     for (unsigned h = 0; h < RVT_AN_MAX_HARTS; h++)
         hart_free(a->hart[h]);
     free(a->fn);
+    for (size_t i = 0; i < a->nunnamed; i++)
+        free(a->unnamed[i].name);
+    free(a->unnamed);
     map_free(&a->fnmap);
     free(a->ac_addr);
     free(a->ac_fn);

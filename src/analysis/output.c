@@ -470,9 +470,16 @@ static size_t insn_text(struct rvt_out_fmt *o, uint64_t pc, char buf[static 160]
     return (size_t)(p - buf);
 }
 
-/* Execution enters function s at pc. */
+/* Execution enters function s at pc (s NULL: code no symbol holds, after
+ * code one does — without a header of its own it would read as part of
+ * the function listed before it). */
 static void sym_header(struct rvt_out_fmt *o, const struct rvt_symbol *s, uint64_t pc)
 {
+    if (!s) {
+        out_reserve(o, 16);
+        o->len = (size_t)(txt_str(o->buf + o->len, "\n<no symbol>:\n") - o->buf);
+        return;
+    }
     /* "\n<%s>:\n" or "\n<%s+0x%" PRIx64 ">:\n" (no printf: a header
      * comes with most calls and returns) */
     const size_t n = strlen(s->name);
@@ -558,7 +565,7 @@ static size_t insn_line(struct rvt_out_fmt *o, uint64_t pc)
         const char *file;
         const uint32_t line = source_of(o, pc, &file);
         if (n >= LINE_TEXT) { /* too long to keep: written as it is */
-            if (s && s != o->cur_sym)
+            if (s != o->cur_sym)
                 sym_header(o, s, pc);
             o->cur_sym = s;
             source_line_is(o, file, line);
@@ -575,7 +582,7 @@ static size_t insn_line(struct rvt_out_fmt *o, uint64_t pc)
         l->len = (uint16_t)n;
         memcpy(l->text, text, n);
     }
-    if (l->sym && l->sym != o->cur_sym)
+    if (l->sym != o->cur_sym)
         sym_header(o, l->sym, pc);
     o->cur_sym = l->sym;
     source_line_is(o, l->file, l->line);
@@ -624,7 +631,7 @@ static void insn_run(struct rvt_out_fmt *o, uint64_t addr, uint32_t k, uint64_t 
     if (o->runs && !o->data_waiting) {
         r = &o->runs[(size_t)(((addr >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - RUN_SLOTS_LOG2))];
         if (r->start == addr && r->k == k) {
-            if (r->first_sym && r->first_sym != o->cur_sym)
+            if (r->first_sym != o->cur_sym)
                 sym_header(o, r->first_sym, addr);
             source_line_is(o, r->first_file, r->first_line);
             out_reserve(o, r->len);

@@ -38,6 +38,18 @@ int rvt_srclines_supported(void)
 #endif
 }
 
+int rvt_srclines_rebase(struct rvt_srclines *s, uint64_t bias)
+{
+    /* (the last row ends highest: rows are sorted and do not overlap) */
+    if (!s || (s->nrows && s->rows[s->nrows - 1].end + bias < s->rows[s->nrows - 1].end))
+        return -RVT_ERR_INVAL;
+    for (size_t i = 0; i < s->nrows; i++) {
+        s->rows[i].addr += bias;
+        s->rows[i].end += bias;
+    }
+    return 0;
+}
+
 void rvt_srclines_free(struct rvt_srclines *s)
 {
     if (!s)

@@ -8,6 +8,8 @@
  */
 #include "image/image_internal.h"
 
+#include <inttypes.h>
+
 #include "rvtrace/sink.h"
 
 #include <stdlib.h>
@@ -585,6 +587,12 @@ const struct rvt_symbol *rvt_img_symbol_at(const struct rvt_image *img, uint64_t
     /* Several functions may start there: the first in sort order is preferred. */
     while (i > 0 && img->syms[img->func_idx[i - 1]].addr == img->syms[img->func_idx[i]].addr)
         i--;
+    /* A function whose size says it ends before addr does not hold it: the
+     * code there has no symbol (a stripped shared library's internal
+     * functions lie between the exported ones; naming the exported one
+     * before them would make a profile charge them to it). */
+    if (img->syms[img->func_idx[i]].size != 0)
+        return NULL;
     return &img->syms[img->func_idx[i]];
 }
 
@@ -617,6 +625,11 @@ const struct rvt_symbol *rvt_img_symbol_index(const struct rvt_image *img, size_
 
 int rvt_img_load_elf_mem(struct rvt_image *img, const void *buf, size_t len, const char *name)
 {
+    return rvt_img_load_elf_mem_at(img, buf, len, name, 0);
+}
+
+int rvt_img_load_elf_mem_at(struct rvt_image *img, const void *buf, size_t len, const char *name, uint64_t bias)
+{
     if (!img || (!buf && len))
         return -RVT_ERR_INVAL;
     if (!name)
@@ -625,6 +638,24 @@ int rvt_img_load_elf_mem(struct rvt_image *img, const void *buf, size_t len, con
     int e = rvt_img_parse_elf(buf, len, name, &elf, &img->diag);
     if (e < 0)
         return e;
+    /* Loaded at bias: every segment must still lie in the address space. */
+    const uint64_t top = elf.xlen == 32 ? 0xffffffffull : UINT64_MAX;
+    for (size_t i = 0; bias && i < elf.nsegs; i++) {
+        const struct img_elf_seg *s = &elf.segs[i];
+        if (s->vaddr + bias < s->vaddr || s->vaddr + bias > top || (s->memsz && s->memsz - 1 > top - (s->vaddr + bias))) {
+            rvt_fail(&img->diag, RVT_ERR_INVAL,
+                     "%s: loaded at 0x%" PRIx64 ", segment %u (0x%" PRIx64 ", 0x%" PRIx64
+                     " bytes) leaves the %u-bit address space",
+                     name, bias, s->phdr_index, s->vaddr, s->memsz, elf.xlen);
+            rvt_img_elf_release(&elf);
+            return -RVT_ERR_INVAL;
+        }
+    }
+    for (size_t i = 0; i < elf.nsegs; i++)
+        elf.segs[i].vaddr += bias;
+    for (size_t i = 0; i < elf.nsyms; i++)
+        elf.syms[i].addr = (elf.syms[i].addr + bias) & top;
+    elf.entry = (elf.entry + bias) & top;
 
     /* One copy of the file bytes the segments use (segments may share or
      * overlap file ranges, so copying per segment could blow up), then the
@@ -705,6 +736,11 @@ nomem:
 
 int rvt_img_load_elf(struct rvt_image *img, const char *path)
 {
+    return rvt_img_load_elf_at(img, path, 0);
+}
+
+int rvt_img_load_elf_at(struct rvt_image *img, const char *path, uint64_t bias)
+{
     if (!img || !path)
         return -RVT_ERR_INVAL;
     const uint8_t *data;
@@ -713,9 +749,14 @@ int rvt_img_load_elf(struct rvt_image *img, const char *path)
     int e = rvt_map_file(path, &data, &len, &mapped, &img->diag);
     if (e < 0)
         return e;
-    e = rvt_img_load_elf_mem(img, data, len, path);
+    e = rvt_img_load_elf_mem_at(img, data, len, path, bias);
     rvt_unmap_file(data, len, mapped);
     return e;
+}
+
+struct rvt_diag *rvt_img_diag(struct rvt_image *img)
+{
+    return &img->diag;
 }
 
 /* ---- properties ------------------------------------------------------------ */

@@ -63,4 +63,7 @@ size_t rvt_img_fetch_code(const struct rvt_image *img, uint64_t addr, uint8_t *b
  * zero-fill need rvt_img_fetch_code). */
 const uint8_t *rvt_img_code_span(const struct rvt_image *img, uint64_t addr, size_t *avail);
 
+/* The image's diagnostic (its loaders' errors: rvt_img_error). */
+struct rvt_diag *rvt_img_diag(struct rvt_image *img);
+
 #endif

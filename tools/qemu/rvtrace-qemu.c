@@ -5,7 +5,8 @@
  * rvtrace-qemu-sys.c).
  *
  *   qemu-riscv64 -plugin librvtrace-qemu.so,out=trace.ing[,merge=on|off]
- *       [,ecall=sequential|uninferable][,mem=on|off][,stats=FILE] PROGRAM ARGS
+ *       [,ecall=sequential|uninferable][,mem=on|off][,stats=FILE][,maps=FILE]
+ *       PROGRAM ARGS
  *
  * At translation time each instruction's address and bits are interned and
  * an execution callback is attached; at execution time the callback hands
@@ -21,6 +22,12 @@
  * `hart` (context is 0: API v1 shows no address-space identity).  Only the
  * process QEMU started is recorded: after a guest fork() the child writes
  * nothing.
+ *
+ * With maps=FILE the process's mappings of RISC-V ELF files (the program,
+ * its dynamic loader and shared libraries) are written to FILE at the end
+ * (rvt_maps_capture): where each was loaded, for the decoders'
+ * --maps.  QEMU maps a guest file at its guest address plus its guest
+ * base, which the first translated instruction's host address gives.
  */
 #include "qemu-plugin-api.h"
 #include "rvtrace-qemu-sys.h"
@@ -76,6 +83,9 @@ struct plugin {
     /* configuration */
     char *out_path;
     char *stats_path;
+    char *maps_path;
+    _Atomic uint64_t host_minus_guest; /* maps=: QEMU's guest base */
+    _Atomic bool have_base;
     unsigned xlen;
     bool merge;
     bool mem;
@@ -359,6 +369,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         uint32_t bits = 0;
         for (size_t k = 0; k < len && k < 4; k++)
             bits |= (uint32_t)d[k] << (8 * k);
+        if (p->maps_path && !atomic_load_explicit(&p->have_base, memory_order_relaxed)) {
+            atomic_store(&p->host_minus_guest, (uint64_t)(uintptr_t)qemu_plugin_insn_haddr(qi) - qemu_plugin_insn_vaddr(qi));
+            atomic_store(&p->have_base, true);
+        }
         const struct insn_info *in = intern(p, qemu_plugin_insn_vaddr(qi), bits);
         if (!in) {
             plugin_fail(p, "out of memory while translating pc 0x%" PRIx64, qemu_plugin_insn_vaddr(qi));
@@ -444,6 +458,11 @@ static void on_exit(qemu_plugin_id_t id, void *userdata)
         }
         fprintf(stderr, "librvtrace-qemu: %s removed after the error above\n", p->out_path);
     }
+    if (p->maps_path && !p->failed) {
+        struct rvt_diag d = {0};
+        if (rvt_maps_capture("/proc/self/maps", atomic_load(&p->host_minus_guest), p->maps_path, &d) < 0)
+            plugin_fail(p, "the load map: %s", d.msg);
+    }
     write_stats(p);
 }
 
@@ -467,6 +486,7 @@ static void plugin_free(struct plugin *p)
         return;
     free(p->out_path);
     free(p->stats_path);
+    free(p->maps_path);
     free(p);
 }
 
@@ -480,7 +500,7 @@ static int usage_error(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr,
             "\nusage: -plugin librvtrace-qemu.so,out=FILE[,merge=on|off][,ecall=sequential|uninferable]"
-            "[,mem=on|off][,stats=FILE]\n");
+            "[,mem=on|off][,stats=FILE][,maps=FILE]\n");
     return -1;
 }
 
@@ -527,6 +547,9 @@ static int install(struct plugin *p, qemu_plugin_id_t id, int argc, char **argv)
         } else if (nlen == 5 && strncmp(a, "stats", 5) == 0) {
             free(p->stats_path);
             p->stats_path = strdup(val);
+        } else if (nlen == 4 && strncmp(a, "maps", 4) == 0) {
+            free(p->maps_path);
+            p->maps_path = strdup(val);
         } else if (nlen == 5 && strncmp(a, "merge", 5) == 0) {
             if (!parse_bool(val, &p->merge))
                 return usage_error("merge=%s: expected on or off", val);

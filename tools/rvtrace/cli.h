@@ -59,6 +59,8 @@ enum cli_opt_mask {
 
 #define CLI_MAX_RAW 16
 #define CLI_MAX_PAIRS 64
+/* An image was asked for (--elf, --maps or --raw). */
+#define CLI_HAS_IMAGE(o) ((o)->elf || (o)->maps || (o)->nraw)
 
 struct cli_opts {
     const char *cmd;
@@ -66,6 +68,8 @@ struct cli_opts {
     const struct rvt_codec *codec;
     void *ccfg;
     const char *elf;
+    const char *maps;  /* --maps: a user-mode capture's load map (the program and its libraries) */
+    uint64_t elf_bias; /* where --elf was loaded (by --maps; 0 otherwise) */
     struct {
         uint64_t addr;
         const char *path;

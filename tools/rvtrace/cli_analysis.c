@@ -2,6 +2,7 @@
  * DWARF source lines and progress on a terminal. */
 #include "cli.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -13,8 +14,15 @@ int cli_load_lines(struct cli_opts *o, bool required, struct rvt_srclines **out)
     if (!path)
         return 0;
     struct rvt_diag d = {0};
-    if (rvt_srclines_load(out, path, &d) == 0)
+    if (rvt_srclines_load(out, path, &d) == 0) {
+        /* --elf loaded where the load map says (its --dwarf is of the same program) */
+        if (o->elf_bias && rvt_srclines_rebase(*out, o->elf_bias) < 0) {
+            rvt_srclines_free(*out);
+            *out = NULL;
+            return cli_fail(o->cmd, "%s: the source lines leave the address space at 0x%" PRIx64, path, o->elf_bias);
+        }
         return 0;
+    }
     /* The ELF's own DWARF is optional: without it the views have no lines. */
     if (dwarf || required)
         return cli_fail(o->cmd, "%s", d.msg);

@@ -68,6 +68,9 @@ static void usage(FILE *f)
             "                      command's)\n"
             "  --env NAME=VALUE    add to the program's otherwise empty environment\n"
             "  --qemu-arg ARG      pass ARG to QEMU before the program (repeatable)\n"
+            "  --maps FILE         write the load map: where the program and each shared\n"
+            "                      library ran (default for a dynamically linked program:\n"
+            "                      OUTPUT.maps); decode, check, verify ... take it as --maps\n"
             "  -q, --quiet         print nothing on success\n"
             "  -h, --help          this text\n"
             "\n"
@@ -79,7 +82,9 @@ static void usage(FILE *f)
             "child is not recorded. Programs that handle signals cannot be captured (user-mode\n"
             "QEMU enters and leaves handlers without a trap to record), and a program killed by\n"
             "a signal leaves no trace (QEMU 7.2 runs no plugin exit hook then). Use static\n"
-            "executables: `rvtrace check` needs all executed code in the ELF.\n"
+            "executables, or give the decoders the load map of a dynamically linked one\n"
+            "(--maps): its libraries come from the RISC-V sysroot /usr/riscv64-linux-gnu\n"
+            "(riscv32: /usr/riscv32-linux-gnu) unless --qemu-arg -L DIR names another.\n"
             "\n"
             "System mode (--system: bare metal or OpenSBI under qemu-system-riscv64/32, with\n"
             "exceptions, interrupts, privilege levels and several harts):\n"
@@ -134,6 +139,7 @@ struct capture_opts {
     const char *out_path;
     const char *err_path; /* NULL: inherit */
     bool mem, per_insn, quiet;
+    const char *maps; /* --maps: the load map (default for a dynamically linked program: OUT.maps) */
     char **env;
     size_t nenv;
     char **qemu_args;
@@ -234,6 +240,43 @@ static unsigned elf_xlen(const char *path)
     return h[4] == 1 ? 32 : h[4] == 2 ? 64 : 0;
 }
 
+/* The interpreter (PT_INTERP) a RISC-V ELF of class xlen names, into
+ * buf: true if it has one (a dynamically linked program). */
+static bool elf_interp(const char *path, unsigned xlen, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    unsigned char h[64], ph[56];
+    const unsigned w = xlen / 8;
+    bool found = false;
+    if (fread(h, 1, sizeof h, f) == sizeof h) {
+        uint64_t phoff = 0;
+        for (unsigned k = 0; k < w; k++)
+            phoff |= (uint64_t)h[24 + w + k] << (8 * k); /* e_phoff after e_entry */
+        const unsigned at = 24 + 3 * w + 4;               /* e_ehsize */
+        const unsigned phentsize = h[at + 2] | (unsigned)h[at + 3] << 8, phnum = h[at + 4] | (unsigned)h[at + 5] << 8;
+        for (unsigned i = 0; i < phnum && !found && phentsize >= (xlen == 64 ? 56 : 32) && phentsize <= 4096; i++) {
+            if (fseek(f, (long)(phoff + (uint64_t)i * phentsize), SEEK_SET) != 0 ||
+                fread(ph, 1, xlen == 64 ? 56 : 32, f) != (xlen == 64 ? 56u : 32u))
+                break;
+            if ((ph[0] | ph[1] << 8 | ph[2] << 16 | (uint32_t)ph[3] << 24) != 3 /* PT_INTERP */)
+                continue;
+            uint64_t off = 0, sz = 0;
+            for (unsigned k = 0; k < w; k++) {
+                off |= (uint64_t)ph[(xlen == 64 ? 8 : 4) + k] << (8 * k);
+                sz |= (uint64_t)ph[(xlen == 64 ? 32 : 16) + k] << (8 * k);
+            }
+            if (sz == 0 || sz >= size || fseek(f, (long)off, SEEK_SET) != 0 || fread(buf, 1, sz, f) != sz)
+                break;
+            buf[sz] = 0;
+            found = buf[0] != 0;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
 /* Append src to dst (NUL-terminated, capacity size), doubling commas when
  * `escape` (QEMU's option syntax takes ",," for a literal comma in a
  * value).  False if it does not fit. */
@@ -312,7 +355,7 @@ static double now_seconds(void)
 static int run(const struct capture_opts *o, int pargc, char **pargv)
 {
     int status = 1;
-    char *program = NULL, *qemu = NULL, *plugin = NULL, *out_abs = NULL;
+    char *program = NULL, *qemu = NULL, *plugin = NULL, *out_abs = NULL, *maps_abs = NULL;
     char **args = NULL, **envp = NULL;
     char stats_path[PATH_MAX];
     int stats_fd = -1;
@@ -334,6 +377,46 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
     if (!qemu) {
         cli_fail(CMD, "%s: not found%s", qemu_name, o->qemu ? "" : " on PATH (apt-get install qemu-user)");
         goto out;
+    }
+    /* A dynamically linked program: QEMU needs the RISC-V sysroot to load
+     * its interpreter and libraries, and the decoders need to know where
+     * each was loaded (the load map). */
+    char interp[512];
+    const char *sysroot = NULL;
+    const bool dynamic = elf_interp(program, xlen, interp, sizeof interp);
+    bool have_root = false;
+    for (size_t i = 0; i < o->nqemu_args; i++)
+        have_root |= strcmp(o->qemu_args[i], "-L") == 0;
+    for (size_t i = 0; i < o->nenv; i++)
+        have_root |= strncmp(o->env[i], "QEMU_LD_PREFIX=", 15) == 0;
+    if (dynamic && !have_root) {
+        static const char *const roots[2] = {"/usr/riscv32-linux-gnu", "/usr/riscv64-linux-gnu"};
+        const char *root = roots[xlen == 64];
+        char at[PATH_MAX + 512];
+        snprintf(at, sizeof at, "%s%s", root, interp);
+        if (!is_file(at)) {
+            cli_fail(CMD,
+                     "%s is dynamically linked: its interpreter %s is not in the RISC-V sysroot %s (apt-get install "
+                     "libc6-%s-cross), give another with --qemu-arg -L --qemu-arg DIR, or link the program with -static",
+                     program, interp, root, xlen == 64 ? "riscv64" : "riscv32");
+            goto out;
+        }
+        sysroot = root;
+    }
+    char maps_path[PATH_MAX];
+    maps_path[0] = 0;
+    if (o->maps || dynamic) {
+        if ((size_t)snprintf(maps_path, sizeof maps_path, "%s%s", o->maps ? o->maps : o->out, o->maps ? "" : ".maps") >=
+            sizeof maps_path) {
+            cli_fail(CMD, "%s: path too long", o->out);
+            goto out;
+        }
+        int mfd = open(maps_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (mfd < 0) {
+            cli_fail(CMD, "%s: %s", maps_path, strerror(errno));
+            goto out;
+        }
+        close(mfd);
     }
     plugin = o->plugin ? strdup(o->plugin) : find_plugin();
     if (!plugin || !is_file(plugin)) {
@@ -385,13 +468,16 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
         !append(plugin_arg, sizeof plugin_arg, out_abs, true) ||
         !append(plugin_arg, sizeof plugin_arg, ",stats=", false) ||
         !append(plugin_arg, sizeof plugin_arg, stats_path, true) ||
-        !append(plugin_arg, sizeof plugin_arg, modes, false)) {
+        !append(plugin_arg, sizeof plugin_arg, modes, false) ||
+        (maps_path[0] && (!append(plugin_arg, sizeof plugin_arg, ",maps=", false) ||
+                          !(maps_abs = realpath(maps_path, NULL)) ||
+                          !append(plugin_arg, sizeof plugin_arg, maps_abs, true)))) {
         cli_fail(CMD, "paths too long for the QEMU -plugin option");
         goto out;
     }
 
     /* qemu -seed 1 -plugin ... [qemu args] PROGRAM ARGS */
-    size_t nargs = 5 + o->nqemu_args + (size_t)pargc + 1, k = 0;
+    size_t nargs = 7 + o->nqemu_args + (size_t)pargc + 1, k = 0;
     args = calloc(nargs, sizeof *args);
     envp = calloc(o->nenv + 1, sizeof *envp);
     if (!args || !envp) {
@@ -403,6 +489,10 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
     args[k++] = "1";
     args[k++] = "-plugin";
     args[k++] = plugin_arg;
+    if (sysroot) {
+        args[k++] = "-L";
+        args[k++] = (char *)sysroot;
+    }
     for (size_t i = 0; i < o->nqemu_args; i++)
         args[k++] = o->qemu_args[i];
     args[k++] = program;
@@ -501,6 +591,10 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
         else if (st.streams > 2)
             printf(" and %s.1 ... %s.%" PRIu64 " (one per further thread)", o->out, o->out, st.streams - 1);
         printf("\n");
+        if (maps_path[0])
+            printf("%s: where the program and its libraries were loaded (give it to decode, check, verify ... "
+                   "as --maps %s)\n",
+                   maps_path, maps_path);
     }
     if (WIFEXITED(wst) && WEXITSTATUS(wst) == 0) {
         status = 0;
@@ -517,6 +611,7 @@ out:
     free(qemu);
     free(plugin);
     free(out_abs);
+    free(maps_abs);
     free(args);
     free(envp);
     return status;
@@ -1213,6 +1308,10 @@ int cmd_capture(int argc, char **argv)
             o.user_only_opt = true;
         } else if (strcmp(a, "--mem") == 0) {
             o.mem = true;
+            o.user_only_opt = true;
+        } else if (strcmp(a, "--maps") == 0) {
+            NEED_VALUE();
+            o.maps = val;
             o.user_only_opt = true;
         } else if (strcmp(a, "--per-insn") == 0) {
             o.per_insn = true;

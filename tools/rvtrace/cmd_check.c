@@ -72,7 +72,7 @@ int cmd_check(int argc, char **argv)
     }
     struct rvt_ing_reader *in = NULL;
     struct tally *t = NULL;
-    if (!o.elf && !o.nraw) {
+    if (!CLI_HAS_IMAGE(&o)) {
         rc = cli_fail("check", "--elf PROG is required");
         goto out;
     }

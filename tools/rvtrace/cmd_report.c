@@ -213,7 +213,7 @@ int cmd_report(int argc, char **argv)
     struct rvt_srclines *lines = NULL;
     struct rvt_analysis *an = NULL;
     const char *dir = o.output ? o.output : "report";
-    if (!o.elf && !o.nraw) {
+    if (!CLI_HAS_IMAGE(&o)) {
         cli_fail("report", "--elf PROG is required (function names, code for the coverage)");
         rc = CLI_EXIT_USAGE;
         goto out;
@@ -251,7 +251,8 @@ int cmd_report(int argc, char **argv)
     char title[512], n1[1200], n2[1200], n3[2048];
     const char *in = trace ? o.trace : o.input;
     snprintf(title, sizeof title, "%s", cli_extra(&o, "title") ? cli_extra(&o, "title") : base(o.elf ? o.elf : in));
-    snprintf(n1, sizeof n1, "program: %s%s%s", o.elf ? o.elf : "(raw code)", lines ? "; source lines from " : "",
+    const char *prog = o.elf ? o.elf : o.maps ? o.maps : "(raw code)";
+    snprintf(n1, sizeof n1, "program: %s%s%s", prog, lines ? "; source lines from " : "",
              lines ? (cli_extra(&o, "dwarf") ? cli_extra(&o, "dwarf") : o.elf) : "");
     if (trace)
         snprintf(n2, sizeof n2, "trace: %s, decoded as %s", o.trace, o.codec->name);

@@ -62,7 +62,7 @@ int cmd_verify(int argc, char **argv)
     rvt_membuf_init(&mb);
     struct rvt_seqcmp *cmp = NULL;
     struct rvt_filter *filt = NULL, *filt2 = NULL;
-    if (!o.elf && !o.nraw) {
+    if (!CLI_HAS_IMAGE(&o)) {
         rc = cli_fail("verify", "--elf PROG is required to decode");
         goto out;
     }

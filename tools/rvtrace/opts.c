@@ -137,6 +137,9 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
         } else if ((allowed & CLI_ELF) && strcmp(name, "elf") == 0) {
             if (!(o->elf = VALUE()))
                 return 2;
+        } else if ((allowed & CLI_ELF) && strcmp(name, "maps") == 0) {
+            if (!(o->maps = VALUE()))
+                return 2;
         } else if ((allowed & CLI_ELF) && strcmp(name, "raw") == 0) {
             if (!(v = VALUE()))
                 return 2;
@@ -267,6 +270,8 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
         fprintf(f, "  --format F            trace family: ntrace, etrace, cdl, dbg\n");
     if (allowed & CLI_ELF)
         fprintf(f, "  --elf PROG            the program (ELF32/ELF64 RISC-V)\n"
+                   "  --maps FILE           the load map `capture` wrote for a dynamically linked program:\n"
+                   "                        the program and its libraries, each where it ran\n"
                    "  --raw ADDR:FILE       extra raw code at an address (repeatable)\n");
     if (allowed & CLI_INPUT)
         fprintf(f, "  --input IN            ingress input ('-' = stdin)\n"
@@ -302,16 +307,37 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
     }
 }
 
+/* e_type ET_DYN: a position-independent program (or a library). */
+static bool elf_is_pie(const char *path)
+{
+    unsigned char h[18];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    const bool ok = fread(h, 1, sizeof h, f) == sizeof h;
+    fclose(f);
+    return ok && memcmp(h, "\177ELF", 4) == 0 && h[5] == 1 && h[16] == 3 && h[17] == 0;
+}
+
 int cli_load_image(struct cli_opts *o)
 {
-    if (!o->elf && !o->nraw)
+    if (!CLI_HAS_IMAGE(o))
         return 0;
     o->img = rvt_img_new();
     if (!o->img)
         return cli_fail(o->cmd, "out of memory");
-    if (o->elf && rvt_img_load_elf(o->img, o->elf) < 0)
+    /* With a load map, --elf (if given) is one of its files, loaded there. */
+    if (o->maps && rvt_img_load_maps(o->img, o->maps, o->elf, &o->elf_bias) < 0)
         return cli_fail(o->cmd, "%s", rvt_img_error(o->img));
-    if (!o->elf && o->xlen)
+    if (o->elf && !o->maps && rvt_img_load_elf(o->img, o->elf) < 0)
+        return cli_fail(o->cmd, "%s", rvt_img_error(o->img));
+    if (o->elf && !o->maps && elf_is_pie(o->elf))
+        fprintf(stderr,
+                "rvtrace %s: warning: %s is position-independent (ET_DYN): it ran where the loader put it, not at "
+                "the addresses the file gives; give a dynamically linked program's load map with --maps FILE "
+                "(rvtrace capture writes it)\n",
+                o->cmd, o->elf);
+    if (!o->elf && !o->maps && o->xlen)
         rvt_img_set_xlen(o->img, o->xlen);
     for (unsigned i = 0; i < o->nraw; i++)
         if (rvt_img_add_raw_file(o->img, o->raw[i].addr, o->raw[i].path) < 0)
