@@ -58,11 +58,6 @@ int rvt_img_load_elf_mem_at(struct rvt_image *img, const void *buf, size_t len, 
  * and inode): *program_bias is where it was loaded.  Returns the number of
  * files loaded. */
 int rvt_img_load_maps(struct rvt_image *img, const char *map_path, const char *program, uint64_t *program_bias);
-/* Write the load map of the process whose /proc/PID/maps text is at
- * proc_maps (a user-mode QEMU's own: the guest's files are mapped in the
- * emulator at guest address + host_minus_guest) to out_path: the mappings
- * of RISC-V ELF files only (not the emulator's own libraries). */
-int rvt_maps_capture(const char *proc_maps, uint64_t host_minus_guest, const char *out_path, struct rvt_diag *d);
 
 /* Add a raw binary at an address (copied).  Overlapping segments: the one
  * added last wins. */

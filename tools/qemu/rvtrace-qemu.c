@@ -33,6 +33,7 @@
 #include "rvtrace-qemu-sys.h"
 
 #include "rvtrace/ingress.h"
+#include "image/maps.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -574,10 +574,14 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
                      "program is killed by a signal it does not handle)",
                      program, WIFSIGNALED(wst) ? WTERMSIG(wst) : 0);
         remove(out_abs);
+        if (maps_abs)
+            remove(maps_abs);
         goto out;
     }
     if (!st.ok) {
         cli_fail(CMD, "capture of %s failed: %s", program, st.error);
+        if (maps_abs)
+            remove(maps_abs);
         goto out;
     }
     if (!o->quiet) {
