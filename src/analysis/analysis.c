@@ -1401,7 +1401,7 @@ static int static_code(struct rvt_analysis *a, struct sinsn **out, size_t *nout)
             }
             if (pc >= owner_end) {
                 const struct rvt_symbol *sy = rvt_img_symbol_at(img, pc);
-                owner = fn_of_sym(a, sy);
+                owner = sy ? fn_of_sym(a, sy) : fn_unnamed(a, pc);
                 owner_end = sy && sy->size && sy->addr <= pc ? sy->addr + sy->size : pc + 1;
                 if (owner_end > next)
                     owner_end = next;
