@@ -395,10 +395,11 @@ static int run(const struct capture_opts *o, int pargc, char **pargv)
         char at[PATH_MAX + 512];
         snprintf(at, sizeof at, "%s%s", root, interp);
         if (!is_file(at)) {
+            /* (Debian 12 ships a cross C library for riscv64 only) */
             cli_fail(CMD,
-                     "%s is dynamically linked: its interpreter %s is not in the RISC-V sysroot %s (apt-get install "
-                     "libc6-%s-cross), give another with --qemu-arg -L --qemu-arg DIR, or link the program with -static",
-                     program, interp, root, xlen == 64 ? "riscv64" : "riscv32");
+                     "%s is dynamically linked: its interpreter %s is not in the RISC-V sysroot %s%s, give another "
+                     "with --qemu-arg -L --qemu-arg DIR, or link the program with -static",
+                     program, interp, root, xlen == 64 ? " (apt-get install libc6-riscv64-cross)" : "");
             goto out;
         }
         sysroot = root;
