@@ -53,7 +53,9 @@ int rvt_img_load_elf_mem_at(struct rvt_image *img, const void *buf, size_t len, 
  * rvt_img_load_maps loads every file of the map at the address its
  * mappings give (rvt_img_load_elf_at), after checking that the file is
  * the one mapped (size and digest) and that each mapping is a segment of
- * it at one load address; an error names the map's line.  If `program`
+ * it at one load address, and that no two files were mapped over each
+ * other (at different times: one image holds one); an error names the
+ * map's line.  If `program`
  * is not NULL it must be one of the map's files (the same file, by device
  * and inode): *program_bias is where it was loaded.  Returns the number of
  * files loaded. */

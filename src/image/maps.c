@@ -141,6 +141,12 @@ static int cmp_by_path(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static int cmp_by_start(const void *a, const void *b)
+{
+    const struct rvt_map_line *x = *(const struct rvt_map_line *const *)a, *y = *(const struct rvt_map_line *const *)b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
 /* Where the file of mappings g[0, n) (lowest address first) was loaded,
  * checked against its segments. */
 static int file_bias(const struct img_elf *elf, struct rvt_map_line *const *g, size_t n, const char *map,
@@ -246,6 +252,20 @@ int rvt_img_load_maps(struct rvt_image *img, const char *map_path, const char *p
     }
     for (size_t i = 0; i < n; i++)
         by[i] = &v[i];
+    /* One image holds one piece of code at an address: two files mapped
+     * over each other at different times (a library closed, another
+     * opened in its place) cannot both be loaded. */
+    qsort(by, n, sizeof *by, cmp_by_start);
+    for (size_t i = 1, top = 0; i < n && rc == 0; i++) {
+        if (by[i]->start < by[top]->end && strcmp(by[i]->path, by[top]->path) != 0)
+            rc = rvt_fail(d, RVT_ERR_FORMAT,
+                          "%s: lines %zu and %zu: %s and %s were both mapped at 0x%" PRIx64
+                          " during the run: one image cannot hold both (decode the parts of the trace apart, "
+                          "each with a map of its files)",
+                          map_path, by[top]->line, by[i]->line, by[top]->path, by[i]->path, by[i]->start);
+        if (by[i]->end > by[top]->end)
+            top = i;
+    }
     qsort(by, n, sizeof *by, cmp_by_path);
     int files = 0;
     bool found = false;
@@ -274,13 +294,45 @@ int rvt_img_load_maps(struct rvt_image *img, const char *map_path, const char *p
     return rc < 0 ? rc : files;
 }
 
-/* ---- writing (the capture plugin, at the end of the run) ------------------- */
+/* ---- writing (the capture plugin) ------------------------------------------ */
 
 struct seen_file {
     char *path;
     bool riscv;
     uint64_t size, digest;
 };
+
+struct held {
+    uint64_t lo, hi, off; /* guest addresses */
+    size_t file;          /* in seen */
+};
+
+struct rvt_maps_acc {
+    uint64_t host_minus_guest;
+    struct seen_file *seen;
+    size_t nseen;
+    struct held *v;
+    size_t n, cap;
+};
+
+struct rvt_maps_acc *rvt_maps_acc_new(uint64_t host_minus_guest)
+{
+    struct rvt_maps_acc *a = calloc(1, sizeof *a);
+    if (a)
+        a->host_minus_guest = host_minus_guest;
+    return a;
+}
+
+void rvt_maps_acc_free(struct rvt_maps_acc *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->nseen; i++)
+        free(a->seen[i].path);
+    free(a->seen);
+    free(a->v);
+    free(a);
+}
 
 /* Whether path is a RISC-V ELF file, and its size and digest. */
 static int examine(const char *path, struct seen_file *f, struct rvt_diag *d)
@@ -306,23 +358,40 @@ static int examine(const char *path, struct seen_file *f, struct rvt_diag *d)
     return 0;
 }
 
-int rvt_maps_capture(const char *proc_maps, uint64_t host_minus_guest, const char *out_path, struct rvt_diag *d)
+/* The file `path` (examined the first time it is seen); NULL: out of memory
+ * or unreadable (d says which). */
+static const struct seen_file *seen_file(struct rvt_maps_acc *a, const char *path, size_t *index, struct rvt_diag *d)
+{
+    for (size_t i = 0; i < a->nseen; i++)
+        if (strcmp(a->seen[i].path, path) == 0)
+            return &a->seen[*index = i];
+    struct seen_file *ns = realloc(a->seen, (a->nseen + 1) * sizeof *ns);
+    if (!ns) {
+        rvt_fail(d, RVT_ERR_NOMEM, "out of memory for the load map");
+        return NULL;
+    }
+    a->seen = ns;
+    struct seen_file f = {.path = strdup(path)};
+    if (!f.path) {
+        rvt_fail(d, RVT_ERR_NOMEM, "out of memory for the load map");
+        return NULL;
+    }
+    if (examine(path, &f, d) < 0) {
+        free(f.path);
+        return NULL;
+    }
+    a->seen[a->nseen] = f;
+    return &a->seen[*index = a->nseen++];
+}
+
+int rvt_maps_acc_scan(struct rvt_maps_acc *a, const char *proc_maps, struct rvt_diag *d)
 {
     FILE *in = fopen(proc_maps, "r");
     if (!in)
         return rvt_fail(d, RVT_ERR_IO, "%s: cannot open: %s", proc_maps, strerror(errno));
-    FILE *out = fopen(out_path, "w");
-    if (!out) {
-        fclose(in);
-        return rvt_fail(d, RVT_ERR_IO, "%s: cannot create: %s", out_path, strerror(errno));
-    }
-    fprintf(out, "# rvtrace load map: START END OFFSET SIZE DIGEST PATH of each mapping of a RISC-V ELF file\n"
-                 "# (give it to decode, check, verify ... as --maps FILE)\n");
-    struct seen_file *seen = NULL;
-    size_t nseen = 0;
     char *line = NULL;
     size_t cap = 0;
-    int rc = 0, mappings = 0;
+    int rc = 0, added = 0;
     while (rc == 0 && getline(&line, &cap, in) > 0) {
         uint64_t lo, hi, off;
         int path_at = 0;
@@ -331,37 +400,71 @@ int rvt_maps_capture(const char *proc_maps, uint64_t host_minus_guest, const cha
             continue; /* anonymous memory, [heap], [stack] ... */
         char *path = line + path_at;
         path[strcspn(path, "\n")] = 0;
-        if (lo < host_minus_guest)
+        if (lo < a->host_minus_guest)
             continue; /* below the guest's addresses: the emulator's own */
-        struct seen_file *f = NULL;
-        for (size_t i = 0; i < nseen && !f; i++)
-            if (strcmp(seen[i].path, path) == 0)
-                f = &seen[i];
+        lo -= a->host_minus_guest;
+        hi -= a->host_minus_guest;
+        size_t file;
+        const struct seen_file *f = seen_file(a, path, &file, d);
         if (!f) {
-            struct seen_file *ns = realloc(seen, (nseen + 1) * sizeof *seen);
-            if (!ns || !(ns[nseen].path = strdup(path))) {
-                if (ns)
-                    seen = ns;
-                rc = rvt_fail(d, RVT_ERR_NOMEM, "%s: out of memory", out_path);
-                break;
-            }
-            seen = ns;
-            f = &seen[nseen++];
-            if ((rc = examine(path, f, d)) < 0)
-                break;
+            rc = -d->code;
+            break;
         }
         if (!f->riscv)
             continue;
-        fprintf(out, "0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " 0x%016" PRIx64 " %s\n",
-                lo - host_minus_guest, hi - host_minus_guest, off, f->size, f->digest, path);
-        mappings++;
+        bool held = false;
+        for (size_t i = 0; i < a->n && !held; i++)
+            held = a->v[i].lo == lo && a->v[i].hi == hi && a->v[i].off == off && a->v[i].file == file;
+        if (held)
+            continue;
+        if (a->n == a->cap) {
+            size_t nc = a->cap ? 2 * a->cap : 64;
+            struct held *nv = realloc(a->v, nc * sizeof *nv);
+            if (!nv) {
+                rc = rvt_fail(d, RVT_ERR_NOMEM, "out of memory for the load map");
+                break;
+            }
+            a->v = nv;
+            a->cap = nc;
+        }
+        a->v[a->n++] = (struct held){lo, hi, off, file};
+        added++;
     }
     free(line);
-    for (size_t i = 0; i < nseen; i++)
-        free(seen[i].path);
-    free(seen);
     fclose(in);
-    if (fclose(out) != 0 && rc == 0)
-        rc = rvt_fail(d, RVT_ERR_IO, "%s: write error", out_path);
-    return rc < 0 ? rc : mappings;
+    return rc < 0 ? rc : added;
+}
+
+bool rvt_maps_acc_covers(const struct rvt_maps_acc *a, uint64_t addr)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (addr - a->v[i].lo < a->v[i].hi - a->v[i].lo)
+            return true;
+    return false;
+}
+
+static int held_cmp(const void *x, const void *y)
+{
+    const struct held *a = x, *b = y;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    return a->hi < b->hi ? -1 : a->hi > b->hi;
+}
+
+int rvt_maps_acc_write(struct rvt_maps_acc *a, const char *out_path, struct rvt_diag *d)
+{
+    FILE *out = fopen(out_path, "w");
+    if (!out)
+        return rvt_fail(d, RVT_ERR_IO, "%s: cannot create: %s", out_path, strerror(errno));
+    qsort(a->v, a->n, sizeof *a->v, held_cmp);
+    fprintf(out, "# rvtrace load map: START END OFFSET SIZE DIGEST PATH of each mapping of a RISC-V ELF file\n"
+                 "# the process had at some time (give it to decode, check, verify ... as --maps FILE)\n");
+    for (size_t i = 0; i < a->n; i++) {
+        const struct seen_file *f = &a->seen[a->v[i].file];
+        fprintf(out, "0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " 0x%016" PRIx64 " %s\n", a->v[i].lo,
+                a->v[i].hi, a->v[i].off, f->size, f->digest, f->path);
+    }
+    if (fclose(out) != 0)
+        return rvt_fail(d, RVT_ERR_IO, "%s: write error", out_path);
+    return (int)a->n;
 }

@@ -5,6 +5,7 @@
 
 #include "rvtrace/common.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,12 +21,20 @@ int rvt_maps_parse(const char *text, size_t len, const char *name, struct rvt_ma
                    struct rvt_diag *d);
 void rvt_maps_free(struct rvt_map_line *v, size_t n);
 
-/* Write the load map of the process whose /proc/PID/maps text is at
- * proc_maps (a user-mode QEMU's own: the guest's files are mapped in the
- * emulator at guest address + host_minus_guest) to out_path: the mappings
- * of RISC-V ELF files only (not the emulator's own libraries).  For the
- * capture plugin (tools/qemu), which carries the library's objects. */
-int rvt_maps_capture(const char *proc_maps, uint64_t host_minus_guest, const char *out_path, struct rvt_diag *d);
+/* The load map of a user-mode QEMU's guest, gathered while it runs (the
+ * capture plugin, tools/qemu, which carries the library's objects): the
+ * guest's files are mapped in the emulator at guest address +
+ * host_minus_guest.  Each scan of the process's /proc/PID/maps text adds
+ * the mappings of RISC-V ELF files not yet held (the emulator's own
+ * libraries are not RISC-V), so that a library closed before the end
+ * stays in the map; returns how many were added.  The map is written in
+ * address order. */
+struct rvt_maps_acc;
+struct rvt_maps_acc *rvt_maps_acc_new(uint64_t host_minus_guest);
+int rvt_maps_acc_scan(struct rvt_maps_acc *a, const char *proc_maps, struct rvt_diag *d);
+bool rvt_maps_acc_covers(const struct rvt_maps_acc *a, uint64_t addr);
+int rvt_maps_acc_write(struct rvt_maps_acc *a, const char *out_path, struct rvt_diag *d);
+void rvt_maps_acc_free(struct rvt_maps_acc *a);
 
 /* FNV-1a, 64 bits: the digest a load map records of each file. */
 uint64_t rvt_maps_digest(const uint8_t *p, size_t len, uint64_t h);

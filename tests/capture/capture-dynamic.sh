@@ -76,6 +76,17 @@ cp "$prog" "$WORK/other"
 expect_fail 1 "other is not one of the files .*d.ing.maps maps" \
     "$RVT_BIN" check --elf "$WORK/other" --maps "$map" --input "$WORK/d.ing"
 
+# Two files over each other at different times cannot be one image.
+{ cat "$map"; grep "ld-linux" "$map" | head -1 | sed 's| /[^ ]*$| /elsewhere/other.so|'; } >"$WORK/overlap.maps"
+expect_fail 1 "overlap.maps: lines [0-9]+ and [0-9]+: .*ld-linux-riscv64-lp64d.so.1 and /elsewhere/other.so were both mapped at" \
+    "$RVT_BIN" check --maps "$WORK/overlap.maps" --input "$WORK/d.ing"
+
+# A library opened and closed again before the end is in the map.
+riscv64-linux-gnu-gcc -O1 -o "$WORK/dlopen" "$RVT_SRC/tests/capture/guests/dlopen.c" || fail "cannot build dlopen.c"
+capture "$WORK/dl.ing" -- "$WORK/dlopen"
+grep -q " /[^ ]*/libm.so.6\$" "$WORK/dl.ing.maps" || fail "the closed libm.so.6 is not in the map: $(cat "$WORK/dl.ing.maps")"
+"$RVT_BIN" check --maps "$WORK/dl.ing.maps" --input "$WORK/dl.ing" >/dev/null || fail "check of the dlopen capture failed"
+
 # An interpreter the sysroot lacks is named before QEMU runs.
 riscv64-linux-gnu-gcc -O1 -Wl,--dynamic-linker=/lib/ld-nothere.so.1 -o "$WORK/nointerp" \
     "$RVT_SRC/tests/capture/guests/dynamic.c" || fail "cannot build nointerp"

@@ -25,9 +25,11 @@
  *
  * With maps=FILE the process's mappings of RISC-V ELF files (the program,
  * its dynamic loader and shared libraries) are written to FILE at the end
- * (rvt_maps_capture): where each was loaded, for the decoders'
- * --maps.  QEMU maps a guest file at its guest address plus its guest
- * base, which the first translated instruction's host address gives.
+ * (src/image/maps.h): where each was loaded, for the decoders' --maps,
+ * gathered whenever code is translated outside the mappings known so far
+ * and at the end, so that a library closed before the end is in it.  QEMU
+ * maps a guest file at its guest address plus its guest base, which the
+ * first translated instruction's host address gives.
  */
 #include "qemu-plugin-api.h"
 #include "rvtrace-qemu-sys.h"
@@ -85,8 +87,12 @@ struct plugin {
     char *out_path;
     char *stats_path;
     char *maps_path;
-    _Atomic uint64_t host_minus_guest; /* maps=: QEMU's guest base */
-    _Atomic bool have_base;
+    /* maps=: the load map, gathered as code is translated (under maps_lock) */
+    pthread_mutex_t maps_lock;
+    struct rvt_maps_acc *maps;
+    uint64_t unknown_pages[1024]; /* pages of code outside every mapping held, each rescanned once */
+    size_t nunknown;
+    char maps_error[520];
     unsigned xlen;
     bool merge;
     bool mem;
@@ -358,10 +364,47 @@ static void on_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t
         x->flags |= RVT_ING_MEM_STORE;
 }
 
+/* The load map: the mappings as they are now, the first time and whenever
+ * code is translated outside every mapping held (a library just loaded;
+ * each page of code outside any file, JIT code say, once). */
+static void maps_note(struct plugin *p, struct qemu_plugin_tb *tb)
+{
+    if (qemu_plugin_tb_n_insns(tb) == 0)
+        return;
+    const uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
+    pthread_mutex_lock(&p->maps_lock);
+    bool scan = false;
+    if (!p->maps && !p->maps_error[0]) {
+        /* QEMU maps the guest at its guest base: where this code's bytes are */
+        struct qemu_plugin_insn *qi = qemu_plugin_tb_get_insn(tb, 0);
+        p->maps = rvt_maps_acc_new((uint64_t)(uintptr_t)qemu_plugin_insn_haddr(qi) - qemu_plugin_insn_vaddr(qi));
+        if (!p->maps)
+            snprintf(p->maps_error, sizeof p->maps_error, "out of memory");
+        scan = p->maps != NULL;
+    } else if (p->maps && !p->maps_error[0] && !rvt_maps_acc_covers(p->maps, vaddr)) {
+        const uint64_t page = vaddr >> 12;
+        bool seen = false;
+        for (size_t i = 0; i < p->nunknown && !seen; i++)
+            seen = p->unknown_pages[i] == page;
+        if (!seen && p->nunknown < sizeof p->unknown_pages / sizeof p->unknown_pages[0]) {
+            p->unknown_pages[p->nunknown++] = page;
+            scan = true;
+        }
+    }
+    if (scan) {
+        struct rvt_diag d = {0};
+        if (rvt_maps_acc_scan(p->maps, "/proc/self/maps", &d) < 0)
+            snprintf(p->maps_error, sizeof p->maps_error, "%s", d.msg);
+    }
+    pthread_mutex_unlock(&p->maps_lock);
+}
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     struct plugin *p = g_plugin;
+    if (p->maps_path)
+        maps_note(p, tb);
     size_t n = qemu_plugin_tb_n_insns(tb);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *qi = qemu_plugin_tb_get_insn(tb, i);
@@ -370,10 +413,6 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         uint32_t bits = 0;
         for (size_t k = 0; k < len && k < 4; k++)
             bits |= (uint32_t)d[k] << (8 * k);
-        if (p->maps_path && !atomic_load_explicit(&p->have_base, memory_order_relaxed)) {
-            atomic_store(&p->host_minus_guest, (uint64_t)(uintptr_t)qemu_plugin_insn_haddr(qi) - qemu_plugin_insn_vaddr(qi));
-            atomic_store(&p->have_base, true);
-        }
         const struct insn_info *in = intern(p, qemu_plugin_insn_vaddr(qi), bits);
         if (!in) {
             plugin_fail(p, "out of memory while translating pc 0x%" PRIx64, qemu_plugin_insn_vaddr(qi));
@@ -460,9 +499,16 @@ static void on_exit(qemu_plugin_id_t id, void *userdata)
         fprintf(stderr, "librvtrace-qemu: %s removed after the error above\n", p->out_path);
     }
     if (p->maps_path && !p->failed) {
+        /* what is mapped at the end too (the streams are complete: a map
+         * that cannot be written fails the capture but keeps them) */
         struct rvt_diag d = {0};
-        if (rvt_maps_capture("/proc/self/maps", atomic_load(&p->host_minus_guest), p->maps_path, &d) < 0)
-            plugin_fail(p, "the load map: %s", d.msg);
+        pthread_mutex_lock(&p->maps_lock);
+        if (p->maps && !p->maps_error[0] && (rvt_maps_acc_scan(p->maps, "/proc/self/maps", &d) < 0 ||
+                                             rvt_maps_acc_write(p->maps, p->maps_path, &d) < 0))
+            snprintf(p->maps_error, sizeof p->maps_error, "%s", d.msg);
+        pthread_mutex_unlock(&p->maps_lock);
+        if (p->maps_error[0])
+            plugin_fail(p, "the load map %s: %s", p->maps_path, p->maps_error);
     }
     write_stats(p);
 }
@@ -488,6 +534,7 @@ static void plugin_free(struct plugin *p)
     free(p->out_path);
     free(p->stats_path);
     free(p->maps_path);
+    rvt_maps_acc_free(p->maps);
     free(p);
 }
 
@@ -526,6 +573,7 @@ RVTQ_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info
     p->owner = getpid();
     pthread_mutex_init(&p->lock, NULL);
     pthread_mutex_init(&p->intern_lock, NULL);
+    pthread_mutex_init(&p->maps_lock, NULL);
 
     int rc = install(p, id, argc, argv);
     if (rc < 0)
