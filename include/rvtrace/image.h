@@ -96,6 +96,13 @@ struct rvt_symbol {
 const struct rvt_symbol *rvt_img_symbol_at(const struct rvt_image *img, uint64_t addr);
 /* Find a symbol by name; NULL if none. */
 const struct rvt_symbol *rvt_img_symbol_named(const struct rvt_image *img, const char *name);
+/* Show C++ names demangled: fn (e.g. a wrapper of the C++ runtime's
+ * __cxa_demangle) returns a malloc'd readable name for a mangled one
+ * ("_Z..."), or NULL to leave it.  Applies to the symbols loaded so far
+ * (call it after the last load); rvt_img_symbol_named then finds a symbol
+ * by either name. */
+typedef char *(*rvt_img_demangle_fn)(const char *name);
+int rvt_img_demangle(struct rvt_image *img, rvt_img_demangle_fn fn);
 size_t rvt_img_symbol_count(const struct rvt_image *img);
 const struct rvt_symbol *rvt_img_symbol_index(const struct rvt_image *img, size_t i);
 

@@ -56,6 +56,7 @@ struct rvt_image {
 
     rvt_img_read_fn reader;
     void *reader_ctx;
+    rvt_img_demangle_fn demangle; /* set by rvt_img_demangle: names shown demangled */
 };
 
 struct rvt_image *rvt_img_new(void)
@@ -596,7 +597,64 @@ const struct rvt_symbol *rvt_img_symbol_at(const struct rvt_image *img, uint64_t
     return &img->syms[img->func_idx[i]];
 }
 
+static const struct rvt_symbol *named(const struct rvt_image *img, const char *name);
+
 const struct rvt_symbol *rvt_img_symbol_named(const struct rvt_image *img, const char *name)
+{
+    const struct rvt_symbol *s = named(img, name);
+    if (s || !img->demangle)
+        return s;
+    /* a name as the file has it, of a symbol shown demangled */
+    char *d = img->demangle(name);
+    if (d) {
+        s = named(img, d);
+        free(d);
+    }
+    return s;
+}
+
+int rvt_img_demangle(struct rvt_image *img, rvt_img_demangle_fn fn)
+{
+    if (!img || !fn)
+        return -RVT_ERR_INVAL;
+    char **d = calloc(img->nsyms ? img->nsyms : 1, sizeof *d);
+    uint32_t *tmp = malloc((img->nsyms ? img->nsyms : 1) * sizeof *tmp);
+    size_t total = 0;
+    int rc = d && tmp && reserve((void **)&img->owned, &img->cap_owned, img->nowned + 1, sizeof(void *)) == 0
+                 ? 0
+                 : -RVT_ERR_NOMEM;
+    for (size_t i = 0; rc == 0 && i < img->nsyms; i++) {
+        /* The Itanium C++ ABI's names (the others are left as they are). */
+        if (strncmp(img->syms[i].name, "_Z", 2) == 0 && (d[i] = fn(img->syms[i].name)) != NULL)
+            total += strlen(d[i]) + 1;
+    }
+    char *pool = rc == 0 && total ? malloc(total) : NULL;
+    if (total && !pool)
+        rc = -RVT_ERR_NOMEM;
+    for (size_t i = 0, at = 0; rc == 0 && i < img->nsyms; i++) {
+        if (!d[i])
+            continue;
+        const size_t n = strlen(d[i]) + 1;
+        memcpy(pool + at, d[i], n);
+        img->syms[i].name = pool + at;
+        at += n;
+    }
+    for (size_t i = 0; d && i < img->nsyms; i++)
+        free(d[i]);
+    free(d);
+    if (rc == 0) {
+        if (pool)
+            img->owned[img->nowned++] = pool;
+        for (size_t i = 0; i < img->nsyms; i++)
+            img->name_idx[i] = (uint32_t)i;
+        sort_indices(img->name_idx, tmp, img->nsyms, NULL, img->syms);
+        img->demangle = fn;
+    }
+    free(tmp);
+    return rc < 0 ? rvt_fail(&img->diag, RVT_ERR_NOMEM, "out of memory demangling the symbols") : 0;
+}
+
+static const struct rvt_symbol *named(const struct rvt_image *img, const char *name)
 {
     size_t lo = 0, hi = img->nsyms; /* first entry with name >= `name` */
     while (lo < hi) {

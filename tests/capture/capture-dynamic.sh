@@ -54,6 +54,12 @@ grep -q "dynamic.c:" "$WORK/d.lst" || fail "the listing has no source line of dy
     fail "decode --output profile failed"
 grep -Eq " compare$" "$WORK/d.prof" || fail "the profile has no compare: $(head -20 "$WORK/d.prof")"
 grep -Eq " main$" "$WORK/d.prof" || fail "the profile has no main"
+# C++ names demangled (the file's name still finds the symbol), unless --no-demangle.
+grep -Eq " app::scale\(int\)$" "$WORK/d.prof" || fail "the profile has no demangled app::scale(int)"
+grep -q "^<app::scale(int)>:$" "$WORK/d.lst" || fail "the listing has no <app::scale(int)> header"
+"$RVT_BIN" decode --format etrace --elf "$prog" --maps "$map" "$WORK/d.te" --output profile --no-demangle \
+    -o "$WORK/mangled.prof" || fail "decode --no-demangle failed"
+grep -Eq " _ZN3app5scaleEi$" "$WORK/mangled.prof" || fail "--no-demangle does not show the mangled name"
 # libc's internal code (qsort's merge sort: no .dynsym symbol) is its own,
 # not charged to the exported function before it, and headed as such.
 grep -Eq " \[no symbol in libc\.so\.6\]$" "$WORK/d.prof" || fail "the profile has no [no symbol in libc.so.6]"

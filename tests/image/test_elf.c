@@ -391,8 +391,71 @@ static void test_reader(void)
     rvt_img_free(img);
 }
 
+/* The demangler of test_loaded_higher: one name it knows. */
+static char *fake_demangle(const char *name)
+{
+    return strcmp(name, "_Z3addv") == 0 ? strdup("add()") : NULL;
+}
+
+/* A shared object loaded higher up (where a load map puts it), and its
+ * C++ name shown demangled. */
+static void test_loaded_higher(void)
+{
+    char *p = rvt_test_data("image/libdyn.so");
+    FILE *f = fopen(p, "rb");
+    free(p);
+    REQUIRE(f != NULL);
+    static unsigned char buf[1 << 16];
+    const size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    REQUIRE(len > 0 && len < sizeof buf);
+    const uint64_t bias = 0x4000000000ull;
+
+    struct rvt_image *img = rvt_img_new();
+    CHECK_MSG(rvt_img_load_elf_mem_at(img, buf, len, "libdyn.so", bias) == 0, "%s", rvt_img_error(img));
+    const struct rvt_symbol *add = rvt_img_symbol_named(img, "lib_add");
+    const struct rvt_symbol *twice = rvt_img_symbol_named(img, "lib_twice");
+    REQUIRE(add && twice);
+    CHECK_EQ(add->addr, bias + 0x280);
+    CHECK_EQ(twice->addr, bias + 0x284);
+    CHECK(rvt_img_symbol_at(img, twice->addr + 2) == twice);
+    CHECK(rvt_img_symbol_at(img, 0x284) == NULL);
+    struct rvt_insn in;
+    CHECK_EQ(rvt_img_insn(img, bias + 0x280, &in), 0);
+    CHECK_EQ(rvt_img_insn(img, 0x280, &in), -RVT_ERR_NOCODE);
+    for (size_t i = 0; i < rvt_img_segment_count(img); i++)
+        CHECK(rvt_img_segment(img, i)->addr >= bias);
+    rvt_img_free(img);
+
+    /* Loaded so high that a segment leaves the address space. */
+    img = rvt_img_new();
+    CHECK_EQ(rvt_img_load_elf_mem_at(img, buf, len, "libdyn.so", UINT64_MAX - 0xfff), -RVT_ERR_INVAL);
+    CHECK(strstr(rvt_img_error(img), "libdyn.so: loaded at 0xfffffffffffff000") != NULL);
+    CHECK(strstr(rvt_img_error(img), "leaves the 64-bit address space") != NULL);
+    rvt_img_free(img);
+
+    /* Its dynamic string table's "lib_add" made the mangled "_Z3addv". */
+    unsigned char *at = NULL;
+    for (size_t i = 0; i + 8 <= len && !at; i++)
+        if (memcmp(buf + i, "lib_add", 8) == 0)
+            at = buf + i;
+    REQUIRE(at != NULL);
+    memcpy(at, "_Z3addv", 8);
+    img = rvt_img_new();
+    CHECK_MSG(rvt_img_load_elf_mem_at(img, buf, len, "libdyn.so", bias) == 0, "%s", rvt_img_error(img));
+    CHECK_EQ(rvt_img_demangle(img, fake_demangle), 0);
+    add = rvt_img_symbol_named(img, "add()");
+    REQUIRE(add != NULL);
+    CHECK_EQ(add->addr, bias + 0x280);
+    CHECK(rvt_img_symbol_named(img, "_Z3addv") == add); /* the file's name finds it too */
+    CHECK_STR(rvt_img_symbol_at(img, bias + 0x280)->name, "add()");
+    CHECK_STR(rvt_img_symbol_named(img, "lib_twice")->name, "lib_twice"); /* C names stay */
+    rvt_img_free(img);
+}
+
 int main(void)
 {
+    test_loaded_higher();
     test_reference_elf();
     test_built_elfs();
     test_system_elf();

@@ -70,6 +70,7 @@ struct cli_opts {
     const char *elf;
     const char *maps;  /* --maps: a user-mode capture's load map (the program and its libraries) */
     uint64_t elf_bias; /* where --elf was loaded (by --maps; 0 otherwise) */
+    bool no_demangle;  /* --no-demangle: C++ names as the ELF has them */
     struct {
         uint64_t addr;
         const char *path;

@@ -137,6 +137,8 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
         } else if ((allowed & CLI_ELF) && strcmp(name, "elf") == 0) {
             if (!(o->elf = VALUE()))
                 return 2;
+        } else if ((allowed & CLI_ELF) && strcmp(name, "no-demangle") == 0) {
+            o->no_demangle = true;
         } else if ((allowed & CLI_ELF) && strcmp(name, "maps") == 0) {
             if (!(o->maps = VALUE()))
                 return 2;
@@ -272,7 +274,8 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
         fprintf(f, "  --elf PROG            the program (ELF32/ELF64 RISC-V)\n"
                    "  --maps FILE           the load map `capture` wrote for a dynamically linked program:\n"
                    "                        the program and its libraries, each where it ran\n"
-                   "  --raw ADDR:FILE       extra raw code at an address (repeatable)\n");
+                   "  --raw ADDR:FILE       extra raw code at an address (repeatable)\n"
+                   "  --no-demangle         C++ names as the ELF has them (default: demangled)\n");
     if (allowed & CLI_INPUT)
         fprintf(f, "  --input IN            ingress input ('-' = stdin)\n"
                    "  --input-format F      pclist | pcinsn | ingress | refcsv (default: guessed from the file)\n"
@@ -306,6 +309,21 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
         }
     }
 }
+
+#ifdef RVT_HAVE_CXA_DEMANGLE
+/* The C++ runtime's demangler (libstdc++, extern "C"). */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+static char *cxx_demangle(const char *name)
+{
+    int status = 0;
+    char *d = __cxa_demangle(name, NULL, NULL, &status);
+    if (status != 0) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+#endif
 
 /* e_type ET_DYN: a position-independent program (or a library). */
 static bool elf_is_pie(const char *path)
@@ -342,6 +360,10 @@ int cli_load_image(struct cli_opts *o)
     for (unsigned i = 0; i < o->nraw; i++)
         if (rvt_img_add_raw_file(o->img, o->raw[i].addr, o->raw[i].path) < 0)
             return cli_fail(o->cmd, "%s", rvt_img_error(o->img));
+#ifdef RVT_HAVE_CXA_DEMANGLE
+    if (!o->no_demangle && rvt_img_demangle(o->img, cxx_demangle) < 0)
+        return cli_fail(o->cmd, "%s", rvt_img_error(o->img));
+#endif
     return 0;
 }
 

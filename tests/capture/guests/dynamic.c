@@ -1,5 +1,6 @@
 /* A dynamically linked guest (position-independent, the cross compiler's
- * default): its own functions, libc's qsort calling back into it, printf. */
+ * default): its own functions, libc's qsort calling back into it, printf,
+ * a C++ name. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,14 @@ static int compare(const void *a, const void *b)
 {
     const int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
+}
+
+/* A C++ name (given by an asm label: no C++ compiler needed), which the
+ * views show demangled. */
+__attribute__((noinline)) int scale(int x) __asm__("_ZN3app5scaleEi");
+__attribute__((noinline)) int scale(int x)
+{
+    return 3 * x;
 }
 
 int main(int argc, char **argv)
@@ -19,7 +28,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         v[i] = (i * 7919) % 1013;
     qsort(v, (size_t)n, sizeof *v, compare);
-    printf("%d %d %zu\n", v[0], v[n - 1], strlen(argv[0]));
+    printf("%d %d %zu %d\n", v[0], v[n - 1], strlen(argv[0]), scale(n));
     free(v);
     return 0;
 }
