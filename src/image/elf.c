@@ -313,6 +313,108 @@ static int parse_segments(struct elf_rd *r, const struct ehdr *h, struct img_elf
     return 0;
 }
 
+/* RISC-V's procedure linkage table (the psABI's PLT: a 32-byte header,
+ * then one 16-byte stub per R_RISCV_JUMP_SLOT relocation of .rela.plt, in
+ * its order): a function symbol "NAME@plt" for each stub, as objdump
+ * names them, so that a call through the PLT is not code without a name.
+ * Anything that does not fit that layout adds nothing. */
+enum { SHT_RELA = 4, R_RISCV_JUMP_SLOT = 5, PLT_HEADER = 32, PLT_ENTRY = 16 };
+
+static int plt_symbols(struct elf_rd *r, const struct ehdr *h, uint64_t dynsym, struct img_elf *out)
+{
+    const uint64_t shstrndx = rd16(r->buf + (r->is64 ? 62 : 50));
+    if (dynsym == UINT64_MAX || shstrndx == 0 || shstrndx >= h->shnum)
+        return 0;
+    struct shdr names;
+    read_shdr(r, r->buf + h->shoff + shstrndx * h->shentsize, &names);
+    if (names.type != SHT_STRTAB)
+        return 0;
+    uint64_t plt_addr = 0, plt_size = 0, rela = UINT64_MAX;
+    for (uint64_t i = 0; i < h->shnum; i++) {
+        const uint8_t *p = r->buf + h->shoff + i * h->shentsize;
+        const uint32_t nm = rd32(p);
+        if (nm >= names.size)
+            continue;
+        const char *n = (const char *)r->buf + names.offset + nm;
+        const size_t room = (size_t)(names.size - nm);
+        if (room > 4 && memcmp(n, ".plt", 5) == 0) {
+            struct shdr s;
+            read_shdr(r, p, &s);
+            plt_addr = r->is64 ? rd64(p + 16) : rd32(p + 12);
+            plt_size = s.size;
+        } else if (room > 9 && memcmp(n, ".rela.plt", 10) == 0) {
+            rela = i;
+        }
+    }
+    if (!plt_size || rela == UINT64_MAX)
+        return 0;
+    struct shdr rs, ds, dstr;
+    read_shdr(r, r->buf + h->shoff + rela * h->shentsize, &rs);
+    read_shdr(r, r->buf + h->shoff + dynsym * h->shentsize, &ds);
+    const unsigned relsz = r->is64 ? 24 : 12, symsz = r->is64 ? 24 : 16;
+    if (rs.type != SHT_RELA || rs.link != dynsym || rs.entsize < relsz || ds.entsize < symsz || ds.link == 0 ||
+        ds.link >= h->shnum)
+        return 0;
+    read_shdr(r, r->buf + h->shoff + (uint64_t)ds.link * h->shentsize, &dstr);
+    const uint64_t n = rs.size / rs.entsize, nsyms = ds.size / ds.entsize;
+    if (dstr.type != SHT_STRTAB || n == 0 || plt_size != PLT_HEADER + PLT_ENTRY * n)
+        return 0;
+    /* The names: the chosen table's strings, then "NAME@plt" each. */
+    uint64_t extra = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint8_t *e = r->buf + rs.offset + i * rs.entsize;
+        const uint64_t info = r->is64 ? rd64(e + 8) : rd32(e + 4);
+        const uint64_t type = r->is64 ? (info & 0xffffffffu) : (info & 0xff), sym = r->is64 ? info >> 32 : info >> 8;
+        if (type != R_RISCV_JUMP_SLOT || sym == 0 || sym >= nsyms)
+            return 0;
+        const uint32_t name = rd32(r->buf + ds.offset + sym * ds.entsize);
+        if (name >= dstr.size)
+            return 0;
+        const char *nm = (const char *)r->buf + dstr.offset + name;
+        const char *nul = memchr(nm, 0, (size_t)(dstr.size - name));
+        if (!nul || nul == nm)
+            return 0;
+        extra += (uint64_t)(nul - nm) + 5;
+    }
+    if (out->strtab_size + extra > UINT32_MAX)
+        return 0;
+    char *tab = malloc((size_t)(out->strtab_size + extra));
+    struct img_elf_sym *syms = realloc(out->syms, (out->nsyms + n) * sizeof *syms);
+    if (!tab || !syms) {
+        free(tab);
+        if (syms)
+            out->syms = syms;
+        return rvt_fail(r->d, RVT_ERR_NOMEM, "%s: out of memory for the PLT's names", r->name);
+    }
+    out->syms = syms;
+    if (out->strtab_size)
+        memcpy(tab, out->strtab, (size_t)out->strtab_size);
+    uint64_t at = out->strtab_size;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint8_t *e = r->buf + rs.offset + i * rs.entsize;
+        const uint64_t info = r->is64 ? rd64(e + 8) : rd32(e + 4);
+        const uint64_t sym = r->is64 ? info >> 32 : info >> 8;
+        const char *nm = (const char *)r->buf + dstr.offset + rd32(r->buf + ds.offset + sym * ds.entsize);
+        const size_t len = strlen(nm);
+        memcpy(tab + at, nm, len);
+        memcpy(tab + at + len, "@plt", 5);
+        out->syms[out->nsyms++] = (struct img_elf_sym){.addr = plt_addr + PLT_HEADER + PLT_ENTRY * i,
+                                                       .size = PLT_ENTRY,
+                                                       .name_off = (uint32_t)at,
+                                                       .name_len = (uint32_t)(len + 4),
+                                                       .rank = IMG_RANK_FUNC,
+                                                       .binding_rank = 2};
+        at += len + 5;
+    }
+    free(out->strtab_own);
+    out->strtab_own = tab;
+    out->strtab = tab;
+    out->strtab_size = at;
+    return 0;
+}
+
+static int parse_table(struct elf_rd *r, const struct ehdr *h, uint64_t si, const char *kind, struct img_elf *out);
+
 static int parse_symbols(struct elf_rd *r, const struct ehdr *h, struct img_elf *out)
 {
     if (h->shnum == 0)
@@ -336,7 +438,12 @@ static int parse_symbols(struct elf_rd *r, const struct ehdr *h, struct img_elf 
     uint64_t si = symtab != UINT64_MAX ? symtab : dynsym;
     if (si == UINT64_MAX)
         return 0;
-    const char *kind = si == symtab ? "symbol table" : "dynamic symbol table";
+    int e = parse_table(r, h, si, si == symtab ? "symbol table" : "dynamic symbol table", out);
+    return e < 0 ? e : plt_symbols(r, h, dynsym, out);
+}
+
+static int parse_table(struct elf_rd *r, const struct ehdr *h, uint64_t si, const char *kind, struct img_elf *out)
+{
     uint64_t sat = h->shoff + si * h->shentsize;
     struct shdr st, ss;
     read_shdr(r, r->buf + sat, &st);
@@ -471,5 +578,6 @@ void rvt_img_elf_release(struct img_elf *e)
 {
     free(e->segs);
     free(e->syms);
+    free(e->strtab_own);
     memset(e, 0, sizeof *e);
 }

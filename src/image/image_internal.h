@@ -42,8 +42,9 @@ struct img_elf {
     size_t nsegs;
     struct img_elf_sym *syms;
     size_t nsyms;
-    const char *strtab; /* string table of the chosen symbol table (inside buf) */
+    const char *strtab; /* string table of the chosen symbol table (inside buf, or strtab_own) */
     uint64_t strtab_size;
+    char *strtab_own;   /* the table with the PLT entries' names added ("printf@plt") */
 };
 
 /* Parse and validate an ELF image held in buf[0..len).  On failure fills d

@@ -230,10 +230,18 @@ static void test_built_elfs(void)
     CHECK_EQ(rvt_img_xlen(img), 64);
     rvt_img_free(img);
 
-    /* Stripped shared object: the dynamic symbol table is used. */
+    /* Stripped shared object: the dynamic symbol table is used, and its
+     * PLT stub is named as objdump names it. */
     img = load("image/libdyn.so");
     CHECK_EQ(rvt_img_xlen(img), 64);
-    CHECK_EQ(rvt_img_symbol_count(img), 2);
+    CHECK_EQ(rvt_img_symbol_count(img), 3);
+    const struct rvt_symbol *stub = rvt_img_symbol_named(img, "lib_add@plt");
+    REQUIRE(stub != NULL);
+    CHECK_EQ(stub->addr, 0x270);
+    CHECK_EQ(stub->size, 16);
+    CHECK(stub->is_func);
+    CHECK(rvt_img_symbol_at(img, 0x27c) == stub);
+    CHECK(rvt_img_symbol_at(img, 0x250) == NULL); /* the PLT's header */
     const struct rvt_symbol *add = rvt_img_symbol_named(img, "lib_add");
     const struct rvt_symbol *twice = rvt_img_symbol_named(img, "lib_twice");
     REQUIRE(add && twice);
