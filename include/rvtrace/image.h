@@ -51,7 +51,9 @@ int rvt_img_load_elf_mem_at(struct rvt_image *img, const void *buf, size_t len, 
  * rest of the line.
  *
  * rvt_img_load_maps loads every file of the map at the address its
- * mappings give (rvt_img_load_elf_at), after checking that the file is
+ * mappings give (rvt_img_load_elf_at) — from directory `dir` (if not
+ * NULL) when a file of the same name is there, else from the map's path —
+ * after checking that the file is
  * the one mapped (size and digest) and that each mapping is a segment of
  * it at one load address, and that no two files were mapped over each
  * other (at different times: one image holds one); an error names the
@@ -59,7 +61,8 @@ int rvt_img_load_elf_mem_at(struct rvt_image *img, const void *buf, size_t len, 
  * is not NULL it must be one of the map's files (the same file, by device
  * and inode): *program_bias is where it was loaded.  Returns the number of
  * files loaded. */
-int rvt_img_load_maps(struct rvt_image *img, const char *map_path, const char *program, uint64_t *program_bias);
+int rvt_img_load_maps(struct rvt_image *img, const char *map_path, const char *dir, const char *program,
+                      uint64_t *program_bias);
 
 /* Add a raw binary at an address (copied).  Overlapping segments: the one
  * added last wins. */

@@ -191,10 +191,17 @@ static int file_bias(const struct img_elf *elf, struct rvt_map_line *const *g, s
 /* Load the file of mappings g[0, n) where they put it, after checking it
  * is the file mapped. */
 static int load_file(struct rvt_image *img, struct rvt_map_line *const *g, size_t n, const char *map,
-                     uint64_t *bias)
+                     const char *dir, uint64_t *bias, char *path, size_t path_size)
 {
     struct rvt_diag *d = rvt_img_diag(img);
-    const char *path = g[0]->path;
+    /* In dir by its name first (a copy of the capture machine's files),
+     * else where the map says. */
+    const char *base = strrchr(g[0]->path, '/');
+    base = base ? base + 1 : g[0]->path;
+    struct stat st;
+    if (!dir || (size_t)snprintf(path, path_size, "%s/%s", dir, base) >= path_size || stat(path, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+        snprintf(path, path_size, "%s", g[0]->path);
     for (size_t k = 1; k < n; k++)
         if (g[k]->size != g[0]->size || g[k]->digest != g[0]->digest)
             return rvt_fail(d, RVT_ERR_FORMAT, "%s: lines %zu and %zu give %s two sizes or digests", map, g[0]->line,
@@ -208,8 +215,9 @@ static int load_file(struct rvt_image *img, struct rvt_map_line *const *g, size_
     int rc = 0;
     if ((uint64_t)len != g[0]->size || rvt_maps_digest(data, len, RVT_MAPS_DIGEST_INIT) != g[0]->digest) {
         rc = rvt_fail(d, RVT_ERR_FORMAT,
-                      "%s: line %zu: %s is not the file the capture ran (%zu bytes%s; the map says 0x%" PRIx64
-                      " bytes with digest 0x%016" PRIx64 "): give that file (edit the map's path to where it is)",
+                      "%s: line %zu: %s is not the file the capture ran (%zu bytes%s; the map says %" PRIu64
+                      " bytes with digest 0x%016" PRIx64 "): give that file (--maps-dir DIR with a copy of it, "
+                      "or the map's path edited)",
                       map, g[0]->line, path, len, (uint64_t)len == g[0]->size ? ", another digest" : "", g[0]->size,
                       g[0]->digest);
     } else {
@@ -225,7 +233,8 @@ static int load_file(struct rvt_image *img, struct rvt_map_line *const *g, size_
     return rc;
 }
 
-int rvt_img_load_maps(struct rvt_image *img, const char *map_path, const char *program, uint64_t *program_bias)
+int rvt_img_load_maps(struct rvt_image *img, const char *map_path, const char *dir, const char *program,
+                      uint64_t *program_bias)
 {
     if (!img || !map_path)
         return -RVT_ERR_INVAL;
@@ -274,9 +283,10 @@ int rvt_img_load_maps(struct rvt_image *img, const char *map_path, const char *p
         while (j < n && strcmp(by[j]->path, by[i]->path) == 0)
             j++;
         uint64_t bias = 0;
-        rc = load_file(img, by + i, j - i, map_path, &bias);
+        char used[MAP_PATH_MAX + 1 + 4096];
+        rc = load_file(img, by + i, j - i, map_path, dir, &bias, used, sizeof used);
         struct stat st;
-        if (rc == 0 && program && !found && stat(by[i]->path, &st) == 0 && st.st_dev == prog.st_dev &&
+        if (rc == 0 && program && !found && stat(used, &st) == 0 && st.st_dev == prog.st_dev &&
             st.st_ino == prog.st_ino) {
             found = true;
             *program_bias = bias;

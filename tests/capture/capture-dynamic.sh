@@ -79,6 +79,14 @@ expect_fail 1 "moved.maps: line [0-9]+: .* is none of its segments loaded at 0x5
 { head -2 "$map"; echo "0x1000 0x2000 libc"; } >"$WORK/bad.maps"
 expect_fail 2 "bad.maps: line 3 \(byte offset [0-9]+\): expected START END OFFSET SIZE DIGEST PATH .*, got '0x1000 0x2000 libc'\$" \
     "$RVT_BIN" decode --format etrace --maps "$WORK/bad.maps" "$WORK/d.te"
+# Copies of the files elsewhere (decoding on another machine): --maps-dir.
+mkdir -p "$WORK/copies"
+for f in $(grep -v '^#' "$map" | cut -d' ' -f6 | sort -u); do cp "$f" "$WORK/copies/"; done
+"$RVT_BIN" check --maps "$WORK/gone.maps" --maps-dir "$WORK/copies" --input "$WORK/d.ing" >/dev/null ||
+    fail "check --maps-dir with copies of every file failed"
+printf 'not the library\n' >"$WORK/copies/libc.so.6"
+expect_fail 1 "gone.maps: line [0-9]+: .*copies/libc.so.6 is not the file the capture ran \(16 bytes; the map says" \
+    "$RVT_BIN" check --maps "$WORK/gone.maps" --maps-dir "$WORK/copies" --input "$WORK/d.ing"
 cp "$prog" "$WORK/other"
 expect_fail 1 "other is not one of the files .*d.ing.maps maps" \
     "$RVT_BIN" check --elf "$WORK/other" --maps "$map" --input "$WORK/d.ing"

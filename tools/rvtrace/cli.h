@@ -69,6 +69,7 @@ struct cli_opts {
     void *ccfg;
     const char *elf;
     const char *maps;  /* --maps: a user-mode capture's load map (the program and its libraries) */
+    const char *maps_dir; /* --maps-dir: where copies of the map's files are */
     uint64_t elf_bias; /* where --elf was loaded (by --maps; 0 otherwise) */
     bool no_demangle;  /* --no-demangle: C++ names as the ELF has them */
     struct {

@@ -139,6 +139,9 @@ int cli_parse(struct cli_opts *o, const char *cmd, unsigned allowed, const char 
                 return 2;
         } else if ((allowed & CLI_ELF) && strcmp(name, "no-demangle") == 0) {
             o->no_demangle = true;
+        } else if ((allowed & CLI_ELF) && strcmp(name, "maps-dir") == 0) {
+            if (!(o->maps_dir = VALUE()))
+                return 2;
         } else if ((allowed & CLI_ELF) && strcmp(name, "maps") == 0) {
             if (!(o->maps = VALUE()))
                 return 2;
@@ -274,6 +277,8 @@ void cli_help_common(FILE *f, unsigned allowed, const struct rvt_codec *only)
         fprintf(f, "  --elf PROG            the program (ELF32/ELF64 RISC-V)\n"
                    "  --maps FILE           the load map `capture` wrote for a dynamically linked program:\n"
                    "                        the program and its libraries, each where it ran\n"
+                   "  --maps-dir DIR        take the map's files from DIR when a file of the same name is\n"
+                   "                        there (copies from the machine of the capture)\n"
                    "  --raw ADDR:FILE       extra raw code at an address (repeatable)\n"
                    "  --no-demangle         C++ names as the ELF has them (default: demangled)\n");
     if (allowed & CLI_INPUT)
@@ -345,7 +350,7 @@ int cli_load_image(struct cli_opts *o)
     if (!o->img)
         return cli_fail(o->cmd, "out of memory");
     /* With a load map, --elf (if given) is one of its files, loaded there. */
-    if (o->maps && rvt_img_load_maps(o->img, o->maps, o->elf, &o->elf_bias) < 0)
+    if (o->maps && rvt_img_load_maps(o->img, o->maps, o->maps_dir, o->elf, &o->elf_bias) < 0)
         return cli_fail(o->cmd, "%s", rvt_img_error(o->img));
     if (o->elf && !o->maps && rvt_img_load_elf(o->img, o->elf) < 0)
         return cli_fail(o->cmd, "%s", rvt_img_error(o->img));
