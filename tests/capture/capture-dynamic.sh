@@ -65,6 +65,10 @@ grep -Eq " _ZN3app5scaleEi$" "$WORK/mangled.prof" || fail "--no-demangle does no
 # not charged to the exported function before it, and headed as such.
 grep -Eq " \[no symbol in libc\.so\.6\]$" "$WORK/d.prof" || fail "the profile has no [no symbol in libc.so.6]"
 grep -q "^<no symbol>:$" "$WORK/d.lst" || fail "the listing has no <no symbol> header"
+# The listing on threads (started at once, small batches) is the same text.
+RVT_JOBS_MIN_LEFT=0 RVT_JOBS_BATCH=37 "$RVT_BIN" decode --format etrace --elf "$prog" --maps "$map" "$WORK/d.te" \
+    --output insn --jobs 2 -o "$WORK/d2.lst" || fail "decode --jobs 2 failed"
+cmp -s "$WORK/d.lst" "$WORK/d2.lst" || fail "the listing on two threads differs from the serial one"
 
 # A map that does not fit the files is refused, naming its line.
 sed 's/ 0x[0-9a-f]\{16\} \(.*libc.so.6\)$/ 0x0123456789abcdef \1/' "$map" >"$WORK/digest.maps"
