@@ -314,8 +314,8 @@ static int parse_segments(struct elf_rd *r, const struct ehdr *h, struct img_elf
 }
 
 /* RISC-V's procedure linkage table (the psABI's PLT: a 32-byte header,
- * then one 16-byte stub per R_RISCV_JUMP_SLOT relocation of .rela.plt, in
- * its order): a function symbol "NAME@plt" for each stub, as objdump
+ * then one 16-byte entry per R_RISCV_JUMP_SLOT relocation of .rela.plt, in
+ * its order): a function symbol "NAME@plt" for each entry, as objdump
  * names them, so that a call through the PLT is not code without a name.
  * Anything that does not fit that layout adds nothing. */
 enum { SHT_RELA = 4, R_RISCV_JUMP_SLOT = 5, PLT_HEADER = 32, PLT_ENTRY = 16 };
