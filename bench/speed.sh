@@ -193,7 +193,7 @@ echo "### decode --jobs 2 on a run of more than 100 M instructions (issue 12 ite
 echo
 echo "The capture's trace repeated 20 times ($((20 * N)) instructions), each copy starting at a sync point: N-Trace HTM with \`--sync-msgs 4096\` ($(stat -c %s "$s/htm20.bin") bytes), E-Trace with its defaults ($(stat -c %s "$s/et20.bin") bytes).  Wall: \`--jobs 1\` and \`--jobs 2\` alternating, $JOBS_RUNS runs each, output to /dev/null (load average at start: $(cut -d' ' -f1-3 /proc/loadavg)); the text is checked equal to the serial decode's on one copy.  A count of 20 copies takes about 0.15 s, in which a process's start and the first touch of the trace's pages weigh: \`count\` is also measured on 100 copies ($((100 * N)) instructions)."
 echo
-echo "This VM's second core comes and goes: a perfectly parallel control (\`bench_cores\`: independent arithmetic loops, nothing shared) run in every round gets anywhere from 1.0× to 1.9× from two threads.  So each row also gives the control's median ratio over the same rounds, and the decodes' medians over the rounds in which the control got at least 1.8× (the machine had two cores then).  And the two cores are not always equally close: the round trip of a cache line between them (\`bench_cores --round-trip\`, also run in every round) is 55-90 ns or 340-380 ns, changing by itself every few minutes; the last column gives its median and in how many rounds it was over 200 ns."
+echo "This VM's second core comes and goes: a perfectly parallel control (\`bench_cores\`: independent arithmetic loops, nothing shared) run in every round gets anywhere from 1.0× to 1.9× from two threads.  So each row also gives the control's median ratio over the same rounds, and the decodes' medians over the rounds in which the control got at least 1.8× (the machine had two cores then).  And the two cores are not always equally close: the round trip of a cache line between them (\`bench_cores --round-trip\`, also run in every round) was 55-90 ns or 340-380 ns on the AMD VM, changing by itself every few minutes, and 115-210 ns on the Intel VM; the last column gives its median and in how many rounds it was over 200 ns."
 echo
 echo "| trace | output | \`--jobs 1\` median s | \`--jobs 2\` median s | ratio of medians | best s, 1 / 2 | ratio of bests | control's median ratio | rounds with two cores | ratio of medians in them | round trip ns (rounds over 200) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
@@ -215,6 +215,41 @@ for fam in ntrace etrace; do
     done
 done
 rm -f "$s/htm100.bin" "$s/et100.bin"
+# Whether a worker evicts the lines of a batch it read: the library
+# measures it (src/parallel/evict.h); beside it the two fixed choices, in
+# the same rounds, the order rotated.
+echo
+echo "Whether a worker evicts the cache lines of the batches it read (src/parallel/evict.h): the library measures it in probes (\`--jobs 2\` as it is), beside the two fixed choices (\`RVT_JOBS_EVICT=always\` / \`never\`), N-Trace HTM, 20 copies, $JOBS_RUNS rounds, the order rotated, medians in s; and what the policy did (\`RVT_JOBS_STATS=1\`):"
+echo
+echo "| output | \`--jobs 1\` | \`--jobs 2\` | \`always\` | \`never\` | ratio: measured / always / never | batches evicted by the policy | probes won by evicting |"
+echo "|---|---|---|---|---|---|---|---|"
+for kind in pcs insn; do
+    python3 - "$JOBS_RUNS" "$RV" "$ELF" "$s/htm20.bin" "$kind" $HTM <<'PY'
+import statistics as st, subprocess, sys, time, os, re
+runs, rv, elf, trace, kind, opts = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
+variants = [("1", None), ("2", None), ("2", "always"), ("2", "never")]
+t = {i: [] for i in range(len(variants))}
+for r in range(runs):
+    for k in range(len(variants)):
+        i = (k + r) % len(variants)
+        j, rule = variants[i]
+        env = dict(os.environ)
+        if rule:
+            env["RVT_JOBS_EVICT"] = rule
+        t0 = time.monotonic()
+        subprocess.run([rv, "decode", *opts, "--elf", elf, trace, "--output", kind, "--jobs", j],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
+        t[i].append(time.monotonic() - t0)
+env = dict(os.environ, RVT_JOBS_STATS="1")
+err = subprocess.run([rv, "decode", *opts, "--elf", elf, trace, "--output", kind, "--jobs", "2"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True).stderr
+m = re.search(r"(\d+) batches, (\d+) evicted, (\d+) probes, (\d+) won", err)
+b, e, p, w = (m.groups() if m else ("?",) * 4)
+med = [st.median(t[i]) for i in range(len(variants))]
+print("| %s | %.3f | %.3f | %.3f | %.3f | %.2f× / %.2f× / %.2f× | %s of %s | %s of %s |" % (
+    kind, med[0], med[1], med[2], med[3], med[0] / med[1], med[0] / med[2], med[0] / med[3], e, b, w, p))
+PY
+done
 # A busy machine: another process spins on one core (pinned there with
 # taskset) while the decodes run; --jobs 2 should not lose to --jobs 1.
 if command -v taskset >/dev/null && taskset -c 1 true 2>/dev/null; then

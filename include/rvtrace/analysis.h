@@ -127,6 +127,15 @@ void rvt_out_jobs_progress(void *jobs, uint64_t offset);
 /* How many worker threads were started (0: the calling thread did
  * everything). */
 unsigned rvt_out_jobs_launched(const struct rvt_out_jobs *j);
+/* What the threads did: batches handed over, and how many of them a
+ * worker was told to evict from its cache after reading (the library
+ * measures, in probes of a few dozen batches, whether that speeds the
+ * decoding thread up on this machine, and keeps the faster choice for a
+ * while; docs/parallel.md).  All 0 before the workers start. */
+struct rvt_out_jobs_stats {
+    uint64_t batches, evicted, probes, probes_won_by_evicting;
+};
+void rvt_out_jobs_stats(const struct rvt_out_jobs *j, struct rvt_out_jobs_stats *st);
 /* After the decode: formats and writes what is in flight, stops the
  * threads.  <0 if out of memory (rvt_out_finish reports it too). */
 int rvt_out_jobs_finish(struct rvt_out_jobs *j);

@@ -31,6 +31,7 @@
  * long as on one thread; bench/RESULTS.md, "What the lead's fifteenth
  * round changed"). */
 #include "analysis/outjobs.h"
+#include "parallel/evict.h"
 #include "rvtrace/codec.h"
 
 #include <pthread.h>
@@ -40,9 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* A batch ends after this many blocks and notes, or instructions.  The
  * environment variable RVT_JOBS_BATCH=N (1 .. BATCH_ENTRIES) makes batches
@@ -89,6 +87,11 @@ struct slot {
     struct rvt_block ctx; /* listing: the previous batches' last block (its state) */
     bool has_ctx;
     int state;                     /* enum slot_state */
+    /* evict.h: whether the worker evicts its lines after reading them;
+     * whether a worker formatted it, whether it evicted it and in how
+     * many ns (what the slot's next batch is measured by) */
+    bool evict, by_worker, evicted;
+    uint64_t evict_ns;
     /* formatted: */
     char *text;
     size_t tlen, tcap;
@@ -158,6 +161,12 @@ struct rvt_out_jobs {
     atomic_flag spinning;
     uint64_t claim_seq; /* the next batch to format */
     uint64_t write_seq; /* the next batch to write */
+    /* the decoding thread's policy, the time it began filling the
+     * current batch, and its slot's previous batch (evict.h) */
+    struct rvt_evict_policy evict;
+    uint64_t fill_t0;
+    bool prev_by_worker, prev_evicted;
+    uint64_t prev_evict_ns;
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     bool quit;
@@ -203,36 +212,16 @@ static void replay(const struct slot *s, struct rvt_out_fmt *f)
 
 /* The cache lines of batch s that the decoding thread writes (its
  * entries and notes), evicted by the worker that read them (no lock
- * held).  The decoding thread writes the same lines again a few batches
- * later; had this core kept them, each of those writes would first take
- * its line back from here.  On this machine (a VM) a line's round trip
- * between the two cores is sometimes 340-380 ns instead of 50-90 (where
- * the hypervisor runs the virtual CPUs; it changes by itself every few
- * minutes): the decoding thread then ran about 3 times as slowly, and
- * `--jobs 2` took 1.0-1.6 times as long as `--jobs 1` for pcs and insn;
- * with the lines evicted, 0.61-0.66 times as long, and a PC list gained in
- * the near state too (1.73x -> 1.87x of one thread; bench/RESULTS.md,
- * "What the lead's twelfth round changed").  x86 only (clflush). */
-static void evict(const void *p, size_t bytes)
-{
-#if defined(__SSE2__)
-    const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63), *end = (const char *)p + bytes;
-    for (; c < end; c += 64) /* (x86 cache lines are 64 bytes) */
-        _mm_clflush(c);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
+ * held), when the policy chose so for this batch (evict.h: it pays on one
+ * machine and ruins the speed-up on another). */
 static void evict_batch(const struct slot *s)
 {
     if (s->runs)
-        evict(s->runs, s->nb * sizeof *s->runs);
+        rvt_evict_lines(s->runs, s->nb * sizeof *s->runs);
     if (s->blk)
-        evict(s->blk, (s->runs ? s->nwhole : s->nb) * sizeof *s->blk);
+        rvt_evict_lines(s->blk, (s->runs ? s->nwhole : s->nb) * sizeof *s->blk);
     if (s->notes)
-        evict(s->notes, s->nn * sizeof *s->notes);
+        rvt_evict_lines(s->notes, s->nn * sizeof *s->notes);
 }
 
 /* A text buffer for formatter `me` (lock held): the last one it wrote that
@@ -355,7 +344,14 @@ static void *worker(void *arg)
             const struct spare sp = take_buffer(j, me);
             pthread_mutex_unlock(&j->mu);
             format_batch(j, s, me, sp);
-            evict_batch(s);
+            s->by_worker = true;
+            s->evicted = s->evict;
+            s->evict_ns = 0;
+            if (s->evict) {
+                const uint64_t t = now_ns();
+                evict_batch(s);
+                s->evict_ns = now_ns() - t;
+            }
             pthread_mutex_lock(&j->mu);
             s->state = S_DONE;
             pthread_cond_broadcast(&j->done);
@@ -414,6 +410,7 @@ static void help_or_wait(struct rvt_out_jobs *j)
         const struct spare sp = take_buffer(j, j->nworkers);
         pthread_mutex_unlock(&j->mu);
         format_batch(j, s, j->nworkers, sp);
+        s->by_worker = s->evicted = false;
         pthread_mutex_lock(&j->mu);
         s->state = S_DONE;
         return;
@@ -491,6 +488,8 @@ static void submit(struct rvt_out_jobs *j)
         j->tally.blocks += j->tally.ends[e];
     rvt_outj_account_counts(j->o, &j->tally);
     j->insns_done += j->tally.insns;
+    s->evict = rvt_evict_policy_next(&j->evict, now_ns() - j->fill_t0, j->tally.insns, j->prev_by_worker,
+                                     j->prev_evicted, j->prev_evict_ns);
     memset(&j->tally, 0, sizeof j->tally);
     j->cur = NULL;
     j->left = 0;
@@ -515,6 +514,10 @@ static struct slot *start_batch(struct rvt_out_jobs *j)
         help_or_wait(j);
     }
     pthread_mutex_unlock(&j->mu);
+    /* (what its slot's previous batch was: the slot is this thread's now) */
+    j->prev_by_worker = s->by_worker;
+    j->prev_evicted = s->evicted;
+    j->prev_evict_ns = s->evict_ns;
     s->state = S_FILLING;
     s->nb = 0;
     s->nwhole = 0;
@@ -535,6 +538,7 @@ static struct slot *start_batch(struct rvt_out_jobs *j)
     j->blk_next = s->blk;
     j->left = j->batch_entries;
     j->cur = s;
+    j->fill_t0 = now_ns();
     return s;
 }
 
@@ -936,6 +940,7 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
     pthread_cond_init(&j->work, NULL);
     pthread_cond_init(&j->done, NULL);
     j->nslots = 2 * threads + 2; /* (the batches and formatters: prepare) */
+    rvt_evict_policy_init(&j->evict);
     return j;
 }
 
@@ -948,6 +953,13 @@ void rvt_out_jobs_expect(struct rvt_out_jobs *j, uint64_t trace_bytes, uint64_t 
 void rvt_out_jobs_progress(void *jobs, uint64_t offset)
 {
     ((struct rvt_out_jobs *)jobs)->at_offset = offset;
+}
+
+void rvt_out_jobs_stats(const struct rvt_out_jobs *j, struct rvt_out_jobs_stats *st)
+{
+    *st = (struct rvt_out_jobs_stats){0};
+    if (j && j->mode != RVT_OUTJ_SERIAL)
+        *st = (struct rvt_out_jobs_stats){j->evict.batches, j->evict.evicted, j->evict.probes, j->evict.won_evict};
 }
 
 unsigned rvt_out_jobs_launched(const struct rvt_out_jobs *j)

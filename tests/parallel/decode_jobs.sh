@@ -290,6 +290,21 @@ done <<'EOF2'
 0 insn h8.bin --max-instructions 2000000
 1 pcs h8.bin
 EOF2
+# Whether a worker evicts what it read from its cache changes nothing in
+# the text: measured by the library (probes; src/parallel/evict.h), or
+# fixed by RVT_JOBS_EVICT.  The statistics say what was done.
+s=$("$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output insn 2> /dev/null | cksum)
+for rule in measure always never; do
+    p=$(RVT_JOBS_EVICT=$rule RVT_JOBS_STATS=1 "$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output insn --jobs 2 2> "$T/a.err" | cksum)
+    read -r batches evicted probes < <(sed -n 's/.*started, \([0-9]*\) batches, \([0-9]*\) evicted, \([0-9]*\) probes.*/\1 \2 \3/p' "$T/a.err")
+    case $rule in
+        measure) want=$([ "${batches:-0}" -ge 64 ] && [ "${probes:-0}" -ge 1 ] && [ "${evicted:-0}" -ge 1 ] && echo y) ;;
+        always) want=$([ "${batches:-0}" -ge 64 ] && [ "$evicted" = "$batches" ] && [ "$probes" = 0 ] && echo y) ;;
+        never) want=$([ "${batches:-0}" -ge 64 ] && [ "$evicted" = 0 ] && [ "$probes" = 0 ] && echo y) ;;
+    esac
+    [ "$s" = "$p" ] && [ "$want" = y ] && ok ||
+        bad "RVT_JOBS_EVICT=$rule --output insn --jobs 2 of h8.bin: expected the serial text and its statistics: $(grep -- 'output threads' "$T/a.err") ($s / $p)"
+done
 rm -f "$T/h8.bin"
 
 # The analysis kinds and jsonl stay on the calling thread whatever --jobs

@@ -312,8 +312,14 @@ int cmd_decode(int argc, char **argv)
         rvt_progress_done(prog);
     if (jobs) {
         rvt_out_jobs_finish(jobs); /* (its errors are the output's) */
-        if (getenv("RVT_JOBS_STATS"))
-            fprintf(stderr, "rvtrace decode: --jobs: %u output threads started\n", rvt_out_jobs_launched(jobs));
+        if (getenv("RVT_JOBS_STATS")) {
+            struct rvt_out_jobs_stats ost;
+            rvt_out_jobs_stats(jobs, &ost);
+            fprintf(stderr,
+                    "rvtrace decode: --jobs: %u output threads started, %" PRIu64 " batches, %" PRIu64
+                    " evicted, %" PRIu64 " probes, %" PRIu64 " won by evicting\n",
+                    rvt_out_jobs_launched(jobs), ost.batches, ost.evicted, ost.probes, ost.probes_won_by_evicting);
+        }
     }
     int frc = rvt_out_finish(out);
     if (frc < 0) {
