@@ -20,7 +20,8 @@
  * each batch's cost is what filling it took the decoding thread plus what
  * evicting its slot's previous batch took the worker, per instruction.
  * Neighbouring batches decode alike, so the two medians compare the
- * choices on the same part of the trace; the cheaper is kept for
+ * choices on the same part of the trace; the cheaper (evicting only if
+ * at least 3 % cheaper: keeping costs the worker nothing) is kept for
  * EVICT_HOLD batches, then measured again. */
 #ifndef RVT_PARALLEL_EVICT_H
 #define RVT_PARALLEL_EVICT_H

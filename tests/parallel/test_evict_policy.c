@@ -64,6 +64,11 @@ int main(void)
     const struct machine dear = {1.0, 1.1, 0.4, 6};
     /* Little between them, but eviction 5 % dearer. */
     const struct machine close = {1.0, 1.05, 0.0, 6};
+    /* No difference: keep (it costs the worker nothing; the margin keeps
+     * chance from choosing); 10 % cheaper (the AMD VM with its cores
+     * near): evict. */
+    const struct machine marginal = {1.0, 1.0, 0.0, 6};
+    const struct machine near = {1.0, 0.9, 0.0, 6};
     /* The worker formats nothing: nothing is evicted, nothing measured. */
     const struct machine idle = {1.0, 0.5, 0.0, 0};
 
@@ -71,7 +76,7 @@ int main(void)
     struct {
         const struct machine *m;
         bool evict_wins;
-    } cases[] = {{&far, true}, {&dear, false}, {&close, false}};
+    } cases[] = {{&far, true}, {&dear, false}, {&close, false}, {&marginal, false}, {&near, true}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         struct rvt_evict_policy p;
         rvt_evict_policy_init(&p);
