@@ -215,6 +215,19 @@ for fam in ntrace etrace; do
     done
 done
 rm -f "$s/htm100.bin" "$s/et100.bin"
+# A busy machine: another process spins on one core (pinned there with
+# taskset) while the decodes run; --jobs 2 should not lose to --jobs 1.
+if command -v taskset >/dev/null && taskset -c 1 true 2>/dev/null; then
+    taskset -c 1 sh -c 'while :; do :; done' &
+    hog=$!
+    for kind in pcs insn; do
+        read -r m1 m2 b1 b2 cr good g1 g2 trip far < <(NO_TRIP=1 alternate $kind "$s/htm20.bin" $HTM)
+        printf '| N-Trace HTM, another process busy on core 1 | %s | %.3f | %.3f | %.2f× | %.3f / %.3f | %.2f× | %.2f× | %s of %s | - | - |\n' \
+            $kind "$m1" "$m2" "$(echo "$m1 / $m2" | bc -l)" "$b1" "$b2" "$(echo "$b1 / $b2" | bc -l)" "$cr" "$good" "$JOBS_RUNS"
+    done
+    kill $hog
+    wait $hog 2>/dev/null || true
+fi
 # Whether a worker evicts the lines of a batch it read: the library
 # measures it (src/parallel/evict.h); beside it the two fixed choices, in
 # the same rounds, the order rotated.
@@ -250,19 +263,6 @@ print("| %s | %.3f | %.3f | %.3f | %.3f | %.2f× / %.2f× / %.2f× | %s of %s | 
     kind, med[0], med[1], med[2], med[3], med[0] / med[1], med[0] / med[2], med[0] / med[3], e, b, w, p))
 PY
 done
-# A busy machine: another process spins on one core (pinned there with
-# taskset) while the decodes run; --jobs 2 should not lose to --jobs 1.
-if command -v taskset >/dev/null && taskset -c 1 true 2>/dev/null; then
-    taskset -c 1 sh -c 'while :; do :; done' &
-    hog=$!
-    for kind in pcs insn; do
-        read -r m1 m2 b1 b2 cr good g1 g2 trip far < <(NO_TRIP=1 alternate $kind "$s/htm20.bin" $HTM)
-        printf '| N-Trace HTM, another process busy on core 1 | %s | %.3f | %.3f | %.2f× | %.3f / %.3f | %.2f× | %.2f× | %s of %s | - | - |\n' \
-            $kind "$m1" "$m2" "$(echo "$m1 / $m2" | bc -l)" "$b1" "$b2" "$(echo "$b1 / $b2" | bc -l)" "$cr" "$good" "$JOBS_RUNS"
-    done
-    kill $hog
-    wait $hog 2>/dev/null || true
-fi
 # Small decodes: --jobs 2 should not lose to --jobs 1 there either (the
 # workers of a PC list or listing start at the 16th batch, and only when
 # 8 M instructions are left: pardecode.c, LAZY_BATCHES, MIN_LEFT_INSNS).

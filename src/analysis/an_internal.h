@@ -198,6 +198,12 @@ struct rvt_analysis {
 };
 
 /* Writers (an_text.c, an_export.c, report.c). */
+/* The executable segment with a name (the file it came from) holding
+ * addr, the last added winning; NULL if none. */
+const struct rvt_segment *an_exec_segment_at(const struct rvt_image *img, uint64_t addr);
+/* That file's name for a reader: after the last '/', without a loader's
+ * ":seg<N>" suffix; *len is its length (not NUL-terminated there). */
+const char *an_segment_file(const struct rvt_segment *seg, size_t *len);
 int an_write_calltree(struct rvt_analysis *a, FILE *f, int hart);
 int an_write_profile(struct rvt_analysis *a, FILE *f, int hart);
 int an_write_coverage(struct rvt_analysis *a, FILE *f, int hart);

@@ -113,31 +113,42 @@ static uint32_t fn_of_sym(struct rvt_analysis *a, const struct rvt_symbol *s)
     return id;
 }
 
-/* The pseudo function of code at addr that no symbol holds: one per
- * executable segment, named after its file ("[no symbol in libc.so.6]"),
- * so that a profile tells a stripped library's internal code from the
- * program's; "[no symbol]" outside every segment. */
-static uint32_t fn_unnamed(struct rvt_analysis *a, uint64_t addr)
+const struct rvt_segment *an_exec_segment_at(const struct rvt_image *img, uint64_t addr)
 {
-    const struct rvt_image *img = a->cfg.image;
-    const struct rvt_segment *seg = NULL;
-    for (size_t i = rvt_img_segment_count(img); i-- > 0 && !seg;) { /* (the last added wins) */
+    for (size_t i = rvt_img_segment_count(img); i-- > 0;) { /* (the last added wins) */
         const struct rvt_segment *g = rvt_img_segment(img, i);
         if (g->exec && addr - g->addr < g->size && g->name)
-            seg = g;
+            return g;
     }
-    if (!seg)
-        return a->fn_unknown;
-    for (size_t i = 0; i < a->nunnamed; i++)
-        if (a->unnamed[i].seg == seg)
-            return a->unnamed[i].fn;
-    /* the file's name: after the last '/', without ":seg<N>" */
+    return NULL;
+}
+
+const char *an_segment_file(const struct rvt_segment *seg, size_t *len)
+{
     const char *base = strrchr(seg->name, '/');
     base = base ? base + 1 : seg->name;
     size_t n = strlen(base);
     const char *colon = strrchr(base, ':');
     if (colon && strncmp(colon, ":seg", 4) == 0 && colon[4] && strspn(colon + 4, "0123456789") == strlen(colon + 4))
         n = (size_t)(colon - base);
+    *len = n;
+    return base;
+}
+
+/* The pseudo function of code at addr that no symbol holds: one per
+ * executable segment, named after its file ("[no symbol in libc.so.6]"),
+ * so that a profile tells a stripped library's internal code from the
+ * program's; "[no symbol]" outside every segment. */
+static uint32_t fn_unnamed(struct rvt_analysis *a, uint64_t addr)
+{
+    const struct rvt_segment *seg = an_exec_segment_at(a->cfg.image, addr);
+    if (!seg)
+        return a->fn_unknown;
+    for (size_t i = 0; i < a->nunnamed; i++)
+        if (a->unnamed[i].seg == seg)
+            return a->unnamed[i].fn;
+    size_t n;
+    const char *base = an_segment_file(seg, &n);
     struct an_unnamed *u = realloc(a->unnamed, (a->nunnamed + 1) * sizeof *u);
     if (!u)
         return AN_NONE;

@@ -6,13 +6,14 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The function of a block start, remembered: blocks repeat (loops). */
 #define FUNC_SLOTS_LOG2 10
 struct func_slot {
     uint64_t start; /* UINT64_MAX (odd): unused */
-    const struct rvt_symbol *sym;
+    const char *name;
 };
 
 struct rvt_jsonl {
@@ -23,6 +24,13 @@ struct rvt_jsonl {
     int err;
     int write_errno; /* why the first write failed (errno where it failed) */
     struct func_slot funcs[1u << FUNC_SLOTS_LOG2];
+    /* code no symbol holds: "[no symbol in FILE]", as the views call it,
+     * one name per executable segment, made when first needed */
+    struct {
+        const struct rvt_segment *seg;
+        char *name;
+    } *unnamed;
+    size_t nunnamed;
 };
 
 struct rvt_jsonl *rvt_jsonl_new(FILE *f, const struct rvt_image *image, unsigned xlen, unsigned hart)
@@ -43,7 +51,39 @@ struct rvt_jsonl *rvt_jsonl_new(FILE *f, const struct rvt_image *image, unsigned
 
 void rvt_jsonl_free(struct rvt_jsonl *j)
 {
+    if (!j)
+        return;
+    for (size_t i = 0; i < j->nunnamed; i++)
+        free(j->unnamed[i].name);
+    free(j->unnamed);
     free(j);
+}
+
+/* The views' name of code at addr that no symbol holds, NULL outside
+ * every file (or out of memory: the block is then written without it). */
+static const char *unnamed_name(struct rvt_jsonl *j, uint64_t addr)
+{
+    const struct rvt_segment *seg = an_exec_segment_at(j->img, addr);
+    if (!seg)
+        return NULL;
+    for (size_t i = 0; i < j->nunnamed; i++)
+        if (j->unnamed[i].seg == seg)
+            return j->unnamed[i].name;
+    size_t n;
+    const char *base = an_segment_file(seg, &n);
+    char *name = malloc(n + 18);
+    void *u = realloc(j->unnamed, (j->nunnamed + 1) * sizeof *j->unnamed);
+    if (!name || !u) {
+        free(name);
+        if (u)
+            j->unnamed = u;
+        return NULL;
+    }
+    j->unnamed = u;
+    snprintf(name, n + 18, "[no symbol in %.*s]", (int)n, base);
+    j->unnamed[j->nunnamed].seg = seg;
+    j->unnamed[j->nunnamed++].name = name;
+    return name;
 }
 
 /* (called right after every write, on the thread that wrote: errno is
@@ -57,16 +97,19 @@ static int status(struct rvt_jsonl *j)
     return j->err;
 }
 
-static const struct rvt_symbol *func_at(struct rvt_jsonl *j, uint64_t start)
+/* The function a block starts in: its symbol's name, or the views' name
+ * for code no symbol holds. */
+static const char *func_at(struct rvt_jsonl *j, uint64_t start)
 {
     if (!j->img)
         return NULL;
     struct func_slot *fs = &j->funcs[((start >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - FUNC_SLOTS_LOG2)];
     if (fs->start != start) {
+        const struct rvt_symbol *s = rvt_img_symbol_at(j->img, start);
         fs->start = start;
-        fs->sym = rvt_img_symbol_at(j->img, start);
+        fs->name = s ? s->name : unnamed_name(j, start);
     }
-    return fs->sym;
+    return fs->name;
 }
 
 /* The end of a line: `key` and its string value str (unless NULL; in the
@@ -134,8 +177,7 @@ static int on_block(void *ctx, const struct rvt_block *b)
     }
     p = txt_str(p, ",\"offset\":");
     p = txt_dec(p, b->trace_offset, 0);
-    const struct rvt_symbol *fn = func_at(j, b->start);
-    return put_line(j, line, p, sizeof line, ",\"func\":", fn ? fn->name : NULL);
+    return put_line(j, line, p, sizeof line, ",\"func\":", func_at(j, b->start));
 }
 
 static const char *note_name(unsigned k)

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,17 @@ struct run_slot {
  * round changed").  Only the pages written are ever mapped. */
 #define BATCH_TEXT_START ((size_t)2 << 20)
 
+/* A listing heads code that no symbol holds with the file it lies in
+ * (`<no symbol in libc.so.6>:`, as the views' `[no symbol in FILE]`):
+ * one pseudo symbol per named executable segment, made with the output
+ * from the image as it is then, shared by the formatters of every thread
+ * (the listing's state compares these pointers across threads). */
+struct out_unnamed {
+    struct rvt_symbol *sym;
+    const struct rvt_segment **seg;
+    size_t n;
+};
+
 /* What turns blocks and notes into text, with what the text remembers
  * from one block to the next.  The serial decode has one, writing to
  * cfg.f; each thread of a threaded decode (src/parallel/pardecode.c) has
@@ -93,11 +105,13 @@ struct rvt_out_fmt {
     struct an_outfile *file;        /* where the text goes (NULL: a batch, kept in buf) */
     size_t len, cap;
     char *buf;
+    const struct out_unnamed *unnamed; /* the output's (listing) */
 };
 
 
 struct rvt_output {
     struct rvt_out_config cfg;
+    struct out_unnamed unnamed;
     struct rvt_out_stats st;
     struct an_out *an; /* analysis kinds and JSON Lines */
     struct rvt_flow_sink an_sink;
@@ -227,6 +241,29 @@ static void fmt_release(struct rvt_out_fmt *o)
     free(o->runs);
 }
 
+static int unnamed_init(struct out_unnamed *u, const struct rvt_image *img)
+{
+    const size_t nseg = rvt_img_segment_count(img);
+    if (!nseg)
+        return 0;
+    if (!(u->sym = calloc(nseg, sizeof *u->sym)) || !(u->seg = calloc(nseg, sizeof *u->seg)))
+        return -1;
+    for (size_t i = 0; i < nseg; i++) {
+        const struct rvt_segment *g = rvt_img_segment(img, i);
+        if (!g->exec || !g->name)
+            continue;
+        size_t n;
+        const char *base = an_segment_file(g, &n);
+        char *name = malloc(n + 16);
+        if (!name)
+            return -1;
+        snprintf(name, n + 16, "no symbol in %.*s", (int)n, base);
+        u->sym[u->n] = (struct rvt_symbol){.addr = g->addr, .size = g->size, .name = name};
+        u->seg[u->n++] = g;
+    }
+    return 0;
+}
+
 struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
 {
     if (!cfg || cfg->size < sizeof *cfg || !cfg->f)
@@ -241,6 +278,11 @@ struct rvt_output *rvt_out_new(const struct rvt_out_config *cfg)
         rvt_out_free(o);
         return NULL;
     }
+    if (o->cfg.image && o->cfg.kind == RVT_OUT_INSN && unnamed_init(&o->unnamed, o->cfg.image) < 0) {
+        rvt_out_free(o);
+        return NULL;
+    }
+    o->fmt.unnamed = &o->unnamed;
     an_outfile_init(&o->file, o->cfg.f);
     o->fmt.file = &o->file;
     if (cfg->kind >= RVT_OUT_CALLTREE) {
@@ -258,6 +300,10 @@ void rvt_out_free(struct rvt_output *o)
     if (!o)
         return;
     fmt_release(&o->fmt);
+    for (size_t i = 0; i < o->unnamed.n; i++)
+        free((char *)o->unnamed.sym[i].name);
+    free(o->unnamed.sym);
+    free(o->unnamed.seg);
     rvt_bcache_free(o->check_bc);
     free(o->listed);
     an_out_free(o->an);
@@ -470,14 +516,35 @@ static size_t insn_text(struct rvt_out_fmt *o, uint64_t pc, char buf[static 160]
     return (size_t)(p - buf);
 }
 
-/* Execution enters function s at pc (s NULL: code no symbol holds, after
- * code one does — without a header of its own it would read as part of
- * the function listed before it). */
+static bool is_unnamed(const struct rvt_out_fmt *o, const struct rvt_symbol *s)
+{
+    return o->unnamed && s >= o->unnamed->sym && s < o->unnamed->sym + o->unnamed->n;
+}
+
+/* The pseudo symbol of the file holding pc (struct out_unnamed), NULL if
+ * none: asked once per instruction the listing's table makes. */
+static const struct rvt_symbol *unnamed_at(const struct rvt_out_fmt *o, uint64_t pc)
+{
+    if (!o->unnamed || !o->unnamed->n)
+        return NULL;
+    const struct rvt_segment *seg = an_exec_segment_at(o->cfg.image, pc);
+    for (size_t i = 0; seg && i < o->unnamed->n; i++)
+        if (o->unnamed->seg[i] == seg)
+            return &o->unnamed->sym[i];
+    return NULL;
+}
+
+/* Execution enters function s at pc (s NULL or a file's pseudo symbol:
+ * code no symbol holds, after code one does — without a header of its
+ * own it would read as part of the function listed before it). */
 static void sym_header(struct rvt_out_fmt *o, const struct rvt_symbol *s, uint64_t pc)
 {
-    if (!s) {
-        out_reserve(o, 16);
-        o->len = (size_t)(txt_str(o->buf + o->len, "\n<no symbol>:\n") - o->buf);
+    if (!s || is_unnamed(o, s)) { /* "\n<no symbol>:\n", "\n<no symbol in FILE>:\n" */
+        const char *name = s ? s->name : "no symbol";
+        out_reserve(o, strlen(name) + 8);
+        char *p = txt_str(o->buf + o->len, "\n<");
+        p = txt_str(p, name);
+        o->len = (size_t)(txt_str(p, ">:\n") - o->buf);
         return;
     }
     /* "\n<%s>:\n" or "\n<%s+0x%" PRIx64 ">:\n" (no printf: a header
@@ -562,6 +629,8 @@ static size_t insn_line(struct rvt_out_fmt *o, uint64_t pc)
         char text[256];
         size_t n = insn_text(o, pc, text);
         const struct rvt_symbol *s = rvt_img_symbol_at(o->cfg.image, pc);
+        if (!s)
+            s = unnamed_at(o, pc);
         const char *file;
         const uint32_t line = source_of(o, pc, &file);
         if (n >= LINE_TEXT) { /* too long to keep: written as it is */
@@ -1199,6 +1268,7 @@ struct rvt_out_fmt *rvt_outj_fmt_new(struct rvt_output *o, bool share)
         free(f);
         return NULL;
     }
+    f->unnamed = &o->unnamed;
     return f;
 }
 

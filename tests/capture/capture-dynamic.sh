@@ -64,7 +64,17 @@ grep -Eq " _ZN3app5scaleEi$" "$WORK/mangled.prof" || fail "--no-demangle does no
 # libc's internal code (qsort's merge sort: no .dynsym symbol) is its own,
 # not charged to the exported function before it, and headed as such.
 grep -Eq " \[no symbol in libc\.so\.6\]$" "$WORK/d.prof" || fail "the profile has no [no symbol in libc.so.6]"
-grep -q "^<no symbol>:$" "$WORK/d.lst" || fail "the listing has no <no symbol> header"
+# The listing names the file too, and heads each file's unnamed code
+# apart: libc's and the loader's, one after the other, are two headers.
+grep -q "^<no symbol in libc\.so\.6>:$" "$WORK/d.lst" || fail "the listing has no <no symbol in libc.so.6> header"
+grep -q "^<no symbol in ld-linux-riscv64-lp64d\.so\.1>:$" "$WORK/d.lst" ||
+    fail "the listing has no <no symbol in ld-linux-riscv64-lp64d.so.1> header"
+grep -q "^<no symbol>:$" "$WORK/d.lst" && fail "the listing has a <no symbol> header inside a known file"
+# JSON Lines gives such a block the views' name.
+"$RVT_BIN" decode --format etrace --elf "$prog" --maps "$map" "$WORK/d.te" --output jsonl -o "$WORK/d.jsonl" ||
+    fail "decode --output jsonl failed"
+grep -q '"func":"\[no symbol in libc\.so\.6\]"' "$WORK/d.jsonl" || fail "JSON Lines has no block in [no symbol in libc.so.6]"
+grep -q '"func":"main"' "$WORK/d.jsonl" || fail "JSON Lines has no block in main"
 # The listing on threads (started at once, small batches) is the same text.
 RVT_JOBS_MIN_LEFT=0 RVT_JOBS_BATCH=37 "$RVT_BIN" decode --format etrace --elf "$prog" --maps "$map" "$WORK/d.te" \
     --output insn --jobs 2 -o "$WORK/d2.lst" || fail "decode --jobs 2 failed"

@@ -44,8 +44,20 @@ struct reference {
     const struct rvt_image *img;
     unsigned xlen;
     bool listing;
-    const struct rvt_symbol *cur;
+    const void *cur; /* the symbol, or the segment of code no symbol holds, of the last line */
 };
+
+/* The executable segment with a name holding pc, the last added winning. */
+static const struct rvt_segment *ref_segment(const struct rvt_image *img, uint64_t pc)
+{
+    const struct rvt_segment *found = NULL;
+    for (size_t i = 0; i < rvt_img_segment_count(img); i++) {
+        const struct rvt_segment *g = rvt_img_segment(img, i);
+        if (g->exec && g->name && pc >= g->addr && pc - g->addr < g->size)
+            found = g;
+    }
+    return found;
+}
 
 static int ref_insn(void *ctx, uint64_t pc, const struct rvt_block *b)
 {
@@ -55,14 +67,22 @@ static int ref_insn(void *ctx, uint64_t pc, const struct rvt_block *b)
         tprintf(&r->t, "0x%0*" PRIX64 "\n", r->xlen / 4, pc);
         return 0;
     }
+    /* Code no symbol holds is headed by its file ("<no symbol in FILE>:",
+     * the name after its last '/'), or "<no symbol>:" outside every file. */
     const struct rvt_symbol *s = rvt_img_symbol_at(r->img, pc);
-    if (s && s != r->cur) {
-        if (s->addr == pc)
+    const struct rvt_segment *seg = s ? NULL : ref_segment(r->img, pc);
+    const void *id = s ? (const void *)s : (const void *)seg;
+    if (id != r->cur) {
+        if (s && s->addr == pc)
             tprintf(&r->t, "\n<%s>:\n", s->name);
-        else
+        else if (s)
             tprintf(&r->t, "\n<%s+0x%" PRIx64 ">:\n", s->name, pc - s->addr);
+        else if (seg)
+            tprintf(&r->t, "\n<no symbol in %s>:\n", strrchr(seg->name, '/') ? strrchr(seg->name, '/') + 1 : seg->name);
+        else
+            tprintf(&r->t, "\n<no symbol>:\n");
     }
-    r->cur = s;
+    r->cur = id;
     struct rvt_insn in;
     char dis[96];
     if (rvt_img_insn(r->img, pc, &in) < 0) {
