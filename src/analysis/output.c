@@ -62,8 +62,8 @@ struct run_slot {
 
 /* A listing heads code that no symbol holds with the file it lies in
  * (`<no symbol in libc.so.6>:`, as the views' `[no symbol in FILE]`):
- * one pseudo symbol per named executable segment, made with the output
- * from the image as it is then, shared by the formatters of every thread
+ * one pseudo symbol per named executable segment of an image that has
+ * symbols, made with the output from the image as it is then, shared by the formatters of every thread
  * (the listing's state compares these pointers across threads). */
 struct out_unnamed {
     struct rvt_symbol *sym;
@@ -243,8 +243,10 @@ static void fmt_release(struct rvt_out_fmt *o)
 
 static int unnamed_init(struct out_unnamed *u, const struct rvt_image *img)
 {
+    /* (an image without symbols, raw code: no headers at all, as before;
+     * they set unnamed code apart from a function listed before it) */
     const size_t nseg = rvt_img_segment_count(img);
-    if (!nseg)
+    if (!nseg || !rvt_img_symbol_count(img))
         return 0;
     if (!(u->sym = calloc(nseg, sizeof *u->sym)) || !(u->seg = calloc(nseg, sizeof *u->seg)))
         return -1;

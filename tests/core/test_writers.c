@@ -68,9 +68,10 @@ static int ref_insn(void *ctx, uint64_t pc, const struct rvt_block *b)
         return 0;
     }
     /* Code no symbol holds is headed by its file ("<no symbol in FILE>:",
-     * the name after its last '/'), or "<no symbol>:" outside every file. */
+     * the name after its last '/'), or "<no symbol>:" outside every file;
+     * an image without symbols (raw code) has no headers. */
     const struct rvt_symbol *s = rvt_img_symbol_at(r->img, pc);
-    const struct rvt_segment *seg = s ? NULL : ref_segment(r->img, pc);
+    const struct rvt_segment *seg = s || !rvt_img_symbol_count(r->img) ? NULL : ref_segment(r->img, pc);
     const void *id = s ? (const void *)s : (const void *)seg;
     if (id != r->cur) {
         if (s && s->addr == pc)
