@@ -34,7 +34,7 @@ bash tests/programs/gen-text.sh 35000 > "$work/input.txt"
 echo "## Machine"
 echo
 echo "- $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "- $(gcc --version | head -1); Release build (-O2)"
+echo "- $(gcc --version | head -1); Release build (-O3 -g)"
 echo
 echo "## Core: ingress reading and flow walking"
 echo
