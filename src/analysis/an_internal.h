@@ -204,6 +204,9 @@ const struct rvt_segment *an_exec_segment_at(const struct rvt_image *img, uint64
 /* That file's name for a reader: after the last '/', without a loader's
  * ":seg<N>" suffix; *len is its length (not NUL-terminated there). */
 const char *an_segment_file(const struct rvt_segment *seg, size_t *len);
+/* "[no symbol in FILE]" (the views, JSON Lines) or, not bracketed, "no
+ * symbol in FILE" (the listing's header): malloc'd, NULL if out of memory. */
+char *an_unnamed_name(const struct rvt_segment *seg, bool bracketed);
 int an_write_calltree(struct rvt_analysis *a, FILE *f, int hart);
 int an_write_profile(struct rvt_analysis *a, FILE *f, int hart);
 int an_write_coverage(struct rvt_analysis *a, FILE *f, int hart);

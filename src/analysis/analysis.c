@@ -135,6 +135,16 @@ const char *an_segment_file(const struct rvt_segment *seg, size_t *len)
     return base;
 }
 
+char *an_unnamed_name(const struct rvt_segment *seg, bool bracketed)
+{
+    size_t n;
+    const char *base = an_segment_file(seg, &n);
+    char *name = malloc(n + 18);
+    if (name)
+        snprintf(name, n + 18, bracketed ? "[no symbol in %.*s]" : "no symbol in %.*s", (int)n, base);
+    return name;
+}
+
 /* The pseudo function of code at addr that no symbol holds: one per
  * executable segment, named after its file ("[no symbol in libc.so.6]"),
  * so that a profile tells a stripped library's internal code from the
@@ -147,16 +157,13 @@ static uint32_t fn_unnamed(struct rvt_analysis *a, uint64_t addr)
     for (size_t i = 0; i < a->nunnamed; i++)
         if (a->unnamed[i].seg == seg)
             return a->unnamed[i].fn;
-    size_t n;
-    const char *base = an_segment_file(seg, &n);
     struct an_unnamed *u = realloc(a->unnamed, (a->nunnamed + 1) * sizeof *u);
     if (!u)
         return AN_NONE;
     a->unnamed = u;
-    char *name = malloc(n + 18);
+    char *name = an_unnamed_name(seg, true);
     if (!name)
         return AN_NONE;
-    snprintf(name, n + 18, "[no symbol in %.*s]", (int)n, base);
     uint32_t id = fn_add(a, name, seg->addr, 0);
     if (id == AN_NONE) {
         free(name);

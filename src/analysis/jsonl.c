@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 /* The function of a block start, remembered: blocks repeat (loops). */
@@ -69,9 +68,7 @@ static const char *unnamed_name(struct rvt_jsonl *j, uint64_t addr)
     for (size_t i = 0; i < j->nunnamed; i++)
         if (j->unnamed[i].seg == seg)
             return j->unnamed[i].name;
-    size_t n;
-    const char *base = an_segment_file(seg, &n);
-    char *name = malloc(n + 18);
+    char *name = an_unnamed_name(seg, true);
     void *u = realloc(j->unnamed, (j->nunnamed + 1) * sizeof *j->unnamed);
     if (!name || !u) {
         free(name);
@@ -80,7 +77,6 @@ static const char *unnamed_name(struct rvt_jsonl *j, uint64_t addr)
         return NULL;
     }
     j->unnamed = u;
-    snprintf(name, n + 18, "[no symbol in %.*s]", (int)n, base);
     j->unnamed[j->nunnamed].seg = seg;
     j->unnamed[j->nunnamed++].name = name;
     return name;

@@ -15,7 +15,6 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,12 +253,9 @@ static int unnamed_init(struct out_unnamed *u, const struct rvt_image *img)
         const struct rvt_segment *g = rvt_img_segment(img, i);
         if (!g->exec || !g->name)
             continue;
-        size_t n;
-        const char *base = an_segment_file(g, &n);
-        char *name = malloc(n + 16);
+        char *name = an_unnamed_name(g, false);
         if (!name)
             return -1;
-        snprintf(name, n + 16, "no symbol in %.*s", (int)n, base);
         u->sym[u->n] = (struct rvt_symbol){.addr = g->addr, .size = g->size, .name = name};
         u->seg[u->n++] = g;
     }
