@@ -39,7 +39,8 @@ enum { MIN_SAMPLES = 8 };
  * medians of a probe order them by chance (on the Intel VM, where keeping
  * is 9 % faster for a PC list, evicting won 1 probe in 5 without a
  * margin), and keeping costs the worker nothing.  On the AMD VM eviction
- * saved 8 % with the cores near and two thirds far. */
+ * saved 8 % of the wall time with the cores near and 40-60 % with them
+ * far. */
 #define EVICT_MARGIN 0.97
 
 bool rvt_evict_policy_next(struct rvt_evict_policy *p, uint64_t fill_ns, uint64_t insns, bool prev_by_worker,
