@@ -131,9 +131,12 @@ unsigned rvt_out_jobs_launched(const struct rvt_out_jobs *j);
  * worker was told to evict from its cache after reading (the library
  * measures, in probes of a few dozen batches, whether that speeds the
  * decoding thread up on this machine, and keeps the faster choice for a
- * while; docs/parallel.md).  All 0 before the workers start. */
+ * while; docs/parallel.md); and how many the calling thread formatted
+ * itself straight into the output (every batch before them written).
+ * All 0 before the workers start. */
 struct rvt_out_jobs_stats {
     uint64_t batches, evicted, probes, probes_won_by_evicting;
+    uint64_t written_directly;
 };
 void rvt_out_jobs_stats(const struct rvt_out_jobs *j, struct rvt_out_jobs_stats *st);
 /* After the decode: formats and writes what is in flight, stops the

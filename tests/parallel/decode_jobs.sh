@@ -305,6 +305,18 @@ for rule in measure always never; do
     [ "$s" = "$p" ] && [ "$want" = y ] && ok ||
         bad "RVT_JOBS_EVICT=$rule --output insn --jobs 2 of h8.bin: expected the serial text and its statistics: $(grep -- 'output threads' "$T/a.err") ($s / $p)"
 done
+# Both threads on one core: the worker gets little time, the calling
+# thread formats most batches, and those whose predecessors are all
+# written go straight into the output (no kept text): the same text.
+if command -v taskset > /dev/null && taskset -c 0 true 2> /dev/null; then
+    for k in pcs insn blocks; do
+        s=$("$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output $k 2> /dev/null | cksum)
+        p=$(RVT_JOBS_STATS=1 taskset -c 0 "$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output $k --jobs 2 2> "$T/a.err" | cksum)
+        direct=$(sed -n 's/.* \([0-9]*\) written directly.*/\1/p' "$T/a.err")
+        [ "$s" = "$p" ] && [ "${direct:-0}" -gt 0 ] && ok ||
+            bad "--output $k --jobs 2 on one core: expected the serial text and batches written directly: $(grep -- 'output threads' "$T/a.err") ($s / $p)"
+    done
+fi
 rm -f "$T/h8.bin"
 
 # The analysis kinds and jsonl stay on the calling thread whatever --jobs
