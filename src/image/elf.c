@@ -315,7 +315,8 @@ static int parse_segments(struct elf_rd *r, const struct ehdr *h, struct img_elf
 
 /* RISC-V's procedure linkage table (the psABI's PLT: a 32-byte header,
  * then one 16-byte entry per R_RISCV_JUMP_SLOT relocation of .rela.plt, in
- * its order): a function symbol "NAME@plt" for each entry, as objdump
+ * its order): a function symbol "NAME@plt" for each entry and ".plt" for
+ * the header (the lazy binder's way into the dynamic loader), as objdump
  * names them, so that a call through the PLT is not code without a name.
  * Anything that does not fit that layout adds nothing. */
 enum { SHT_RELA = 4, R_RISCV_JUMP_SLOT = 5, PLT_HEADER = 32, PLT_ENTRY = 16 };
@@ -359,8 +360,9 @@ static int plt_symbols(struct elf_rd *r, const struct ehdr *h, uint64_t dynsym, 
     const uint64_t n = rs.size / rs.entsize, nsyms = ds.size / ds.entsize;
     if (dstr.type != SHT_STRTAB || n == 0 || plt_size != PLT_HEADER + PLT_ENTRY * n)
         return 0;
-    /* The names: the chosen table's strings, then "NAME@plt" each. */
-    uint64_t extra = 0;
+    /* The names: the chosen table's strings, then "NAME@plt" each, then
+     * ".plt". */
+    uint64_t extra = sizeof ".plt";
     for (uint64_t i = 0; i < n; i++) {
         const uint8_t *e = r->buf + rs.offset + i * rs.entsize;
         const uint64_t info = r->is64 ? rd64(e + 8) : rd32(e + 4);
@@ -379,7 +381,7 @@ static int plt_symbols(struct elf_rd *r, const struct ehdr *h, uint64_t dynsym, 
     if (out->strtab_size + extra > UINT32_MAX)
         return 0;
     char *tab = malloc((size_t)(out->strtab_size + extra));
-    struct img_elf_sym *syms = realloc(out->syms, (out->nsyms + n) * sizeof *syms);
+    struct img_elf_sym *syms = realloc(out->syms, (out->nsyms + n + 1) * sizeof *syms);
     if (!tab || !syms) {
         free(tab);
         if (syms)
@@ -406,6 +408,10 @@ static int plt_symbols(struct elf_rd *r, const struct ehdr *h, uint64_t dynsym, 
                                                        .binding_rank = 2};
         at += len + 5;
     }
+    memcpy(tab + at, ".plt", sizeof ".plt");
+    out->syms[out->nsyms++] = (struct img_elf_sym){
+        .addr = plt_addr, .size = PLT_HEADER, .name_off = (uint32_t)at, .name_len = 4, .rank = IMG_RANK_FUNC, .binding_rank = 2};
+    at += sizeof ".plt";
     free(out->strtab_own);
     out->strtab_own = tab;
     out->strtab = tab;

@@ -50,6 +50,7 @@ at=$(awk '/^<main>:$/ { m = 1; next } m && /^[0-9a-f]+:/ { sub(/:.*/, ""); print
     fail "main listed at 0x$at, outside the program's mappings $lo-$hi"
 grep -q "<qsort>:" "$WORK/d.lst" || fail "the listing has no <qsort> header (libc's symbols)"
 grep -q "^<qsort@plt>:$" "$WORK/d.lst" || fail "the listing has no <qsort@plt> header (the program's PLT stub)"
+grep -q "^<\.plt>:$" "$WORK/d.lst" || fail "the listing has no <.plt> header (the PLT's header: lazy binding)"
 grep -q "dynamic.c:" "$WORK/d.lst" || fail "the listing has no source line of dynamic.c (DWARF at the load address)"
 "$RVT_BIN" decode --format etrace --elf "$prog" --maps "$map" "$WORK/d.te" --output profile -o "$WORK/d.prof" ||
     fail "decode --output profile failed"
