@@ -131,12 +131,15 @@ unsigned rvt_out_jobs_launched(const struct rvt_out_jobs *j);
  * worker was told to evict from its cache after reading (the library
  * measures, in probes of a few dozen batches, whether that speeds the
  * decoding thread up on this machine, and keeps the faster choice for a
- * while; docs/parallel.md); and how many the calling thread formatted
- * itself straight into the output (every batch before them written).
+ * while; docs/parallel.md); how many the calling thread formatted
+ * itself straight into the output (every batch before them written);
+ * and how many batches' texts the workers wrote out (whichever thread
+ * finishes a batch when every one before it is written writes it).
  * All 0 before the workers start. */
 struct rvt_out_jobs_stats {
     uint64_t batches, evicted, probes, probes_won_by_evicting;
     uint64_t written_directly;
+    uint64_t written_by_workers;
 };
 void rvt_out_jobs_stats(const struct rvt_out_jobs *j, struct rvt_out_jobs_stats *st);
 /* After the decode: formats and writes what is in flight, stops the

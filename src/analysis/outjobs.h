@@ -135,6 +135,11 @@ size_t rvt_outj_state_waiting(const struct rvt_outj_state *s);
 /* Write text to the output's file in order with what its own formatter
  * wrote (errors as rvt_out_finish reports them). */
 void rvt_outj_write(struct rvt_output *o, const char *text, size_t len);
+/* The same, on a thread other than the one that reads the output's error:
+ * returns the error (-RVT_ERR_IO) instead of keeping it.  The caller has
+ * the writing turn: nothing else writes the output or its own formatter's
+ * text meanwhile. */
+int rvt_outj_write_quiet(struct rvt_output *o, const char *text, size_t len);
 /* Set the output's error (the first one stays), e.g. a formatter's. */
 void rvt_outj_set_error(struct rvt_output *o, int err);
 

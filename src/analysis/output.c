@@ -52,8 +52,8 @@ struct run_slot {
     char *text;      /* cap bytes */
 };
 
-/* A threaded decode's text buffer, to start with: a listing's batch of 32 Ki
- * instructions (pardecode.c) is about 1.2 MB of text, and a buffer that
+/* A threaded decode's text buffer, to start with: a listing's batch of 16 Ki
+ * instructions (pardecode.c) is about 0.6 MB of text, and a buffer that
  * grows is copied each time (`--jobs 2` of the bzip2 capture's listing
  * copied 10 MB that way; bench/RESULTS.md, "What the lead's thirteenth
  * round changed").  Only the pages written are ever mapped. */
@@ -1417,9 +1417,23 @@ bool rvt_outj_state_equal(const struct rvt_outj_state *a, size_t a_waiting, cons
 
 void rvt_outj_write(struct rvt_output *o, const char *text, size_t len)
 {
-    out_flush(&o->fmt, true);
+    const int rc = rvt_outj_write_quiet(o, text, len);
+    if (rc)
+        o->err = rc;
+}
+
+int rvt_outj_write_quiet(struct rvt_output *o, const char *text, size_t len)
+{
+    int rc = 0;
+    if (o->fmt.len && an_outfile_write(&o->file, o->fmt.buf, o->fmt.len) < 0)
+        rc = -RVT_ERR_IO;
+    if (o->fmt.len) {
+        o->fmt.len = 0;
+        o->fmt.flushes++;
+    }
     if (an_outfile_write(&o->file, text, len) < 0)
-        o->err = -RVT_ERR_IO;
+        rc = -RVT_ERR_IO;
+    return rc;
 }
 
 void rvt_outj_set_error(struct rvt_output *o, int err)

@@ -47,6 +47,14 @@
  * of N entries and 8 N instructions: the tests cut traces at many more
  * places with it. */
 enum { BATCH_ENTRIES = 4096, BATCH_INSNS = 1 << 15 };
+/* A listing's batch ends at half as many instructions: its text is about
+ * 40 bytes an instruction, a PC list's 19, so that either is about 0.6 MB
+ * and the buffer a formatter takes again stays in its core's cache (2 MiB
+ * on the Intel VM) beside the tables it copies the lines from.  With
+ * 32 Ki, `insn --jobs 2` took 509 ms, with 16 Ki 483 (12 Ki 502, 20 Ki
+ * 495; one thread 852); a PC list's best was 32 Ki (bench/RESULTS.md,
+ * "What the lead's twentieth round changed"). */
+enum { LISTING_BATCH_INSNS = 1 << 14 };
 /* The workers of a PC list or listing start after this many batches'
  * worth of instructions (start_now): 0.5 M instructions, 3-8 ms of a
  * listing on one thread. */
@@ -162,10 +170,13 @@ struct rvt_out_jobs {
     atomic_flag spinning;
     uint64_t claim_seq; /* the next batch to format */
     uint64_t write_seq; /* the next batch to write */
+    bool writing;       /* a thread is writing the batches at the head (drain) */
+    int write_err;      /* a worker's write failed (drain: the calling thread gives it) */
     /* the decoding thread's policy, the time it began filling the
      * current batch, and its slot's previous batch (evict.h) */
     struct rvt_evict_policy evict;
     uint64_t direct; /* batches this thread formatted straight into the output (help_or_wait) */
+    uint64_t by_workers; /* batches whose text a worker wrote (drain) */
     uint64_t fill_t0;
     bool prev_by_worker, prev_evicted;
     uint64_t prev_evict_ns;
@@ -259,6 +270,18 @@ static void format_batch(struct rvt_out_jobs *j, struct slot *s, unsigned me, st
 {
     struct rvt_out_fmt *f = j->fmt[me];
     rvt_outj_fmt_restart(f);
+    /* Into sp, the buffer this formatter's text went out from last: its
+     * lines are still in this core's cache.  The formatter keeps its own
+     * buffer meanwhile, untouched, and takes it back below.  (Swapping
+     * only after formatting, the formatter alternated between two
+     * buffers, 2.8 MB for a listing's batches of 32 Ki instructions, more
+     * than the core's cache holds: `insn --jobs 2` 548 ms instead of 519,
+     * one thread 850; bench/RESULTS.md, "What the lead's twentieth round
+     * changed".) */
+    char *own = sp.buf;
+    size_t own_len = 0, own_cap = sp.cap;
+    if (own)
+        (void)rvt_outj_fmt_swap_text(f, &own, &own_len, &own_cap); /* (cannot fail: own is a buffer) */
     if (s->has_ctx) { /* the state its last block leaves (the text is the previous batch's) */
         rvt_outj_fmt_block(f, &s->ctx);
         rvt_outj_fmt_clear_text(f);
@@ -267,11 +290,11 @@ static void format_batch(struct rvt_out_jobs *j, struct slot *s, unsigned me, st
     replay(s, f);
     rvt_outj_fmt_swap_state(f, &s->fin);
     s->err = rvt_outj_fmt_error(f);
-    /* The text to the batch, the buffer to the formatter (a new one if sp
-     * has none). */
-    s->text = sp.buf;
+    /* The text to the batch, its own buffer back to the formatter (a new
+     * one if it had none). */
+    s->text = own;
     s->tlen = 0;
-    s->tcap = sp.cap;
+    s->tcap = own_cap;
     s->owner = me;
     if (rvt_outj_fmt_swap_text(f, &s->text, &s->tlen, &s->tcap) < 0) {
         free(s->text);
@@ -318,6 +341,8 @@ static void spin_for_work(struct rvt_out_jobs *j, uint64_t claim)
     }
 }
 
+static void drain(struct rvt_out_jobs *j, unsigned me);
+
 struct worker_arg {
     struct rvt_out_jobs *j;
     unsigned me;
@@ -356,6 +381,7 @@ static void *worker(void *arg)
             }
             pthread_mutex_lock(&j->mu);
             s->state = S_DONE;
+            drain(j, me);
             pthread_cond_broadcast(&j->done);
             continue;
         }
@@ -380,21 +406,68 @@ static void write_batch(struct rvt_out_jobs *j, struct slot *s)
         rvt_outj_set_error(j->o, s->err);
         return;
     }
-    replay(s, serial);
+    replay(s, rvt_outj_serial_fmt(j->o));
 }
 
-/* Write the finished batches at the head, in order.  Called with the lock
- * held; returns with it held. */
-static void drain(struct rvt_out_jobs *j)
+/* Whether a worker may write batch s at the head (lock and the writing
+ * turn held): only as it was formatted — formatting again goes through
+ * the output's own formatter, whose caches the calling thread's batch
+ * formatter shares, and errors are the calling thread's to give. */
+static bool worker_may_write(const struct rvt_out_jobs *j, const struct slot *s)
 {
+    if (s->direct)
+        return true; /* (written already: nothing to do) */
+    if (s->err || j->write_err)
+        return false;
+    struct rvt_outj_state now;
+    size_t waiting;
+    rvt_outj_fmt_peek_state(rvt_outj_serial_fmt(j->o), &now, &waiting);
+    return rvt_outj_state_equal(&s->init, s->init_waiting, &now, waiting);
+}
+
+/* Write the finished batches at the head, in order, on thread `me` (a
+ * worker, or the calling thread: me == nworkers).  One thread writes at a
+ * time (j->writing); whichever finishes a batch at the head writes it, so
+ * that its text goes out while it is in that core's cache and the buffer
+ * is taken again from there.  Before, only the calling thread wrote, when
+ * it next handed a batch over: a worker then found the head written in 20
+ * of 6,348 batches, every text was kept until its turn, and each formatter
+ * cycled through three or four buffers of 1.4 MB (a listing's batch),
+ * more than its core's cache holds: `insn --jobs 2` took 567 ms where
+ * the same work without the text kept took 472 (bench/RESULTS.md, "What
+ * the lead's twentieth round changed").  A worker leaves a batch it may
+ * not write (worker_may_write) to the calling thread.  Called with the
+ * lock held; returns with it held. */
+static void drain(struct rvt_out_jobs *j, unsigned me)
+{
+    const bool caller = me == j->nworkers;
+    if (j->writing)
+        return; /* (the thread writing takes what is done after it) */
+    j->writing = true;
+    if (caller && j->write_err) {
+        rvt_outj_set_error(j->o, j->write_err);
+        j->out_err = rvt_outj_error(j->o);
+    }
     while (j->write_seq < j->claim_seq && slot_of(j, j->write_seq)->state == S_DONE) {
         struct slot *s = slot_of(j, j->write_seq);
+        if (!caller && !worker_may_write(j, s))
+            break;
+        const bool worker_writes = !caller && !s->direct;
         pthread_mutex_unlock(&j->mu);
-        if (!s->direct)
+        int werr = 0;
+        if (!s->direct && caller) {
             write_batch(j, s);
+        } else if (worker_writes) {
+            werr = rvt_outj_write_quiet(j->o, s->text, s->tlen);
+            rvt_outj_fmt_swap_state(rvt_outj_serial_fmt(j->o), &s->fin);
+        }
         s->direct = false;
-        j->out_err = rvt_outj_error(j->o); /* (a write error: the blocks from now on return it) */
+        if (caller)
+            j->out_err = rvt_outj_error(j->o); /* (a write error: the blocks from now on return it) */
         pthread_mutex_lock(&j->mu);
+        if (werr && !j->write_err)
+            j->write_err = werr; /* (given by the calling thread: drain) */
+        j->by_workers += worker_writes;
         if (s->text) { /* (back to its formatter: take_buffer) */
             j->spares[(size_t)s->owner * (j->nslots + 1) + j->nspare[s->owner]++] = (struct spare){s->text, s->tcap};
             s->text = NULL;
@@ -402,6 +475,7 @@ static void drain(struct rvt_out_jobs *j)
         s->state = S_FREE;
         j->write_seq++;
     }
+    j->writing = false;
 }
 
 /* Wait for progress at the head: format the next batch on this thread if
@@ -518,7 +592,7 @@ static void submit(struct rvt_out_jobs *j)
     s->state = S_READY;
     atomic_store_explicit(&j->fill_seq, j->fill_seq + 1, memory_order_release);
     pthread_cond_signal(&j->work);
-    drain(j);
+    drain(j, j->nworkers);
     pthread_mutex_unlock(&j->mu);
 }
 
@@ -529,7 +603,7 @@ static struct slot *start_batch(struct rvt_out_jobs *j)
     struct slot *s = slot_of(j, j->fill_seq);
     pthread_mutex_lock(&j->mu);
     for (;;) {
-        drain(j);
+        drain(j, j->nworkers);
         if (s->state == S_FREE)
             break;
         help_or_wait(j);
@@ -954,6 +1028,8 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         return j;
     j->pcs = rvt_outj_kind(o) == RVT_OUT_PCS;
     j->insn = rvt_outj_kind(o) == RVT_OUT_INSN; /* (listed: as for pcs) */
+    if (j->insn && j->batch_insns == BATCH_INSNS)
+        j->batch_insns = LISTING_BATCH_INSNS; /* (the workers still start after lazy_insns) */
     j->fwd = true; /* (until the workers start: start_now) */
     j->serial = rvt_out_sink(o);
     j->nworkers = threads - 1; /* (the calling thread formats too) */
@@ -981,7 +1057,7 @@ void rvt_out_jobs_stats(const struct rvt_out_jobs *j, struct rvt_out_jobs_stats 
     *st = (struct rvt_out_jobs_stats){0};
     if (j && j->mode != RVT_OUTJ_SERIAL)
         *st = (struct rvt_out_jobs_stats){j->evict.batches, j->evict.evicted, j->evict.probes, j->evict.won_evict,
-                                          j->direct};
+                                          j->direct, j->by_workers};
 }
 
 unsigned rvt_out_jobs_launched(const struct rvt_out_jobs *j)
@@ -1029,7 +1105,7 @@ int rvt_out_jobs_finish(struct rvt_out_jobs *j)
         submit(j);
     pthread_mutex_lock(&j->mu);
     for (;;) {
-        drain(j);
+        drain(j, j->nworkers);
         if (j->write_seq == j->fill_seq)
             break;
         help_or_wait(j);
