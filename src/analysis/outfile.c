@@ -11,10 +11,13 @@
  * reserves), and then this far ahead of the write position. */
 #define RESERVE_AFTER (4u << 20)
 #define RESERVE_STEP (64u << 20)
+/* A stream that is not a regular file gets a text of this many bytes or
+ * more with write(2), fewer through stdio. */
+#define DIRECT_MIN (64u << 10)
 
 void an_outfile_init(struct an_outfile *w, FILE *f)
 {
-    *w = (struct an_outfile){.f = f, .fd = -1};
+    *w = (struct an_outfile){.f = f, .fd = -1, .pipe_fd = -1};
 }
 
 static bool regular_file(struct an_outfile *w)
@@ -27,6 +30,8 @@ static bool regular_file(struct an_outfile *w)
             w->fd = fd;
             const off_t at = ftello(w->f);
             w->base = at > 0 ? (uint64_t)at : 0;
+        } else if (fd >= 0) {
+            w->pipe_fd = fd;
         }
     }
     return w->fd >= 0;
@@ -74,15 +79,19 @@ int an_outfile_write(struct an_outfile *w, const void *text, size_t len)
     if (w->written + len > RESERVE_AFTER)
         reserve_ahead(w, len);
     w->written += len;
-    if (!regular_file(w))
+    /* Another stream: a large text straight to it too, after anything the
+     * stream holds (stdio copies the first and last bytes of each into its
+     * 4 KiB buffer and makes two writes of it). */
+    if (!regular_file(w) && (w->pipe_fd < 0 || len < DIRECT_MIN))
         return fwrite(text, 1, len, w->f) == len ? 0 : -1;
+    const int fd = w->fd >= 0 ? w->fd : w->pipe_fd;
     /* Straight to the file, after anything the stream holds: stdio would
      * cut each write at its buffer (4 KiB, then the rest), which loses the
      * alignment. */
     if (fflush(w->f) != 0)
         return -1;
     for (const char *p = text; len;) {
-        const ssize_t n = write(w->fd, p, len);
+        const ssize_t n = write(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -106,7 +115,7 @@ int an_outfile_finish(struct an_outfile *w)
         if (fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode))
             (void)!ftruncate(w->fd, st.st_size);
     }
-    w->fd = -1;
+    w->fd = w->pipe_fd = -1;
     w->reserved_to = 0;
     return 0;
 }

@@ -23,7 +23,8 @@ struct an_outfile {
     FILE *f;
     uint64_t base;       /* the stream's position when the output began (0 if unknown) */
     int fd;              /* a regular file's descriptor, else -1 */
-    bool checked;        /* fd decided */
+    int pipe_fd;         /* another stream's (a pipe, a terminal, /dev/null), else -1 */
+    bool checked;        /* fd and pipe_fd decided */
     bool no_reserve;     /* reserving failed once: not tried again */
     uint64_t written;    /* bytes given to write */
     int64_t reserved_to; /* file offset the reservation reaches */

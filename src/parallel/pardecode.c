@@ -160,6 +160,10 @@ struct rvt_out_jobs {
      * core that the decoding thread needs delays the very batch it waits
      * for (--jobs 8 on 2 cores: 45 % slower with all workers spinning). */
     bool may_spin;
+    /* The decoding thread formats batches when the ring is full (help_or_wait);
+     * RVT_JOBS_HELP=0 leaves them all to the workers (the tests: the
+     * workers then write every batch they may, however busy the machine). */
+    bool helps;
     /* text buffers written out, on a stack per formatter (the one
      * that wrote them; take_buffer): spares[f * (nslots + 1) ...], nspare[f]. */
     struct spare {
@@ -482,7 +486,7 @@ static void drain(struct rvt_out_jobs *j, unsigned me)
  * no worker has taken it, else sleep until a batch is done.  Lock held. */
 static void help_or_wait(struct rvt_out_jobs *j)
 {
-    if (j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
+    if (j->helps && j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
         struct slot *s = slot_of(j, j->claim_seq++);
         s->state = S_BUSY;
         /* Every batch before it written: formatted straight into the
@@ -1022,6 +1026,8 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
     if (threads > 64)
         threads = 64;
     j->may_spin = threads <= cores;
+    env = getenv("RVT_JOBS_HELP");
+    j->helps = !env || strcmp(env, "0") != 0;
     atomic_flag_clear(&j->spinning);
     j->mode = threads > 1 ? rvt_outj_mode(o) : RVT_OUTJ_SERIAL;
     if (j->mode == RVT_OUTJ_SERIAL)
