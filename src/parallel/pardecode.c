@@ -410,7 +410,7 @@ static void write_batch(struct rvt_out_jobs *j, struct slot *s)
         rvt_outj_set_error(j->o, s->err);
         return;
     }
-    replay(s, rvt_outj_serial_fmt(j->o));
+    replay(s, serial);
 }
 
 /* Whether a worker may write batch s at the head (lock and the writing
@@ -459,11 +459,11 @@ static void drain(struct rvt_out_jobs *j, unsigned me)
         const bool worker_writes = !caller && !s->direct;
         pthread_mutex_unlock(&j->mu);
         int werr = 0;
-        if (!s->direct && caller) {
-            write_batch(j, s);
-        } else if (worker_writes) {
+        if (worker_writes) {
             werr = rvt_outj_write_quiet(j->o, s->text, s->tlen);
             rvt_outj_fmt_swap_state(rvt_outj_serial_fmt(j->o), &s->fin);
+        } else if (!s->direct) {
+            write_batch(j, s);
         }
         s->direct = false;
         if (caller)
