@@ -21,7 +21,9 @@
  * decoded as one of the families (the input's length odd: N-Trace, even:
  * E-Trace) into a PC list, a listing or a block list (bits
  * 2..7 modulo 3), serially and through rvt_out_jobs on 2 threads with
- * batches of 3 blocks (RVT_JOBS_BATCH), must give the same text, the same
+ * batches of 3 blocks (RVT_JOBS_BATCH), written out in pieces of 48
+ * bytes as they are formatted when at the head (RVT_JOBS_SPILL), must give
+ * the same text, the same
  * damage reports, statistics and result — also when the listing stops at
  * a block outside the code (one input in three is decoded without the
  * program's code: the first block stops it). */
@@ -43,6 +45,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     setenv("RVT_JOBS_SEGMENT_BYTES", "1", 1); /* a piece at every sync point */
     setenv("RVT_JOBS_BATCH", "3", 1);         /* batches cut every few blocks */
     setenv("RVT_JOBS_LAZY", "2", 1);          /* the workers start after two batches' worth */
+    setenv("RVT_JOBS_SPILL", "48", 1);        /* a batch at the head goes out every 48 bytes of text */
     return 0;
 }
 

@@ -133,13 +133,16 @@ unsigned rvt_out_jobs_launched(const struct rvt_out_jobs *j);
  * decoding thread up on this machine, and keeps the faster choice for a
  * while; docs/parallel.md); how many the calling thread formatted
  * itself straight into the output (every batch before them written);
- * and how many batches' texts the workers wrote out (whichever thread
- * finishes a batch when every one before it is written writes it).
+ * how many batches' texts the workers wrote out (whichever thread
+ * finishes a batch when every one before it is written writes it); and
+ * how many batches were written out while they were formatted, by either
+ * thread (a batch at the head goes out in pieces as its text grows).
  * All 0 before the workers start. */
 struct rvt_out_jobs_stats {
     uint64_t batches, evicted, probes, probes_won_by_evicting;
     uint64_t written_directly;
     uint64_t written_by_workers;
+    uint64_t written_while_formatted;
 };
 void rvt_out_jobs_stats(const struct rvt_out_jobs *j, struct rvt_out_jobs_stats *st);
 /* After the decode: formats and writes what is in flight, stops the

@@ -108,6 +108,12 @@ void rvt_outj_fmt_restart(struct rvt_out_fmt *f);
  * (the text is not copied).  *buf NULL gives f a new buffer. */
 int rvt_outj_fmt_swap_text(struct rvt_out_fmt *f, char **buf, size_t *len, size_t *cap);
 void rvt_outj_fmt_clear_text(struct rvt_out_fmt *f);
+/* A batch formatter's text (f has no file): whenever it has grown by
+ * `step` bytes, offer it to spill(ctx, text, len), which returns nonzero
+ * when it took it (wrote it out): the text then starts again, empty, in
+ * the same buffer.  step 0: never (the text grows until taken). */
+void rvt_outj_fmt_spill(struct rvt_out_fmt *f, size_t step, int (*spill)(void *ctx, const char *text, size_t len),
+                        void *ctx);
 /* The first write or memory error of f (0: none). */
 int rvt_outj_fmt_error(const struct rvt_out_fmt *f);
 

@@ -104,6 +104,12 @@ struct rvt_out_fmt {
     struct an_outfile *file;        /* where the text goes (NULL: a batch, kept in buf) */
     size_t len, cap;
     char *buf;
+    /* How far the text may grow before out_reserve asks to write it out
+     * (cap, or with spill set less: rvt_outj_fmt_spill). */
+    size_t lim;
+    size_t spill_step;
+    int (*spill)(void *ctx, const char *text, size_t len);
+    void *spill_ctx;
     const struct out_unnamed *unnamed; /* the output's (listing) */
 };
 
@@ -131,8 +137,13 @@ struct rvt_output {
  * front (less than one boundary step). */
 static void out_flush(struct rvt_out_fmt *o, bool all)
 {
-    if (!o->file)
-        return; /* (a batch: the text stays in buf) */
+    if (!o->file) { /* a batch: its text stays in buf, unless it may go out now */
+        if (o->spill && o->len && o->spill(o->spill_ctx, o->buf, o->len)) {
+            o->len = 0;
+            o->flushes++;
+        }
+        return;
+    }
     const size_t n = all ? o->len : an_outfile_aligned(o->file, o->len);
     if (an_outfile_write(o->file, o->buf, n) < 0)
         *o->err = -RVT_ERR_IO;
@@ -141,12 +152,21 @@ static void out_flush(struct rvt_out_fmt *o, bool all)
     o->flushes++;
 }
 
+/* The text's limit for n more bytes: its capacity, or (spill) a step
+ * beyond where it is. */
+static void out_limit(struct rvt_out_fmt *o, size_t n)
+{
+    const size_t step = n > o->spill_step ? n : o->spill_step;
+    o->lim = o->spill && o->cap - o->len > step ? o->len + step : o->cap;
+}
+
 static void out_reserve(struct rvt_out_fmt *o, size_t n)
 {
-    if (o->cap - o->len >= n)
+    if (o->lim - o->len >= n)
         return;
     out_flush(o, false);
-    if (o->cap - o->len >= n)
+    out_limit(o, n);
+    if (o->lim - o->len >= n)
         return;
     /* A batch's text grows (bounded by the batch: pardecode.c). */
     size_t cap = 2 * o->cap > o->len + n ? 2 * o->cap : o->len + n;
@@ -159,6 +179,7 @@ static void out_reserve(struct rvt_out_fmt *o, size_t n)
     }
     o->buf = b;
     o->cap = cap;
+    out_limit(o, n);
 }
 
 #if defined(__GNUC__)
@@ -192,6 +213,7 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
     o->cap = cfg->f ? ((size_t)1 << 20) + AN_OUTFILE_ALIGN : BATCH_TEXT_START;
     if (!(o->buf = malloc(o->cap)))
         return -RVT_ERR_NOMEM;
+    o->lim = o->cap;
     if ((cfg->kind == RVT_OUT_INSN || cfg->kind == RVT_OUT_BLOCKS) && !(o->data = rvt_datalist_new()))
         return -RVT_ERR_NOMEM;
     if (tables) {
@@ -1357,7 +1379,17 @@ int rvt_outj_fmt_swap_text(struct rvt_out_fmt *f, char **buf, size_t *len, size_
     f->buf = nb;
     f->cap = nc;
     f->len = 0;
+    out_limit(f, 0);
     return 0;
+}
+
+void rvt_outj_fmt_spill(struct rvt_out_fmt *f, size_t step, int (*spill)(void *ctx, const char *text, size_t len),
+                        void *ctx)
+{
+    f->spill = step ? spill : NULL;
+    f->spill_step = step;
+    f->spill_ctx = ctx;
+    out_limit(f, 0);
 }
 
 void rvt_outj_fmt_clear_text(struct rvt_out_fmt *f)

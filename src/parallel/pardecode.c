@@ -47,14 +47,18 @@
  * of N entries and 8 N instructions: the tests cut traces at many more
  * places with it. */
 enum { BATCH_ENTRIES = 4096, BATCH_INSNS = 1 << 15 };
-/* A listing's batch ends at half as many instructions: its text is about
- * 40 bytes an instruction, a PC list's 19, so that either is about 0.6 MB
- * and the buffer a formatter takes again stays in its core's cache (2 MiB
- * on the Intel VM) beside the tables it copies the lines from.  With
- * 32 Ki, `insn --jobs 2` took 509 ms, with 16 Ki 483 (12 Ki 502, 20 Ki
- * 495; one thread 852); a PC list's best was 32 Ki (bench/RESULTS.md,
- * "What the lead's twentieth round changed"). */
-enum { LISTING_BATCH_INSNS = 1 << 14 };
+/* A formatter whose batch is at the head of the output (every batch before
+ * it written) writes its text out whenever it has grown by this much, and
+ * goes on in the same bytes of its buffer (spill_text): the text it copies
+ * into stays in its core's cache.  A batch's whole text (0.6 MB of a PC
+ * list, 1.3 MB of a listing) kept until its end took a core's 2 MiB L2
+ * beside the tables it copies from: `pcs --jobs 2` took 303 ms instead of
+ * 285, `insn` 486 instead of 470 (one thread 518 and 831; steps of
+ * 64 KiB: more writes and tries, `insn` 493 against 458).  A listing's
+ * batch is then best at 32 Ki instructions too.  RVT_JOBS_SPILL=N: steps
+ * of N bytes (0: never; the tests).  (bench/RESULTS.md, "What the lead's
+ * twenty-first round changed".) */
+#define SPILL_STEP ((size_t)256 << 10)
 /* The workers of a PC list or listing start after this many batches'
  * worth of instructions (start_now): 0.5 M instructions, 3-8 ms of a
  * listing on one thread. */
@@ -176,11 +180,13 @@ struct rvt_out_jobs {
     uint64_t write_seq; /* the next batch to write */
     bool writing;       /* a thread is writing the batches at the head (drain) */
     int write_err;      /* a worker's write failed (drain: the calling thread gives it) */
+    size_t spill_step;  /* SPILL_STEP, or RVT_JOBS_SPILL */
     /* the decoding thread's policy, the time it began filling the
      * current batch, and its slot's previous batch (evict.h) */
     struct rvt_evict_policy evict;
     uint64_t direct; /* batches this thread formatted straight into the output (help_or_wait) */
-    uint64_t by_workers; /* batches whose text a worker wrote (drain) */
+    uint64_t by_workers; /* batches whose text a worker wrote (drain, spill_text) */
+    uint64_t spilled;    /* batches written out while they were formatted (spill_text) */
     uint64_t fill_t0;
     bool prev_by_worker, prev_evicted;
     uint64_t prev_evict_ns;
@@ -261,16 +267,70 @@ static struct spare take_buffer(struct rvt_out_jobs *j, unsigned me)
     return (struct spare){NULL, 0};
 }
 
-/* Format batch s with formatter `me` (worker or calling thread; no lock
- * held), into buffer sp (take_buffer).  One function under its own name:
- * bench/speed.sh counts the threads' host instructions in it (the
- * formatting, on either thread). */
+/* Whether batch s was formatted from the state the serial listing has now,
+ * every batch before it written (the writing turn held, or the lock held
+ * and no thread writing). */
+static bool from_serial_state(const struct rvt_out_jobs *j, const struct slot *s)
+{
+    struct rvt_outj_state now;
+    size_t waiting;
+    rvt_outj_fmt_peek_state(rvt_outj_serial_fmt(j->o), &now, &waiting);
+    return rvt_outj_state_equal(&s->init, s->init_waiting, &now, waiting);
+}
+
+/* A batch being formatted, whose text goes out as it grows once the batch
+ * is at the head (spill_text). */
+struct spill {
+    struct rvt_out_jobs *j;
+    struct slot *s;
+    struct rvt_out_fmt *f;
+    uint64_t seq;  /* the batch's place in the output */
+    bool caller;   /* formatted by the calling thread */
+    bool holding;  /* has the writing turn: at the head, formatted from the serial state */
+    int werr;      /* a worker's first write error (the calling thread gives it: drain) */
+};
+
+/* The text so far of the batch being formatted (rvt_outj_fmt_spill):
+ * written out if the batch is at the head, as drain would write it there
+ * (formatted from the serial listing's state, no error), and then the
+ * rest of it too, holding the writing turn until the batch ends
+ * (format_batch).  Returns whether it wrote the text. */
+static int spill_text(void *ctx, const char *text, size_t len)
+{
+    struct spill *c = ctx;
+    struct rvt_out_jobs *j = c->j;
+    if (!c->holding) {
+        pthread_mutex_lock(&j->mu);
+        if (!j->writing && j->write_seq == c->seq && !j->write_err && !rvt_outj_fmt_error(c->f) &&
+            from_serial_state(j, c->s)) {
+            j->writing = true;
+            c->holding = true;
+        }
+        pthread_mutex_unlock(&j->mu);
+        if (!c->holding)
+            return 0;
+    }
+    if (c->caller)
+        rvt_outj_write(j->o, text, len);
+    else if (!c->werr)
+        c->werr = rvt_outj_write_quiet(j->o, text, len);
+    return 1;
+}
+
+/* Format batch s, at place seq of the output, with formatter `me` (worker
+ * or calling thread; no lock held), into buffer sp (take_buffer).  Returns
+ * false if its text is left to drain; true if it has been written: this
+ * thread then has the writing turn (the caller gives it back under the
+ * lock), and *err is the error a worker leaves to the calling thread (0:
+ * none).
+ * One function under its own name: bench/speed.sh counts the threads'
+ * host instructions in it (the formatting, on either thread). */
 #if defined(__clang__)
 __attribute__((noinline))
 #elif defined(__GNUC__)
 __attribute__((noinline, noclone))
 #endif
-static void format_batch(struct rvt_out_jobs *j, struct slot *s, unsigned me, struct spare sp)
+static bool format_batch(struct rvt_out_jobs *j, struct slot *s, unsigned me, struct spare sp, uint64_t seq, int *err)
 {
     struct rvt_out_fmt *f = j->fmt[me];
     rvt_outj_fmt_restart(f);
@@ -291,7 +351,10 @@ static void format_batch(struct rvt_out_jobs *j, struct slot *s, unsigned me, st
         rvt_outj_fmt_clear_text(f);
     }
     rvt_outj_fmt_peek_state(f, &s->init, &s->init_waiting);
+    struct spill c = {j, s, f, seq, me == j->nworkers, false, 0};
+    rvt_outj_fmt_spill(f, j->spill_step, spill_text, &c);
     replay(s, f);
+    rvt_outj_fmt_spill(f, 0, NULL, NULL);
     rvt_outj_fmt_swap_state(f, &s->fin);
     s->err = rvt_outj_fmt_error(f);
     /* The text to the batch, its own buffer back to the formatter (a new
@@ -307,6 +370,20 @@ static void format_batch(struct rvt_out_jobs *j, struct slot *s, unsigned me, st
         if (!s->err)
             s->err = -RVT_ERR_NOMEM;
     }
+    if (!c.holding)
+        return false;
+    /* Written as it grew: the rest of it, and what drain does after
+     * writing a batch (write_batch). */
+    if (s->tlen)
+        (void)spill_text(&c, s->text, s->tlen);
+    s->tlen = 0;
+    rvt_outj_fmt_swap_state(rvt_outj_serial_fmt(j->o), &s->fin);
+    s->direct = true;
+    if (c.caller)
+        rvt_outj_set_error(j->o, s->err);
+    else
+        *err = c.werr ? c.werr : s->err;
+    return true;
 }
 
 /* How long a worker out of work watches for the next batch before it
@@ -372,9 +449,11 @@ static void *worker(void *arg)
         if (j->claim_seq < j->fill_seq && slot_of(j, j->claim_seq)->state == S_READY) {
             struct slot *s = slot_of(j, j->claim_seq++);
             s->state = S_BUSY;
+            const uint64_t seq = j->claim_seq - 1;
             const struct spare sp = take_buffer(j, me);
             pthread_mutex_unlock(&j->mu);
-            format_batch(j, s, me, sp);
+            int err = 0;
+            const bool written = format_batch(j, s, me, sp, seq, &err);
             s->by_worker = true;
             s->evicted = s->evict;
             s->evict_ns = 0;
@@ -385,6 +464,13 @@ static void *worker(void *arg)
             }
             pthread_mutex_lock(&j->mu);
             s->state = S_DONE;
+            if (written) { /* (the writing turn back; an error for the calling thread) */
+                if (err && !j->write_err)
+                    j->write_err = err;
+                j->writing = false;
+                j->by_workers++;
+                j->spilled++;
+            }
             drain(j, me);
             pthread_cond_broadcast(&j->done);
             continue;
@@ -421,12 +507,7 @@ static bool worker_may_write(const struct rvt_out_jobs *j, const struct slot *s)
 {
     if (s->direct)
         return true; /* (written already: nothing to do) */
-    if (s->err || j->write_err)
-        return false;
-    struct rvt_outj_state now;
-    size_t waiting;
-    rvt_outj_fmt_peek_state(rvt_outj_serial_fmt(j->o), &now, &waiting);
-    return rvt_outj_state_equal(&s->init, s->init_waiting, &now, waiting);
+    return !s->err && !j->write_err && from_serial_state(j, s);
 }
 
 /* Write the finished batches at the head, in order, on thread `me` (a
@@ -506,12 +587,18 @@ static void help_or_wait(struct rvt_out_jobs *j)
             s->state = S_DONE;
             return;
         }
+        const uint64_t seq = j->claim_seq - 1;
         const struct spare sp = take_buffer(j, j->nworkers);
         pthread_mutex_unlock(&j->mu);
-        format_batch(j, s, j->nworkers, sp);
+        int err_unused = 0; /* (the calling thread's errors are the output's already) */
+        const bool written = format_batch(j, s, j->nworkers, sp, seq, &err_unused);
         s->by_worker = s->evicted = false;
         pthread_mutex_lock(&j->mu);
         s->state = S_DONE;
+        if (written) { /* (the writing turn back) */
+            j->writing = false;
+            j->spilled++;
+        }
         return;
     }
     pthread_cond_wait(&j->done, &j->mu);
@@ -1004,6 +1091,9 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
             j->batch_insns = 8 * (uint64_t)n;
         }
     }
+    j->spill_step = SPILL_STEP;
+    if ((env = getenv("RVT_JOBS_SPILL")) != NULL && *env)
+        j->spill_step = (size_t)strtoull(env, NULL, 10);
     /* RVT_JOBS_LAZY=K: the workers start after K batches' worth of
      * instructions (0: at the decode's first block or runs);
      * RVT_JOBS_MIN_LEFT=N: if N instructions are left (0: whatever is
@@ -1034,8 +1124,6 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         return j;
     j->pcs = rvt_outj_kind(o) == RVT_OUT_PCS;
     j->insn = rvt_outj_kind(o) == RVT_OUT_INSN; /* (listed: as for pcs) */
-    if (j->insn && j->batch_insns == BATCH_INSNS)
-        j->batch_insns = LISTING_BATCH_INSNS; /* (the workers still start after lazy_insns) */
     j->fwd = true; /* (until the workers start: start_now) */
     j->serial = rvt_out_sink(o);
     j->nworkers = threads - 1; /* (the calling thread formats too) */
@@ -1063,7 +1151,7 @@ void rvt_out_jobs_stats(const struct rvt_out_jobs *j, struct rvt_out_jobs_stats 
     *st = (struct rvt_out_jobs_stats){0};
     if (j && j->mode != RVT_OUTJ_SERIAL)
         *st = (struct rvt_out_jobs_stats){j->evict.batches, j->evict.evicted, j->evict.probes, j->evict.won_evict,
-                                          j->direct, j->by_workers};
+                                          j->direct, j->by_workers, j->spilled};
 }
 
 unsigned rvt_out_jobs_launched(const struct rvt_out_jobs *j)

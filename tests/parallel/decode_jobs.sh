@@ -42,9 +42,12 @@ same() {
             # batches' worth of instructions (the default, LAZY_BATCHES),
             # batches of 5 blocks, whatever is left; 0: the defaults (these
             # traces are too short for the workers to start: the output's
-            # own sink takes everything)
-            b=; sb=; lz=; ml=; [ $j = 2 ] && lz=0 && ml=0; [ $j = 4 ] && b=5 && sb=1 && ml=0
-            RVT_JOBS_BATCH=$b RVT_JOBS_SEGMENT_BYTES=$sb RVT_JOBS_LAZY=$lz RVT_JOBS_MIN_LEFT=$ml "$RV" decode "$@" --output "$k" --jobs $j > "$T/p.out" 2> "$T/p.err"; echo "exit $?" >> "$T/p.err"
+            # own sink takes everything).  A batch at the head goes out
+            # as its text grows (spill_text) in steps of 4 KiB (--jobs 2)
+            # and 200 bytes (4) instead of 256 KiB: short traces' batches
+            # go out part formatted too.
+            b=; sb=; lz=; ml=; sp=; [ $j = 2 ] && lz=0 && ml=0 && sp=4096; [ $j = 4 ] && b=5 && sb=1 && ml=0 && sp=200
+            RVT_JOBS_SPILL=$sp RVT_JOBS_BATCH=$b RVT_JOBS_SEGMENT_BYTES=$sb RVT_JOBS_LAZY=$lz RVT_JOBS_MIN_LEFT=$ml "$RV" decode "$@" --output "$k" --jobs $j > "$T/p.out" 2> "$T/p.err"; echo "exit $?" >> "$T/p.err"
             if cmp -s "$T/s.out" "$T/p.out" && cmp -s "$T/s.err" "$T/p.err"; then ok; else
                 bad "$name --output $k --jobs $j${b:+ (batches of $b, pieces at every sync point)}: differs from the serial decode: $(cmp "$T/s.out" "$T/p.out" 2>&1 | head -1) $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
             fi
@@ -328,10 +331,17 @@ for k in pcs insn blocks "insn --dwarf $T/bzip2.debug"; do
     # shellcheck disable=SC2086
     s=$("$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output $k 2> /dev/null | cksum)
     # shellcheck disable=SC2086
-    p=$(RVT_JOBS_HELP=0 RVT_JOBS_BATCH=512 RVT_JOBS_STATS=1 "$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output $k --jobs 2 2> "$T/a.err" | cksum)
+    p=$(RVT_JOBS_HELP=0 RVT_JOBS_SPILL=0 RVT_JOBS_BATCH=512 RVT_JOBS_STATS=1 "$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output $k --jobs 2 2> "$T/a.err" | cksum)
     by=$(sed -n 's/.* \([0-9]*\) written by workers.*/\1/p' "$T/a.err")
     [ "$s" = "$p" ] && [ "${by:-0}" -gt 0 ] && ok ||
         bad "--output $k --jobs 2: expected the serial text and batches written by the worker: $(grep -- 'output threads' "$T/a.err") ($s / $p)"
+    # ... and written out by the worker while it formats them, in pieces
+    # of 1 KiB, each batch being at the head when its text has grown by
+    # that much (every batch before it written).
+    p=$(RVT_JOBS_HELP=0 RVT_JOBS_SPILL=1024 RVT_JOBS_BATCH=512 RVT_JOBS_STATS=1 "$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output $k --jobs 2 2> "$T/a.err" | cksum)
+    sp=$(sed -n 's/.* \([0-9]*\) written while formatted.*/\1/p' "$T/a.err")
+    [ "$s" = "$p" ] && [ "${sp:-0}" -gt 0 ] && ok ||
+        bad "--output $k --jobs 2: expected the serial text and batches written while formatted: $(grep -- 'output threads' "$T/a.err") ($s / $p)"
 done
 rm -f "$T/h8.bin"
 
@@ -348,14 +358,15 @@ done
 # A full disk: the same message and exit status as the serial decode,
 # whether the output's own sink takes everything (the default: the
 # capture is too short for the workers to start) or the workers start at
-# the first block (RVT_JOBS_LAZY=0, RVT_JOBS_MIN_LEFT=0).
+# the first block (RVT_JOBS_LAZY=0, RVT_JOBS_MIN_LEFT=0) and write the
+# batches at the head as they are formatted, every 512 bytes.
 if [ -w /dev/full ]; then
     for k in pcs insn blocks jsonl; do
         # shellcheck disable=SC2086
         "$RV" decode $NT --elf "$T/bzip2" "$T/h.bin" --output $k > /dev/full 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
         for lz in "" 0; do
             # shellcheck disable=SC2086
-            RVT_JOBS_LAZY=$lz RVT_JOBS_MIN_LEFT=$lz "$RV" decode $NT --elf "$T/bzip2" "$T/h.bin" --output $k --jobs 2 > /dev/full 2> "$T/p.err"
+            RVT_JOBS_SPILL=${lz:+512} RVT_JOBS_LAZY=$lz RVT_JOBS_MIN_LEFT=$lz "$RV" decode $NT --elf "$T/bzip2" "$T/h.bin" --output $k --jobs 2 > /dev/full 2> "$T/p.err"
             echo "exit $?" >> "$T/p.err"
             grep -q "write failed" "$T/s.err" && cmp -s "$T/s.err" "$T/p.err" && ok ||
                 bad "--output $k --jobs 2${lz:+ (workers from the first batch)} to a full disk: $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
