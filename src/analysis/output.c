@@ -52,12 +52,16 @@ struct run_slot {
     char *text;      /* cap bytes */
 };
 
-/* A threaded decode's text buffer, to start with: a listing's batch of 16 Ki
- * instructions (pardecode.c) is about 0.6 MB of text, and a buffer that
- * grows is copied each time (`--jobs 2` of the bzip2 capture's listing
- * copied 10 MB that way; bench/RESULTS.md, "What the lead's thirteenth
- * round changed").  Only the pages written are ever mapped. */
-#define BATCH_TEXT_START ((size_t)2 << 20)
+/* A threaded decode's text buffer, to start with: a listing's batch of 32 Ki
+ * instructions (pardecode.c) is 1.3 MB of text on the bzip2 capture and
+ * 2 MB with ntrace-t1's source lines (60 bytes an instruction), and a
+ * buffer that grows is copied each time (`--jobs 2` of the bzip2 capture's
+ * listing copied 10 MB that way; bench/RESULTS.md, "What the lead's
+ * thirteenth round changed"); under ASan the old one also stays in its
+ * quarantine, which made tests/core/flatmem.sh's peak memory grow with
+ * the trace when this was 2 MiB.  Only the pages written are ever mapped
+ * (a batch written out as it grows touches 256 KiB of it: pardecode.c). */
+#define BATCH_TEXT_START ((size_t)4 << 20)
 
 /* A listing heads code that no symbol holds with the file it lies in
  * (`<no symbol in libc.so.6>:`, as the views' `[no symbol in FILE]`):

@@ -278,6 +278,17 @@ static bool from_serial_state(const struct rvt_out_jobs *j, const struct slot *s
     return rvt_outj_state_equal(&s->init, s->init_waiting, &now, waiting);
 }
 
+/* What writing batch s's text as it was formatted leaves (the writing
+ * turn held): the serial listing in the state after it, and on the
+ * calling thread the batch's error in the output (a worker's is left to
+ * the calling thread: drain). */
+static void formatted_written(struct rvt_out_jobs *j, struct slot *s, bool caller)
+{
+    rvt_outj_fmt_swap_state(rvt_outj_serial_fmt(j->o), &s->fin);
+    if (caller)
+        rvt_outj_set_error(j->o, s->err);
+}
+
 /* A batch being formatted, whose text goes out as it grows once the batch
  * is at the head (spill_text). */
 struct spill {
@@ -377,11 +388,9 @@ static bool format_batch(struct rvt_out_jobs *j, struct slot *s, unsigned me, st
     if (s->tlen)
         (void)spill_text(&c, s->text, s->tlen);
     s->tlen = 0;
-    rvt_outj_fmt_swap_state(rvt_outj_serial_fmt(j->o), &s->fin);
+    formatted_written(j, s, c.caller);
     s->direct = true;
-    if (c.caller)
-        rvt_outj_set_error(j->o, s->err);
-    else
+    if (!c.caller)
         *err = c.werr ? c.werr : s->err;
     return true;
 }
@@ -486,17 +495,12 @@ static void *worker(void *arg)
  * the output's own formatter, which holds that state. */
 static void write_batch(struct rvt_out_jobs *j, struct slot *s)
 {
-    struct rvt_out_fmt *serial = rvt_outj_serial_fmt(j->o);
-    struct rvt_outj_state now;
-    size_t waiting;
-    rvt_outj_fmt_peek_state(serial, &now, &waiting);
-    if (rvt_outj_state_equal(&s->init, s->init_waiting, &now, waiting)) {
+    if (from_serial_state(j, s)) {
         rvt_outj_write(j->o, s->text, s->tlen);
-        rvt_outj_fmt_swap_state(serial, &s->fin);
-        rvt_outj_set_error(j->o, s->err);
+        formatted_written(j, s, true);
         return;
     }
-    replay(s, serial);
+    replay(s, rvt_outj_serial_fmt(j->o));
 }
 
 /* Whether a worker may write batch s at the head (lock and the writing
@@ -542,7 +546,7 @@ static void drain(struct rvt_out_jobs *j, unsigned me)
         int werr = 0;
         if (worker_writes) {
             werr = rvt_outj_write_quiet(j->o, s->text, s->tlen);
-            rvt_outj_fmt_swap_state(rvt_outj_serial_fmt(j->o), &s->fin);
+            formatted_written(j, s, false);
         } else if (!s->direct) {
             write_batch(j, s);
         }
