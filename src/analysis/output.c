@@ -19,7 +19,15 @@
 #include <string.h>
 
 /* The instruction listing's lines, cached by address: a line depends only
- * on the instruction there.  Direct-mapped, so its memory is fixed. */
+ * on the instruction there.  Direct-mapped, so its memory is fixed.  A
+ * 64-byte stretch of code is kept on one page of the table (a slot for
+ * each of its 32 halfword addresses; stretches whose hashes collide share
+ * a page), so a run's lines are on one or two pages (line_slot_of).
+ * Hashed line by line, the first 1,000 instructions of the bzip2 capture
+ * wrote 500 of the table's 1,024 pages; now 1,250 fewer page faults on
+ * its listing at `--jobs 2` (a table per thread) and 0-4 % less time, one
+ * thread the same (bench/RESULTS.md, "What the lead's twenty-second round
+ * measured and changed"). */
 #define LINE_SLOTS_LOG2 15
 #define LINE_TEXT 98 /* (a slot is 128 bytes) */
 #define LINE_SLOTS_PER_PAGE (4096 / 128)
@@ -234,9 +242,9 @@ static int fmt_init(struct rvt_out_fmt *o, const struct rvt_out_config *cfg, int
     /* The two tables are zeroed pages the kernel maps on first touch (a
      * large calloc is fresh memory): a formatter costs only the slots its
      * code uses, not 4 MiB at start (a threaded listing has a formatter
-     * per thread).  A zeroed slot reads as address 0, and only address 0
-     * hashes to slot 0: that one slot is marked unused (its page is the
-     * first written). */
+     * per thread).  A zeroed slot reads as address 0, and address 0's
+     * line is kept in slot 0 (line_slot_of): that one slot is marked
+     * unused (its page is the first written). */
     if (cfg->image && cfg->kind == RVT_OUT_INSN) {
         o->lines = calloc((size_t)1 << LINE_SLOTS_LOG2, sizeof *o->lines);
         if (!o->lines)
@@ -642,11 +650,22 @@ static inline void line_page_write(struct rvt_out_fmt *o, size_t page)
     *(volatile uint64_t *)&o->lines[page * LINE_SLOTS_PER_PAGE].pc = 0;
 }
 
+/* Where the line of the instruction at pc is kept (above).  Address 0
+ * goes to slot 0 (stretch 0 hashes to page 0), which fmt_init marks
+ * unused: a slot still zeroed never passes for address 0's line. */
+_Static_assert(LINE_SLOTS_PER_PAGE == 64 / 2, "a page of the table holds one 64-byte stretch's halfwords");
+_Static_assert(sizeof(struct line_slot) == 4096 / LINE_SLOTS_PER_PAGE, "a line slot is 128 bytes");
+static inline size_t line_slot_of(uint64_t pc)
+{
+    const uint64_t page = ((pc >> 6) * 0x9E3779B97F4A7C15ull) >> (64 - (LINE_SLOTS_LOG2 - 5));
+    return (size_t)page * LINE_SLOTS_PER_PAGE + (size_t)((pc >> 1) & (LINE_SLOTS_PER_PAGE - 1));
+}
+
 /* The listing line of the instruction at pc, after the function header
  * and source line it needs.  Returns the line's length. */
 static size_t insn_line(struct rvt_out_fmt *o, uint64_t pc)
 {
-    const size_t slot = (size_t)(((pc >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - LINE_SLOTS_LOG2));
+    const size_t slot = line_slot_of(pc);
     line_page_write(o, slot / LINE_SLOTS_PER_PAGE);
     struct line_slot *l = &o->lines[slot];
     if (l->pc != pc) {
