@@ -31,7 +31,8 @@
 #define LINE_SLOTS_LOG2 15
 #define LINE_TEXT 98 /* (a slot is 128 bytes) */
 #define LINE_SLOTS_PER_PAGE (4096 / 128)
-#define LINE_PAGES (((size_t)1 << LINE_SLOTS_LOG2) / LINE_SLOTS_PER_PAGE)
+#define LINE_PAGES_LOG2 (LINE_SLOTS_LOG2 - 5) /* (32 slots a page) */
+#define LINE_PAGES ((size_t)1 << LINE_PAGES_LOG2)
 struct line_slot {
     uint64_t pc;                    /* UINT64_MAX (odd): unused */
     const struct rvt_symbol *sym;   /* rvt_img_symbol_at(pc) */
@@ -653,11 +654,12 @@ static inline void line_page_write(struct rvt_out_fmt *o, size_t page)
 /* Where the line of the instruction at pc is kept (above).  Address 0
  * goes to slot 0 (stretch 0 hashes to page 0), which fmt_init marks
  * unused: a slot still zeroed never passes for address 0's line. */
-_Static_assert(LINE_SLOTS_PER_PAGE == 64 / 2, "a page of the table holds one 64-byte stretch's halfwords");
+_Static_assert(LINE_SLOTS_PER_PAGE == 64 / 2 && LINE_SLOTS_PER_PAGE << LINE_PAGES_LOG2 == 1 << LINE_SLOTS_LOG2,
+               "a page of the table holds one 64-byte stretch's halfwords");
 _Static_assert(sizeof(struct line_slot) == 4096 / LINE_SLOTS_PER_PAGE, "a line slot is 128 bytes");
 static inline size_t line_slot_of(uint64_t pc)
 {
-    const uint64_t page = ((pc >> 6) * 0x9E3779B97F4A7C15ull) >> (64 - (LINE_SLOTS_LOG2 - 5));
+    const uint64_t page = ((pc >> 6) * 0x9E3779B97F4A7C15ull) >> (64 - LINE_PAGES_LOG2);
     return (size_t)page * LINE_SLOTS_PER_PAGE + (size_t)((pc >> 1) & (LINE_SLOTS_PER_PAGE - 1));
 }
 
