@@ -1,6 +1,7 @@
 /* Fuzz the ingress parsers: the native binary format (in memory) and the
  * PC-list / PC INSN text readers (through a memory stream, with the flow
  * test program as the code image). */
+#define _GNU_SOURCE /* memfd_create */
 #include "rvtrace/rvtrace.h"
 #include "driver/fuzz_image.h"
 
@@ -8,8 +9,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static struct rvt_image *g_img;
+
+/* data as a file that can be mapped (a memory file), else as a memory
+ * stream. */
+static FILE *as_file(const uint8_t *data, size_t size)
+{
+    int fd = memfd_create("fuzz", 0);
+    if (fd >= 0) {
+        FILE *f = write(fd, data, size) == (ssize_t)size && lseek(fd, 0, SEEK_SET) == 0 ? fdopen(fd, "r") : NULL;
+        if (f)
+            return f;
+        close(fd);
+    }
+    return fmemopen((void *)(uintptr_t)data, size, "r");
+}
 
 /* Every field (not the padding). */
 static bool same_rec(const struct rvt_ing_rec *a, const struct rvt_ing_rec *b)
@@ -109,20 +126,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
 
-    /* Text on threads (rvt_ing_text_jobs), cut into chunks of 1 to 64
+    /* Text on threads (rvt_ing_text_jobs), cut into chunks of 1 to 192
      * bytes (and longer in long inputs: at most about 64 chunks, each a
-     * hand-off between threads), against the serial reader: the same
+     * hand-off between threads), from a memory stream or a file it maps,
+     * against the serial reader: the same
      * records, end or error (message), for both text formats and every
      * ecall mode. */
     if (size > 0) {
-        const size_t chunk = 1 + data[0] % 64 + size / 64;
+        /* (over 64 bytes, a mapped input's chunks have lines read in place) */
+        const size_t chunk = (data[0] & 0x80 ? 65 + data[0] % 128 : 1 + data[0] % 64) + size / 64;
         const unsigned jobs = 2 + data[size - 1] % 3;
+        const bool mapped = size > 1 && (data[1] & 1);
         for (int fmt = RVT_ING_FMT_PCLIST; fmt <= RVT_ING_FMT_PCINSN; fmt++) {
             struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = (enum rvt_ing_format)fmt, .image = g_img,
                                                .ecall_mode = (enum rvt_ecall_mode)(size % 3)};
             struct rvt_ing_reader *r[2] = {NULL, NULL};
             for (int k = 0; k < 2; k++) {
-                FILE *f = fmemopen((void *)(uintptr_t)data, size, "r");
+                FILE *f = k == 1 && mapped ? as_file(data, size) : fmemopen((void *)(uintptr_t)data, size, "r");
                 if (f && rvt_ing_open_stream(&r[k], f, "fuzz", &rc, &d) < 0)
                     r[k] = NULL;
             }

@@ -4,6 +4,8 @@
  * tens of MB). */
 #define _DEFAULT_SOURCE /* madvise(MADV_DONTNEED) */
 #include "rvtrace/codec.h"
+#include "core/tracefile.h"
+#include "sink/sink_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,28 +26,53 @@ struct rvt_trace_file {
     size_t page;
 };
 
-int rvt_trace_file_open(struct rvt_trace_file **out, const char *path, struct rvt_diag *d)
+static struct rvt_trace_file *file_new(void)
 {
-    *out = NULL;
     struct rvt_trace_file *t = calloc(1, sizeof *t);
-    if (!t)
-        return rvt_fail(d, RVT_ERR_NOMEM, "%s: out of memory", path);
-    long page = sysconf(_SC_PAGESIZE);
-    t->page = page > 0 ? (size_t)page : 4096;
-    const uint8_t *data;
-    int rc = rvt_map_file(path, &data, &t->len, &t->mapped, d);
-    if (rc < 0) {
-        free(t);
-        return rc;
+    if (t) {
+        long page = sysconf(_SC_PAGESIZE);
+        t->page = page > 0 ? (size_t)page : 4096;
     }
+    return t;
+}
+
+static void file_mapped(struct rvt_trace_file *t, const uint8_t *data)
+{
     t->data = (uint8_t *)(uintptr_t)data;
     t->map_len = t->len;
 #ifdef MADV_SEQUENTIAL
     if (t->mapped)
         madvise(t->data, t->map_len, MADV_SEQUENTIAL); /* read ahead; a hint only */
 #endif
+}
+
+int rvt_trace_file_open(struct rvt_trace_file **out, const char *path, struct rvt_diag *d)
+{
+    *out = NULL;
+    struct rvt_trace_file *t = file_new();
+    if (!t)
+        return rvt_fail(d, RVT_ERR_NOMEM, "%s: out of memory", path);
+    const uint8_t *data;
+    int rc = rvt_map_file(path, &data, &t->len, &t->mapped, d);
+    if (rc < 0) {
+        free(t);
+        return rc;
+    }
+    file_mapped(t, data);
     *out = t;
     return 0;
+}
+
+struct rvt_trace_file *rvt_trace_file_map_fd(int fd)
+{
+    struct rvt_trace_file *t = file_new();
+    const uint8_t *data;
+    if (!t || !(t->mapped = rvt_map_fd(fd, &data, &t->len))) {
+        free(t);
+        return NULL;
+    }
+    file_mapped(t, data);
+    return t;
 }
 
 const uint8_t *rvt_trace_file_data(const struct rvt_trace_file *t)
@@ -66,8 +93,8 @@ void rvt_trace_file_done_before(struct rvt_trace_file *t, uint64_t offset)
     if (upto > t->map_len)
         upto = t->map_len;
     upto -= upto % t->page;
-    if (upto <= t->released)
-        return;
+    if (upto < t->released + RELEASE_STEP / 2)
+        return; /* (in steps: each call costs the other threads' TLBs) */
 #ifdef MADV_DONTNEED
     /* A read-only private file mapping: the pages are dropped from this
      * process and read again from the file if touched. */

@@ -16,6 +16,9 @@
 
 #define RVT_TEXT_LINE_MAX 4094 /* longest line accepted (characters before the newline) */
 #define RVT_TEXT_PAD 32        /* zero bytes a chunk's or prefix line's buffer holds after its data */
+/* Bytes of the input that follow a chunk's text read in place (its body,
+ * below): more than a parse of its last line may look at. */
+#define RVT_TEXT_SLACK 64
 
 /* Readers whose records lie in arrays hand them out in place through
  * rvt_ing_next_batch (see ingress.h). */
@@ -48,6 +51,12 @@ struct rvt_text_chunk {
     /* in */
     const char *prefix[2]; /* NUL-terminated, RVT_TEXT_PAD zeros after */
     unsigned nprefix;
+    /* The chunk's first body_len bytes read in place from a mapped input
+     * (never written): whole lines, each ending in a newline, followed in
+     * the input by at least RVT_TEXT_SLACK bytes (the rest of the chunk,
+     * which is `text`).  0: all of it is in `text`. */
+    const char *body;
+    size_t body_len;
     char *text;            /* len bytes and RVT_TEXT_PAD + 1 more (written) */
     size_t len;
     bool last;             /* the input ends after it */

@@ -1,5 +1,6 @@
 /* Memory and file byte sinks, and whole-file reading. */
 #include "rvtrace/sink.h"
+#include "sink_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,6 +118,19 @@ int rvt_read_file(const char *path, uint8_t **data, size_t *len, struct rvt_diag
     return 0;
 }
 
+bool rvt_map_fd(int fd, const uint8_t **data, size_t *len)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX)
+        return false;
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED)
+        return false;
+    *data = m;
+    *len = (size_t)st.st_size;
+    return true;
+}
+
 int rvt_map_file(const char *path, const uint8_t **data, size_t *len, bool *mapped, struct rvt_diag *diag)
 {
     *mapped = false;
@@ -124,18 +138,10 @@ int rvt_map_file(const char *path, const uint8_t **data, size_t *len, bool *mapp
         int fd = open(path, O_RDONLY);
         if (fd < 0)
             return rvt_fail(diag, RVT_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        struct stat st;
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
-            void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-            if (m != MAP_FAILED) {
-                close(fd);
-                *data = m;
-                *len = (size_t)st.st_size;
-                *mapped = true;
-                return 0;
-            }
-        }
+        *mapped = rvt_map_fd(fd, data, len);
         close(fd);
+        if (*mapped)
+            return 0;
     }
     /* A pipe, an empty or special file, or no address space for it. */
     uint8_t *buf;

@@ -26,6 +26,11 @@ bool rvt_sk_token(struct rvt_sk_line *l, const char **tok, size_t *tn);
 /* Printable copy of at most outsz-1 bytes of s for messages. */
 const char *rvt_sk_quote(const char *s, size_t n, char *out, size_t outsz);
 
+/* fd's whole file mapped read-only (private), if it is a non-empty
+ * regular file that can be: rvt_map_file's mapping, for a file already
+ * open (the caller closes fd when it likes; unmap with rvt_unmap_file). */
+bool rvt_map_fd(int fd, const uint8_t **data, size_t *len);
+
 /* Little-endian 32-bit word access. */
 static inline uint32_t rvt_sk_get32(const uint8_t *p)
 {

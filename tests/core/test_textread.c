@@ -384,20 +384,27 @@ static void jobs_same(const char *what, const char *path, enum rvt_ing_format fm
     memset(&want.warn, 0, sizeof want.warn);
     want.r.n = 0;
     int kw = read_jobs(path, fmt, img, em, 0, 0, &want, ew, sizeof ew);
-    for (const size_t *c = chunks; *c; c++)
-        for (unsigned jobs = 2; jobs <= 4; jobs++) {
-            memset(&got.warn, 0, sizeof got.warn);
-            got.r.n = 0;
-            int kg = read_jobs(path, fmt, img, em, jobs, *c, &got, eg, sizeof eg);
-            size_t k = 0;
-            while (k < got.r.n && k < want.r.n && same_whole(&got.r.r[k], &want.r.r[k]))
-                k++;
-            CHECK_MSG(kg == kw && got.r.n == want.r.n && k == want.r.n && !strcmp(eg, ew) &&
-                          !strcmp(got.warn, want.warn),
-                      "%s: jobs %u, chunks of %zu: %d after %zu records (same up to %zu) '%s' warned '%s'; "
-                      "serial: %d after %zu '%s' warned '%s'",
-                      what, jobs, *c, kg, got.r.n, k, eg, got.warn, kw, want.r.n, ew, want.warn);
-        }
+    /* the file mapped (lines parsed in place but for each chunk's last
+     * RVT_TEXT_SLACK bytes or more), and read (RVT_TEXT_MAP=0) */
+    for (int map = 1; map >= 0; map--) {
+        setenv("RVT_TEXT_MAP", map ? "1" : "0", 1);
+        for (const size_t *c = chunks; *c; c++)
+            for (unsigned jobs = 2; jobs <= 4; jobs++) {
+                memset(&got.warn, 0, sizeof got.warn);
+                got.r.n = 0;
+                int kg = read_jobs(path, fmt, img, em, jobs, *c, &got, eg, sizeof eg);
+                size_t k = 0;
+                while (k < got.r.n && k < want.r.n && same_whole(&got.r.r[k], &want.r.r[k]))
+                    k++;
+                CHECK_MSG(kg == kw && got.r.n == want.r.n && k == want.r.n && !strcmp(eg, ew) &&
+                              !strcmp(got.warn, want.warn),
+                          "%s: %s, jobs %u, chunks of %zu: %d after %zu records (same up to %zu) '%s' warned "
+                          "'%s'; serial: %d after %zu '%s' warned '%s'",
+                          what, map ? "mapped" : "read", jobs, *c, kg, got.r.n, k, eg, got.warn, kw, want.r.n,
+                          ew, want.warn);
+            }
+    }
+    unsetenv("RVT_TEXT_MAP");
 }
 
 /* B-type and J-type encodings (offset in bytes). */
@@ -688,6 +695,9 @@ static void test_text_jobs_errors(void)
     static size_t chunks[60];
     size_t nc = 0;
     for (size_t c = 1; c <= 48; c++)
+        chunks[nc++] = c;
+    /* a mapped file's chunks from here on have lines read in place */
+    for (size_t c = 65; c <= 165; c += 20)
         chunks[nc++] = c;
     chunks[nc++] = 333;
     chunks[nc++] = 5000;
