@@ -129,20 +129,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Text on threads (rvt_ing_text_jobs), cut into chunks of 1 to 192
      * bytes (and longer in long inputs: at most about 64 chunks, each a
      * hand-off between threads), from a memory stream or a file it maps,
-     * against the serial reader: the same
+     * against the serial reader (also of either): the same
      * records, end or error (message), for both text formats and every
      * ecall mode. */
     if (size > 0) {
         /* (over 64 bytes, a mapped input's chunks have lines read in place) */
         const size_t chunk = (data[0] & 0x80 ? 65 + data[0] % 128 : 1 + data[0] % 64) + size / 64;
         const unsigned jobs = 2 + data[size - 1] % 3;
-        const bool mapped = size > 1 && (data[1] & 1);
+        const unsigned mapped = size > 1 ? data[1] & 3 : 0; /* bit k: reader k's input is a file it maps */
         for (int fmt = RVT_ING_FMT_PCLIST; fmt <= RVT_ING_FMT_PCINSN; fmt++) {
             struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = (enum rvt_ing_format)fmt, .image = g_img,
                                                .ecall_mode = (enum rvt_ecall_mode)(size % 3)};
             struct rvt_ing_reader *r[2] = {NULL, NULL};
             for (int k = 0; k < 2; k++) {
-                FILE *f = k == 1 && mapped ? as_file(data, size) : fmemopen((void *)(uintptr_t)data, size, "r");
+                FILE *f = mapped >> k & 1 ? as_file(data, size) : fmemopen((void *)(uintptr_t)data, size, "r");
                 if (f && rvt_ing_open_stream(&r[k], f, "fuzz", &rc, &d) < 0)
                     r[k] = NULL;
             }

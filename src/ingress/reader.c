@@ -8,6 +8,7 @@
 #include "textchunk.h"
 
 #include "image/bcache_internal.h"
+#include "core/tracefile.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -282,9 +283,9 @@ _Static_assert(RVT_TEXT_PAD >= TEXT_PAD, "a chunk's padding is the reader's");
 /* More than usual_line reads of a line and its end: "0x", 16 digits, a
  * space, 8 digits read as two groups of 8 bytes, the terminator. */
 #define USUAL_LINE_MAX 48
-/* A chunk's body is read from the page cache, where read() had copied
- * it into a buffer in this core's cache: the parse asks for the text this
- * far ahead, as the copy did (`encode --jobs 2`, PC INSN text, medians of
+/* A mapped input's text is read from the page cache, where read() had
+ * copied it into a buffer in this core's cache: the parse asks for the
+ * text this far ahead, as the copy did (`encode --jobs 2`, PC INSN text, medians of
  * 7: read() 220 ms, mapped 205, and 512 bytes / 2 KiB / 4 KiB ahead
  * 188 / 185 / 184). */
 #define PREFETCH_AHEAD 2048
@@ -304,13 +305,21 @@ struct text_src {
     unsigned qhead, qlen;
     struct rvt_ing_rec *out; /* text_next's record while it is empty */
     uint16_t *pair;          /* pair_table() */
-    char *buf;     /* TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD bytes (a chunk parser's: the chunk's, not owned) */
+    char *buf;     /* own, or a chunk's (chunk parsers), or the mapped input's body */
+    char *own;     /* TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD bytes (the serial reader's) */
     size_t pos, len;
     /* > 0: buf is a chunk's body, read in place and never written, and
      * this many bytes of the input follow it; text_getline copies each
      * line it ends into line_copy instead of ending it in place. */
     size_t slack;
-    char *line_copy; /* TEXT_LINE_MAX + 1 + TEXT_PAD bytes (chunk parsers) */
+    char *line_copy; /* TEXT_LINE_MAX + 1 + TEXT_PAD bytes */
+    /* The serial reader's input mapped (text_map): buf is its body (whole
+     * lines) read in windows of whole lines, len the current window's
+     * end, then own holds its tail (the last RVT_TEXT_SLACK bytes or more). */
+    struct rvt_trace_file *map;
+    bool map_tried;
+    size_t map_base;   /* the input's offset of buf[0] */
+    size_t body_len;   /* the body's bytes from buf */
     /* A chunk parser (rvt_text_parse_chunk): line numbers count from the
      * chunk's start, so an error's message leaves the line out (err_line
      * holds it; the caller, who knows the lines before, puts it back). */
@@ -602,6 +611,72 @@ static int text_line(struct text_src *s, const char *line)
     return 0;
 }
 
+/* Bytes of a mapped body read at a time: the pages behind are given back
+ * as the reading goes on (rvt_trace_file_done_before), so that reading a
+ * large file keeps a window of it, not all of it. */
+#define MAP_WINDOW ((size_t)1 << 20)
+
+/* The end of the body's window from `from`: after its last newline within
+ * MAP_WINDOW bytes (the body's end, which is one, if there is none). */
+static size_t map_window_end(const struct text_src *s, size_t from)
+{
+    if (s->body_len - from <= MAP_WINDOW)
+        return s->body_len;
+    size_t e = from + MAP_WINDOW;
+    while (e > from && s->buf[e - 1] != '\n')
+        e--;
+    return e > from ? e : s->body_len;
+}
+
+/* The tail of a mapped input (after its body) into own, read as the last
+ * of a read file is. */
+static void map_tail(struct text_src *s)
+{
+    const size_t tail = rvt_trace_file_size(s->map) - s->map_base - s->body_len;
+    memcpy(s->own, s->buf + s->body_len, tail);
+    s->buf = s->own;
+    s->pos = 0;
+    s->len = tail;
+    s->slack = 0;
+    s->eof = true;
+    memset(s->buf + s->len, 0, TEXT_PAD);
+}
+
+/* Map the serial reader's input, if it is a regular file (as partext.c
+ * maps a threaded reader's; RVT_TEXT_MAP=0: not): no read() copy of the
+ * text.  Its whole lines up to RVT_TEXT_SLACK bytes or more before its end
+ * are its body, read in place (slack > 0: never written), the rest its
+ * tail, copied.  Whether it did. */
+static bool text_map(struct text_src *s)
+{
+    s->map_tried = true;
+    const char *env = getenv("RVT_TEXT_MAP");
+    const off_t at = env && strcmp(env, "0") == 0 ? -1 : ftello(s->f);
+    if (at < 0 || !(s->map = rvt_trace_file_map_fd(fileno(s->f))))
+        return false;
+    const char *m = (const char *)rvt_trace_file_data(s->map);
+    const size_t size = rvt_trace_file_size(s->map), start = (uint64_t)at < size ? (size_t)at : size;
+    size_t body = size - start > RVT_TEXT_SLACK ? size - RVT_TEXT_SLACK : start;
+    while (body > start && m[body - 1] != '\n')
+        body--;
+    if (size - body > TEXT_CHUNK) { /* (a tail too long for own: a line too long, read as before) */
+        rvt_trace_file_close(s->map);
+        s->map = NULL;
+        return false;
+    }
+    s->buf = (char *)(uintptr_t)(m + start); /* (read only: slack > 0) */
+    s->map_base = start;
+    s->body_len = body - start;
+    s->pos = 0;
+    if (!s->body_len) {
+        map_tail(s);
+        return true;
+    }
+    s->len = map_window_end(s, 0);
+    s->slack = size - start - s->len;
+    return true;
+}
+
 /* The next line, NUL-terminated in place (its newline replaced), or NULL
  * at the end of the input (or on an error, in s->diag). */
 static char *text_getline(struct text_src *s)
@@ -621,6 +696,16 @@ static char *text_getline(struct text_src *s)
             *nl = 0;
             return start;
         }
+        if (!nl && s->map && s->slack) { /* the window read (it ends after a newline) */
+            if (s->len < s->body_len) {
+                rvt_trace_file_done_before(s->map, s->map_base + s->pos);
+                s->len = map_window_end(s, s->len);
+                s->slack = rvt_trace_file_size(s->map) - s->map_base - s->len;
+            } else {
+                map_tail(s);
+            }
+            continue;
+        }
         if (nl || s->len - s->pos > TEXT_LINE_MAX) {
             text_fail(s, RVT_ERR_FORMAT, s->line + 1, "line longer than %d characters", TEXT_LINE_MAX);
             return NULL;
@@ -633,6 +718,8 @@ static char *text_getline(struct text_src *s)
             s->line++;
             return start;
         }
+        if (!s->map_tried && !s->len && text_map(s))
+            continue;
         /* Keep the partial line, read the next chunk behind it. */
         size_t keep = s->len - s->pos;
         memmove(s->buf, start, keep);
@@ -714,6 +801,7 @@ static int text_next_out(void *self, struct rvt_ing_rec *rec)
      * line shape, the general builder path) is text_next's, which parses
      * the line again. */
     if (!s->qlen && !s->diag.code && usual_room(s)) {
+        __builtin_prefetch((const void *)((uintptr_t)(s->buf + s->pos) + PREFETCH_AHEAD)); /* (never faults) */
         uint64_t pc;
         int64_t bits;
         const char *e = usual_line(s->pair, s->buf + s->pos, s->fmt == RVT_ING_FMT_PCINSN, '\n', &pc, &bits);
@@ -749,9 +837,10 @@ static void text_close(void *self)
 {
     struct text_src *s = self;
     close_input(s->f);
+    rvt_trace_file_close(s->map);
     rvt_ing_builder_free(s->b);
     free(s->name);
-    free(s->buf);
+    free(s->own);
     free(s->pair);
     free(s->line_copy);
     free(s);
@@ -775,9 +864,10 @@ static int open_text(struct rvt_ing_reader **out, FILE *f, const char *path, con
     s->f = f;
     s->name = strdup(path);
     s->fmt = fmt;
-    s->buf = calloc(1, TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD + 1);
+    s->buf = s->own = calloc(1, TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD + 1);
     s->pair = pair_table();
-    if (!s->buf || !s->pair) {
+    s->line_copy = malloc(TEXT_LINE_MAX + 1 + TEXT_PAD);
+    if (!s->buf || !s->pair || !s->line_copy) {
         text_close(s);
         return rvt_fail(diag, RVT_ERR_NOMEM, "%s: out of memory", path);
     }
@@ -814,7 +904,7 @@ int rvt_text_take(struct rvt_ing_reader *r, struct rvt_text_input *t)
     if (r->ops != &g_text_ops || r->select_hart)
         return 0;
     struct text_src *s = r->self;
-    if (s->b->cfg.merge_blocks || s->line || s->len || s->eof || s->diag.code)
+    if (s->b->cfg.merge_blocks || s->line || s->len || s->eof || s->map_tried || s->diag.code)
         return 0;
     memset(t, 0, sizeof *t);
     t->name = strdup(s->name ? s->name : "");

@@ -383,9 +383,13 @@ static void jobs_same(const char *what, const char *path, enum rvt_ing_format fm
     char ew[512], eg[512];
     memset(&want.warn, 0, sizeof want.warn);
     want.r.n = 0;
-    int kw = read_jobs(path, fmt, img, em, 0, 0, &want, ew, sizeof ew);
+    int kw = read_jobs(path, fmt, img, em, 0, 0, &want, ew, sizeof ew); /* (as the environment says) */
     /* the file mapped (lines parsed in place but for each chunk's last
      * RVT_TEXT_SLACK bytes or more), and read (RVT_TEXT_MAP=0) */
+    const char *env = getenv("RVT_TEXT_MAP");
+    char was[8] = "";
+    if (env)
+        snprintf(was, sizeof was, "%s", env);
     for (int map = 1; map >= 0; map--) {
         setenv("RVT_TEXT_MAP", map ? "1" : "0", 1);
         for (const size_t *c = chunks; *c; c++)
@@ -404,7 +408,10 @@ static void jobs_same(const char *what, const char *path, enum rvt_ing_format fm
                           ew, want.warn);
             }
     }
-    unsetenv("RVT_TEXT_MAP");
+    if (env)
+        setenv("RVT_TEXT_MAP", was, 1);
+    else
+        unsetenv("RVT_TEXT_MAP");
 }
 
 /* B-type and J-type encodings (offset in bytes). */
