@@ -285,9 +285,9 @@ _Static_assert(RVT_TEXT_PAD >= TEXT_PAD, "a chunk's padding is the reader's");
 #define USUAL_LINE_MAX 48
 /* A mapped input's text is read from the page cache, where read() had
  * copied it into a buffer in this core's cache: the parse asks for the
- * text this far ahead, as the copy did (`encode --jobs 2`, PC INSN text, medians of
- * 7: read() 220 ms, mapped 205, and 512 bytes / 2 KiB / 4 KiB ahead
- * 188 / 185 / 184). */
+ * text this far ahead, as the copy did (`encode --jobs 2`, PC INSN text,
+ * medians of 7: read() 220 ms, mapped 205, and 512 bytes / 2 KiB / 4 KiB
+ * ahead 188 / 185 / 184). */
 #define PREFETCH_AHEAD 2048
 _Static_assert(RVT_TEXT_SLACK >= USUAL_LINE_MAX, "a body's last line is read as any usual line");
 
@@ -308,9 +308,10 @@ struct text_src {
     char *buf;     /* own, or a chunk's (chunk parsers), or the mapped input's body */
     char *own;     /* TEXT_CHUNK + TEXT_LINE_MAX + TEXT_PAD bytes (the serial reader's) */
     size_t pos, len;
-    /* > 0: buf is a chunk's body, read in place and never written, and
-     * this many bytes of the input follow it; text_getline copies each
-     * line it ends into line_copy instead of ending it in place. */
+    /* > 0: buf is a body (a chunk's, or a window of the mapped input's),
+     * read in place and never written, and this many bytes of the input
+     * follow it; text_getline copies each line it ends into line_copy
+     * instead of ending it in place. */
     size_t slack;
     char *line_copy; /* TEXT_LINE_MAX + 1 + TEXT_PAD bytes */
     /* The serial reader's input mapped (text_map): buf is its body (whole
