@@ -623,9 +623,7 @@ static size_t map_window_end(const struct text_src *s, size_t from)
 {
     if (s->body_len - from <= MAP_WINDOW)
         return s->body_len;
-    size_t e = from + MAP_WINDOW;
-    while (e > from && s->buf[e - 1] != '\n')
-        e--;
+    const size_t e = rvt_text_after_newline(s->buf, from, from + MAP_WINDOW);
     return e > from ? e : s->body_len;
 }
 
@@ -643,23 +641,30 @@ static void map_tail(struct text_src *s)
     memset(s->buf + s->len, 0, TEXT_PAD);
 }
 
-/* Map the serial reader's input, if it is a regular file (as partext.c
- * maps a threaded reader's; RVT_TEXT_MAP=0: not): no read() copy of the
- * text.  Its whole lines up to RVT_TEXT_SLACK bytes or more before its end
- * are its body, read in place (slack > 0: never written), the rest its
- * tail, copied.  Whether it did. */
+struct rvt_trace_file *rvt_text_map_input(FILE *f, size_t *start)
+{
+    const char *env = getenv("RVT_TEXT_MAP");
+    const off_t at = env && strcmp(env, "0") == 0 ? -1 : ftello(f);
+    struct rvt_trace_file *map = at >= 0 ? rvt_trace_file_map_fd(fileno(f)) : NULL;
+    if (map) {
+        const size_t size = rvt_trace_file_size(map);
+        *start = (uint64_t)at < size ? (size_t)at : size;
+    }
+    return map;
+}
+
+/* Map the serial reader's input (rvt_text_map_input; partext.c maps a
+ * threaded reader's): no read() copy of the text.  Its whole lines up to
+ * RVT_TEXT_SLACK bytes or more before its end are its body, read in place
+ * (slack > 0: never written), the rest its tail, copied.  Whether it did. */
 static bool text_map(struct text_src *s)
 {
     s->map_tried = true;
-    const char *env = getenv("RVT_TEXT_MAP");
-    const off_t at = env && strcmp(env, "0") == 0 ? -1 : ftello(s->f);
-    if (at < 0 || !(s->map = rvt_trace_file_map_fd(fileno(s->f))))
+    size_t start;
+    if (!(s->map = rvt_text_map_input(s->f, &start)))
         return false;
     const char *m = (const char *)rvt_trace_file_data(s->map);
-    const size_t size = rvt_trace_file_size(s->map), start = (uint64_t)at < size ? (size_t)at : size;
-    size_t body = size - start > RVT_TEXT_SLACK ? size - RVT_TEXT_SLACK : start;
-    while (body > start && m[body - 1] != '\n')
-        body--;
+    const size_t size = rvt_trace_file_size(s->map), body = rvt_text_body_end(m, start, size);
     if (size - body > TEXT_CHUNK) { /* (a tail too long for own: a line too long, read as before) */
         rvt_trace_file_close(s->map);
         s->map = NULL;

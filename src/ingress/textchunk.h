@@ -20,6 +20,28 @@
  * below): more than a parse of its last line may look at. */
 #define RVT_TEXT_SLACK 64
 
+/* The offset just after the last newline in p[from, to); from if none. */
+static inline size_t rvt_text_after_newline(const char *p, size_t from, size_t to)
+{
+    while (to > from && p[to - 1] != '\n')
+        to--;
+    return to;
+}
+
+/* Where mapped text p[start, end) of whole lines (but maybe its last)
+ * splits into its body, read in place, and the rest, copied: after its
+ * last newline RVT_TEXT_SLACK bytes or more before end. */
+static inline size_t rvt_text_body_end(const char *p, size_t start, size_t end)
+{
+    return end - start > RVT_TEXT_SLACK ? rvt_text_after_newline(p, start, end - RVT_TEXT_SLACK) : start;
+}
+
+struct rvt_trace_file;
+/* f's file mapped for a text reader, from f's position (*start), if it is
+ * a regular file that can be mapped and RVT_TEXT_MAP is not 0 (the tests
+ * read files with it); NULL otherwise: the reader reads f. */
+struct rvt_trace_file *rvt_text_map_input(FILE *f, size_t *start);
+
 /* Readers whose records lie in arrays hand them out in place through
  * rvt_ing_next_batch (see ingress.h). */
 typedef int (*rvt_ing_batch_fn)(void *self, const struct rvt_ing_rec **recs, size_t *n);

@@ -26,14 +26,12 @@
 #include "rvtrace/codec.h"
 #include "rvtrace/ingress.h"
 #include "ingress/textchunk.h"
-#include "core/tracefile.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
 /* Chunks of 64 KiB: their records (88 bytes a line) in the 2N + 2 slots
  * stay within a core's L2 (`encode --jobs 2` of the bzip2 capture's PC
@@ -165,24 +163,15 @@ static void read_chunk(struct partext *a, struct slot *s)
         if (got < want && ferror(a->in.f)) {
             s->read_errno = errno ? errno : EIO;
             /* the whole lines before the error, then the error */
-            size_t cut = len;
-            while (cut > 0 && s->text[cut - 1] != '\n')
-                cut--;
-            len = cut;
+            len = rvt_text_after_newline(s->text, 0, len);
             break;
         }
         if (got < want) { /* the end of the input */
             c->last = true;
             break;
         }
-        const char *nl = NULL;
-        for (size_t i = len; i > at; i--)
-            if (s->text[i - 1] == '\n') {
-                nl = s->text + i - 1;
-                break;
-            }
-        if (nl) {
-            size_t cut = (size_t)(nl - s->text) + 1;
+        const size_t cut = rvt_text_after_newline(s->text, at, len);
+        if (cut > at) {
             /* (a partial line longer than a line may be is an error at
              * that line, whatever follows: its start is enough) */
             a->ncarry = len - cut > RVT_TEXT_LINE_MAX + 1 ? RVT_TEXT_LINE_MAX + 1 : len - cut;
@@ -217,18 +206,14 @@ static void read_mapped(struct partext *a, struct slot *s)
             cut = end;
             break;
         }
-        size_t i = end;
-        while (i > at && m[i - 1] != '\n')
-            i--;
+        const size_t i = rvt_text_after_newline(m, at, end);
         if (i > at || end - start > RVT_TEXT_LINE_MAX) {
             cut = i > at ? i : end; /* (one line too long: the chunk parser says so, at its line) */
             break;
         }
         at = end;
     }
-    size_t body = cut - start > RVT_TEXT_SLACK ? cut - RVT_TEXT_SLACK : start;
-    while (body > start && m[body - 1] != '\n')
-        body--;
+    const size_t body = rvt_text_body_end(m, start, cut);
     c->body = m + start;
     c->body_len = body - start;
     memcpy(s->text, m + body, cut - body);
@@ -469,12 +454,9 @@ int rvt_ing_text_jobs(struct rvt_ing_reader **out, struct rvt_ing_reader *in, un
     }
     /* from here on the input is ours: closed on failure */
     a->chunk = chunk_bytes ? chunk_bytes : PT_CHUNK;
-    const char *env = getenv("RVT_TEXT_MAP");
-    const off_t at = env && strcmp(env, "0") == 0 ? -1 : ftello(a->in.f);
-    if (at >= 0 && (a->map = rvt_trace_file_map_fd(fileno(a->in.f))) != NULL) {
+    if ((a->map = rvt_text_map_input(a->in.f, &a->map_pos)) != NULL) {
         a->map_data = (const char *)rvt_trace_file_data(a->map);
         a->map_len = rvt_trace_file_size(a->map);
-        a->map_pos = (uint64_t)at < a->map_len ? (size_t)at : a->map_len;
     }
     a->nslots = pt_slots(jobs);
     a->nparsers = jobs;
