@@ -130,8 +130,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * bytes (and longer in long inputs: at most about 64 chunks, each a
      * hand-off between threads), from a memory stream or a file it maps,
      * against the serial reader (also of either): the same
-     * records, end or error (message), for both text formats and every
-     * ecall mode. */
+     * records (taken one by one, or by batches and one by one), end or
+     * error (message), for both text formats and every ecall mode. */
     if (size > 0) {
         /* (over 64 bytes, a mapped input's chunks have lines read in place) */
         const size_t chunk = (data[0] & 0x80 ? 65 + data[0] % 128 : 1 + data[0] % 64) + size / 64;
@@ -155,9 +155,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (r[0] && r[1]) {
                 struct rvt_ing_rec a, b;
                 int ka, kb;
+                /* the threaded reader's records by batches (as encode
+                 * takes them), every third time one by one, mixed */
+                const bool batches = size > 2 && data[2] & 1;
+                const struct rvt_ing_rec *batch = NULL;
+                size_t nbatch = 0;
+                unsigned turn = 0;
                 for (int i = 0;; i++) {
                     ka = rvt_ing_next(r[0], &a);
-                    kb = rvt_ing_next(r[1], &b);
+                    if (nbatch) {
+                        b = *batch++;
+                        nbatch--;
+                        kb = 1;
+                    } else if (!batches || turn++ % 3 == 2) {
+                        kb = rvt_ing_next(r[1], &b);
+                    } else if ((kb = rvt_ing_next_batch(r[1], &batch, &nbatch)) > 0) {
+                        if (!nbatch)
+                            abort();
+                        b = *batch++;
+                        nbatch--;
+                    }
                     if (ka != kb || (ka > 0 && !same_rec(&a, &b)))
                         abort();
                     if (ka <= 0 || i == 100000)

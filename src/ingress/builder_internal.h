@@ -98,16 +98,25 @@ static inline struct decoded *rvt_ing_builder_dc(const struct rvt_ing_builder *b
     return &b->dcache[rvt_ing_dc_index(pc)];
 }
 
+/* What a record of the fast step (below) holds besides what every one
+ * holds (the priv and context it was given; zeros elsewhere). */
+struct rvt_ing_fast {
+    uint64_t iaddr;
+    uint8_t itype;
+    uint8_t len; /* the instruction's bytes: 2 or 4 */
+};
+
 /* rvt_ing_builder_insn(b, pc, bits, priv, context, NULL) in the common
- * case, with the record it retires written to *out instead of emitted:
- * the held instruction is plain and `pc` is where it falls through to, or
- * it is a branch or a jump with a static target and `pc` is one of its
- * successors; priv and context are unchanged and (pc, bits) is in the
- * decode cache.  The record is the one the general path makes (resolve_prev
- * and retire_prev in builder.c).  Returns true when it did that; false
- * when it did nothing (the caller then calls rvt_ing_builder_insn). */
-static inline bool rvt_ing_builder_step(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, uint8_t priv,
-                                        uint64_t context, struct rvt_ing_rec *out)
+ * case, the record it retires described in *f (rvt_ing_fast_rec makes it)
+ * instead of emitted: the held instruction is plain and `pc` is where it
+ * falls through to, or it is a branch or a jump with a static target and
+ * `pc` is one of its successors; priv and context are unchanged and (pc,
+ * bits) is in the decode cache.  The record is the one the general path
+ * makes (resolve_prev and retire_prev in builder.c).  Returns true when it
+ * did that; false when it did nothing (the caller then calls
+ * rvt_ing_builder_insn). */
+static inline bool rvt_ing_builder_advance(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, uint8_t priv,
+                                           uint64_t context, struct rvt_ing_fast *f)
 {
     if (!b->fast)
         return false;
@@ -126,29 +135,59 @@ static inline bool rvt_ing_builder_step(struct rvt_ing_builder *b, uint64_t pc, 
     const struct decoded *dc = &b->dcache[i];
     if (dc->pc != pc || dc->key != rvt_ing_dc_key(bits))
         return false;
-    /* Field by field: compilers clear a whole struct with `rep stos`,
-     * which costs more than the rest of this step.  Every field: */
-    _Static_assert(sizeof *out == 88 && offsetof(struct rvt_ing_rec, dtype) == 84,
-                   "struct rvt_ing_rec changed: set its new fields here");
-    out->iaddr = h->pc;
-    out->tval = 0;
-    out->context = context;
-    out->time = out->rd_value = out->mem_addr = out->mem_value = out->mem_operand = 0;
-    out->iretire = h->len / 2u;
-    out->cause = 0;
-    out->flags = 0;
-    out->itype = itype;
-    out->ilastsize = (uint8_t)(h->len >> 2); /* 2 bytes: 0, 4 bytes: 1 */
-    out->priv = priv;
-    out->ctype = out->rd = out->mem_size = out->tp_type = 0;
-    out->hart = 0;
-    out->dtype = 0;
+    f->iaddr = h->pc;
+    f->itype = itype;
+    f->len = h->len;
     b->insns++;
     b->before = b->held;
     b->have_before = true;
     b->held = &b->dinsn[i];
     b->held_dc = dc;
     b->fast = dc->fast != 0;
+    return true;
+}
+
+/* The fast step's record: f's fields, priv and context, zeros elsewhere. */
+static inline void rvt_ing_fast_rec(const struct rvt_ing_fast *f, uint8_t priv, uint64_t context,
+                                    struct rvt_ing_rec *out)
+{
+    /* Field by field: compilers clear a whole struct with `rep stos`,
+     * which costs more than the rest of the step.  Every field: */
+    _Static_assert(sizeof *out == 88 && offsetof(struct rvt_ing_rec, dtype) == 84,
+                   "struct rvt_ing_rec changed: set its new fields here");
+    out->iaddr = f->iaddr;
+    out->tval = 0;
+    out->context = context;
+    out->time = out->rd_value = out->mem_addr = out->mem_value = out->mem_operand = 0;
+    out->iretire = f->len / 2u;
+    out->cause = 0;
+    out->flags = 0;
+    out->itype = f->itype;
+    out->ilastsize = (uint8_t)(f->len >> 2); /* 2 bytes: 0, 4 bytes: 1 */
+    out->priv = priv;
+    out->ctype = out->rd = out->mem_size = out->tp_type = 0;
+    out->hart = 0;
+    out->dtype = 0;
+}
+
+/* rvt_ing_fast_rec into an *out that holds one of its records already
+ * (with the same priv and context): only the fields that differ. */
+static inline void rvt_ing_fast_rec_over(const struct rvt_ing_fast *f, struct rvt_ing_rec *out)
+{
+    out->iaddr = f->iaddr;
+    out->iretire = f->len / 2u;
+    out->itype = f->itype;
+    out->ilastsize = (uint8_t)(f->len >> 2);
+}
+
+/* rvt_ing_builder_advance with the record written to *out. */
+static inline bool rvt_ing_builder_step(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, uint8_t priv,
+                                        uint64_t context, struct rvt_ing_rec *out)
+{
+    struct rvt_ing_fast f;
+    if (!rvt_ing_builder_advance(b, pc, bits, priv, context, &f))
+        return false;
+    rvt_ing_fast_rec(&f, priv, context, out);
     return true;
 }
 

@@ -575,7 +575,7 @@ static int text_line(struct text_src *s, const char *line)
     uint64_t upc;
     int64_t ubits;
     if (usual_line(s->pair, line, s->fmt == RVT_ING_FMT_PCINSN, 0, &upc, &ubits)) {
-        int rc = rvt_ing_builder_insn(s->b, upc, ubits, RVT_PRIV_M, 0, NULL);
+        int rc = rvt_ing_builder_insn(s->b, upc, ubits, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, NULL);
         if (rc < 0)
             return text_fail(s, (enum rvt_err)-rc, s->line, "%s", rvt_ing_builder_error(s->b));
         return 0;
@@ -606,7 +606,7 @@ static int text_line(struct text_src *s, const char *line)
         return text_fail(s, RVT_ERR_FORMAT, s->line,
                          "unexpected text after the PC: '%.40s' (is this a 'PC INSN' file? use --input-format pcinsn)", q);
     }
-    int rc = rvt_ing_builder_insn(s->b, pc, ibits, RVT_PRIV_M, 0, NULL);
+    int rc = rvt_ing_builder_insn(s->b, pc, ibits, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, NULL);
     if (rc < 0)
         return text_fail(s, (enum rvt_err)-rc, s->line, "%s", rvt_ing_builder_error(s->b));
     return 0;
@@ -771,7 +771,7 @@ static int text_next(void *self, struct rvt_ing_rec *rec)
             if (e) {
                 s->pos = (size_t)(e - s->buf) + 1;
                 s->line++;
-                int rc = rvt_ing_builder_insn(s->b, pc, bits, RVT_PRIV_M, 0, NULL);
+                int rc = rvt_ing_builder_insn(s->b, pc, bits, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, NULL);
                 if (rc < 0)
                     return text_fail(s, (enum rvt_err)-rc, s->line, "%s", rvt_ing_builder_error(s->b));
                 continue;
@@ -811,7 +811,7 @@ static int text_next_out(void *self, struct rvt_ing_rec *rec)
         uint64_t pc;
         int64_t bits;
         const char *e = usual_line(s->pair, s->buf + s->pos, s->fmt == RVT_ING_FMT_PCINSN, '\n', &pc, &bits);
-        if (e && rvt_ing_builder_step(s->b, pc, bits, RVT_PRIV_M, 0, rec)) {
+        if (e && rvt_ing_builder_step(s->b, pc, bits, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, rec)) {
             s->pos = (size_t)(e - s->buf) + 1;
             s->line++;
             return 1;
@@ -1006,6 +1006,7 @@ int rvt_text_parse_chunk(struct text_src *s, struct rvt_text_chunk *c)
     s->user_warn = keep_warning;
     s->user_warn_ctx = c;
     c->n = 0;
+    c->nfull = 0;
     c->lines = 0;
     c->err = 0;
     c->err_line = 0;
@@ -1047,32 +1048,44 @@ int rvt_text_parse_chunk(struct text_src *s, struct rvt_text_chunk *c)
         for (;;) {
             if (n == c->cap) {
                 size_t cap = c->cap ? 2 * c->cap : (c->body_len + c->len) / 16 + 64;
-                struct rvt_ing_rec *r = realloc(c->rec, cap * sizeof *r);
+                struct rvt_ing_fast *r = realloc(c->recs, cap * sizeof *r);
                 if (!r) {
                     rc = rvt_fail(&s->diag, RVT_ERR_NOMEM, "%s: out of memory", s->name);
                     break;
                 }
-                c->rec = r;
+                c->recs = r;
                 c->cap = cap;
             }
-            struct rvt_ing_rec *rec = &c->rec[n];
+            struct rvt_ing_fast *f = &c->recs[n];
             /* text_next_out's common case, without the call per record */
             if (!s->qlen && usual_room(s)) {
                 __builtin_prefetch((const void *)((uintptr_t)(s->buf + s->pos) + PREFETCH_AHEAD)); /* (never faults) */
                 uint64_t pc;
                 int64_t bits;
                 const char *e = usual_line(s->pair, s->buf + s->pos, pcinsn, '\n', &pc, &bits);
-                if (e && rvt_ing_builder_step(s->b, pc, bits, RVT_PRIV_M, 0, rec)) {
+                if (e && rvt_ing_builder_advance(s->b, pc, bits, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, f)) {
                     s->pos = (size_t)(e - s->buf) + 1;
                     s->line++;
                     n++;
                     continue;
                 }
             }
+            if (c->nfull == c->fcap) {
+                size_t cap = c->fcap ? 2 * c->fcap : 64;
+                struct rvt_ing_rec *r = realloc(c->full, cap * sizeof *r);
+                if (!r) {
+                    rc = rvt_fail(&s->diag, RVT_ERR_NOMEM, "%s: out of memory", s->name);
+                    break;
+                }
+                c->full = r;
+                c->fcap = cap;
+            }
             s->nrec = n;
-            rc = text_next_slow(s, rec);
+            rc = text_next_slow(s, &c->full[c->nfull]);
             if (rc <= 0)
                 break;
+            f->len = 0; /* (the next full record) */
+            c->nfull++;
             n++;
         }
     }

@@ -10,6 +10,7 @@
 #ifndef RVT_INGRESS_TEXTCHUNK_H
 #define RVT_INGRESS_TEXTCHUNK_H
 
+#include "ingress/builder_internal.h"
 #include "rvtrace/ingress.h"
 
 #include <stdio.h>
@@ -82,9 +83,14 @@ struct rvt_text_chunk {
     char *text;            /* len bytes and RVT_TEXT_PAD + 1 more (written) */
     size_t len;
     bool last;             /* the input ends after it */
-    /* out: the records (grown as needed, kept for the next chunk) */
-    struct rvt_ing_rec *rec;
+    /* out: the records (grown as needed, kept for the next chunk).  Most
+     * are the builder's fast step's, kept short (16 bytes, not 88: they
+     * are written on one core and read on another); one with len 0 is the
+     * next of `full`, a record of the general path. */
+    struct rvt_ing_fast *recs;
     size_t n, cap;
+    struct rvt_ing_rec *full;
+    size_t nfull, fcap;
     uint64_t lines;        /* lines in the chunk */
     int err;               /* < 0: after the n records, this error */
     uint64_t err_line;     /* its line in the chunk (1 = the first), 0: msg is whole */
@@ -93,6 +99,22 @@ struct rvt_text_chunk {
     size_t warn_at;
     char warn[512];
 };
+
+/* The privilege and context of every record a text input gives (it
+ * carries neither). */
+#define RVT_TEXT_PRIV RVT_PRIV_M
+#define RVT_TEXT_CONTEXT 0
+
+/* Record i of a chunk into *out; *full, the number of full records before
+ * it, goes on past it. */
+static inline void rvt_text_chunk_rec(const struct rvt_text_chunk *c, size_t i, size_t *full,
+                                      struct rvt_ing_rec *out)
+{
+    if (c->recs[i].len)
+        rvt_ing_fast_rec(&c->recs[i], RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, out);
+    else
+        *out = c->full[(*full)++];
+}
 
 /* Parse one chunk: 0 (all of it), < 0 (an error, in c). */
 int rvt_text_parse_chunk(struct text_src *p, struct rvt_text_chunk *c);

@@ -37,6 +37,9 @@
  * stay within a core's L2 (`encode --jobs 2` of the bzip2 capture's PC
  * INSN text, medians of 7: 170 ms; 128 KiB 180, 256 KiB 188, 32 KiB 177). */
 enum { PT_CHUNK = 64 * 1024, PT_MAX_THREADS = 64 };
+/* Records a batch hands out (made from the chunk's short ones into the
+ * consumer's own array, which stays in its cache). */
+enum { PT_BATCH = 256 };
 
 enum slot_state { SLOT_FREE, SLOT_CLAIMED, SLOT_DONE };
 
@@ -79,6 +82,11 @@ struct partext {
     /* The consumer. */
     struct slot *cur;
     size_t pos, end;       /* cur's records up to end (its warning's place, or all) */
+    size_t fpos;           /* cur's full records before pos */
+    /* The batch handed out: batch_stale[i], batch[i] is not a short
+     * record's (rvt_ing_fast_rec_over cannot write over it). */
+    struct rvt_ing_rec batch[PT_BATCH];
+    bool batch_stale[PT_BATCH];
     uint64_t lines;        /* in the chunks consumed before cur */
     bool warned;           /* the input's warning has been given */
     bool warn_pending;     /* cur's warning comes before its record end */
@@ -295,7 +303,7 @@ static int pt_next(void *self, struct rvt_ing_rec *rec)
 {
     struct partext *a = self;
     if (a->pos < a->end) { /* once per record: nothing else here */
-        *rec = a->cur->c.rec[a->pos++];
+        rvt_text_chunk_rec(&a->cur->c, a->pos++, &a->fpos, rec);
         return 1;
     }
     return pt_next_chunk(a, rec);
@@ -320,7 +328,7 @@ static __attribute__((noinline)) int pt_next_chunk(struct partext *a, struct rvt
                 continue;
             }
             if (a->pos < a->end) {
-                *rec = c->rec[a->pos++];
+                rvt_text_chunk_rec(c, a->pos++, &a->fpos, rec);
                 return 1;
             }
             if (c->err) {
@@ -367,12 +375,15 @@ static __attribute__((noinline)) int pt_next_chunk(struct partext *a, struct rvt
         }
         a->cur = next;
         a->pos = 0;
+        a->fpos = 0;
         a->warn_pending = next->c.warned && !a->warned;
         a->end = a->warn_pending ? next->c.warn_at : next->c.n;
     }
 }
 
-/* The rest of cur's records (up to its warning) at once, in place. */
+/* The next of cur's records (up to its warning) at once, made into the
+ * batch array: a short record writes only what differs from the one
+ * there before it. */
 static int pt_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
 {
     struct partext *a = self;
@@ -381,11 +392,24 @@ static int pt_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
         int rc = pt_next_chunk(a, &one); /* the next chunk (or warning, end, error), and its first record */
         if (rc <= 0)
             return rc;
-        a->pos--; /* (given again, in place) */
+        /* (given again, below) */
+        if (!a->cur->c.recs[--a->pos].len)
+            a->fpos--;
     }
-    *recs = &a->cur->c.rec[a->pos];
-    *n = a->end - a->pos;
-    a->pos = a->end;
+    const struct rvt_text_chunk *c = &a->cur->c;
+    const size_t k = a->end - a->pos < PT_BATCH ? a->end - a->pos : PT_BATCH;
+    const struct rvt_ing_fast *f = &c->recs[a->pos];
+    for (size_t i = 0; i < k; i++) {
+        if (f[i].len && !a->batch_stale[i]) {
+            rvt_ing_fast_rec_over(&f[i], &a->batch[i]);
+        } else {
+            rvt_text_chunk_rec(c, a->pos + i, &a->fpos, &a->batch[i]);
+            a->batch_stale[i] = !f[i].len;
+        }
+    }
+    a->pos += k;
+    *recs = a->batch;
+    *n = k;
     return 1;
 }
 
@@ -405,7 +429,8 @@ static void pt_free(struct partext *a)
         free(a->slots[i].text);
         free(a->slots[i].pre[0]);
         free(a->slots[i].pre[1]);
-        free(a->slots[i].c.rec);
+        free(a->slots[i].c.recs);
+        free(a->slots[i].c.full);
     }
     free(a->slots);
     for (unsigned i = 0; a->parsers && i < a->nparsers; i++)
@@ -454,6 +479,8 @@ int rvt_ing_text_jobs(struct rvt_ing_reader **out, struct rvt_ing_reader *in, un
     }
     /* from here on the input is ours: closed on failure */
     a->chunk = chunk_bytes ? chunk_bytes : PT_CHUNK;
+    for (size_t i = 0; i < PT_BATCH; i++)
+        a->batch_stale[i] = true;
     if ((a->map = rvt_text_map_input(a->in.f, &a->map_pos)) != NULL) {
         a->map_data = (const char *)rvt_trace_file_data(a->map);
         a->map_len = rvt_trace_file_size(a->map);

@@ -344,8 +344,33 @@ static void note_warn(void *ctx, const char *text)
     snprintf(v->warn + l, sizeof v->warn - l, "at %zu: %s\n", v->r.n, text);
 }
 
+/* r's next record, taken from batches (rvt_ing_next_batch, as encode
+ * takes them) but every third time one by one (rvt_ing_next): the two
+ * mixed, as they may be. */
+struct mixed {
+    const struct rvt_ing_rec *b;
+    size_t nb;
+    unsigned turn;
+};
+
+static int next_mixed(struct rvt_ing_reader *r, struct mixed *m, struct rvt_ing_rec *rec)
+{
+    if (!m->nb) {
+        if (m->turn++ % 3 == 2)
+            return rvt_ing_next(r, rec);
+        const int k = rvt_ing_next_batch(r, &m->b, &m->nb);
+        if (k <= 0)
+            return k;
+        CHECK(m->nb > 0);
+    }
+    *rec = *m->b++;
+    m->nb--;
+    return 1;
+}
+
 /* Every record, the end or error and the warnings of `path`, read serially
- * (jobs 0) or on `jobs` threads in chunks of `chunk` bytes. */
+ * (jobs 0) or on `jobs` threads in chunks of `chunk` bytes (on 3 threads
+ * by batches and one by one, mixed: next_mixed). */
 static int read_jobs(const char *path, enum rvt_ing_format fmt, const struct rvt_image *img, enum rvt_ecall_mode em,
                      unsigned jobs, size_t chunk, struct seen *out, char *err, size_t errlen)
 {
@@ -364,7 +389,8 @@ static int read_jobs(const char *path, enum rvt_ing_format fmt, const struct rvt
         r = p;
     }
     struct rvt_ing_rec rec;
-    while ((k = rvt_ing_next(r, &rec)) > 0)
+    struct mixed m = {0};
+    while ((k = jobs == 3 ? next_mixed(r, &m, &rec) : rvt_ing_next(r, &rec)) > 0)
         keep(&out->r, &rec);
     if (k < 0) {
         snprintf(err, errlen, "%s", rvt_ing_error(r));
