@@ -83,10 +83,12 @@ struct partext {
     struct slot *cur;
     size_t pos, end;       /* cur's records up to end (its warning's place, or all) */
     size_t fpos;           /* cur's full records before pos */
-    /* The batch handed out: batch_stale[i], batch[i] is not a short
-     * record's (rvt_ing_fast_rec_over cannot write over it). */
+    /* The batch handed out.  Its records are a short record's, so that
+     * rvt_ing_fast_rec_over makes the next one, but for the nfull of
+     * full_at[], full records, made one again before the next batch. */
     struct rvt_ing_rec batch[PT_BATCH];
-    bool batch_stale[PT_BATCH];
+    uint16_t full_at[PT_BATCH];
+    size_t nfull;
     uint64_t lines;        /* in the chunks consumed before cur */
     bool warned;           /* the input's warning has been given */
     bool warn_pending;     /* cur's warning comes before its record end */
@@ -399,12 +401,16 @@ static int pt_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
     const struct rvt_text_chunk *c = &a->cur->c;
     const size_t k = a->end - a->pos < PT_BATCH ? a->end - a->pos : PT_BATCH;
     const struct rvt_ing_fast *f = &c->recs[a->pos];
+    static const struct rvt_ing_fast blank;
+    for (size_t j = 0; j < a->nfull; j++)
+        rvt_ing_fast_rec(&blank, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, &a->batch[a->full_at[j]]);
+    a->nfull = 0;
     for (size_t i = 0; i < k; i++) {
-        if (f[i].len && !a->batch_stale[i]) {
+        if (f[i].len) {
             rvt_ing_fast_rec_over(&f[i], &a->batch[i]);
         } else {
-            rvt_text_chunk_rec(c, a->pos + i, &a->fpos, &a->batch[i]);
-            a->batch_stale[i] = !f[i].len;
+            a->batch[i] = c->full[a->fpos++];
+            a->full_at[a->nfull++] = (uint16_t)i;
         }
     }
     a->pos += k;
@@ -480,7 +486,8 @@ int rvt_ing_text_jobs(struct rvt_ing_reader **out, struct rvt_ing_reader *in, un
     /* from here on the input is ours: closed on failure */
     a->chunk = chunk_bytes ? chunk_bytes : PT_CHUNK;
     for (size_t i = 0; i < PT_BATCH; i++)
-        a->batch_stale[i] = true;
+        a->full_at[i] = (uint16_t)i;
+    a->nfull = PT_BATCH; /* (made short records' before the first batch) */
     if ((a->map = rvt_text_map_input(a->in.f, &a->map_pos)) != NULL) {
         a->map_data = (const char *)rvt_trace_file_data(a->map);
         a->map_len = rvt_trace_file_size(a->map);
