@@ -116,6 +116,42 @@ static inline void rvt_text_chunk_rec(const struct rvt_text_chunk *c, size_t i, 
         *out = c->full[(*full)++];
 }
 
+/* Records handed out in place (rvt_ing_next_batch) by the text readers,
+ * serial and threaded: most are the fast step's, so a slot keeps the
+ * fields those share and the next one writes only what differs
+ * (rvt_ing_fast_rec_over: 4 stores, not 17).  A slot given a full record
+ * is made a fast record's again when the next batch starts. */
+#define RVT_TEXT_BATCH 256
+struct rvt_text_batch {
+    struct rvt_ing_rec rec[RVT_TEXT_BATCH];
+    uint16_t full_at[RVT_TEXT_BATCH]; /* the slots given a full record */
+    size_t nfull;
+};
+
+/* A batch whose every slot is to be made a fast record's. */
+static inline void rvt_text_batch_init(struct rvt_text_batch *b)
+{
+    for (size_t i = 0; i < RVT_TEXT_BATCH; i++)
+        b->full_at[i] = (uint16_t)i;
+    b->nfull = RVT_TEXT_BATCH;
+}
+
+/* Before a batch is filled. */
+static inline void rvt_text_batch_start(struct rvt_text_batch *b)
+{
+    static const struct rvt_ing_fast blank;
+    for (size_t j = 0; j < b->nfull; j++)
+        rvt_ing_fast_rec(&blank, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, &b->rec[b->full_at[j]]);
+    b->nfull = 0;
+}
+
+/* Slot i, to be given a full record. */
+static inline struct rvt_ing_rec *rvt_text_batch_full(struct rvt_text_batch *b, size_t i)
+{
+    b->full_at[b->nfull++] = (uint16_t)i;
+    return &b->rec[i];
+}
+
 /* Parse one chunk: 0 (all of it), < 0 (an error, in c). */
 int rvt_text_parse_chunk(struct text_src *p, struct rvt_text_chunk *c);
 

@@ -37,9 +37,7 @@
  * stay within a core's L2 (`encode --jobs 2` of the bzip2 capture's PC
  * INSN text, medians of 7: 170 ms; 128 KiB 180, 256 KiB 188, 32 KiB 177). */
 enum { PT_CHUNK = 64 * 1024, PT_MAX_THREADS = 64 };
-/* Records a batch hands out (made from the chunk's short ones into the
- * consumer's own array, which stays in its cache). */
-enum { PT_BATCH = 256 };
+
 
 enum slot_state { SLOT_FREE, SLOT_CLAIMED, SLOT_DONE };
 
@@ -83,12 +81,9 @@ struct partext {
     struct slot *cur;
     size_t pos, end;       /* cur's records up to end (its warning's place, or all) */
     size_t fpos;           /* cur's full records before pos */
-    /* The batch handed out.  Its records are a short record's, so that
-     * rvt_ing_fast_rec_over makes the next one, but for the nfull of
-     * full_at[], full records, made one again before the next batch. */
-    struct rvt_ing_rec batch[PT_BATCH];
-    uint16_t full_at[PT_BATCH];
-    size_t nfull;
+    /* The batch handed out: made from the chunk's short records into the
+     * consumer's own array, which stays in its cache. */
+    struct rvt_text_batch batch;
     uint64_t lines;        /* in the chunks consumed before cur */
     bool warned;           /* the input's warning has been given */
     bool warn_pending;     /* cur's warning comes before its record end */
@@ -399,22 +394,18 @@ static int pt_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
             a->fpos--;
     }
     const struct rvt_text_chunk *c = &a->cur->c;
-    const size_t k = a->end - a->pos < PT_BATCH ? a->end - a->pos : PT_BATCH;
+    const size_t k = a->end - a->pos < RVT_TEXT_BATCH ? a->end - a->pos : RVT_TEXT_BATCH;
     const struct rvt_ing_fast *f = &c->recs[a->pos];
-    static const struct rvt_ing_fast blank;
-    for (size_t j = 0; j < a->nfull; j++)
-        rvt_ing_fast_rec(&blank, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, &a->batch[a->full_at[j]]);
-    a->nfull = 0;
+    struct rvt_text_batch *b = &a->batch;
+    rvt_text_batch_start(b);
     for (size_t i = 0; i < k; i++) {
-        if (f[i].len) {
-            rvt_ing_fast_rec_over(&f[i], &a->batch[i]);
-        } else {
-            a->batch[i] = c->full[a->fpos++];
-            a->full_at[a->nfull++] = (uint16_t)i;
-        }
+        if (f[i].len)
+            rvt_ing_fast_rec_over(&f[i], &b->rec[i]);
+        else
+            *rvt_text_batch_full(b, i) = c->full[a->fpos++];
     }
     a->pos += k;
-    *recs = a->batch;
+    *recs = b->rec;
     *n = k;
     return 1;
 }
@@ -485,9 +476,7 @@ int rvt_ing_text_jobs(struct rvt_ing_reader **out, struct rvt_ing_reader *in, un
     }
     /* from here on the input is ours: closed on failure */
     a->chunk = chunk_bytes ? chunk_bytes : PT_CHUNK;
-    for (size_t i = 0; i < PT_BATCH; i++)
-        a->full_at[i] = (uint16_t)i;
-    a->nfull = PT_BATCH; /* (made short records' before the first batch) */
+    rvt_text_batch_init(&a->batch);
     if ((a->map = rvt_text_map_input(a->in.f, &a->map_pos)) != NULL) {
         a->map_data = (const char *)rvt_trace_file_data(a->map);
         a->map_len = rvt_trace_file_size(a->map);

@@ -369,10 +369,10 @@ static int next_mixed(struct rvt_ing_reader *r, struct mixed *m, struct rvt_ing_
 }
 
 /* Every record, the end or error and the warnings of `path`, read serially
- * (jobs 0) or on `jobs` threads in chunks of `chunk` bytes (on 3 threads
- * by batches and one by one, mixed: next_mixed). */
+ * (jobs 0) or on `jobs` threads in chunks of `chunk` bytes; one by one, or
+ * (mixed) by batches and one by one (next_mixed). */
 static int read_jobs(const char *path, enum rvt_ing_format fmt, const struct rvt_image *img, enum rvt_ecall_mode em,
-                     unsigned jobs, size_t chunk, struct seen *out, char *err, size_t errlen)
+                     unsigned jobs, size_t chunk, bool mixed, struct seen *out, char *err, size_t errlen)
 {
     struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = fmt, .image = img, .xlen = img ? 0 : 64,
                                        .ecall_mode = em, .warn = note_warn, .warn_ctx = out};
@@ -390,7 +390,7 @@ static int read_jobs(const char *path, enum rvt_ing_format fmt, const struct rvt
     }
     struct rvt_ing_rec rec;
     struct mixed m = {0};
-    while ((k = jobs == 3 ? next_mixed(r, &m, &rec) : rvt_ing_next(r, &rec)) > 0)
+    while ((k = mixed ? next_mixed(r, &m, &rec) : rvt_ing_next(r, &rec)) > 0)
         keep(&out->r, &rec);
     if (k < 0) {
         snprintf(err, errlen, "%s", rvt_ing_error(r));
@@ -400,16 +400,33 @@ static int read_jobs(const char *path, enum rvt_ing_format fmt, const struct rvt
     return k;
 }
 
+/* What read_jobs gave (got) is what the serial reader gave one by one (want). */
+static void same_seen(const struct seen *got, int kg, const char *eg, const struct seen *want, int kw, const char *ew,
+                      const char *what, const char *how)
+{
+    size_t k = 0;
+    while (k < got->r.n && k < want->r.n && same_whole(&got->r.r[k], &want->r.r[k]))
+        k++;
+    CHECK_MSG(kg == kw && got->r.n == want->r.n && k == want->r.n && !strcmp(eg, ew) && !strcmp(got->warn, want->warn),
+              "%s: %s: %d after %zu records (same up to %zu) '%s' warned '%s'; serial: %d after %zu '%s' warned '%s'",
+              what, how, kg, got->r.n, k, eg, got->warn, kw, want->r.n, ew, want->warn);
+}
+
 /* The same records, end, message and warnings from every cut of the text
- * into chunks (of `chunks`, 0 ends the list) on 2, 3 and 4 threads. */
+ * into chunks (of `chunks`, 0 ends the list) on 2, 3 and 4 threads (on 3
+ * taken by batches and one by one), and from the serial reader by batches. */
 static void jobs_same(const char *what, const char *path, enum rvt_ing_format fmt, const struct rvt_image *img,
                       enum rvt_ecall_mode em, const size_t *chunks)
 {
     static struct seen want, got;
-    char ew[512], eg[512];
+    char ew[512], eg[512], how[128];
     memset(&want.warn, 0, sizeof want.warn);
     want.r.n = 0;
-    int kw = read_jobs(path, fmt, img, em, 0, 0, &want, ew, sizeof ew); /* (as the environment says) */
+    int kw = read_jobs(path, fmt, img, em, 0, 0, false, &want, ew, sizeof ew); /* (as the environment says) */
+    memset(&got.warn, 0, sizeof got.warn);
+    got.r.n = 0;
+    int kg = read_jobs(path, fmt, img, em, 0, 0, true, &got, eg, sizeof eg);
+    same_seen(&got, kg, eg, &want, kw, ew, what, "serial, by batches");
     /* the file mapped (lines parsed in place but for each chunk's last
      * RVT_TEXT_SLACK bytes or more), and read (RVT_TEXT_MAP=0) */
     const char *env = getenv("RVT_TEXT_MAP");
@@ -422,16 +439,9 @@ static void jobs_same(const char *what, const char *path, enum rvt_ing_format fm
             for (unsigned jobs = 2; jobs <= 4; jobs++) {
                 memset(&got.warn, 0, sizeof got.warn);
                 got.r.n = 0;
-                int kg = read_jobs(path, fmt, img, em, jobs, *c, &got, eg, sizeof eg);
-                size_t k = 0;
-                while (k < got.r.n && k < want.r.n && same_whole(&got.r.r[k], &want.r.r[k]))
-                    k++;
-                CHECK_MSG(kg == kw && got.r.n == want.r.n && k == want.r.n && !strcmp(eg, ew) &&
-                              !strcmp(got.warn, want.warn),
-                          "%s: %s, jobs %u, chunks of %zu: %d after %zu records (same up to %zu) '%s' warned "
-                          "'%s'; serial: %d after %zu '%s' warned '%s'",
-                          what, map ? "mapped" : "read", jobs, *c, kg, got.r.n, k, eg, got.warn, kw, want.r.n,
-                          ew, want.warn);
+                kg = read_jobs(path, fmt, img, em, jobs, *c, jobs == 3, &got, eg, sizeof eg);
+                snprintf(how, sizeof how, "%s, jobs %u, chunks of %zu", map ? "mapped" : "read", jobs, *c);
+                same_seen(&got, kg, eg, &want, kw, ew, what, how);
             }
     }
     if (env)
