@@ -830,6 +830,43 @@ static __attribute__((noinline)) int text_next_slow(struct text_src *s, struct r
     return rc;
 }
 
+/* The usual lines from pos that the builder's fast step retires, up to
+ * max of them (it stops before the first that is not one, or where
+ * usual_room ends): their records into shorts[] (a chunk's) or recs[] (a
+ * batch's slots, which hold a fast record: rvt_ing_fast_rec_over).  How
+ * many.  (pos, the line count and the end in locals: the record stores
+ * could alias them.) */
+static inline __attribute__((always_inline)) size_t fast_lines(struct text_src *s, struct rvt_ing_fast *shorts,
+                                                               struct rvt_ing_rec *recs, size_t max)
+{
+    if (s->qlen || s->diag.code || s->pos >= s->len)
+        return 0;
+    const bool pcinsn = s->fmt == RVT_ING_FMT_PCINSN;
+    const char *const buf = s->buf;
+    const uint16_t *const pair = s->pair;
+    struct rvt_ing_builder *const b = s->b;
+    /* usual_room(s) while pos < end: len and slack stay meanwhile */
+    const size_t room = s->len + s->slack;
+    const size_t end = room < USUAL_LINE_MAX ? 0 : room - USUAL_LINE_MAX + 1 < s->len ? room - USUAL_LINE_MAX + 1 : s->len;
+    size_t pos = s->pos, k = 0;
+    while (k < max && pos < end) {
+        __builtin_prefetch(buf + pos + PREFETCH_AHEAD); /* (never faults) */
+        uint64_t pc;
+        int64_t bits;
+        struct rvt_ing_fast f;
+        const char *e = usual_line(pair, buf + pos, pcinsn, '\n', &pc, &bits);
+        if (!e || !rvt_ing_builder_advance(b, pc, bits, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, shorts ? &shorts[k] : &f))
+            break;
+        if (recs)
+            rvt_ing_fast_rec_over(&f, &recs[k]);
+        pos = (size_t)(e - buf) + 1;
+        k++;
+    }
+    s->pos = pos;
+    s->line += k;
+    return k;
+}
+
 /* rvt_ing_next_batch of the serial reader: the usual lines the fast step
  * retires, up to a batch of them, without a call for each and without
  * writing what their records share; a record of the general path alone,
@@ -845,22 +882,7 @@ static int text_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
     }
     struct rvt_text_batch *b = s->batch;
     rvt_text_batch_start(b);
-    const bool pcinsn = s->fmt == RVT_ING_FMT_PCINSN;
-    size_t k = 0;
-    if (!s->qlen && !s->diag.code) {
-        while (k < RVT_TEXT_BATCH && usual_room(s)) {
-            __builtin_prefetch((const void *)((uintptr_t)(s->buf + s->pos) + PREFETCH_AHEAD)); /* (never faults) */
-            uint64_t pc;
-            int64_t bits;
-            struct rvt_ing_fast f;
-            const char *e = usual_line(s->pair, s->buf + s->pos, pcinsn, '\n', &pc, &bits);
-            if (!e || !rvt_ing_builder_advance(s->b, pc, bits, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, &f))
-                break;
-            s->pos = (size_t)(e - s->buf) + 1;
-            s->line++;
-            rvt_ing_fast_rec_over(&f, &b->rec[k++]);
-        }
-    }
+    size_t k = fast_lines(s, NULL, b->rec, RVT_TEXT_BATCH);
     if (!k) {
         const int rc = text_next_slow(s, rvt_text_batch_full(b, 0));
         if (rc <= 0)
@@ -1070,7 +1092,6 @@ int rvt_text_parse_chunk(struct text_src *s, struct rvt_text_chunk *c)
     }
     /* The body in place, then the text; the builder and the line count
      * go on from one to the other as if they were one buffer. */
-    const bool pcinsn = s->fmt == RVT_ING_FMT_PCINSN;
     size_t n = 0;
     int rc = 0;
     s->line = 0;
@@ -1101,20 +1122,11 @@ int rvt_text_parse_chunk(struct text_src *s, struct rvt_text_chunk *c)
                 c->recs = r;
                 c->cap = cap;
             }
-            struct rvt_ing_fast *f = &c->recs[n];
-            /* text_next_out's common case, without the call per record */
-            if (!s->qlen && usual_room(s)) {
-                __builtin_prefetch((const void *)((uintptr_t)(s->buf + s->pos) + PREFETCH_AHEAD)); /* (never faults) */
-                uint64_t pc;
-                int64_t bits;
-                const char *e = usual_line(s->pair, s->buf + s->pos, pcinsn, '\n', &pc, &bits);
-                if (e && rvt_ing_builder_advance(s->b, pc, bits, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, f)) {
-                    s->pos = (size_t)(e - s->buf) + 1;
-                    s->line++;
-                    n++;
-                    continue;
-                }
-            }
+            /* text_next_out's common case, without a call per record */
+            const size_t k = fast_lines(s, &c->recs[n], NULL, c->cap - n);
+            n += k;
+            if (k || n == c->cap)
+                continue;
             if (c->nfull == c->fcap) {
                 size_t cap = c->fcap ? 2 * c->fcap : 64;
                 struct rvt_ing_rec *r = realloc(c->full, cap * sizeof *r);
@@ -1129,7 +1141,7 @@ int rvt_text_parse_chunk(struct text_src *s, struct rvt_text_chunk *c)
             rc = text_next_slow(s, &c->full[c->nfull]);
             if (rc <= 0)
                 break;
-            f->len = 0; /* (the next full record) */
+            c->recs[n].len = 0; /* (the next full record) */
             c->nfull++;
             n++;
         }
