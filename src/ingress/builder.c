@@ -344,7 +344,7 @@ unexplained:
                         : "");
 }
 
-/* How rvt_ing_builder_step may retire dc's instruction: what resolve_prev
+/* How the fast step (rvt_ing_run_advance) may retire dc's instruction: what resolve_prev
  * and retire_prev decide for its static successors, when that needs
  * nothing else (not sijump: only uninferable jumps have it). */
 static void set_fast(const struct rvt_ing_builder *b, struct decoded *dc, const struct rvt_insn *in)

@@ -21,7 +21,7 @@ struct decoded {
     uint64_t fall;     /* rvt_isa_next_pc */
     int32_t tdelta;    /* in.target - pc (FAST_TARGET) */
     uint8_t len;       /* bytes: 2 or 4 */
-    /* How rvt_ing_builder_step retires this instruction: FAST_FALL, its
+    /* How the fast step (rvt_ing_run_advance) retires this instruction: FAST_FALL, its
      * successor at `fall`, with itype fall_itype; FAST_TARGET, at
      * pc + tdelta, with target_itype.  0: only the general path can (an
      * uninferable jump, ecall, data to derive, merged blocks). */
@@ -57,7 +57,7 @@ struct rvt_ing_builder {
     uint64_t prev_context;
     struct rvt_ing_extra prev_extra;
     bool prev_ctx_changed;
-    /* rvt_ing_builder_step may retire `held`, which is held_dc's entry:
+    /* The fast step (rvt_ing_run_advance) may retire `held`, which is held_dc's entry:
      * it has a fast way (decoded.fast), no side data, no context change,
      * and there was no error. */
     bool fast;
@@ -106,45 +106,83 @@ struct rvt_ing_fast {
     uint8_t len; /* the instruction's bytes: 2 or 4 */
 };
 
-/* rvt_ing_builder_insn(b, pc, bits, priv, context, NULL) in the common
- * case, the record it retires described in *f (rvt_ing_fast_rec makes it)
- * instead of emitted: the held instruction is plain and `pc` is where it
- * falls through to, or it is a branch or a jump with a static target and
- * `pc` is one of its successors; priv and context are unchanged and (pc,
- * bits) is in the decode cache.  The record is the one the general path
- * makes (resolve_prev and retire_prev in builder.c).  Returns true when it
- * did that; false when it did nothing (the caller then calls
- * rvt_ing_builder_insn). */
-static inline bool rvt_ing_builder_advance(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, uint8_t priv,
-                                           uint64_t context, struct rvt_ing_fast *f)
+/* The fast step: rvt_ing_builder_insn(b, pc, bits, priv, context, NULL)
+ * in the common case, the record it retires described in *f
+ * (rvt_ing_fast_rec makes it) instead of emitted: the held instruction is
+ * plain and `pc` is where it falls through to, or it is a branch or a jump
+ * with a static target and `pc` is one of its successors; priv and
+ * context are unchanged and (pc, bits) is in the decode cache.  The record
+ * is the one the general path makes (resolve_prev and retire_prev in
+ * builder.c).  rvt_ing_run_advance returns true when it did that, false
+ * when it did nothing (the caller then ends the run and calls
+ * rvt_ing_builder_insn).
+ *
+ * Over a run of lines its state is in locals (the caller's registers: the
+ * records it stores could alias the builder's fields, which would then be
+ * read again after each): rvt_ing_run_begin, rvt_ing_run_advance for each
+ * line, then rvt_ing_run_end, which leaves the builder as the general
+ * path would. */
+struct rvt_ing_run {
+    const struct decoded *held_dc, *before_dc; /* before_dc: NULL while nothing was retired */
+    const struct decoded *dcache;
+    uint64_t mask, prev_context, insns;
+    uint8_t prev_priv;
+    bool fast;
+};
+
+static inline void rvt_ing_run_begin(const struct rvt_ing_builder *b, struct rvt_ing_run *r)
 {
-    if (!b->fast)
+    r->held_dc = b->held_dc;
+    r->before_dc = NULL;
+    r->dcache = b->dcache;
+    r->mask = b->mask;
+    r->prev_context = b->prev_context;
+    r->prev_priv = b->prev_priv;
+    r->insns = 0;
+    r->fast = b->fast;
+}
+
+static inline bool rvt_ing_run_advance(struct rvt_ing_run *r, uint64_t pc, int64_t bits, uint8_t priv,
+                                       uint64_t context, struct rvt_ing_fast *f)
+{
+    if (!r->fast)
         return false;
-    pc &= b->mask;
-    const struct decoded *h = b->held_dc;
+    pc &= r->mask;
+    const struct decoded *h = r->held_dc;
     uint8_t itype;
     if (pc == h->fall && (h->fast & FAST_FALL))
         itype = h->fall_itype;
-    else if (pc == ((h->pc + (uint64_t)(int64_t)h->tdelta) & b->mask) && (h->fast & FAST_TARGET))
+    else if (pc == ((h->pc + (uint64_t)(int64_t)h->tdelta) & r->mask) && (h->fast & FAST_TARGET))
         itype = h->target_itype;
     else
         return false;
-    if (priv != b->prev_priv || context != b->prev_context)
+    if (priv != r->prev_priv || context != r->prev_context)
         return false;
-    const size_t i = rvt_ing_dc_index(pc);
-    const struct decoded *dc = &b->dcache[i];
+    const struct decoded *dc = &r->dcache[rvt_ing_dc_index(pc)];
     if (dc->pc != pc || dc->key != rvt_ing_dc_key(bits))
         return false;
     f->iaddr = h->pc;
     f->itype = itype;
     f->len = h->len;
-    b->insns++;
-    b->before = b->held;
-    b->have_before = true;
-    b->held = &b->dinsn[i];
-    b->held_dc = dc;
-    b->fast = dc->fast != 0;
+    r->insns++;
+    r->before_dc = h;
+    r->held_dc = dc;
+    r->fast = dc->fast != 0;
     return true;
+}
+
+static inline void rvt_ing_run_end(struct rvt_ing_builder *b, const struct rvt_ing_run *r)
+{
+    if (!r->insns)
+        return;
+    /* (a fast step only retires an instruction held from its entry, and
+     * refills none: both pointers are the entries' instructions) */
+    b->insns += r->insns;
+    b->before = &b->dinsn[r->before_dc - b->dcache];
+    b->have_before = true;
+    b->held = &b->dinsn[r->held_dc - b->dcache];
+    b->held_dc = r->held_dc;
+    b->fast = r->fast;
 }
 
 /* The fast step's record: f's fields, priv and context, zeros elsewhere. */
@@ -178,17 +216,6 @@ static inline void rvt_ing_fast_rec_over(const struct rvt_ing_fast *f, struct rv
     out->iretire = f->len / 2u;
     out->itype = f->itype;
     out->ilastsize = (uint8_t)(f->len >> 2);
-}
-
-/* rvt_ing_builder_advance with the record written to *out. */
-static inline bool rvt_ing_builder_step(struct rvt_ing_builder *b, uint64_t pc, int64_t bits, uint8_t priv,
-                                        uint64_t context, struct rvt_ing_rec *out)
-{
-    struct rvt_ing_fast f;
-    if (!rvt_ing_builder_advance(b, pc, bits, priv, context, &f))
-        return false;
-    rvt_ing_fast_rec(&f, priv, context, out);
-    return true;
 }
 
 #endif

@@ -337,7 +337,8 @@ struct text_src {
     size_t nrec;           /* records made of this chunk so far */
     rvt_ing_warn_fn user_warn;
     void *user_warn_ctx;
-    struct rvt_text_batch *batch; /* text_batch's (the serial reader's), made on first use */
+    struct rvt_text_batch *batch; /* the serial reader's records (text_fill), made on first use */
+    size_t bpos, bend;            /* batch->rec[bpos, bend) not yet handed out */
     bool avx2;                    /* fast_lines parses with AVX2 (text_avx2) */
 };
 
@@ -917,29 +918,7 @@ static int text_next(void *self, struct rvt_ing_rec *rec)
 
 static int text_next_slow(struct text_src *s, struct rvt_ing_rec *rec);
 
-static int text_next_out(void *self, struct rvt_ing_rec *rec)
-{
-    struct text_src *s = self;
-    /* The common case first, with nothing else to look at: a usual line
-     * whose instruction retires the one before it by the builder's fast
-     * step.  Anything else (a queued record, an error, the end, another
-     * line shape, the general builder path) is text_next's, which parses
-     * the line again. */
-    if (!s->qlen && !s->diag.code && usual_room(s)) {
-        __builtin_prefetch((const void *)((uintptr_t)(s->buf + s->pos) + PREFETCH_AHEAD)); /* (never faults) */
-        uint64_t pc;
-        int64_t bits;
-        const char *e = usual_line(s->pair, s->buf + s->pos, s->fmt == RVT_ING_FMT_PCINSN, '\n', &pc, &bits);
-        if (e && rvt_ing_builder_step(s->b, pc, bits, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, rec)) {
-            s->pos = (size_t)(e - s->buf) + 1;
-            s->line++;
-            return 1;
-        }
-    }
-    return text_next_slow(s, rec);
-}
-
-/* (Apart, so that the common case above needs few registers.) */
+/* The general path: text_next, its record into *rec. */
 static __attribute__((noinline)) int text_next_slow(struct text_src *s, struct rvt_ing_rec *rec)
 {
     s->out = rec;
@@ -960,7 +939,8 @@ static __attribute__((noinline)) int text_next_slow(struct text_src *s, struct r
     const bool pcinsn = s->fmt == RVT_ING_FMT_PCINSN;                                                                \
     const char *const buf = s->buf;                                                                                  \
     const uint16_t *const pair = s->pair;                                                                            \
-    struct rvt_ing_builder *const b = s->b;                                                                          \
+    struct rvt_ing_run run;                                                                                          \
+    rvt_ing_run_begin(s->b, &run);                                                                                   \
     /* usual_room(s) while pos < end: len and slack stay meanwhile */                                                \
     const size_t room = s->len + s->slack;                                                                           \
     const size_t end = room < USUAL_LINE_MAX               ? 0                                                      \
@@ -973,13 +953,14 @@ static __attribute__((noinline)) int text_next_slow(struct text_src *s, struct r
         int64_t bits;                                                                                                \
         struct rvt_ing_fast f;                                                                                       \
         const char *e = PARSE(buf + pos, &pc, &bits);                                                                \
-        if (!e || !rvt_ing_builder_advance(b, pc, bits, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, shorts ? &shorts[k] : &f)) \
+        if (!e || !rvt_ing_run_advance(&run, pc, bits, RVT_TEXT_PRIV, RVT_TEXT_CONTEXT, shorts ? &shorts[k] : &f))  \
             break;                                                                                                   \
         if (recs)                                                                                                    \
             rvt_ing_fast_rec_over(&f, &recs[k]);                                                                     \
         pos = (size_t)(e - buf) + 1;                                                                                 \
         k++;                                                                                                         \
     }                                                                                                                \
+    rvt_ing_run_end(s->b, &run);                                                                                     \
     s->pos = pos;                                                                                                    \
     s->line += k;                                                                                                    \
     return k
@@ -1024,14 +1005,13 @@ static inline size_t fast_lines(struct text_src *s, struct rvt_ing_fast *shorts,
     return fast_lines_sse(s, shorts, recs, max);
 }
 
-/* rvt_ing_next_batch of the serial reader: the usual lines the fast step
- * retires, up to a batch of them, without a call for each and without
- * writing what their records share; a record of the general path alone,
- * as text_next_out gives it (so its warning comes when it would: after
- * the records before it were taken). */
-static int text_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
+/* The serial reader's next batch into s->batch (bpos, bend): the usual
+ * lines the fast step retires, up to a batch of them, without a call for
+ * each and without writing what their records share; or a record of the
+ * general path alone (so that its warning comes when it would: after the
+ * records before it were taken).  1, or the end (0) or error (< 0). */
+static int text_fill(struct text_src *s)
 {
-    struct text_src *s = self;
     if (!s->batch) {
         if (!(s->batch = malloc(sizeof *s->batch)))
             return rvt_fail(&s->diag, RVT_ERR_NOMEM, "%s: out of memory", s->name);
@@ -1039,6 +1019,7 @@ static int text_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
     }
     struct rvt_text_batch *b = s->batch;
     rvt_text_batch_start(b);
+    s->bpos = s->bend = 0;
     size_t k = fast_lines(s, NULL, b->rec, RVT_TEXT_BATCH);
     if (!k) {
         const int rc = text_next_slow(s, rvt_text_batch_full(b, 0));
@@ -1046,8 +1027,35 @@ static int text_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
             return rc;
         k = 1;
     }
-    *recs = b->rec;
-    *n = k;
+    s->bend = k;
+    return 1;
+}
+
+/* rvt_ing_next_batch: the rest of the batch (in place). */
+static int text_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
+{
+    struct text_src *s = self;
+    if (s->bpos == s->bend) {
+        const int rc = text_fill(s);
+        if (rc <= 0)
+            return rc;
+    }
+    *recs = &s->batch->rec[s->bpos];
+    *n = s->bend - s->bpos;
+    s->bpos = s->bend;
+    return 1;
+}
+
+/* rvt_ing_next: the batch's next record. */
+static int text_next_out(void *self, struct rvt_ing_rec *rec)
+{
+    struct text_src *s = self;
+    if (s->bpos == s->bend) {
+        const int rc = text_fill(s);
+        if (rc <= 0)
+            return rc;
+    }
+    *rec = s->batch->rec[s->bpos++];
     return 1;
 }
 
