@@ -504,6 +504,30 @@ static inline unsigned hex16_mask(const char *p, uint64_t *val)
 }
 #endif
 
+#if defined(__SSE2__)
+/* The instruction of a usual PC INSN line at p: m, bit i set if p[i] is
+ * a hex digit; v, the digits from p[0] as the most significant.  8 digits
+ * of a 32-bit instruction or 4 of a compressed one, then `term`: where
+ * term is, the instruction in *w; NULL otherwise. */
+static inline const char *insn_digits(const char *p, uint32_t m, uint64_t v, char term, uint32_t *w)
+{
+    if ((m & 0x1ff) == 0xff) {
+        *w = (uint32_t)(v >> 32);
+        if ((*w & 3) != 3) /* eight digits are a 32-bit instruction */
+            return NULL;
+        p += 8;
+    } else if ((m & 0x1f) == 0xf) {
+        *w = (uint32_t)(v >> 48);
+        if ((*w & 3) == 3) /* four digits are a compressed one */
+            return NULL;
+        p += 4;
+    } else {
+        return NULL;
+    }
+    return *p == term ? p : NULL;
+}
+#endif
+
 /* The usual lines, as rvtrace convert and QEMU logs write them: a PC of 8
  * or 16 digits (optional 0x) alone, or with a space and 4 or 8 digits of
  * instruction, then `term` (the line's end: its NUL, or its newline when
@@ -538,20 +562,7 @@ static inline const char *usual_line(const uint16_t *pair, const char *p, bool p
     p++;
     m = hex16_mask(p, &v);
     uint32_t w;
-    if ((m & 0x1ff) == 0xff) {
-        w = (uint32_t)(v >> 32);
-        if ((w & 3) != 3) /* eight digits are a 32-bit instruction */
-            return NULL;
-        p += 8;
-    } else if ((m & 0x1f) == 0xf) {
-        w = (uint32_t)(v >> 48);
-        if ((w & 3) == 3) /* four digits are a compressed one */
-            return NULL;
-        p += 4;
-    } else {
-        return NULL;
-    }
-    if (*p != term)
+    if (!(p = insn_digits(p, m, v, term, &w)))
         return NULL;
 #else
     uint32_t hi, lo;
@@ -666,23 +677,10 @@ __attribute__((target("avx2"))) static inline const char *usual_pcinsn_avx2(cons
     __m256i t = _mm256_or_si256(_mm256_slli_epi16(v, 4), _mm256_srli_epi16(v, 8));
     t = _mm256_packus_epi16(_mm256_and_si256(t, K(low8)), _mm256_setzero_si256());
 #undef K
+    /* the instruction's digits from p + 17: bit 16 of m on */
     const uint64_t iv = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm256_extracti128_si256(t, 1)));
-    const uint32_t im = m >> 16; /* the instruction's digits from bit 0 */
     uint32_t w;
-    if ((im & 0x1ff) == 0xff) {
-        w = (uint32_t)(iv >> 32);
-        if ((w & 3) != 3) /* eight digits are a 32-bit instruction */
-            return NULL;
-        p += 25;
-    } else if ((im & 0x1f) == 0xf) {
-        w = (uint32_t)(iv >> 48);
-        if ((w & 3) == 3) /* four digits are a compressed one */
-            return NULL;
-        p += 21;
-    } else {
-        return NULL;
-    }
-    if (*p != '\n')
+    if (!(p = insn_digits(p + 17, m >> 16, iv, '\n', &w)))
         return NULL;
     *pc = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm256_castsi256_si128(t)));
     *bits = w;
@@ -1228,6 +1226,17 @@ bool rvt_text_is_insn_line(const char *p, size_t n)
     return i < n && p[i] != 0 && p[i] != '#';
 }
 
+/* p (of *cap elements of `size` bytes) with twice the room, or `first`
+ * elements if none; NULL if out of memory (p is kept). */
+static void *grow_array(void *p, size_t *cap, size_t first, size_t size)
+{
+    const size_t n = *cap ? 2 * *cap : first;
+    void *q = realloc(p, n * size);
+    if (q)
+        *cap = n;
+    return q;
+}
+
 int rvt_text_parse_chunk(struct text_src *s, struct rvt_text_chunk *c)
 {
     rvt_ing_builder_restart(s->b);
@@ -1280,14 +1289,12 @@ int rvt_text_parse_chunk(struct text_src *s, struct rvt_text_chunk *c)
         s->done = false;
         for (;;) {
             if (n == c->cap) {
-                size_t cap = c->cap ? 2 * c->cap : (c->body_len + c->len) / 16 + 64;
-                struct rvt_ing_fast *r = realloc(c->recs, cap * sizeof *r);
+                struct rvt_ing_fast *r = grow_array(c->recs, &c->cap, (c->body_len + c->len) / 16 + 64, sizeof *r);
                 if (!r) {
                     rc = rvt_fail(&s->diag, RVT_ERR_NOMEM, "%s: out of memory", s->name);
                     break;
                 }
                 c->recs = r;
-                c->cap = cap;
             }
             /* text_next_out's common case, without a call per record */
             const size_t k = fast_lines(s, &c->recs[n], NULL, c->cap - n);
@@ -1295,14 +1302,12 @@ int rvt_text_parse_chunk(struct text_src *s, struct rvt_text_chunk *c)
             if (k || n == c->cap)
                 continue;
             if (c->nfull == c->fcap) {
-                size_t cap = c->fcap ? 2 * c->fcap : 64;
-                struct rvt_ing_rec *r = realloc(c->full, cap * sizeof *r);
+                struct rvt_ing_rec *r = grow_array(c->full, &c->fcap, 64, sizeof *r);
                 if (!r) {
                     rc = rvt_fail(&s->diag, RVT_ERR_NOMEM, "%s: out of memory", s->name);
                     break;
                 }
                 c->full = r;
-                c->fcap = cap;
             }
             s->nrec = n;
             rc = text_next_slow(s, &c->full[c->nfull]);

@@ -29,9 +29,11 @@ static int keep(void *ctx, const struct rvt_ing_rec *r)
     return 0;
 }
 
-/* All records of a text file, or <0 with the reader's message in err. */
-static int read_file(const char *path, enum rvt_ing_format fmt, const struct rvt_image *img, struct recs *out,
-                     char *err, size_t errlen)
+/* All records of a text file, taken one by one (rvt_ing_next) or by
+ * batches (rvt_ing_next_batch, as encode takes them), or <0 with the
+ * reader's message in err. */
+static int read_file_how(const char *path, enum rvt_ing_format fmt, const struct rvt_image *img, bool batches,
+                         struct recs *out, char *err, size_t errlen)
 {
     struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = fmt, .image = img, .xlen = img ? 0 : 64};
     struct rvt_ing_reader *r;
@@ -42,13 +44,27 @@ static int read_file(const char *path, enum rvt_ing_format fmt, const struct rvt
         snprintf(err, errlen, "%s", d.msg);
         return k;
     }
-    struct rvt_ing_rec rec;
-    while ((k = rvt_ing_next(r, &rec)) > 0)
-        keep(out, &rec);
+    if (batches) {
+        const struct rvt_ing_rec *b;
+        size_t nb;
+        while ((k = rvt_ing_next_batch(r, &b, &nb)) > 0)
+            for (size_t i = 0; i < nb; i++)
+                keep(out, &b[i]);
+    } else {
+        struct rvt_ing_rec rec;
+        while ((k = rvt_ing_next(r, &rec)) > 0)
+            keep(out, &rec);
+    }
     if (k < 0)
         snprintf(err, errlen, "%s", rvt_ing_error(r));
     rvt_ing_close(r);
     return k;
+}
+
+static int read_file(const char *path, enum rvt_ing_format fmt, const struct rvt_image *img, struct recs *out,
+                     char *err, size_t errlen)
+{
+    return read_file_how(path, fmt, img, false, out, err, errlen);
 }
 
 static bool same_rec(const struct rvt_ing_rec *a, const struct rvt_ing_rec *b)
@@ -635,30 +651,6 @@ static void test_fast_step_matches_general(void)
     free(tp.p);
 }
 
-/* All records of a PC INSN text file taken by batches (rvt_ing_next_batch,
- * as encode takes them), or <0 with the reader's message in err. */
-static int read_file_batches(const char *path, struct recs *out, char *err, size_t errlen)
-{
-    struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = RVT_ING_FMT_PCINSN, .xlen = 64};
-    struct rvt_ing_reader *r;
-    struct rvt_diag d = {0};
-    err[0] = 0;
-    int k = rvt_ing_open(&r, path, &rc, &d);
-    if (k < 0) {
-        snprintf(err, errlen, "%s", d.msg);
-        return k;
-    }
-    const struct rvt_ing_rec *b;
-    size_t nb;
-    while ((k = rvt_ing_next_batch(r, &b, &nb)) > 0)
-        for (size_t i = 0; i < nb; i++)
-            keep(out, &b[i]);
-    if (k < 0)
-        snprintf(err, errlen, "%s", rvt_ing_error(r));
-    rvt_ing_close(r);
-    return k;
-}
-
 /* The bytes at and around every edge of the hex digit ranges (and those
  * that fall into them when a case bit is set or a sign is lost) at every
  * place of a usual line: the in-place parse (vector or table; by batches,
@@ -707,8 +699,7 @@ static void test_every_byte_in_usual_lines(void)
                     int n = snprintf(text, sizeof text, "%s0000000000001000 00000013\n%s%s\n%s", warm,
                                      way == 2 ? " " : "", line, rest);
                     write_file(path, text, (size_t)n);
-                    rc[way] = way == 0 ? read_file_batches(path, &r[0], err[0], sizeof err[0])
-                                       : read_file(path, RVT_ING_FMT_PCINSN, NULL, &r[way], err[way], sizeof err[way]);
+                    rc[way] = read_file_how(path, RVT_ING_FMT_PCINSN, NULL, way == 0, &r[way], err[way], sizeof err[way]);
                 }
                 for (int way = 0; way < 2; way++) {
                     bool same = rc[way] == rc[2] && strcmp(err[way], err[2]) == 0 && r[way].n == r[2].n;
