@@ -276,7 +276,7 @@ static int open_native(struct rvt_ing_reader **out, FILE *f, const char *path, s
 /* ---- text: PC list and PC INSN ----------------------------------------- */
 
 #define TEXT_QUEUE 8
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define TEXT_AVX2 1 /* usual_pcinsn_avx2, where the CPU has it */
 #endif
