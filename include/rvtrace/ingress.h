@@ -280,8 +280,9 @@ int rvt_ing_next(struct rvt_ing_reader *r, struct rvt_ing_rec *rec);
 const char *rvt_ing_error(const struct rvt_ing_reader *r);
 /* The next records at once, in place: 1 = *n >= 1 records at *recs, valid
  * until the next call on r; 0 = end; < 0 = error (rvt_ing_error).  The
- * same records as rvt_ing_next gives (one at a time from most readers;
- * whole chunks from text read on threads). */
+ * same records as rvt_ing_next gives, and the two may be mixed (one at a
+ * time from most readers; up to 256 from the PC-list and PC INSN text
+ * readers, on one thread or several). */
 int rvt_ing_next_batch(struct rvt_ing_reader *r, const struct rvt_ing_rec **recs, size_t *n);
 /* Whether r hands out more than one record at a time (rvt_ing_next is as
  * good for the others). */

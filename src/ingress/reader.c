@@ -1296,7 +1296,7 @@ int rvt_text_parse_chunk(struct text_src *s, struct rvt_text_chunk *c)
                 }
                 c->recs = r;
             }
-            /* text_next_out's common case, without a call per record */
+            /* the usual lines the fast step retires, as text_fill takes them */
             const size_t k = fast_lines(s, &c->recs[n], NULL, c->cap - n);
             n += k;
             if (k || n == c->cap)
