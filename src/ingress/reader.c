@@ -357,11 +357,21 @@ static bool text_avx2(void)
 #endif
 }
 
-/* Whether a usual line may be parsed in place at pos: the bytes a parse of
- * it looks at are there (the buffer's own, or the input's after a body). */
+/* Where lines stop being parsable in place: a usual line at pos < this
+ * has the bytes a parse of it looks at (the buffer's own, or the input's
+ * after a body), and starts before len. */
+static inline size_t usual_end(const struct text_src *s)
+{
+    const size_t room = s->len + s->slack;
+    if (room < USUAL_LINE_MAX)
+        return 0;
+    return room - USUAL_LINE_MAX + 1 < s->len ? room - USUAL_LINE_MAX + 1 : s->len;
+}
+
+/* Whether a usual line may be parsed in place at pos. */
 static inline bool usual_room(const struct text_src *s)
 {
-    return s->pos < s->len && s->len + s->slack - s->pos >= USUAL_LINE_MAX;
+    return s->pos < usual_end(s);
 }
 
 /* A format error at a line: "FILE: line N: what". */
@@ -932,18 +942,14 @@ static __attribute__((noinline)) int text_next_slow(struct text_src *s, struct r
  * many.  (pos, the line count and the end in locals: the record stores
  * could alias them.)  PARSE(p, &pc, &bits) parses a line as usual_line. */
 #define FAST_LINES(PARSE)                                                                                            \
-    if (s->qlen || s->diag.code || s->pos >= s->len)                                                                 \
+    if (s->qlen || s->diag.code)                                                                                     \
         return 0;                                                                                                    \
     const bool pcinsn = s->fmt == RVT_ING_FMT_PCINSN;                                                                \
     const char *const buf = s->buf;                                                                                  \
     const uint16_t *const pair = s->pair;                                                                            \
     struct rvt_ing_run run;                                                                                          \
     rvt_ing_run_begin(s->b, &run);                                                                                   \
-    /* usual_room(s) while pos < end: len and slack stay meanwhile */                                                \
-    const size_t room = s->len + s->slack;                                                                           \
-    const size_t end = room < USUAL_LINE_MAX               ? 0                                                      \
-                       : room - USUAL_LINE_MAX + 1 < s->len ? room - USUAL_LINE_MAX + 1                              \
-                                                            : s->len;                                               \
+    const size_t end = usual_end(s); /* (len and slack stay meanwhile) */                                            \
     size_t pos = s->pos, k = 0;                                                                                      \
     while (k < max && pos < end) {                                                                                   \
         __builtin_prefetch(buf + pos + PREFETCH_AHEAD); /* (never faults) */                                         \

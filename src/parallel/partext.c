@@ -40,7 +40,6 @@
  * 512 KiB 159; with 88-byte records 64 KiB had been best). */
 enum { PT_CHUNK = 256 * 1024, PT_MAX_THREADS = 64 };
 
-
 enum slot_state { SLOT_FREE, SLOT_CLAIMED, SLOT_DONE };
 
 struct slot {
