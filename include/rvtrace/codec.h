@@ -144,8 +144,9 @@ struct rvt_codec {
 
     /* Optional: the encoder's per-record fast path over a batch.  Takes
      * the records at the front of rs[0..n) that each retire exactly one
-     * instruction and only count (no bytes, nothing held for later), with
-     * the same effect as enc_put on each; returns how many (0..n).
+     * instruction and send nothing (N-Trace: they only count; E-Trace:
+     * the spec's uninteresting instructions), with the same effect as
+     * enc_put on each; returns how many (0..n).
      * rvt_encode_stream hands it whole batches and the record it stops at
      * to enc_put. */
     size_t (*enc_put_plain)(void *enc, const struct rvt_ing_rec *rs, size_t n);

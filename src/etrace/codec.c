@@ -83,6 +83,11 @@ static int enc_put(void *enc, const struct rvt_ing_rec *r)
     return et_enc_put(enc, r);
 }
 
+static size_t enc_put_plain(void *enc, const struct rvt_ing_rec *rs, size_t n)
+{
+    return et_enc_put_plain(enc, rs, n);
+}
+
 static int enc_finish(void *enc)
 {
     return et_enc_finish(enc);
@@ -298,6 +303,7 @@ const struct rvt_codec rvt_codec_etrace = {
     .flow_config = flow_config,
     .enc_new = enc_new,
     .enc_put = enc_put,
+    .enc_put_plain = enc_put_plain,
     .enc_finish = enc_finish,
     .enc_stats = enc_stats,
     .enc_error = enc_error,

@@ -1350,6 +1350,131 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
     return push_ent(e, &x);
 }
 
+/* The lowest address above `a` where a range of code run since the last
+ * packet (win_hits' ranges: the current implicit-return tag) may be hit:
+ * a sequential run from `a` up re-enters that code no earlier. */
+static uint64_t seen_from(const struct et_encoder *e, uint64_t a)
+{
+    const unsigned tag = e->p.implicit_return == ET_IR_FIXED ? e->seg_implicit : 0;
+    uint64_t at = UINT64_MAX;
+    for (unsigned k = 0; k < e->nwin_r; k++) {
+        const struct win_range *w = &e->seen[k];
+        if (w->tag == tag && w->hi > a) {
+            const uint64_t from = w->lo > a ? w->lo : a + 1;
+            if (from < at)
+                at = from;
+        }
+    }
+    return at;
+}
+
+/* The ent of a plain record (one instruction, itype 0, no flags) as
+ * et_enc_put makes it, E-Trace 2.0, qualified: what a run of them leaves
+ * in the window (et_enc_put_plain). */
+static void plain_ent(struct ent *x, const struct rvt_ing_rec *r)
+{
+    memset(x, 0, sizeof *x);
+    x->tval = r->tval;
+    x->context = r->context;
+    x->cause = r->cause;
+    x->priv = r->priv;
+    x->ctype = r->ctype;
+    x->qualified = true;
+    x->retired = true;
+    x->last_of_rec = true;
+    x->addr = x->rec_lo = x->rec_hi = r->iaddr;
+    x->next = rvt_ing_next_addr(r);
+}
+
+/* Runs of plain records: each one instruction (iretire the size of its
+ * last), no flags, itype 0, the privilege and context of the instruction
+ * before.  Such an instruction is what the spec calls uninteresting
+ * (exampleAlgorithm.adoc, "Multiple retirement considerations": "their
+ * route through <<fig:algo>> does not pass through any of the rectangular
+ * boxes") whenever the encoder's state sends nothing at it: tracing, no
+ * resync due, the branch map and count below full, no filters or data
+ * trace, and (--disambiguate) the instruction after it not in code run
+ * since the last packet.  Then step() for the one before it only adds
+ * that one's address to the ranges run (win_add), and this loop does
+ * exactly that, leaving in the window what pushing each record one by one
+ * would leave.  It takes records from the front of rs[0..n) while that
+ * holds and returns how many; the record it stops at goes to et_enc_put,
+ * which sends whatever is due there.  (The packets equal those of the
+ * records one by one: tests/etrace/test_et_gen.c compares them on every
+ * option set.) */
+size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size_t n)
+{
+    const struct et_params *p = &e->p;
+    if (e->diag.code || e->finished || !e->started || !e->tracing || e->lost_sent || e->nwin != 3 ||
+        p->version != ET_V2_0 || p->d.mode != ET_DATA_OFF || p->n_ranges || p->n_causes ||
+        (e->resync_max && e->resync_count >= e->resync_max) || e->bp_fail || e->branches == 31 ||
+        (e->pbc >= 31 && e->pbc - 31 == 0xffffffffu))
+        return 0;
+    /* b, c: the window's last two; c is stepped when the next record comes */
+    const struct ent *b = &e->win[1], *c = &e->win[2];
+    if (!b->qualified || is_trap(b->itype) || b->updiscon || b->priv != c->priv || b->context != c->context ||
+        !c->qualified || !c->retired || c->itype != RVT_ITYPE_NONE || !c->last_of_rec || c->notify ||
+        c->reported || c->has_da)
+        return 0;
+    const uint8_t priv = c->priv;
+    const uint64_t ctx = c->context;
+    uint64_t next = c->next;        /* where the next plain record must be */
+    uint64_t stop_at = UINT64_MAX;  /* (--disambiguate) from here on code run since the last packet may be re-entered */
+    struct win_range *last = NULL;  /* the range of code run that the records' steps extend */
+    size_t i = 0;
+    for (; i < n; i++) {
+        const struct rvt_ing_rec *r = &rs[i];
+        if (r->flags || r->itype != RVT_ITYPE_NONE || r->ilastsize > 1 || r->iretire != 1u << r->ilastsize ||
+            r->priv != priv || r->context != ctx || r->iaddr != next || (r->iaddr & e->addr_bad))
+            break;
+        if (!last) {
+            /* step() for c: its range to the code run (win_add) ... */
+            win_add(e, c->rec_lo, c->rec_hi);
+            if (e->win_full)
+                break;
+            last = &e->seen[e->nwin_r - 1];
+            /* ... which each record's step extends: the next one starts at
+             * most 4 bytes after the last (win_add's contiguity) */
+            if (r->iaddr > last->hi + 4)
+                break;
+            if (p->disambiguate)
+                stop_at = seen_from(e, c->addr);
+        }
+        /* step() for the one before asks whether this one re-enters code
+         * run since the last packet (--disambiguate): a packet may be due,
+         * the general path's.  (Its step adds the range already added
+         * again, which changes nothing.) */
+        if (r->iaddr >= stop_at)
+            break;
+        next = r->iaddr + 2u * r->iretire;
+    }
+    if (!i)
+        return 0;
+    /* The steps of rs[0 .. i-2] (rs[i-1] is stepped when the next record
+     * comes) extended the last range to the last of them. */
+    if (i >= 2 && last->hi < rs[i - 2].iaddr)
+        last->hi = rs[i - 2].iaddr;
+    /* The window the records one by one leave: [.., stepped, unstepped]. */
+    struct ent *w = e->win;
+    if (i == 1) { /* [b, c stepped, rs[0]] */
+        w[0] = w[1];
+        w[1] = w[2];
+        w[1].updiscon = w[1].misret = false; /* (what step() decided for c) */
+    } else { /* [c stepped or rs[i-3], rs[i-2], rs[i-1]] */
+        if (i == 2) {
+            w[0] = w[2];
+            w[0].updiscon = w[0].misret = false;
+        } else {
+            plain_ent(&w[0], &rs[i - 3]);
+        }
+        plain_ent(&w[1], &rs[i - 2]);
+    }
+    plain_ent(&w[2], &rs[i - 1]);
+    e->records += i;
+    e->last_ctx = ctx;
+    return i;
+}
+
 int et_enc_finish(struct et_encoder *e)
 {
     if (e->diag.code)

@@ -9,6 +9,9 @@ struct et_encoder;
 int et_enc_new(struct et_encoder **out, const struct et_params *p, const struct rvt_byte_sink *sink,
                struct rvt_diag *d);
 int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r);
+/* The records at the front of rs[0..n) that need nothing of the encoder
+ * but the same as one by one (encoder.c); returns how many it took. */
+size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size_t n);
 int et_enc_finish(struct et_encoder *e);
 const char *et_enc_error(const struct et_encoder *e);
 void et_enc_stats(const struct et_encoder *e, struct rvt_codec_stats *st);

@@ -27,7 +27,8 @@ void *rt_config(const char *const *opts, unsigned xlen, const struct rvt_image *
     return cfg;
 }
 
-int rt_encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_result *res, char *err, size_t errlen)
+int rt_encode_runs(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned runs, struct rt_result *res, char *err,
+                   size_t errlen)
 {
     const struct rvt_codec *c = &rvt_codec_etrace;
     struct rvt_membuf m;
@@ -40,7 +41,24 @@ int rt_encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_res
         rvt_membuf_free(&m);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
+    /* runs != 0: as rvt_encode_stream takes batches, through the
+     * encoder's fast path over runs (enc_put_plain), in batches of 1 to
+     * `runs` records (a pseudo-random length from the seed), the record
+     * it stops at to enc_put */
+    uint64_t rnd = runs * 0x9e3779b97f4a7c15ull + 1;
+    for (size_t i = 0, end = 0; i < n; i++) {
+        if (runs) {
+            if (i >= end) {
+                rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+                end = i + 1 + (size_t)((rnd >> 33) % runs);
+                if (end > n)
+                    end = n;
+            }
+            if ((i += c->enc_put_plain(enc, recs + i, end - i)) == end) {
+                i--; /* (the batch taken: the next one) */
+                continue;
+            }
+        }
         if (c->enc_put(enc, &recs[i]) < 0) {
             snprintf(err, errlen, "record %zu (iaddr 0x%llx): %s", i, (unsigned long long)recs[i].iaddr,
                      c->enc_error(enc));
@@ -62,6 +80,11 @@ int rt_encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_res
     res->bytes = m.data;
     res->nbytes = m.len;
     return 0;
+}
+
+int rt_encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_result *res, char *err, size_t errlen)
+{
+    return rt_encode_runs(cfg, recs, n, 0, res, err, errlen);
 }
 
 static int on_pc(void *ctx, uint64_t pc, const struct rvt_block *b)

@@ -31,6 +31,10 @@ struct rt_result {
 /* opts: NULL-terminated list of "name", "value" pairs. */
 void *rt_config(const char *const *opts, unsigned xlen, const struct rvt_image *img, char *err, size_t errlen);
 int rt_encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_result *res, char *err, size_t errlen);
+/* The same through the codec's fast path over runs (enc_put_plain), as
+ * rvt_encode_stream feeds it, in batches of 1 to runs records. */
+int rt_encode_runs(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned runs, struct rt_result *res, char *err,
+                   size_t errlen);
 int rt_decode(void *cfg, const struct rvt_image *img, int ecall, const uint8_t *buf, size_t len,
               struct rt_result *res, char *err, size_t errlen);
 void rt_free(struct rt_result *res);

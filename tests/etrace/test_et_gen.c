@@ -79,6 +79,54 @@ static const struct optset sets[] = {
     {"0.026", {"etrace-version", "0.026", NULL}, false},
 };
 
+/* The encoder's fast path over runs of plain records (enc_put_plain, as
+ * text input takes it) against the records one by one: the same bytes and
+ * packets, whatever the batches.  On the program's one-instruction records
+ * (recs, or made here when the option set merges blocks); ref: their
+ * encoding one by one, if made. */
+static void plain_runs(const struct optset *os, unsigned xlen, unsigned seed, uint32_t features, void *cfg,
+                       const struct rvt_gen_program *prog, const struct rvt_gen_config *gc, const struct recs *recs,
+                       const struct rt_result *ref)
+{
+    struct recs own = {0};
+    struct rt_result own_ref = {0};
+    struct rvt_diag d = {0};
+    char err[700];
+    if (!recs) {
+        if (rvt_gen_run_ex(prog, gc, false, put_rec, &own, &d) < 0) {
+            CHECK_MSG(0, "gen run: %s", d.msg);
+            return;
+        }
+        recs = &own;
+        ref = NULL;
+    }
+    if (!ref) {
+        if (rt_encode(cfg, recs->r, recs->n, &own_ref, err, sizeof err) < 0) {
+            /* (the encode's own failure is the round trip's to report) */
+            free(own.r);
+            return;
+        }
+        ref = &own_ref;
+    }
+    const unsigned batches[] = {3, 64, 4096};
+    for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+        struct rt_result runs = {0};
+        int rc = rt_encode_runs(cfg, recs->r, recs->n, batches[b] + seed % 5, &runs, err, sizeof err);
+        size_t k = 0;
+        while (rc == 0 && k < runs.nbytes && k < ref->nbytes && runs.bytes[k] == ref->bytes[k])
+            k++;
+        CHECK_MSG(rc == 0 && runs.nbytes == ref->nbytes && k == ref->nbytes && runs.packets == ref->packets,
+                  "%s rv%u seed %u features 0x%x, batches of up to %u: enc_put_plain gives %zu bytes, %llu packets, "
+                  "one by one %zu bytes, %llu packets; first difference at byte %zu%s%s",
+                  os->name, xlen, seed, features, batches[b] + seed % 5, runs.nbytes,
+                  (unsigned long long)runs.packets, ref->nbytes, (unsigned long long)ref->packets, k,
+                  rc ? ": " : "", rc ? err : "");
+        rt_free(&runs);
+    }
+    rt_free(&own_ref);
+    free(own.r);
+}
+
 static void one(const struct optset *os, unsigned xlen, unsigned seed, uint64_t insns, uint32_t features)
 {
     struct rvt_gen_config gc;
@@ -135,6 +183,7 @@ static void one(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
                 }
             }
         }
+        plain_runs(os, xlen, seed, features, cfg, prog, &gc, os->merge ? NULL : &rc, enc.bytes ? &enc : NULL);
         rt_free(&enc);
         rt_free(&dec);
         rvt_codec_cfg_free(cfg);
@@ -147,8 +196,76 @@ static void one(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
     rvt_gen_program_free(prog);
 }
 
+/* Paths of one-instruction records (4-byte instructions, plain or
+ * inferable jumps) through the fast path over runs and one by one: the
+ * same bytes and packets.  The generated programs rarely do what these
+ * do with --disambiguate's ranges of code run since the last packet:
+ * - a run that falls into code run before (reached by an inferable jump
+ *   back to just before it): the instruction before the one that
+ *   re-enters it is reported, in the middle of a run;
+ * - a loop without decisions whose inferable jump goes back into the
+ *   middle of the run before it: that run's range must reach its end;
+ * - 40 hops of inferable jumps to code not run since the last packet:
+ *   more ranges than the encoder keeps (32), after which every
+ *   instruction whose successor was run counts as re-entering. */
+struct path {
+    struct rvt_ing_rec r[256];
+    size_t n;
+};
+
+static void path_add(struct path *p, uint64_t pc, uint8_t itype)
+{
+    if (p->n < sizeof p->r / sizeof p->r[0])
+        p->r[p->n++] = (struct rvt_ing_rec){.iaddr = pc, .iretire = 2, .ilastsize = 1, .itype = itype,
+                                            .priv = RVT_PRIV_M};
+}
+
+/* pc .. end (exclusive) one by one, then an inferable jump at end */
+static void path_run(struct path *p, uint64_t pc, uint64_t end)
+{
+    for (; pc < end; pc += 4)
+        path_add(p, pc, RVT_ITYPE_NONE);
+    path_add(p, end, RVT_ITYPE_JUMP_INF);
+}
+
+static void plain_paths(void)
+{
+    static struct path paths[3];
+    const char *names[3] = {"fall into code run", "loop back into a run", "40 hops"};
+    path_run(&paths[0], 0x1000, 0x100c);
+    path_run(&paths[0], 0x0ff0, 0x1014);
+    path_run(&paths[1], 0x2000, 0x201c);
+    for (int k = 0; k < 3; k++)
+        path_run(&paths[1], 0x2010, 0x201c);
+    for (uint64_t k = 0; k < 40; k++)
+        path_run(&paths[2], 0x4000 + 0x100 * k, 0x4000 + 0x100 * k + 8);
+    path_run(&paths[2], 0x4004, 0x400c);
+    char err[700];
+    void *cfg = rt_config(NULL, 32, NULL, err, sizeof err);
+    CHECK_MSG(cfg != NULL, "plain paths: %s", err);
+    if (!cfg)
+        return;
+    for (size_t t = 0; t < 3; t++) {
+        const struct path *p = &paths[t];
+        struct rt_result one = {0};
+        CHECK_MSG(rt_encode(cfg, p->r, p->n, &one, err, sizeof err) == 0, "%s: %s", names[t], err);
+        for (unsigned runs = 1; runs <= 40; runs++) {
+            struct rt_result fast = {0};
+            int rc = rt_encode_runs(cfg, p->r, p->n, runs, &fast, err, sizeof err);
+            CHECK_MSG(rc == 0 && fast.nbytes == one.nbytes && !memcmp(fast.bytes, one.bytes, one.nbytes) &&
+                          fast.packets == one.packets,
+                      "%s, batches of up to %u: %zu bytes, %llu packets; one by one %zu, %llu", names[t], runs,
+                      fast.nbytes, (unsigned long long)fast.packets, one.nbytes, (unsigned long long)one.packets);
+            rt_free(&fast);
+        }
+        rt_free(&one);
+    }
+    rvt_codec_cfg_free(cfg);
+}
+
 int main(int argc, char **argv)
 {
+    plain_paths();
     unsigned seeds = argc > 1 ? (unsigned)atoi(argv[1]) : 2;
     uint64_t insns = argc > 2 ? (uint64_t)atoll(argv[2]) : 30000;
     const char *only = argc > 3 ? argv[3] : NULL;
