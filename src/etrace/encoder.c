@@ -1368,7 +1368,7 @@ static uint64_t seen_from(const struct et_encoder *e, uint64_t a)
     return at;
 }
 
-/* The ent of a plain record (one instruction, itype 0, no flags) as
+/* The ent of a plain record (one instruction, no flags) as
  * et_enc_put makes it, E-Trace 2.0, qualified: what a run of them leaves
  * in the window (et_enc_put_plain). */
 static void plain_ent(struct ent *x, const struct rvt_ing_rec *r)
@@ -1379,6 +1379,7 @@ static void plain_ent(struct ent *x, const struct rvt_ing_rec *r)
     x->cause = r->cause;
     x->priv = r->priv;
     x->ctype = r->ctype;
+    x->itype = r->itype;
     x->qualified = true;
     x->retired = true;
     x->last_of_rec = true;
@@ -1387,73 +1388,95 @@ static void plain_ent(struct ent *x, const struct rvt_ing_rec *r)
 }
 
 /* Runs of plain records: each one instruction (iretire the size of its
- * last), no flags, itype 0, the privilege and context of the instruction
- * before.  Such an instruction is what the spec calls uninteresting
+ * last), no flags, the privilege and context of the instruction before,
+ * itype 0 or (without branch prediction) a conditional branch.  Such a
+ * record sends nothing whenever the encoder's state says so: tracing, no
+ * resync due, the branch map below full, no filters or data trace, and
+ * (--disambiguate) the instruction after it not in code run since the
+ * last packet.  The spec's "uninteresting" instructions are of this kind
  * (exampleAlgorithm.adoc, "Multiple retirement considerations": "their
  * route through <<fig:algo>> does not pass through any of the rectangular
- * boxes") whenever the encoder's state sends nothing at it: tracing, no
- * resync due, the branch map and count below full, no filters or data
- * trace, and (--disambiguate) the instruction after it not in code run
- * since the last packet.  Then step() for the one before it only adds
- * that one's address to the ranges run (win_add), and this loop does
- * exactly that, leaving in the window what pushing each record one by one
- * would leave.  It takes records from the front of rs[0..n) while that
- * holds and returns how many; the record it stops at goes to et_enc_put,
- * which sends whatever is due there.  (The packets equal those of the
- * records one by one: tests/etrace/test_et_gen.c compares them on every
- * option set.) */
+ * boxes"); a branch only goes into the map.  step() for the record before
+ * each one then does no more than this loop does: a branch's outcome into
+ * the map (add_branch, which also starts the ranges of code run afresh),
+ * another instruction's address into the ranges of code run (win_add).
+ * Everything that could stop the run is checked before the step's effects
+ * are applied, so the record it stops at goes to et_enc_put with the
+ * encoder as the records one by one leave it, and is sent whatever is due
+ * there.  Returns how many records it took from the front of rs[0..n).
+ * (The packets equal those of the records one by one:
+ * tests/etrace/test_et_gen.c compares them on every option set.) */
 size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size_t n)
 {
     const struct et_params *p = &e->p;
     if (e->diag.code || e->finished || !e->started || !e->tracing || e->lost_sent || e->nwin != 3 ||
         p->version != ET_V2_0 || p->d.mode != ET_DATA_OFF || p->n_ranges || p->n_causes ||
-        (e->resync_max && e->resync_count >= e->resync_max) || e->bp_fail || e->branches == 31 ||
+        (e->resync_max && e->resync_count >= e->resync_max) || e->bp_fail || e->branches >= 31 ||
         (e->pbc >= 31 && e->pbc - 31 == 0xffffffffu))
         return 0;
+    /* a conditional branch: its outcome goes into the map, unless branch
+     * prediction decides */
+    const unsigned branch_max = p->branch_prediction ? RVT_ITYPE_NONE : RVT_ITYPE_TAKEN;
     /* b, c: the window's last two; c is stepped when the next record comes */
     const struct ent *b = &e->win[1], *c = &e->win[2];
     if (!b->qualified || is_trap(b->itype) || b->updiscon || b->priv != c->priv || b->context != c->context ||
-        !c->qualified || !c->retired || c->itype != RVT_ITYPE_NONE || !c->last_of_rec || c->notify ||
-        c->reported || c->has_da)
+        !c->qualified || !c->retired || !c->last_of_rec || c->notify || c->reported || c->has_da ||
+        (c->itype != RVT_ITYPE_NONE && (c->itype < RVT_ITYPE_NOT_TAKEN || c->itype > branch_max)))
         return 0;
     const uint8_t priv = c->priv;
     const uint64_t ctx = c->context;
-    uint64_t next = c->next;        /* where the next plain record must be */
-    uint64_t stop_at = UINT64_MAX;  /* (--disambiguate) from here on code run since the last packet may be re-entered */
-    struct win_range *last = NULL;  /* the range of code run that the records' steps extend */
+    /* the record before the next one (c first) */
+    uint64_t at = c->addr, lo = c->rec_lo, hi = c->rec_hi, next = c->next;
+    unsigned itype = c->itype;
+    /* (--disambiguate) from this address up a sequential run may re-enter
+     * code run since the last packet (win_hits): no earlier */
+    uint64_t stop_at = UINT64_MAX;
+    if (p->disambiguate && itype == RVT_ITYPE_NONE)
+        stop_at = e->win_full ? 0 : seen_from(e, at);
+    /* the range of code run that win_add extended last (the current
+     * implicit-return tag; NULL: none known) */
+    struct win_range *last = NULL;
     size_t i = 0;
     for (; i < n; i++) {
         const struct rvt_ing_rec *r = &rs[i];
-        if (r->flags || r->itype != RVT_ITYPE_NONE || r->ilastsize > 1 || r->iretire != 1u << r->ilastsize ||
-            r->priv != priv || r->context != ctx || r->iaddr != next || (r->iaddr & e->addr_bad))
+        if (r->flags || r->ilastsize > 1 || r->iretire != 1u << r->ilastsize || r->priv != priv ||
+            r->context != ctx || (r->iaddr & e->addr_bad) ||
+            (r->itype != RVT_ITYPE_NONE && (r->itype < RVT_ITYPE_NOT_TAKEN || r->itype > branch_max)))
             break;
-        if (!last) {
-            /* step() for c: its range to the code run (win_add) ... */
-            win_add(e, c->rec_lo, c->rec_hi);
-            if (e->win_full)
+        /* step() for the record before, with r next */
+        if (itype == RVT_ITYPE_NONE) {
+            /* r follows it; its range to the code run; r does not
+             * re-enter that code (else a packet is due) */
+            if (r->iaddr != next || r->iaddr >= stop_at)
                 break;
-            last = &e->seen[e->nwin_r - 1];
-            /* ... which each record's step extends: the next one starts at
-             * most 4 bytes after the last (win_add's contiguity) */
-            if (r->iaddr > last->hi + 4)
+            if (last && lo <= last->hi + 4 && hi + 4 >= last->lo) {
+                /* (win_add's extension of the last range, inline) */
+                if (lo < last->lo)
+                    last->lo = lo;
+                if (hi > last->hi)
+                    last->hi = hi;
+            } else {
+                win_add(e, lo, hi);
+                if (e->win_full && p->disambiguate)
+                    break; /* (the general path's step adds it again: no change) */
+                last = e->win_full ? NULL : &e->seen[e->nwin_r - 1];
+            }
+        } else {
+            /* a branch: a 31st would fill the map (a packet) */
+            if (e->branches >= 30)
                 break;
-            if (p->disambiguate)
-                stop_at = seen_from(e, c->addr);
+            add_branch(e, at, itype == RVT_ITYPE_TAKEN);
+            last = NULL;
+            /* The ranges start afresh: a sequential run from r only adds
+             * ranges below where it is, which it cannot re-enter. */
+            stop_at = UINT64_MAX;
         }
-        /* step() for the one before asks whether this one re-enters code
-         * run since the last packet (--disambiguate): a packet may be due,
-         * the general path's.  (Its step adds the range already added
-         * again, which changes nothing.) */
-        if (r->iaddr >= stop_at)
-            break;
-        next = r->iaddr + 2u * r->iretire;
+        at = lo = hi = r->iaddr;
+        next = rvt_ing_next_addr(r);
+        itype = r->itype;
     }
     if (!i)
         return 0;
-    /* The steps of rs[0 .. i-2] (rs[i-1] is stepped when the next record
-     * comes) extended the last range to the last of them. */
-    if (i >= 2 && last->hi < rs[i - 2].iaddr)
-        last->hi = rs[i - 2].iaddr;
     /* The window the records one by one leave: [.., stepped, unstepped]. */
     struct ent *w = e->win;
     if (i == 1) { /* [b, c stepped, rs[0]] */
