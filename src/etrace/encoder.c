@@ -104,6 +104,7 @@ struct et_encoder {
     bool bp_fail;      /* the current branch failed its prediction in branch-count mode */
 
     uint64_t resync_count, resync_max;
+    bool general_only; /* et_enc_set_general_only */
 
     /* implicit return */
     struct rvt_callstack *cs;
@@ -153,6 +154,11 @@ static inline uint64_t mask64(unsigned w)
 const char *et_enc_error(const struct et_encoder *e)
 {
     return e->diag.msg;
+}
+
+void et_enc_set_general_only(struct et_encoder *e)
+{
+    e->general_only = true;
 }
 
 void et_enc_set_observer(struct et_encoder *e, et_packet_fn fn, void *ctx)
@@ -1249,8 +1255,12 @@ static uint8_t map_itype(const struct et_params *p, uint8_t it)
     }
 }
 
+static bool put_quiet(struct et_encoder *e, const struct rvt_ing_rec *r);
+
 int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r)
 {
+    if (put_quiet(e, r))
+        return 0;
     if (e->diag.code)
         return -e->diag.code;
     if (e->finished)
@@ -1406,23 +1416,44 @@ static void plain_ent(struct ent *x, const struct rvt_ing_rec *r)
  * there.  Returns how many records it took from the front of rs[0..n).
  * (The packets equal those of the records one by one:
  * tests/etrace/test_et_gen.c compares them on every option set.) */
-size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size_t n)
+/* The last conditional branch itype a quiet record may end with: a
+ * branch's outcome goes into the map, unless branch prediction decides. */
+static unsigned quiet_branch_max(const struct et_params *p)
+{
+    return p->branch_prediction ? RVT_ITYPE_NONE : RVT_ITYPE_TAKEN;
+}
+
+/* The instruction a quiet record may follow, the window's last (stepped
+ * when the next record comes), if the encoder is where a quiet record
+ * sends nothing: tracing, no resync due, the branch map below full, no
+ * filters or data trace; the instruction itself (c) sends nothing when
+ * stepped but its own effect (a branch into the map, another instruction
+ * into the ranges of code run), nor does the one before it decide
+ * anything there (b: not a trap, an uninferable discontinuity, or a
+ * change of privilege or context).  NULL otherwise. */
+static const struct ent *quiet_window(const struct et_encoder *e)
 {
     const struct et_params *p = &e->p;
-    if (e->diag.code || e->finished || !e->started || !e->tracing || e->lost_sent || e->nwin != 3 ||
-        p->version != ET_V2_0 || p->d.mode != ET_DATA_OFF || p->n_ranges || p->n_causes ||
+    if (e->general_only || e->diag.code || e->finished || !e->started || !e->tracing || e->lost_sent ||
+        e->nwin != 3 || p->version != ET_V2_0 || p->d.mode != ET_DATA_OFF || p->n_ranges || p->n_causes ||
         (e->resync_max && e->resync_count >= e->resync_max) || e->bp_fail || e->branches >= 31 ||
         (e->pbc >= 31 && e->pbc - 31 == 0xffffffffu))
-        return 0;
-    /* a conditional branch: its outcome goes into the map, unless branch
-     * prediction decides */
-    const unsigned branch_max = p->branch_prediction ? RVT_ITYPE_NONE : RVT_ITYPE_TAKEN;
-    /* b, c: the window's last two; c is stepped when the next record comes */
+        return NULL;
     const struct ent *b = &e->win[1], *c = &e->win[2];
     if (!b->qualified || is_trap(b->itype) || b->updiscon || b->priv != c->priv || b->context != c->context ||
         !c->qualified || !c->retired || !c->last_of_rec || c->notify || c->reported || c->has_da ||
-        (c->itype != RVT_ITYPE_NONE && (c->itype < RVT_ITYPE_NOT_TAKEN || c->itype > branch_max)))
+        (c->itype != RVT_ITYPE_NONE && (c->itype < RVT_ITYPE_NOT_TAKEN || c->itype > quiet_branch_max(p))))
+        return NULL;
+    return c;
+}
+
+size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size_t n)
+{
+    const struct et_params *p = &e->p;
+    const struct ent *c = quiet_window(e);
+    if (!c)
         return 0;
+    const unsigned branch_max = quiet_branch_max(p);
     const uint8_t priv = c->priv;
     const uint64_t ctx = c->context;
     /* the record before the next one (c first) */
@@ -1496,6 +1527,70 @@ size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size
     e->records += i;
     e->last_ctx = ctx;
     return i;
+}
+
+/* One quiet record of any length (a block of the native ingress format):
+ * what et_enc_put's general path does with it when it sends nothing,
+ * without the pipeline (see et_enc_put_plain; the same conditions, and a
+ * block's range of code for the ranges run).  The general path pushes a
+ * block's first instruction, which steps the window's last (c), then its
+ * last instruction, which steps the first: a first instruction that is
+ * not the last of its record sends nothing at its step here (no map
+ * full, no resync due).  Returns false, with nothing changed that the
+ * general path does not do again the same way, if the record is not
+ * quiet. */
+static bool put_quiet(struct et_encoder *e, const struct rvt_ing_rec *r)
+{
+    const struct ent *c = quiet_window(e);
+    if (!c)
+        return false;
+    const struct et_params *p = &e->p;
+    const uint64_t last = r->iaddr + 2u * (uint64_t)r->iretire - (2u << r->ilastsize);
+    if (r->flags || r->ilastsize > 1 || r->iretire < 1u << r->ilastsize || r->priv != c->priv ||
+        r->context != c->context || ((r->iaddr | last) & e->addr_bad) ||
+        (r->itype != RVT_ITYPE_NONE && (r->itype < RVT_ITYPE_NOT_TAKEN || r->itype > quiet_branch_max(p))))
+        return false;
+    /* step() for c, with the record's first instruction next */
+    if (c->itype == RVT_ITYPE_NONE) {
+        if (r->iaddr != c->next)
+            return false;
+        win_add(e, c->rec_lo, c->rec_hi);
+        /* re-entering code run since the last packet: a report is due (the
+         * general path's step adds c's range again, which changes nothing) */
+        if (p->disambiguate && win_hits(e, r->iaddr, last))
+            return false;
+    } else {
+        if (e->branches >= 30)
+            return false; /* (a 31st fills the map: a packet) */
+        add_branch(e, c->addr, c->itype == RVT_ITYPE_TAKEN);
+    }
+    struct ent *w = e->win;
+    struct ent x;
+    plain_ent(&x, r);
+    x.rec_hi = last;
+    if (r->iretire > 1u << r->ilastsize) {
+        /* [c stepped, the first instruction stepped, the last] */
+        w[0] = w[2];
+        w[0].updiscon = w[0].misret = false;
+        x.itype = RVT_ITYPE_NONE;
+        x.last_of_rec = false;
+        x.next = 0;
+        w[1] = x;
+        x.ctype = 0;
+    } else {
+        /* [b, c stepped, the record] */
+        w[0] = w[1];
+        w[1] = w[2];
+        w[1].updiscon = w[1].misret = false;
+    }
+    x.itype = r->itype;
+    x.last_of_rec = true;
+    x.addr = last;
+    x.next = rvt_ing_next_addr(r);
+    w[2] = x;
+    e->records++;
+    e->last_ctx = r->context;
+    return true;
 }
 
 int et_enc_finish(struct et_encoder *e)

@@ -20,5 +20,8 @@ void et_enc_free(struct et_encoder *e);
 /* Optional observer of every packet produced (tests, dumps). */
 typedef void (*et_packet_fn)(void *ctx, const struct et_packet *k, unsigned full_bits, unsigned sent_bits);
 void et_enc_set_observer(struct et_encoder *e, et_packet_fn fn, void *ctx);
+/* Every record through the general path (the tests: the quiet paths'
+ * reference). */
+void et_enc_set_general_only(struct et_encoder *e);
 
 #endif

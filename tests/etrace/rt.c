@@ -1,5 +1,6 @@
 /* Round-trip helpers (see rt.h). */
 #include "rt.h"
+#include "etrace/encoder.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +28,8 @@ void *rt_config(const char *const *opts, unsigned xlen, const struct rvt_image *
     return cfg;
 }
 
-int rt_encode_runs(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned runs, struct rt_result *res, char *err,
-                   size_t errlen)
+static int encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned runs, bool general,
+                  struct rt_result *res, char *err, size_t errlen)
 {
     const struct rvt_codec *c = &rvt_codec_etrace;
     struct rvt_membuf m;
@@ -41,6 +42,8 @@ int rt_encode_runs(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned
         rvt_membuf_free(&m);
         return -1;
     }
+    if (general)
+        et_enc_set_general_only(enc);
     /* runs != 0: as rvt_encode_stream takes batches, through the
      * encoder's fast path over runs (enc_put_plain), in batches of 1 to
      * `runs` records (a pseudo-random length from the seed), the record
@@ -84,7 +87,19 @@ int rt_encode_runs(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned
 
 int rt_encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_result *res, char *err, size_t errlen)
 {
-    return rt_encode_runs(cfg, recs, n, 0, res, err, errlen);
+    return encode(cfg, recs, n, 0, false, res, err, errlen);
+}
+
+int rt_encode_runs(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned runs, struct rt_result *res, char *err,
+                   size_t errlen)
+{
+    return encode(cfg, recs, n, runs, false, res, err, errlen);
+}
+
+int rt_encode_general(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_result *res, char *err,
+                      size_t errlen)
+{
+    return encode(cfg, recs, n, 0, true, res, err, errlen);
 }
 
 static int on_pc(void *ctx, uint64_t pc, const struct rvt_block *b)

@@ -35,6 +35,10 @@ int rt_encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_res
  * rvt_encode_stream feeds it, in batches of 1 to runs records. */
 int rt_encode_runs(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned runs, struct rt_result *res, char *err,
                    size_t errlen);
+/* The same with every record through the encoder's general path (the
+ * reference of its quiet paths). */
+int rt_encode_general(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_result *res, char *err,
+                      size_t errlen);
 int rt_decode(void *cfg, const struct rvt_image *img, int ecall, const uint8_t *buf, size_t len,
               struct rt_result *res, char *err, size_t errlen);
 void rt_free(struct rt_result *res);

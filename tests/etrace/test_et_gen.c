@@ -79,51 +79,64 @@ static const struct optset sets[] = {
     {"0.026", {"etrace-version", "0.026", NULL}, false},
 };
 
-/* The encoder's fast path over runs of plain records (enc_put_plain, as
- * text input takes it) against the records one by one: the same bytes and
- * packets, whatever the batches.  On the program's one-instruction records
- * (recs, or made here when the option set merges blocks); ref: their
- * encoding one by one, if made. */
-static void plain_runs(const struct optset *os, unsigned xlen, unsigned seed, uint32_t features, void *cfg,
-                       const struct rvt_gen_program *prog, const struct rvt_gen_config *gc, const struct recs *recs,
-                       const struct rt_result *ref)
+/* The encoder's quiet paths against its general path (every record
+ * through the spec's pipeline): the same bytes and packets.  On the
+ * option set's records (blocks or one instruction each), a record at a
+ * time (et_enc_put's quiet record); and on records of one instruction
+ * each, by batches of runs (enc_put_plain, as text input takes it). */
+static bool same_encoding(const struct rt_result *a, const struct rt_result *ref, size_t *at)
 {
-    struct recs own = {0};
-    struct rt_result own_ref = {0};
-    struct rvt_diag d = {0};
+    size_t k = 0;
+    while (k < a->nbytes && k < ref->nbytes && a->bytes[k] == ref->bytes[k])
+        k++;
+    *at = k;
+    return a->nbytes == ref->nbytes && k == ref->nbytes && a->packets == ref->packets;
+}
+
+static void quiet_paths(const struct optset *os, unsigned xlen, unsigned seed, uint32_t features, void *cfg,
+                        const struct rvt_gen_program *prog, const struct rvt_gen_config *gc, const struct recs *recs,
+                        const struct rt_result *enc)
+{
     char err[700];
-    if (!recs) {
+    struct rt_result ref = {0};
+    size_t at;
+    if (rt_encode_general(cfg, recs->r, recs->n, &ref, err, sizeof err) < 0) {
+        CHECK_MSG(0, "%s rv%u seed %u: the general path: %s", os->name, xlen, seed, err);
+        return;
+    }
+    CHECK_MSG(same_encoding(enc, &ref, &at),
+              "%s rv%u seed %u features 0x%x, %s records: the quiet record gives %zu bytes, %llu packets, the "
+              "general path %zu bytes, %llu packets; first difference at byte %zu",
+              os->name, xlen, seed, features, os->merge ? "merged" : "one-instruction", enc->nbytes,
+              (unsigned long long)enc->packets, ref.nbytes, (unsigned long long)ref.packets, at);
+    struct recs own = {0};
+    struct rvt_diag d = {0};
+    if (os->merge) { /* (runs are of one-instruction records) */
+        rt_free(&ref);
         if (rvt_gen_run_ex(prog, gc, false, put_rec, &own, &d) < 0) {
             CHECK_MSG(0, "gen run: %s", d.msg);
             return;
         }
         recs = &own;
-        ref = NULL;
-    }
-    if (!ref) {
-        if (rt_encode(cfg, recs->r, recs->n, &own_ref, err, sizeof err) < 0) {
-            /* (the encode's own failure is the round trip's to report) */
+        if (rt_encode_general(cfg, recs->r, recs->n, &ref, err, sizeof err) < 0) {
+            CHECK_MSG(0, "%s rv%u seed %u: the general path: %s", os->name, xlen, seed, err);
             free(own.r);
             return;
         }
-        ref = &own_ref;
     }
     const unsigned batches[] = {3, 64, 4096};
     for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
         struct rt_result runs = {0};
         int rc = rt_encode_runs(cfg, recs->r, recs->n, batches[b] + seed % 5, &runs, err, sizeof err);
-        size_t k = 0;
-        while (rc == 0 && k < runs.nbytes && k < ref->nbytes && runs.bytes[k] == ref->bytes[k])
-            k++;
-        CHECK_MSG(rc == 0 && runs.nbytes == ref->nbytes && k == ref->nbytes && runs.packets == ref->packets,
+        CHECK_MSG(rc == 0 && same_encoding(&runs, &ref, &at),
                   "%s rv%u seed %u features 0x%x, batches of up to %u: enc_put_plain gives %zu bytes, %llu packets, "
-                  "one by one %zu bytes, %llu packets; first difference at byte %zu%s%s",
+                  "the general path %zu bytes, %llu packets; first difference at byte %zu%s%s",
                   os->name, xlen, seed, features, batches[b] + seed % 5, runs.nbytes,
-                  (unsigned long long)runs.packets, ref->nbytes, (unsigned long long)ref->packets, k,
+                  (unsigned long long)runs.packets, ref.nbytes, (unsigned long long)ref.packets, at,
                   rc ? ": " : "", rc ? err : "");
         rt_free(&runs);
     }
-    rt_free(&own_ref);
+    rt_free(&ref);
     free(own.r);
 }
 
@@ -256,7 +269,8 @@ static void one(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
                 }
             }
         }
-        plain_runs(os, xlen, seed, features, cfg, prog, &gc, os->merge ? NULL : &rc, enc.bytes ? &enc : NULL);
+        if (enc.bytes)
+            quiet_paths(os, xlen, seed, features, cfg, prog, &gc, &rc, &enc);
         same_by_blocks(os, xlen, seed, features, prog, &gc, img);
         rt_free(&enc);
         rt_free(&dec);
@@ -271,8 +285,8 @@ static void one(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
 }
 
 /* Paths of one-instruction records (4-byte instructions, plain or
- * inferable jumps) through the fast path over runs and one by one: the
- * same bytes and packets.  The generated programs rarely do what these
+ * inferable jumps) through the quiet paths (a record at a time, and runs)
+ * and the general path: the same bytes and packets.  The generated programs rarely do what these
  * do with --disambiguate's ranges of code run since the last packet:
  * - a run that falls into code run before (reached by an inferable jump
  *   back to just before it): the instruction before the one that
@@ -322,13 +336,20 @@ static void plain_paths(void)
     for (size_t t = 0; t < 3; t++) {
         const struct path *p = &paths[t];
         struct rt_result one = {0};
-        CHECK_MSG(rt_encode(cfg, p->r, p->n, &one, err, sizeof err) == 0, "%s: %s", names[t], err);
+        CHECK_MSG(rt_encode_general(cfg, p->r, p->n, &one, err, sizeof err) == 0, "%s: %s", names[t], err);
+        struct rt_result quiet = {0};
+        int qrc = rt_encode(cfg, p->r, p->n, &quiet, err, sizeof err);
+        CHECK_MSG(qrc == 0 && quiet.nbytes == one.nbytes && !memcmp(quiet.bytes, one.bytes, one.nbytes) &&
+                      quiet.packets == one.packets,
+                  "%s, a record at a time: %zu bytes, %llu packets; the general path %zu, %llu", names[t],
+                  quiet.nbytes, (unsigned long long)quiet.packets, one.nbytes, (unsigned long long)one.packets);
+        rt_free(&quiet);
         for (unsigned runs = 1; runs <= 40; runs++) {
             struct rt_result fast = {0};
             int rc = rt_encode_runs(cfg, p->r, p->n, runs, &fast, err, sizeof err);
             CHECK_MSG(rc == 0 && fast.nbytes == one.nbytes && !memcmp(fast.bytes, one.bytes, one.nbytes) &&
                           fast.packets == one.packets,
-                      "%s, batches of up to %u: %zu bytes, %llu packets; one by one %zu, %llu", names[t], runs,
+                      "%s, batches of up to %u: %zu bytes, %llu packets; the general path %zu, %llu", names[t], runs,
                       fast.nbytes, (unsigned long long)fast.packets, one.nbytes, (unsigned long long)one.packets);
             rt_free(&fast);
         }
