@@ -109,6 +109,14 @@ row "encode PC INSN text -> N-Trace HTM, --jobs 2" "$N" "$RV" encode $HTM --jobs
 cmp -s "$s/e.bin" "$s/e2.bin" || echo "**encode --jobs 2 differs from one thread**"
 row "encode PC list text -> N-Trace HTM, --jobs 2" "$N" "$RV" encode $HTM --jobs 2 --elf "$ELF" --input "$s/bzip2.pcs" -o "$s/e2.bin"
 cmp -s "$s/e1.bin" "$s/e2.bin" || echo "**encode --jobs 2 differs from one thread**"
+# E-Trace (defaults) from the same inputs: its encoder's quiet paths (a
+# quiet block; runs of plain records from text), byte-identical whatever
+# the input's reader and threads (the records are the same)
+row "encode native ingress -> E-Trace" "$N" "$RV" encode --format etrace --elf "$ELF" --input "$work/bzip2.ing" -o "$s/et1.bin"
+row "encode PC INSN text -> E-Trace" "$N" "$RV" encode --format etrace --elf "$ELF" --input "$s/bzip2.pcinsn" -o "$s/et2.bin"
+row "encode PC INSN text -> E-Trace, --jobs 2" "$N" "$RV" encode --format etrace --jobs 2 --elf "$ELF" --input "$s/bzip2.pcinsn" -o "$s/et3.bin"
+cmp -s "$s/et2.bin" "$s/et3.bin" || echo "**encode --jobs 2 differs from one thread (E-Trace)**"
+rm -f "$s/et1.bin" "$s/et2.bin" "$s/et3.bin"
 row "decode N-Trace HTM -> count" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output count; d_htm=$last_per; c_htm=$(split_core ntrace)
 row "decode E-Trace implicit return -> count" "$N" "$RV" decode --format etrace --implicit-return fixed --elf "$ELF" "$s/etir.bin" --output count; d_etir=$last_per; c_etir=$(split_core etrace)
 row "decode E-Trace defaults -> count" "$N" "$RV" decode --format etrace --elf "$ELF" "$s/et.bin" --output count; d_et=$last_per; c_et=$(split_core etrace)
