@@ -1423,6 +1423,15 @@ static unsigned quiet_branch_max(const struct et_params *p)
     return p->branch_prediction ? RVT_ITYPE_NONE : RVT_ITYPE_TAKEN;
 }
 
+/* A record's own fields as a quiet one has them: no flags, instructions of
+ * at most 4 bytes, the privilege and context of the one before, itype 0
+ * or a conditional branch up to branch_max. */
+static inline bool quiet_fields(const struct rvt_ing_rec *r, uint8_t priv, uint64_t ctx, unsigned branch_max)
+{
+    return !r->flags && r->ilastsize <= 1 && r->priv == priv && r->context == ctx &&
+           (r->itype == RVT_ITYPE_NONE || (r->itype >= RVT_ITYPE_NOT_TAKEN && r->itype <= branch_max));
+}
+
 /* The instruction a quiet record may follow, the window's last (stepped
  * when the next record comes), if the encoder is where a quiet record
  * sends nothing: tracing, no resync due, the branch map below full, no
@@ -1470,9 +1479,7 @@ size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size
     size_t i = 0;
     for (; i < n; i++) {
         const struct rvt_ing_rec *r = &rs[i];
-        if (r->flags || r->ilastsize > 1 || r->iretire != 1u << r->ilastsize || r->priv != priv ||
-            r->context != ctx || (r->iaddr & e->addr_bad) ||
-            (r->itype != RVT_ITYPE_NONE && (r->itype < RVT_ITYPE_NOT_TAKEN || r->itype > branch_max)))
+        if (!quiet_fields(r, priv, ctx, branch_max) || r->iretire != 1u << r->ilastsize || (r->iaddr & e->addr_bad))
             break;
         /* step() for the record before, with r next */
         if (itype == RVT_ITYPE_NONE) {
@@ -1546,9 +1553,8 @@ static bool put_quiet(struct et_encoder *e, const struct rvt_ing_rec *r)
         return false;
     const struct et_params *p = &e->p;
     const uint64_t last = r->iaddr + 2u * (uint64_t)r->iretire - (2u << r->ilastsize);
-    if (r->flags || r->ilastsize > 1 || r->iretire < 1u << r->ilastsize || r->priv != c->priv ||
-        r->context != c->context || ((r->iaddr | last) & e->addr_bad) ||
-        (r->itype != RVT_ITYPE_NONE && (r->itype < RVT_ITYPE_NOT_TAKEN || r->itype > quiet_branch_max(p))))
+    if (!quiet_fields(r, c->priv, c->context, quiet_branch_max(p)) || r->iretire < 1u << r->ilastsize ||
+        ((r->iaddr | last) & e->addr_bad))
         return false;
     /* step() for c, with the record's first instruction next */
     if (c->itype == RVT_ITYPE_NONE) {
