@@ -1552,9 +1552,10 @@ static bool put_quiet(struct et_encoder *e, const struct rvt_ing_rec *r)
     if (!c)
         return false;
     const struct et_params *p = &e->p;
-    const uint64_t last = r->iaddr + 2u * (uint64_t)r->iretire - (2u << r->ilastsize);
-    if (!quiet_fields(r, c->priv, c->context, quiet_branch_max(p)) || r->iretire < 1u << r->ilastsize ||
-        ((r->iaddr | last) & e->addr_bad))
+    if (!quiet_fields(r, c->priv, c->context, quiet_branch_max(p)) || r->iretire < 1u << r->ilastsize)
+        return false;
+    const uint64_t last = rvt_ing_last_addr(r);
+    if ((r->iaddr | last) & e->addr_bad)
         return false;
     /* step() for c, with the record's first instruction next */
     if (c->itype == RVT_ITYPE_NONE) {
