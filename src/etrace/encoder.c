@@ -1397,25 +1397,6 @@ static void plain_ent(struct ent *x, const struct rvt_ing_rec *r)
     x->next = rvt_ing_next_addr(r);
 }
 
-/* Runs of plain records: each one instruction (iretire the size of its
- * last), no flags, the privilege and context of the instruction before,
- * itype 0 or (without branch prediction) a conditional branch.  Such a
- * record sends nothing whenever the encoder's state says so: tracing, no
- * resync due, the branch map below full, no filters or data trace, and
- * (--disambiguate) the instruction after it not in code run since the
- * last packet.  The spec's "uninteresting" instructions are of this kind
- * (exampleAlgorithm.adoc, "Multiple retirement considerations": "their
- * route through <<fig:algo>> does not pass through any of the rectangular
- * boxes"); a branch only goes into the map.  step() for the record before
- * each one then does no more than this loop does: a branch's outcome into
- * the map (add_branch, which also starts the ranges of code run afresh),
- * another instruction's address into the ranges of code run (win_add).
- * Everything that could stop the run is checked before the step's effects
- * are applied, so the record it stops at goes to et_enc_put with the
- * encoder as the records one by one leave it, and is sent whatever is due
- * there.  Returns how many records it took from the front of rs[0..n).
- * (The packets equal those of the records one by one:
- * tests/etrace/test_et_gen.c compares them on every option set.) */
 /* The last conditional branch itype a quiet record may end with: a
  * branch's outcome goes into the map, unless branch prediction decides. */
 static unsigned quiet_branch_max(const struct et_params *p)
@@ -1456,6 +1437,25 @@ static const struct ent *quiet_window(const struct et_encoder *e)
     return c;
 }
 
+/* Runs of plain records: each one instruction (iretire the size of its
+ * last), no flags, the privilege and context of the instruction before,
+ * itype 0 or (without branch prediction) a conditional branch.  Such a
+ * record sends nothing whenever the encoder's state says so: tracing, no
+ * resync due, the branch map below full, no filters or data trace, and
+ * (--disambiguate) the instruction after it not in code run since the
+ * last packet.  The spec's "uninteresting" instructions are of this kind
+ * (exampleAlgorithm.adoc, "Multiple retirement considerations": "their
+ * route through <<fig:algo>> does not pass through any of the rectangular
+ * boxes"); a branch only goes into the map.  step() for the record before
+ * each one then does no more than this loop does: a branch's outcome into
+ * the map (add_branch, which also starts the ranges of code run afresh),
+ * another instruction's address into the ranges of code run (win_add).
+ * Everything that could stop the run is checked before the step's effects
+ * are applied, so the record it stops at goes to et_enc_put with the
+ * encoder as the records one by one leave it, and is sent whatever is due
+ * there.  Returns how many records it took from the front of rs[0..n).
+ * (The packets equal those of the records one by one:
+ * tests/etrace/test_et_gen.c compares them on every option set.) */
 size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size_t n)
 {
     const struct et_params *p = &e->p;
@@ -1536,28 +1536,30 @@ size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size
     return i;
 }
 
-/* One quiet record of any length (a block of the native ingress format):
- * what et_enc_put's general path does with it when it sends nothing,
- * without the pipeline (see et_enc_put_plain; the same conditions, and a
- * block's range of code for the ranges run).  The general path pushes a
- * block's first instruction, which steps the window's last (c), then its
- * last instruction, which steps the first: a first instruction that is
- * not the last of its record sends nothing at its step here (no map
- * full, no resync due).  Returns false, with nothing changed that the
- * general path does not do again the same way, if the record is not
- * quiet. */
+/* One quiet record (et_enc_put's first try): a one-instruction record is
+ * a run of one (et_enc_put_plain); a block of the native ingress format is
+ * what the general path does with it when it sends nothing, without the
+ * pipeline (the runs' conditions, with the block's range of code for the
+ * ranges run).  The general path pushes a block's first instruction,
+ * which steps the window's last (c), then its last instruction, which
+ * steps the first: an instruction that is not the last of its record
+ * sends nothing at its step here (no map full, no resync due).  Returns
+ * false, with nothing changed that the general path does not do again the
+ * same way, if the record is not quiet. */
 static bool put_quiet(struct et_encoder *e, const struct rvt_ing_rec *r)
 {
+    if (r->ilastsize <= 1 && r->iretire <= 1u << r->ilastsize)
+        return r->iretire == 1u << r->ilastsize && et_enc_put_plain(e, r, 1) == 1;
     const struct ent *c = quiet_window(e);
     if (!c)
         return false;
     const struct et_params *p = &e->p;
-    if (!quiet_fields(r, c->priv, c->context, quiet_branch_max(p)) || r->iretire < 1u << r->ilastsize)
+    if (!quiet_fields(r, c->priv, c->context, quiet_branch_max(p)))
         return false;
     const uint64_t last = rvt_ing_last_addr(r);
     if ((r->iaddr | last) & e->addr_bad)
         return false;
-    /* step() for c, with the record's first instruction next */
+    /* step() for c, with the block's first instruction next */
     if (c->itype == RVT_ITYPE_NONE) {
         if (r->iaddr != c->next)
             return false;
@@ -1571,30 +1573,21 @@ static bool put_quiet(struct et_encoder *e, const struct rvt_ing_rec *r)
             return false; /* (a 31st fills the map: a packet) */
         add_branch(e, c->addr, c->itype == RVT_ITYPE_TAKEN);
     }
+    /* The window: [c stepped, the first instruction stepped, the last]. */
     struct ent *w = e->win;
-    struct ent x;
-    plain_ent(&x, r);
-    x.rec_hi = last;
-    if (r->iretire > 1u << r->ilastsize) {
-        /* [c stepped, the first instruction stepped, the last] */
-        w[0] = w[2];
-        w[0].updiscon = w[0].misret = false;
-        x.itype = RVT_ITYPE_NONE;
-        x.last_of_rec = false;
-        x.next = 0;
-        w[1] = x;
-        x.ctype = 0;
-    } else {
-        /* [b, c stepped, the record] */
-        w[0] = w[1];
-        w[1] = w[2];
-        w[1].updiscon = w[1].misret = false;
-    }
-    x.itype = r->itype;
-    x.last_of_rec = true;
-    x.addr = last;
-    x.next = rvt_ing_next_addr(r);
-    w[2] = x;
+    w[0] = w[2];
+    w[0].updiscon = w[0].misret = false;
+    plain_ent(&w[1], r);
+    w[1].rec_hi = last;
+    w[1].itype = RVT_ITYPE_NONE;
+    w[1].last_of_rec = false;
+    w[1].next = 0;
+    w[2] = w[1];
+    w[2].ctype = 0;
+    w[2].itype = r->itype;
+    w[2].last_of_rec = true;
+    w[2].addr = last;
+    w[2].next = rvt_ing_next_addr(r);
     e->records++;
     e->last_ctx = r->context;
     return true;
