@@ -295,7 +295,9 @@ static void one(const struct optset *os, unsigned xlen, unsigned seed, uint64_t 
  *   middle of the run before it: that run's range must reach its end;
  * - 40 hops of inferable jumps to code not run since the last packet:
  *   more ranges than the encoder keeps (32), after which every
- *   instruction whose successor was run counts as re-entering. */
+ *   instruction whose successor was run counts as re-entering;
+ * - an inferable jump back into the middle of a quiet block (a record of
+ *   several instructions): the block's range must be all of it. */
 struct path {
     struct rvt_ing_rec r[256];
     size_t n;
@@ -316,10 +318,18 @@ static void path_run(struct path *p, uint64_t pc, uint64_t end)
     path_add(p, end, RVT_ITYPE_JUMP_INF);
 }
 
+/* A block of n 4-byte instructions from pc, the last of type itype. */
+static void path_block(struct path *p, uint64_t pc, uint32_t n, uint8_t itype)
+{
+    if (p->n < sizeof p->r / sizeof p->r[0])
+        p->r[p->n++] = (struct rvt_ing_rec){.iaddr = pc, .iretire = 2 * n, .ilastsize = 1, .itype = itype,
+                                            .priv = RVT_PRIV_M};
+}
+
 static void plain_paths(void)
 {
-    static struct path paths[3];
-    const char *names[3] = {"fall into code run", "loop back into a run", "40 hops"};
+    static struct path paths[4];
+    const char *names[4] = {"fall into code run", "loop back into a run", "40 hops", "jump back into a block"};
     path_run(&paths[0], 0x1000, 0x100c);
     path_run(&paths[0], 0x0ff0, 0x1014);
     path_run(&paths[1], 0x2000, 0x201c);
@@ -328,12 +338,21 @@ static void plain_paths(void)
     for (uint64_t k = 0; k < 40; k++)
         path_run(&paths[2], 0x4000 + 0x100 * k, 0x4000 + 0x100 * k + 8);
     path_run(&paths[2], 0x4004, 0x400c);
+    /* (a quiet block's range is all of it: the jump back into its middle
+     * re-enters code run since the last packet) */
+    path_run(&paths[3], 0x5000, 0x5008);
+    path_add(&paths[3], 0x5100, RVT_ITYPE_NONE);
+    path_add(&paths[3], 0x5104, RVT_ITYPE_NONE);
+    path_block(&paths[3], 0x5108, 4, RVT_ITYPE_NONE);
+    path_block(&paths[3], 0x5118, 2, RVT_ITYPE_JUMP_INF);
+    path_block(&paths[3], 0x510c, 2, RVT_ITYPE_NOT_TAKEN);
+    path_block(&paths[3], 0x5114, 2, RVT_ITYPE_NONE);
     char err[700];
     void *cfg = rt_config(NULL, 32, NULL, err, sizeof err);
     CHECK_MSG(cfg != NULL, "plain paths: %s", err);
     if (!cfg)
         return;
-    for (size_t t = 0; t < 3; t++) {
+    for (size_t t = 0; t < 4; t++) {
         const struct path *p = &paths[t];
         struct rt_result one = {0};
         CHECK_MSG(rt_encode_general(cfg, p->r, p->n, &one, err, sizeof err) == 0, "%s: %s", names[t], err);
