@@ -227,6 +227,9 @@ int dbg_order_stream(const struct dbg_cfg *c, const uint8_t *buf, size_t len, ui
 struct dbg_enc;
 int dbg_enc_new(struct dbg_enc **e, const struct dbg_cfg *cfg, const struct rvt_byte_sink *out, struct rvt_diag *d);
 int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r);
+/* A run of plain one-instruction records from the front of rs[0..n): how
+ * many it took (the rest go to dbg_enc_put, as rvt_encode_stream does). */
+size_t dbg_enc_put_plain(struct dbg_enc *e, const struct rvt_ing_rec *rs, size_t n);
 int dbg_enc_finish(struct dbg_enc *e);
 void dbg_enc_stats(const struct dbg_enc *e, struct rvt_codec_stats *st);
 const char *dbg_enc_error(const struct dbg_enc *e);

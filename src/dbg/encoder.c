@@ -96,6 +96,7 @@ struct dbg_enc {
     bool have_dec_last;
     struct rvt_nyb_syncs sp;
     bool finished;
+    uint8_t plain_group[16]; /* by itype: what a plain record's group holds (dbg_enc_put_plain) */
 };
 
 const char *dbg_enc_error(const struct dbg_enc *e)
@@ -728,6 +729,106 @@ int dbg_enc_put(struct dbg_enc *e, const struct rvt_ing_rec *r)
     return 0;
 }
 
+/* What the group of a plain record (one that dbg_enc_put_plain takes: no
+ * flags, the hart of the value state) holds, by its itype, as build_group
+ * makes it with a successor: nothing, one Branch Taken / Not Taken packet,
+ * or more (the general path).  The traps, trap returns and the unused
+ * itype 7 go to the general path. */
+enum plain_group { PLAIN_NOTHING, PLAIN_BRANCH, PLAIN_GENERAL };
+
+static void plain_groups(struct dbg_enc *e)
+{
+    bool epc = dbg_emits(&e->cfg, DBG_TRACE_EMITPC), ebr = dbg_emits(&e->cfg, DBG_TRACE_EMITBRANCH);
+    for (unsigned it = 0; it < 16; it++) {
+        uint8_t g = PLAIN_GENERAL;
+        if (it == RVT_ITYPE_NONE)
+            g = PLAIN_NOTHING;
+        else if (it == RVT_ITYPE_NOT_TAKEN)
+            g = ebr ? PLAIN_BRANCH : PLAIN_NOTHING;
+        else if (it == RVT_ITYPE_TAKEN)
+            g = ebr ? PLAIN_BRANCH : epc ? PLAIN_GENERAL : PLAIN_NOTHING;
+        else if (inferable_itype(it))
+            g = !ebr && epc ? PLAIN_GENERAL : PLAIN_NOTHING;
+        else if (uninferable_itype(it))
+            g = epc ? PLAIN_GENERAL : PLAIN_NOTHING;
+        e->plain_group[it] = g;
+    }
+}
+
+/* Runs of plain records: one instruction each, no flags, the hart the
+ * decoder holds, not a trap.  dbg_enc_put builds the pending record's
+ * group when the next record comes; where that group holds nothing (an
+ * instruction no trace event names: the seed's event table has none for
+ * it) or a lone Branch Taken / Not Taken, and no sync fields are due
+ * (tracing, the last group got out, not at a synchronisation point, no
+ * FIFO model, room in a stopped buffer and in the output's stage), this
+ * loop does what dbg_enc_put does there: the branch packet, the decoder's
+ * walk moved past it, the record made pending.  The record it stops at
+ * goes to dbg_enc_put with the encoder as the records one by one leave
+ * it.  Returns how many records it took from the front of rs[0..n).  (The
+ * bytes equal those of the records one by one: tests/dbg/test_dbg_runs.c
+ * compares them on every emit set and buffer mode.) */
+size_t dbg_enc_put_plain(struct dbg_enc *e, const struct rvt_ing_rec *rs, size_t n)
+{
+    /* (After an unqualified record nothing is pending: tracing is off.) */
+    if (e->finished || e->diag.code || !e->have_pending || !e->started || e->resync_due || e->stream.lost ||
+        e->misaligned)
+        return 0;
+    const bool stop_mode = e->ram_nyb && dbg_regs_fullaction(&e->cfg.regs) != DBG_FULL_WRAP;
+    const bool fifo = !(e->cfg.regs.trace & DBG_TRACE_STALL) && e->cfg.fifo;
+    const uint64_t hart = e->vs.hart;
+    const struct rvt_ing_rec *p = &e->pend; /* the pending record, whose group the next one sends */
+    uint64_t last_insn = e->last_insn;
+    /* (pos moves only with a branch's packet: its offset from a sync
+     * point follows it) */
+    uint64_t into_sync = e->pos % e->spacing;
+    size_t i = 0;
+    for (; i < n; i++) {
+        const struct rvt_ing_rec *r = &rs[i];
+        if (p->flags || p->hart != hart || p->itype >= 16 || into_sync == 0)
+            break;
+        if (r->flags || r->ilastsize > 3 || r->iretire != 1u << r->ilastsize)
+            break; /* (a trap retires nothing; no flags: qualified) */
+        unsigned g = e->plain_group[p->itype];
+        if (g == PLAIN_GENERAL)
+            break;
+        if (g == PLAIN_BRANCH) {
+            /* build_group's packet, written as emit_record writes a group
+             * that needs no sync fields or padding: it fits before the next
+             * sync point (into_sync != 0), the stage takes it without a
+             * write (so the sink can neither fail nor refuse it here). */
+            if (fifo || (stop_mode && (e->halted || e->pos + 1 > e->ram_nyb)) ||
+                (!e->ram_nyb && e->stream.nstage >= RVT_NYB_STAGE))
+                break;
+            const uint8_t nyb = p->itype == RVT_ITYPE_TAKEN ? DBG_BRANCH_TAKEN : DBG_BRANCH_NOT_TAKEN;
+            if (write_nybbles(e, &nyb, 1, 0) < 0)
+                break; /* (not reached: see above) */
+            e->packets++;
+            if (++into_sync == e->spacing)
+                into_sync = 0;
+            /* moves_walk: the decoder's walk is past p now */
+            e->resume_pc = r->iaddr;
+            e->resume_priv = r->priv;
+            e->resume_insns = e->insns;
+            e->dec_last = last_insn;
+            e->have_dec_last = true;
+        }
+        last_insn = r->iaddr;
+        e->records++;
+        e->pend_before = e->insns;
+        e->insns++;
+        e->insns_since_group++;
+        p = r;
+    }
+    if (i) {
+        e->pend = *p;
+        e->pend_src = rvt_ing_next_addr(p);
+        e->pend_src_behind = e->pend_src_ahead_again = false;
+        e->last_insn = last_insn; /* (have_last_insn: set when the first pending record retired) */
+    }
+    return i;
+}
+
 int dbg_enc_finish(struct dbg_enc *e)
 {
     int rc;
@@ -796,6 +897,7 @@ int dbg_enc_new(struct dbg_enc **ep, const struct dbg_cfg *cfg, const struct rvt
     e->pc_shift = dbg_pc_shift(cfg->rvc);
     e->pc_width = cfg->xlen - e->pc_shift;
     e->spacing = dbg_cfg_sync_spacing(cfg);
+    plain_groups(e);
     if (e->spacing < GROUP_MAX) {
         free(e);
         return rvt_fail(d, RVT_ERR_INVAL,
