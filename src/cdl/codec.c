@@ -294,6 +294,10 @@ static int enc_put(void *enc, const struct rvt_ing_rec *r)
 {
     return cdl_enc_put(enc, r);
 }
+static size_t enc_put_plain(void *enc, const struct rvt_ing_rec *rs, size_t n)
+{
+    return cdl_enc_put_plain(enc, rs, n);
+}
 static int enc_finish(void *enc)
 {
     return cdl_enc_finish(enc);
@@ -397,6 +401,7 @@ const struct rvt_codec rvt_codec_cdl = {
     .enc_stats = enc_stats,
     .enc_error = enc_error,
     .enc_free = enc_free,
+    .enc_put_plain = enc_put_plain,
     .dec_new = dec_new,
     .dec_run = dec_run,
     .dec_run_segment = dec_run_segment,

@@ -514,6 +514,86 @@ int cdl_enc_put(struct cdl_enc *e, const struct rvt_ing_rec *r)
     return 0;
 }
 
+/* The non-sequential reason of a one-instruction record's cycle (-1:
+ * sequential), as cdl_record_cycles gives it for an instruction that
+ * retired and did not trap. */
+static int nonseq_of(unsigned it)
+{
+    if (it == RVT_ITYPE_TAKEN)
+        return CDL_NS_BRANCH;
+    if (it == RVT_ITYPE_TRAPRET)
+        return CDL_NS_TRAPRET;
+    return it >= RVT_ITYPE_UNINF_JUMP3 && it != 7 ? CDL_NS_JUMP : -1;
+}
+
+/* Runs of plain records: one instruction each, no flags, not a trap.
+ * cdl_enc_put sends the pending record's cycle when the next record
+ * comes; with the flow traced and no sync mark due there (the start,
+ * after a stop or a loss, or the periodic one after a non-sequential
+ * field), that cycle is a count or one packed record (the count so far,
+ * the reason, the target's PC), and this loop packs it as pack_cycle does
+ * (a count reported at 7; compress for the non-sequential ones) and makes
+ * the next record pending.  It stops where a field could not be written
+ * without a write to the sink (the stage's room: a refusal is resolved at
+ * the next record) or a PC would not fit a field (an error), so the
+ * record it stops at goes to cdl_enc_put with the encoder as the records
+ * one by one leave it.  Returns how many records it took from the front
+ * of rs[0..n).  (The bytes equal those of the records one by one:
+ * tests/cdl/test_cdl_runs.c.) */
+size_t cdl_enc_put_plain(struct cdl_enc *e, const struct rvt_ing_rec *rs, size_t n)
+{
+    /* (A sync mark due -- the start, after a stop or a loss -- goes out
+     * before a record becomes pending: none is due here.  A loss is, when
+     * the sink refused that mark.) */
+    if (e->finished || e->diag.code || !e->have_pending || e->pend_insns != 1 || !flow_on(e) || e->stream.lost)
+        return 0;
+    const struct cdl_fmt fmt = cdl_cfg_fmt(&e->cfg);
+    const struct rvt_ing_rec *p = &e->pend; /* the pending record, whose cycle the next one sends */
+    size_t i = 0;
+    for (; i < n; i++) {
+        const struct rvt_ing_rec *r = &rs[i];
+        if (p->flags || p->itype == RVT_ITYPE_EXCEPTION || p->itype == RVT_ITYPE_INTERRUPT)
+            break;
+        if (r->flags || r->ilastsize > 3 || r->iretire != 1u << r->ilastsize)
+            break;
+        if (e->after_nonseq && e->cfg.sync_interval && e->since_sync >= e->cfg.sync_interval)
+            break; /* periodic_mark's sync mark */
+        /* (at most three fields: count, reason, PC) */
+        if (!e->cfg.buffer && e->stream.nstage + 3 * CDL_MAX_FIELD_NYBBLES > RVT_NYB_STAGE)
+            break;
+        int nonseq = nonseq_of(p->itype);
+        struct cdl_packed pk;
+        if (nonseq >= 0) {
+            packed_init(&pk);
+            pk.nonseq = (int8_t)nonseq;
+            bool uninferable = nonseq == CDL_NS_TRAPRET || (nonseq == CDL_NS_JUMP && uninferable_itype(p->itype));
+            pk.has_pc = e->cfg.pc_mode == CDL_PC_ALL || uninferable;
+            pk.pc = r->iaddr;
+            struct cdl_field f;
+            if (pk.has_pc && !cdl_field_pc(&f, pk.pc, fmt))
+                break; /* (put_pc's error) */
+        }
+        /* pack_cycle */
+        e->after_nonseq = nonseq >= 0;
+        e->done_insns++;
+        if (nonseq < 0) {
+            if (++e->unreported == 7)
+                (void)flush_seq(e); /* (room checked above: no write to the sink) */
+        } else {
+            pk.seq = (uint8_t)e->unreported;
+            e->unreported = 0;
+            (void)compress(e, &pk);
+        }
+        /* cdl_enc_put: r pending */
+        e->records++;
+        e->insns++;
+        p = r;
+    }
+    if (i)
+        e->pend = *p;
+    return i;
+}
+
 int cdl_enc_finish(struct cdl_enc *e)
 {
     int rc;

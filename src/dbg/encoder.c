@@ -787,8 +787,11 @@ size_t dbg_enc_put_plain(struct dbg_enc *e, const struct rvt_ing_rec *rs, size_t
         const struct rvt_ing_rec *r = &rs[i];
         if (p->flags || p->hart != hart || p->itype >= 16 || into_sync == 0)
             break;
-        if (r->flags || r->ilastsize > 3 || r->iretire != 1u << r->ilastsize)
-            break; /* (a trap retires nothing; no flags: qualified) */
+        /* (no flags: qualified; a trap, even one after an instruction it
+         * retired, names its first PC when it arrives) */
+        if (r->flags || r->ilastsize > 3 || r->iretire != 1u << r->ilastsize || r->itype == RVT_ITYPE_EXCEPTION ||
+            r->itype == RVT_ITYPE_INTERRUPT)
+            break;
         unsigned g = e->plain_group[p->itype];
         if (g == PLAIN_GENERAL)
             break;
