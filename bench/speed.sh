@@ -117,6 +117,13 @@ row "encode PC INSN text -> E-Trace" "$N" "$RV" encode --format etrace --elf "$E
 row "encode PC INSN text -> E-Trace, --jobs 2" "$N" "$RV" encode --format etrace --jobs 2 --elf "$ELF" --input "$s/bzip2.pcinsn" -o "$s/et3.bin"
 cmp -s "$s/et2.bin" "$s/et3.bin" || echo "**encode --jobs 2 differs from one thread (E-Trace)**"
 rm -f "$s/et1.bin" "$s/et2.bin" "$s/et3.bin"
+# The nybble families (defaults) from text: their runs of plain records
+for fam in dbg cdl; do
+    row "encode PC INSN text -> $fam" "$N" "$RV" encode --format $fam --elf "$ELF" --input "$s/bzip2.pcinsn" -o "$s/n1.bin"
+    row "encode PC INSN text -> $fam, --jobs 2" "$N" "$RV" encode --format $fam --jobs 2 --elf "$ELF" --input "$s/bzip2.pcinsn" -o "$s/n2.bin"
+    cmp -s "$s/n1.bin" "$s/n2.bin" || echo "**encode --jobs 2 differs from one thread ($fam)**"
+done
+rm -f "$s/n1.bin" "$s/n2.bin"
 row "decode N-Trace HTM -> count" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output count; d_htm=$last_per; c_htm=$(split_core ntrace)
 row "decode E-Trace implicit return -> count" "$N" "$RV" decode --format etrace --implicit-return fixed --elf "$ELF" "$s/etir.bin" --output count; d_etir=$last_per; c_etir=$(split_core etrace)
 row "decode E-Trace defaults -> count" "$N" "$RV" decode --format etrace --elf "$ELF" "$s/et.bin" --output count; d_et=$last_per; c_et=$(split_core etrace)

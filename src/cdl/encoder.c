@@ -545,52 +545,55 @@ size_t cdl_enc_put_plain(struct cdl_enc *e, const struct rvt_ing_rec *rs, size_t
     /* (A sync mark due -- the start, after a stop or a loss -- goes out
      * before a record becomes pending: none is due here.  A loss is, when
      * the sink refused that mark.) */
-    if (e->finished || e->diag.code || !e->have_pending || e->pend_insns != 1 || !flow_on(e) || e->stream.lost)
+    if (e->finished || e->diag.code || !e->have_pending || e->pend_insns != 1 || !flow_on(e) || e->stream.lost ||
+        e->pend.flags || e->pend.itype == RVT_ITYPE_EXCEPTION || e->pend.itype == RVT_ITYPE_INTERRUPT)
         return 0;
     const struct cdl_fmt fmt = cdl_cfg_fmt(&e->cfg);
-    const struct rvt_ing_rec *p = &e->pend; /* the pending record, whose cycle the next one sends */
+    const unsigned interval = e->cfg.sync_interval;
+    /* (at most three fields: count, reason, PC) */
+    const size_t room_max = e->cfg.buffer ? SIZE_MAX : RVT_NYB_STAGE - 3 * CDL_MAX_FIELD_NYBBLES;
+    unsigned it = e->pend.itype; /* the pending record's, whose cycle the next one sends */
     size_t i = 0;
     for (; i < n; i++) {
         const struct rvt_ing_rec *r = &rs[i];
-        if (p->flags || p->itype == RVT_ITYPE_EXCEPTION || p->itype == RVT_ITYPE_INTERRUPT)
+        /* (no flags: qualified, no data or notify; a trap's cycles are
+         * more than one) */
+        if (r->flags || r->ilastsize > 3 || r->iretire != 1u << r->ilastsize || r->itype == RVT_ITYPE_EXCEPTION ||
+            r->itype == RVT_ITYPE_INTERRUPT)
             break;
-        if (r->flags || r->ilastsize > 3 || r->iretire != 1u << r->ilastsize)
-            break;
-        if (e->after_nonseq && e->cfg.sync_interval && e->since_sync >= e->cfg.sync_interval)
+        if (e->after_nonseq && interval && e->since_sync >= interval)
             break; /* periodic_mark's sync mark */
-        /* (at most three fields: count, reason, PC) */
-        if (!e->cfg.buffer && e->stream.nstage + 3 * CDL_MAX_FIELD_NYBBLES > RVT_NYB_STAGE)
+        if (e->stream.nstage > room_max)
             break;
-        int nonseq = nonseq_of(p->itype);
-        struct cdl_packed pk;
-        if (nonseq >= 0) {
+        /* pack_cycle */
+        int nonseq = nonseq_of(it);
+        if (nonseq < 0) {
+            if (++e->unreported == 7)
+                (void)flush_seq(e); /* (room checked above: no write to the sink) */
+        } else {
+            struct cdl_packed pk;
             packed_init(&pk);
             pk.nonseq = (int8_t)nonseq;
-            bool uninferable = nonseq == CDL_NS_TRAPRET || (nonseq == CDL_NS_JUMP && uninferable_itype(p->itype));
+            bool uninferable = nonseq == CDL_NS_TRAPRET || (nonseq == CDL_NS_JUMP && uninferable_itype(it));
             pk.has_pc = e->cfg.pc_mode == CDL_PC_ALL || uninferable;
             pk.pc = r->iaddr;
             struct cdl_field f;
             if (pk.has_pc && !cdl_field_pc(&f, pk.pc, fmt))
                 break; /* (put_pc's error) */
-        }
-        /* pack_cycle */
-        e->after_nonseq = nonseq >= 0;
-        e->done_insns++;
-        if (nonseq < 0) {
-            if (++e->unreported == 7)
-                (void)flush_seq(e); /* (room checked above: no write to the sink) */
-        } else {
             pk.seq = (uint8_t)e->unreported;
             e->unreported = 0;
             (void)compress(e, &pk);
         }
-        /* cdl_enc_put: r pending */
-        e->records++;
-        e->insns++;
-        p = r;
+        e->after_nonseq = nonseq >= 0;
+        it = r->itype;
     }
-    if (i)
-        e->pend = *p;
+    /* cdl_enc_put: each record pending in turn */
+    if (i) {
+        e->done_insns += i;
+        e->records += i;
+        e->insns += i;
+        e->pend = rs[i - 1];
+    }
     return i;
 }
 

@@ -118,7 +118,7 @@ static int flush_stage(struct rvt_nyb_writer *w, bool all)
     return 0;
 }
 
-int rvt_nyb_writer_put(struct rvt_nyb_writer *w, const uint8_t *nyb, size_t n, size_t last, bool singles)
+int rvt_nyb_writer_put_staged(struct rvt_nyb_writer *w, const uint8_t *nyb, size_t n, size_t last, bool singles)
 {
     while (n && !w->lost) {
         /* Units go into the stage whole (so its unit boundaries are known

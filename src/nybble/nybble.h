@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- packing ------------------------------------------------------------- */
 
@@ -82,7 +83,20 @@ void rvt_nyb_writer_init(struct rvt_nyb_writer *w, const struct rvt_byte_sink *o
  * units (skips, Nops) of any length, which may be split across writes.
  * Dropped while w->lost.  Returns 0 or a negative rvt_err (the sink
  * failed; w->diag says so). */
-int rvt_nyb_writer_put(struct rvt_nyb_writer *w, const uint8_t *nyb, size_t n, size_t last, bool singles);
+int rvt_nyb_writer_put_staged(struct rvt_nyb_writer *w, const uint8_t *nyb, size_t n, size_t last, bool singles);
+static inline int rvt_nyb_writer_put(struct rvt_nyb_writer *w, const uint8_t *nyb, size_t n, size_t last,
+                                     bool singles)
+{
+    /* What fits the stage goes in here (a field or packet at a time, most
+     * of them), the rest through the stage's writes. */
+    if (n && n <= RVT_NYB_STAGE - w->nstage && !w->lost) {
+        memcpy(w->stage + w->nstage, nyb, n);
+        w->last_start = w->nstage + (singles ? n - 1 : last);
+        w->nstage += n;
+        return 0;
+    }
+    return rvt_nyb_writer_put_staged(w, nyb, n, last, singles);
+}
 
 /* Write out everything staged (the end of the stream). */
 int rvt_nyb_writer_flush(struct rvt_nyb_writer *w);
