@@ -378,14 +378,14 @@ static void runs_taken(const struct family *fam)
 /* A sink that refuses a write while the runs fill the output's stage (a
  * trace of several stage loads, mostly what runs send): the runs leave a
  * stage without room to enc_put, and the loss is reported where the
- * records one by one report it.  Cuts at 24 places in the trace.  (dbg:
+ * records one by one report it.  Cuts at 10 places in the trace.  (dbg:
  * with the default buffer the stage holds 8 sync spacings, so it fills at
  * a sync point, where the runs stop anyway; 1056 bytes: 264 nybbles
  * apart.) */
 static void refusals_in_runs(const struct family *fam)
 {
     struct gen g;
-    if (!gen_new(&g, 11, 64, 400000, RVT_GEN_DEFAULT_FEATURES, false))
+    if (!gen_new(&g, 11, 64, 250000, RVT_GEN_DEFAULT_FEATURES, false))
         return;
     static const char *const dbg_opts[][12] = {{"dbg-emit", "branch", "dbg-buffer", "1056", NULL},
                                                {"dbg-emit", "branch", NULL},
@@ -400,10 +400,10 @@ static void refusals_in_runs(const struct family *fam)
         REQUIRE(nrt_cfg(fam->c, &cfg, o, 64, g.img, err, sizeof err) == 0);
         struct result whole;
         encode(fam, cfg, &g.recs, 0, 0, false, &whole);
-        CHECK_MSG(whole.sink.out.len > 3 * RVT_NYB_STAGE / 2, "%s: %zu bytes: fewer than 3 stage loads",
+        CHECK_MSG(whole.sink.out.len > 2 * RVT_NYB_STAGE / 2, "%s: %zu bytes: fewer than 2 stage loads",
                   fam->c->name, whole.sink.out.len);
-        for (size_t c = 1; c <= 24; c++) {
-            size_t cut = whole.sink.out.len * c / 25 + c;
+        for (size_t c = 1; c <= 10; c++) {
+            size_t cut = whole.sink.out.len * c / 11 + c;
             struct result ref, runs;
             encode(fam, cfg, &g.recs, 0, cut, false, &ref);
             encode(fam, cfg, &g.recs, 4096, cut, false, &runs);
