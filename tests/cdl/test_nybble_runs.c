@@ -449,10 +449,11 @@ static void hand_paths(const struct family *fam)
     path_run(&v, 0x1000, 0x1020);
     path_add(&v, 0x1020, RVT_ITYPE_NOT_TAKEN, 2);
     path_add(&v, 0x1024, 7, 2);
-    path_add(&v, 0x1028, RVT_ITYPE_EXCEPTION, 2); /* retires 0x1028, then the trap at 0x102c */
+    path_add(&v, 0x1028, RVT_ITYPE_NONE, 2);
+    path_add(&v, 0x102c, RVT_ITYPE_EXCEPTION, 2); /* retires 0x102c, then the trap at 0x1030 */
     path_run(&v, 0x2000, 0x2014);
     path_add(&v, 0x2014, RVT_ITYPE_TRAPRET, 2);
-    path_run(&v, 0x102c, 0x1038);
+    path_run(&v, 0x1030, 0x1038);
     path_add(&v, 0x1038, RVT_ITYPE_INTERRUPT, 2);
     path_run(&v, 0x3000, 0x3010);
     path_add(&v, 0x3010, RVT_ITYPE_TRAPRET, 2);
