@@ -1,5 +1,6 @@
 /* Round-trip helpers for the nybble families: see nybrt.h. */
 #include "nybrt.h"
+#include "rvtrace/gen.h"
 #include "testlib.h"
 
 #include <inttypes.h>
@@ -32,6 +33,53 @@ void nrt_exec_free(struct nrt_exec *x)
 {
     free(x->recs);
     memset(x, 0, sizeof *x);
+}
+
+int nrt_exec_push(struct nrt_exec *x, const struct rvt_ing_rec *r)
+{
+    if (x->n == x->cap) {
+        size_t nc = x->cap ? 2 * x->cap : 4096;
+        struct rvt_ing_rec *p = realloc(x->recs, nc * sizeof *p);
+        if (!p)
+            return -RVT_ERR_NOMEM;
+        x->recs = p;
+        x->cap = nc;
+    }
+    x->recs[x->n++] = *r;
+    return 0;
+}
+
+int nrt_exec_keep(void *x, const struct rvt_ing_rec *r)
+{
+    return nrt_exec_push(x, r);
+}
+
+struct rvt_image *nrt_exec_gen(struct nrt_exec *x, unsigned xlen, uint32_t features, uint64_t seed, bool merge,
+                               uint64_t insns, char *err, size_t errlen)
+{
+    memset(x, 0, sizeof *x);
+    struct rvt_gen_config gc;
+    rvt_gen_config_init(&gc);
+    gc.xlen = xlen;
+    gc.seed = seed;
+    gc.insns = insns;
+    gc.features = features;
+    struct rvt_gen_program *g;
+    struct rvt_diag d = {0};
+    if (rvt_gen_program_new(&g, &gc, &d) < 0) {
+        errf(err, errlen, "gen seed %" PRIu64 ": %s", seed, d.msg);
+        return NULL;
+    }
+    struct rvt_image *img = rvt_gen_image(g);
+    int rc = rvt_gen_run_ex(g, &gc, merge, nrt_exec_keep, x, &d);
+    rvt_gen_program_free(g);
+    if (rc < 0 || !img) {
+        errf(err, errlen, "gen seed %" PRIu64 " run: %s", seed, d.msg);
+        rvt_img_free(img);
+        nrt_exec_free(x);
+        return NULL;
+    }
+    return img;
 }
 
 struct rvt_image *nrt_load(const char *rel)
@@ -71,18 +119,10 @@ static int keep(void *ctx, const struct rvt_ing_rec *r)
 {
     struct build *bd = ctx;
     struct nrt_exec *x = bd->x;
-    if (x->n == x->cap) {
-        size_t nc = x->cap ? 2 * x->cap : 4096;
-        struct rvt_ing_rec *p = realloc(x->recs, nc * sizeof *p);
-        if (!p)
-            return -RVT_ERR_NOMEM;
-        x->recs = p;
-        x->cap = nc;
-    }
-    x->recs[x->n] = *r;
+    if (nrt_exec_push(x, r) < 0)
+        return -RVT_ERR_NOMEM;
     if (bd->extra & NRT_HARTS)
-        x->recs[x->n].hart = (uint16_t)((x->n / 700) % 3);
-    x->n++;
+        x->recs[x->n - 1].hart = (uint16_t)(((x->n - 1) / 700) % 3);
     return 0;
 }
 
@@ -811,6 +851,23 @@ bool nrt_segments_ok(const uint64_t *exp, size_t nexp, const struct nrt_dec *d, 
     if (segs)
         *segs = n;
     return true;
+}
+
+bool nrt_prog_gen(struct nrt_prog *p, unsigned xlen, uint32_t features, uint64_t seed, bool merge, uint64_t insns)
+{
+    memset(p, 0, sizeof *p);
+    p->name = xlen == 32 ? (merge ? "gen32-merged" : "gen32") : (merge ? "gen64-merged" : "gen64");
+    char err[600];
+    if (!(p->img = nrt_exec_gen(&p->x, xlen, features, seed, merge, insns, err, sizeof err))) {
+        rvt_test_fail(__FILE__, __LINE__, "%s", err);
+        return false;
+    }
+    p->xlen = xlen;
+    p->pcs = nrt_expected_pcs(&p->x, p->img, xlen, &p->npcs);
+    p->x.insns = p->npcs;
+    p->ndata = nrt_expected_data(&p->x, p->img, xlen, &p->data);
+    p->ecall = "trap"; /* bare metal: ecall raises an exception */
+    return p->npcs > insns / 2;
 }
 
 bool nrt_prog_real(struct nrt_prog *p)

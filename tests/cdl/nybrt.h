@@ -16,6 +16,15 @@ struct nrt_exec {
     uint64_t insns;
 };
 void nrt_exec_free(struct nrt_exec *x);
+/* Append a record (0, or -RVT_ERR_NOMEM). */
+int nrt_exec_push(struct nrt_exec *x, const struct rvt_ing_rec *r);
+/* The same as a record callback (x: the struct nrt_exec). */
+int nrt_exec_keep(void *x, const struct rvt_ing_rec *r);
+/* A generated program (rvt_gen) run: its records, one per instruction or
+ * merged into blocks, into x; returns the program's image (NULL, with err
+ * set, if the generator failed). */
+struct rvt_image *nrt_exec_gen(struct nrt_exec *x, unsigned xlen, uint32_t features, uint64_t seed, bool merge,
+                               uint64_t insns, char *err, size_t errlen);
 
 enum nrt_extra {
     NRT_DATA = 1u << 0,        /* register writes and memory accesses with values */
@@ -146,6 +155,9 @@ bool nrt_prog_pclist(struct nrt_prog *p, const char *elf, const char *list, unsi
 /* The bundled real capture (tests/data/real: bzip2 -9 under QEMU user
  * mode, 1.47 M instructions, ecall sequential); false if xz is missing. */
 bool nrt_prog_real(struct nrt_prog *p);
+/* A generated program (nrt_exec_gen), named gen32/gen64[-merged], ecall
+ * trapping (bare metal). */
+bool nrt_prog_gen(struct nrt_prog *p, unsigned xlen, uint32_t features, uint64_t seed, bool merge, uint64_t insns);
 void nrt_prog_free(struct nrt_prog *p);
 /* Configure (options "name", "value", ..., NULL), encode, decode (with the
  * program's image, or an empty one for nocode).  *cfgp (if given) keeps the

@@ -24,49 +24,6 @@
 
 extern const struct rvt_codec rvt_codec_cdl, rvt_codec_dbg;
 
-static int keep(void *ctx, const struct rvt_ing_rec *r)
-{
-    struct nrt_exec *x = ctx;
-    if (x->n == x->cap) {
-        x->cap = x->cap ? 2 * x->cap : 65536;
-        x->recs = realloc(x->recs, x->cap * sizeof *x->recs);
-        if (!x->recs)
-            return -RVT_ERR_NOMEM;
-    }
-    x->recs[x->n++] = *r;
-    return 0;
-}
-
-static bool gen_prog(struct nrt_prog *p, unsigned xlen, uint64_t seed, bool merge, uint64_t insns)
-{
-    memset(p, 0, sizeof *p);
-    p->name = xlen == 32 ? (merge ? "gen32-merged" : "gen32") : (merge ? "gen64-merged" : "gen64");
-    struct rvt_gen_config gc;
-    rvt_gen_config_init(&gc);
-    gc.xlen = xlen;
-    gc.seed = seed;
-    gc.insns = insns;
-    gc.features = RVT_GEN_ALL_FEATURES;
-    struct rvt_gen_program *g;
-    struct rvt_diag d = {0};
-    if (rvt_gen_program_new(&g, &gc, &d) < 0) {
-        rvt_test_fail(__FILE__, __LINE__, "gen: %s", d.msg);
-        return false;
-    }
-    p->img = rvt_gen_image(g);
-    p->xlen = xlen;
-    int rc = rvt_gen_run_ex(g, &gc, merge, keep, &p->x, &d);
-    rvt_gen_program_free(g);
-    if (rc < 0 || !p->img) {
-        rvt_test_fail(__FILE__, __LINE__, "gen run: %s", d.msg);
-        return false;
-    }
-    p->pcs = nrt_expected_pcs(&p->x, p->img, xlen, &p->npcs);
-    p->ndata = nrt_expected_data(&p->x, p->img, xlen, &p->data);
-    p->ecall = "trap";
-    return p->npcs > insns / 2;
-}
-
 /* One filter case: the CLI's option texts. */
 struct fcase {
     char filter[160], trigger[160], sideband[160];
@@ -113,7 +70,7 @@ static bool run_filter(const struct nrt_prog *p, const struct fcase *fc, struct 
     }
     int rc = 0;
     for (size_t i = 0; i < p->x.n && rc >= 0; i++)
-        rc = rvt_filter_put(f, &p->x.recs[i], keep, &out->q.x);
+        rc = rvt_filter_put(f, &p->x.recs[i], nrt_exec_keep, &out->q.x);
     rvt_filter_finish(f);
     rvt_filter_get_stats(f, &out->st, sizeof out->st);
     if (rc < 0)
@@ -301,7 +258,7 @@ static void check_notify(const struct nrt_prog *p, const struct fcase *fc, const
         else if (!q)
             prev_q = false;
         r.flags &= (uint16_t)~RVT_ING_NOTIFY;
-        keep(&plain, &r);
+        nrt_exec_push(&plain, &r);
     }
     for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
         char err[256], desc[160];
@@ -408,7 +365,7 @@ int main(void)
     nrt_prog_free(&p);
     /* Generated: S mode, nested traps, contexts; merged blocks are split by
      * the filter where decisions change. */
-    if (gen_prog(&p, 32, 21, true, 60000)) {
+    if (nrt_prog_gen(&p, 32, RVT_GEN_ALL_FEATURES, 21, true, 60000)) {
         size_t n = make_cases(&p, true, cases);
         snprintf(cases[n].filter, sizeof cases->filter, "priv == S");
         memset(cases[n].trigger, 0, sizeof cases->trigger);
@@ -421,7 +378,7 @@ int main(void)
         run_cases(&p, cases, n);
     }
     nrt_prog_free(&p);
-    if (gen_prog(&p, 64, 22, false, 60000))
+    if (nrt_prog_gen(&p, 64, RVT_GEN_ALL_FEATURES, 22, false, 60000))
         run_cases(&p, cases, make_cases(&p, true, cases));
     nrt_prog_free(&p);
     printf("  %" PRIu64 " encode/decode runs, %" PRIu64 " trace-off gaps checked in place\n", g_runs, g_gaps);

@@ -15,51 +15,6 @@
 
 extern const struct rvt_codec rvt_codec_cdl, rvt_codec_dbg;
 
-static int keep(void *ctx, const struct rvt_ing_rec *r)
-{
-    struct nrt_exec *x = ctx;
-    if (x->n == x->cap) {
-        x->cap = x->cap ? 2 * x->cap : 65536;
-        x->recs = realloc(x->recs, x->cap * sizeof *x->recs);
-        if (!x->recs)
-            return -RVT_ERR_NOMEM;
-    }
-    x->recs[x->n++] = *r;
-    return 0;
-}
-
-static bool gen_prog(struct nrt_prog *p, unsigned xlen, uint32_t features, uint64_t seed, bool merge,
-                     uint64_t insns)
-{
-    memset(p, 0, sizeof *p);
-    p->name = xlen == 32 ? (merge ? "gen32-merged" : "gen32") : (merge ? "gen64-merged" : "gen64");
-    struct rvt_gen_config gc;
-    rvt_gen_config_init(&gc);
-    gc.xlen = xlen;
-    gc.seed = seed;
-    gc.insns = insns;
-    gc.features = features;
-    struct rvt_gen_program *g;
-    struct rvt_diag d = {0};
-    if (rvt_gen_program_new(&g, &gc, &d) < 0) {
-        rvt_test_fail(__FILE__, __LINE__, "gen: %s", d.msg);
-        return false;
-    }
-    p->img = rvt_gen_image(g);
-    p->xlen = xlen;
-    int rc = rvt_gen_run_ex(g, &gc, merge, keep, &p->x, &d);
-    rvt_gen_program_free(g);
-    if (rc < 0 || !p->img) {
-        rvt_test_fail(__FILE__, __LINE__, "gen run: %s", d.msg);
-        return false;
-    }
-    p->pcs = nrt_expected_pcs(&p->x, p->img, xlen, &p->npcs);
-    p->x.insns = p->npcs;
-    p->ndata = nrt_expected_data(&p->x, p->img, xlen, &p->data);
-    p->ecall = "trap"; /* bare metal: ecall raises an exception */
-    return p->npcs > insns / 2;
-}
-
 static bool has_kind(const struct nrt_prog *p, uint8_t kind)
 {
     for (size_t i = 0; i < p->ndata; i++)
@@ -152,19 +107,19 @@ int main(void)
     uint32_t all = RVT_GEN_ALL_FEATURES;
     for (unsigned xlen = 32; xlen <= 64; xlen += 32) {
         struct nrt_prog p;
-        if (gen_prog(&p, xlen, all, 7 + xlen, false, 200000)) {
+        if (nrt_prog_gen(&p, xlen, all, 7 + xlen, false, 200000)) {
             test_cdl(&p);
             test_dbg(&p, true);
         }
         nrt_prog_free(&p);
         /* Merged blocks (data only for each block's last instruction). */
-        if (gen_prog(&p, xlen, all, 11 + xlen, true, 200000)) {
+        if (nrt_prog_gen(&p, xlen, all, 11 + xlen, true, 200000)) {
             test_cdl(&p);
             test_dbg(&p, true);
         }
         nrt_prog_free(&p);
         /* Without the C extension: dbg PC packets can drop bit 1. */
-        if (gen_prog(&p, xlen, all & ~(uint32_t)RVT_GEN_COMPRESSED, 13 + xlen, false, 100000))
+        if (nrt_prog_gen(&p, xlen, all & ~(uint32_t)RVT_GEN_COMPRESSED, 13 + xlen, false, 100000))
             test_dbg(&p, false);
         nrt_prog_free(&p);
     }

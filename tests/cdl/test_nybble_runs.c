@@ -25,24 +25,6 @@
 
 extern const struct rvt_codec rvt_codec_dbg, rvt_codec_cdl;
 
-struct recs {
-    struct rvt_ing_rec *r;
-    size_t n, cap;
-};
-
-static int put_rec(void *ctx, const struct rvt_ing_rec *r)
-{
-    struct recs *v = ctx;
-    if (v->n == v->cap) {
-        v->cap = v->cap ? v->cap * 2 : 8192;
-        v->r = realloc(v->r, v->cap * sizeof *v->r);
-        if (!v->r)
-            abort();
-    }
-    v->r[v->n++] = *r;
-    return 0;
-}
-
 /* A sink that takes bytes up to `cut` (0: all), refuses the rest of that
  * write, then takes everything again (or, `stopped`, nothing more: every
  * later write is refused, the sync data that follows a loss too). */
@@ -112,7 +94,7 @@ static void cdl_state(const void *enc, uint64_t st[4])
 /* Encode recs a record at a time (batch 0) or as rvt_encode_stream does
  * with batches of up to `batch` records: the runs, then the record they
  * stop at. */
-static void encode(const struct family *fam, const void *cfg, const struct recs *recs, size_t batch, size_t cut,
+static void encode(const struct family *fam, const void *cfg, const struct nrt_exec *recs, size_t batch, size_t cut,
                    bool stopped, struct result *res)
 {
     const struct rvt_codec *c = fam->c;
@@ -130,10 +112,10 @@ static void encode(const struct family *fam, const void *cfg, const struct recs 
     for (size_t i = 0; i < recs->n && res->rc >= 0;) {
         if (batch) {
             size_t end = i + batch < recs->n ? i + batch : recs->n;
-            if ((i += c->enc_put_plain(e, recs->r + i, end - i)) == recs->n)
+            if ((i += c->enc_put_plain(e, recs->recs + i, end - i)) == recs->n)
                 break;
         }
-        res->rc = c->enc_put(e, &recs->r[i++]);
+        res->rc = c->enc_put(e, &recs->recs[i++]);
     }
     if (res->rc >= 0)
         res->rc = c->enc_finish(e);
@@ -227,51 +209,39 @@ static const struct family families[] = {
     {&rvt_codec_cdl, cdl_configs, sizeof cdl_configs / sizeof cdl_configs[0], cdl_syncs, cdl_state},
 };
 
-/* A generated program's execution, one record per instruction. */
+/* A generated program's execution. */
 struct gen {
-    struct rvt_gen_program *prog;
     struct rvt_image *img;
-    struct recs recs;
+    struct nrt_exec x;
 };
 
 static bool gen_new(struct gen *g, unsigned seed, unsigned xlen, uint64_t insns, uint32_t features, bool merged)
 {
-    memset(g, 0, sizeof *g);
-    struct rvt_gen_config gc;
-    rvt_gen_config_init(&gc);
-    gc.seed = seed;
-    gc.xlen = xlen;
-    gc.insns = insns;
-    gc.features = features;
-    struct rvt_diag d = {0};
-    if (rvt_gen_program_new(&g->prog, &gc, &d) < 0 || rvt_gen_run_ex(g->prog, &gc, merged, put_rec, &g->recs, &d) < 0) {
-        CHECK_MSG(0, "gen seed %u: %s", seed, d.msg);
-        return false;
-    }
-    g->img = rvt_gen_image(g->prog);
-    return true;
+    char err[600];
+    g->img = nrt_exec_gen(&g->x, xlen, features, seed, merged, insns, err, sizeof err);
+    CHECK_MSG(g->img != NULL, "%s", err);
+    return g->img != NULL;
 }
 
 static void gen_free(struct gen *g)
 {
-    free(g->recs.r);
+    nrt_exec_free(&g->x);
     rvt_img_free(g->img);
-    rvt_gen_program_free(g->prog);
 }
 
 /* Records as filters and triggers leave them: stretches of unqualified
  * records (tracing off), and a trigger's notify now and then; and a
  * stretch on another hart (Change Hart: the flow continued there). */
-static void qualify(struct recs *v, unsigned seed)
+static void qualify(struct nrt_exec *v, unsigned seed)
 {
     for (size_t i = 0; i < v->n; i++) {
         size_t at = (i + seed) % 1009;
         if (at < 40)
-            v->r[i].flags |= RVT_ING_UNQUALIFIED;
+            v->recs[i].flags |= RVT_ING_UNQUALIFIED;
         else if (at % 331 == 7)
-            v->r[i].flags |= RVT_ING_NOTIFY;
+            v->recs[i].flags |= RVT_ING_NOTIFY;
         else if (at >= 500 && at < 530)
-            v->r[i].hart = 1;
+            v->recs[i].hart = 1;
     }
 }
 
@@ -288,8 +258,8 @@ static void one(const struct family *fam, unsigned seed, unsigned xlen, uint64_t
     if (!gen_new(&g, seed, xlen, insns, features, variant == MERGED))
         return;
     if (variant == FILTERED)
-        qualify(&g.recs, seed);
-    const struct recs *recs = &g.recs;
+        qualify(&g.x, seed);
+    const struct nrt_exec *recs = &g.x;
     struct rvt_image *img = g.img;
     for (size_t k = 0; k < fam->nconfigs; k++) {
         char desc[256], err[600], why[1400];
@@ -356,18 +326,18 @@ static void runs_taken(const struct family *fam)
     struct rvt_diag d = {0};
     REQUIRE(c->enc_new(&e, cfg, &s, &d) == 0);
     size_t taken = 0, branches_in_runs = 0;
-    for (size_t i = 0; i < g.recs.n;) {
-        size_t k = c->enc_put_plain(e, g.recs.r + i, g.recs.n - i);
+    for (size_t i = 0; i < g.x.n;) {
+        size_t k = c->enc_put_plain(e, g.x.recs + i, g.x.n - i);
         for (size_t j = i; j + 1 < i + k; j++)
-            branches_in_runs += g.recs.r[j].itype == RVT_ITYPE_NOT_TAKEN || g.recs.r[j].itype == RVT_ITYPE_TAKEN;
+            branches_in_runs += g.x.recs[j].itype == RVT_ITYPE_NOT_TAKEN || g.x.recs[j].itype == RVT_ITYPE_TAKEN;
         taken += k;
-        if ((i += k) < g.recs.n)
-            CHECK(c->enc_put(e, &g.recs.r[i++]) == 0);
+        if ((i += k) < g.x.n)
+            CHECK(c->enc_put(e, &g.x.recs[i++]) == 0);
     }
     CHECK(c->enc_finish(e) == 0);
-    CHECK_MSG(taken > g.recs.n / 2, "%s: the runs took %zu of %zu records", c->name, taken, g.recs.n);
+    CHECK_MSG(taken > g.x.n / 2, "%s: the runs took %zu of %zu records", c->name, taken, g.x.n);
     CHECK_MSG(branches_in_runs > 100, "%s: %zu branches sent inside runs", c->name, branches_in_runs);
-    printf("  %s: the runs took %zu of %zu records (%zu branches sent inside them)\n", c->name, taken, g.recs.n,
+    printf("  %s: the runs took %zu of %zu records (%zu branches sent inside them)\n", c->name, taken, g.x.n,
            branches_in_runs);
     c->enc_free(e);
     rvt_membuf_free(&out);
@@ -399,14 +369,14 @@ static void refusals_in_runs(const struct family *fam)
         char err[600], why[1400];
         REQUIRE(nrt_cfg(fam->c, &cfg, o, 64, g.img, err, sizeof err) == 0);
         struct result whole;
-        encode(fam, cfg, &g.recs, 0, 0, false, &whole);
+        encode(fam, cfg, &g.x, 0, 0, false, &whole);
         CHECK_MSG(whole.sink.out.len > 2 * RVT_NYB_STAGE / 2, "%s: %zu bytes: fewer than 2 stage loads",
                   fam->c->name, whole.sink.out.len);
         for (size_t c = 1; c <= 10; c++) {
             size_t cut = whole.sink.out.len * c / 11 + c;
             struct result ref, runs;
-            encode(fam, cfg, &g.recs, 0, cut, false, &ref);
-            encode(fam, cfg, &g.recs, 4096, cut, false, &runs);
+            encode(fam, cfg, &g.x, 0, cut, false, &ref);
+            encode(fam, cfg, &g.x, 4096, cut, false, &runs);
             CHECK_MSG(ref.sink.done && ref.st.lost > 0, "%s: a sink refusing at byte %zu: nothing lost",
                       fam->c->name, cut);
             CHECK_MSG(!*difference(&runs, &ref, why, sizeof why), "%s options %zu, a sink refusing at byte %zu: %s",
@@ -425,15 +395,15 @@ static void refusals_in_runs(const struct family *fam)
  * inferable jump to code at the top of the RV64 address space (a PC the
  * seed's cdl data format cannot hold: the same error either way), loops
  * of a taken branch.  Every batch size from 1 to 40. */
-static void path_add(struct recs *v, uint64_t pc, uint8_t itype, uint8_t retire)
+static void path_add(struct nrt_exec *v, uint64_t pc, uint8_t itype, uint8_t retire)
 {
     struct rvt_ing_rec r = {.iaddr = pc, .iretire = retire, .ilastsize = 1, .itype = itype, .priv = RVT_PRIV_M};
     if (itype == RVT_ITYPE_EXCEPTION || itype == RVT_ITYPE_INTERRUPT)
         r.cause = itype == RVT_ITYPE_EXCEPTION ? 2 : 7;
-    put_rec(v, &r);
+    REQUIRE(nrt_exec_push(v, &r) == 0);
 }
 
-static void path_run(struct recs *v, uint64_t pc, uint64_t end)
+static void path_run(struct nrt_exec *v, uint64_t pc, uint64_t end)
 {
     for (; pc < end; pc += 4)
         path_add(v, pc, RVT_ITYPE_NONE, 2);
@@ -441,7 +411,7 @@ static void path_run(struct recs *v, uint64_t pc, uint64_t end)
 
 static void hand_paths(const struct family *fam)
 {
-    struct recs v = {0};
+    struct nrt_exec v = {0};
     for (int k = 0; k < 3; k++) {
         path_run(&v, 0x1000, 0x1020);
         path_add(&v, 0x1020, RVT_ITYPE_TAKEN, 2);
@@ -483,7 +453,7 @@ static void hand_paths(const struct family *fam)
         result_free(&ref);
         rvt_codec_cfg_free(cfg);
     }
-    free(v.r);
+    nrt_exec_free(&v);
 }
 
 int main(int argc, char **argv)
