@@ -121,6 +121,12 @@ unsigned cdl_data_bytes(unsigned nnn, bool wide);
  * False if the value needs more bytes than the format's longest field
  * (more than 7 without the wide extension): the field is not filled. */
 bool cdl_field_pc(struct cdl_field *f, uint64_t pc, struct cdl_fmt fm);
+/* Whether cdl_field_pc holds pc: a PC has at most 8 bytes, which only the
+ * seed's longest field (7) cannot hold. */
+static inline bool cdl_pc_fits(uint64_t pc, struct cdl_fmt fm)
+{
+    return fm.wide || ((fm.xlen == 32 ? pc & 0xffffffffu : pc) >> 56) == 0;
+}
 bool cdl_field_rfw(struct cdl_field *f, unsigned rd, uint64_t value, struct cdl_fmt fm);
 /* Data bytes a PC / register write needs (before the length code is chosen). */
 unsigned cdl_pc_bytes(uint64_t pc, unsigned xlen);

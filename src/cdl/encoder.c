@@ -242,20 +242,23 @@ static int put_pc(struct cdl_enc *e, uint64_t pc)
     return put_field(e, &f);
 }
 
+/* A field of one nybble (a count, a non-sequential reason): most of a
+ * trace's fields, put without the general field encoder (its encoding is
+ * cdl_field_encode's: 0ccc, 10rr). */
+static int put_nybble_field(struct cdl_enc *e, uint8_t nyb)
+{
+    e->fields++;
+    return record_nybbles(e, &nyb, 1);
+}
+
 static int compress(struct cdl_enc *e, const struct cdl_packed *p)
 {
     int rc;
     struct cdl_field f;
-    if (p->seq) {
-        f = (struct cdl_field){.kind = CDL_F_SEQ, .seq = p->seq};
-        if ((rc = put_field(e, &f)) < 0)
-            return rc;
-    }
-    if (p->nonseq >= 0) {
-        f = (struct cdl_field){.kind = CDL_F_NONSEQ, .nonseq = (uint8_t)p->nonseq};
-        if ((rc = put_field(e, &f)) < 0)
-            return rc;
-    }
+    if (p->seq && (rc = put_nybble_field(e, (uint8_t)(p->seq & 7))) < 0)
+        return rc;
+    if (p->nonseq >= 0 && (rc = put_nybble_field(e, (uint8_t)(0x8 | (p->nonseq & 3)))) < 0)
+        return rc;
     if (p->has_pc && (rc = put_pc(e, p->pc)) < 0)
         return rc;
     if (p->has_rfw) {
@@ -577,8 +580,7 @@ size_t cdl_enc_put_plain(struct cdl_enc *e, const struct rvt_ing_rec *rs, size_t
             bool uninferable = nonseq == CDL_NS_TRAPRET || (nonseq == CDL_NS_JUMP && uninferable_itype(it));
             pk.has_pc = e->cfg.pc_mode == CDL_PC_ALL || uninferable;
             pk.pc = r->iaddr;
-            struct cdl_field f;
-            if (pk.has_pc && !cdl_field_pc(&f, pk.pc, fmt))
+            if (pk.has_pc && !cdl_pc_fits(pk.pc, fmt))
                 break; /* (put_pc's error) */
             pk.seq = (uint8_t)e->unreported;
             e->unreported = 0;

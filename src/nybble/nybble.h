@@ -90,7 +90,10 @@ static inline int rvt_nyb_writer_put(struct rvt_nyb_writer *w, const uint8_t *ny
     /* What fits the stage goes in here (a field or packet at a time, most
      * of them), the rest through the stage's writes. */
     if (n && n <= RVT_NYB_STAGE - w->nstage && !w->lost) {
-        memcpy(w->stage + w->nstage, nyb, n);
+        if (n == 1) /* (a one-nybble unit: no call to copy it) */
+            w->stage[w->nstage] = nyb[0];
+        else
+            memcpy(w->stage + w->nstage, nyb, n);
         w->last_start = w->nstage + (singles ? n - 1 : last);
         w->nstage += n;
         return 0;

@@ -230,10 +230,28 @@ static void test_sync(void)
     CHECK(!cdl_next_sync(s4, sizeof s4, 0, &c, false, &pos));
 }
 
+/* cdl_pc_fits (the encoder's runs ask it) says what cdl_field_pc does:
+ * PCs of every byte length, at both widths, both data formats. */
+static void test_pc_fits(void)
+{
+    for (unsigned xlen = 32; xlen <= 64; xlen += 32)
+        for (int wide = 0; wide < 2; wide++)
+            for (unsigned bit = 0; bit <= 64; bit++)
+                for (int k = 0; k < 3; k++) {
+                    uint64_t pc = bit == 64 ? ~0ull : (1ull << bit) - (uint64_t)k;
+                    struct cdl_fmt fm = {xlen, wide != 0};
+                    struct cdl_field f;
+                    CHECK_MSG(cdl_pc_fits(pc, fm) == cdl_field_pc(&f, pc, fm),
+                              "PC 0x%llx, RV%u, %s: cdl_pc_fits %d", (unsigned long long)pc, xlen,
+                              wide ? "wide" : "seed", cdl_pc_fits(pc, fm));
+                }
+}
+
 int main(void)
 {
     test_control_codes();
     test_data();
     test_sync();
+    test_pc_fits();
     return rvt_test_summary("test_cdl_packet");
 }
