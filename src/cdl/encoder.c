@@ -542,12 +542,12 @@ static int nonseq_of(unsigned it)
  * record it stops at goes to cdl_enc_put with the encoder as the records
  * one by one leave it.  Returns how many records it took from the front
  * of rs[0..n).  (The bytes equal those of the records one by one:
- * tests/cdl/test_cdl_runs.c.) */
+ * tests/cdl/test_nybble_runs.c.) */
 size_t cdl_enc_put_plain(struct cdl_enc *e, const struct rvt_ing_rec *rs, size_t n)
 {
     /* (A sync mark due -- the start, after a stop or a loss -- goes out
-     * before a record becomes pending: none is due here.  A loss is, when
-     * the sink refused that mark.) */
+     * before a record becomes pending: none is due here.  A loss may be,
+     * when the sink refused that mark.) */
     if (e->finished || e->diag.code || !e->have_pending || e->pend_insns != 1 || !flow_on(e) || e->stream.lost ||
         e->pend.flags || e->pend.itype == RVT_ITYPE_EXCEPTION || e->pend.itype == RVT_ITYPE_INTERRUPT)
         return 0;
