@@ -123,12 +123,14 @@ unsigned cdl_field_encode(const struct cdl_field *f, struct cdl_fmt fm, uint8_t 
             lo = f->value;
             hi = 0;
         }
-        for (unsigned i = 0; i < 2 * nb; i++) {
-            unsigned bit = 4 * i;
-            unsigned v = bit < 64 ? (unsigned)(lo >> bit) & 0xf : (hi >> (bit - 64)) & 0xf;
-            nyb[2 + i] = (uint8_t)v;
-        }
-        return 2 + 2 * nb;
+        /* least significant nybble first: the low 64 bits (16 nybbles at
+         * most), then the top byte's two */
+        const unsigned n = 2 * nb, nlo = n < 16 ? n : 16;
+        for (unsigned i = 0; i < nlo; i++, lo >>= 4)
+            nyb[2 + i] = (uint8_t)(lo & 0xf);
+        for (unsigned i = nlo; i < n; i++, hi >>= 4)
+            nyb[2 + i] = (uint8_t)(hi & 0xf);
+        return 2 + n;
     }
     default:
         return 0;
