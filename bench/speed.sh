@@ -130,6 +130,11 @@ row "decode E-Trace defaults -> count" "$N" "$RV" decode --format etrace --elf "
 row "decode N-Trace BTM -> count" "$N" "$RV" decode --format ntrace --ntrace-mode btm --callstack 0 --repeat 0 --elf "$ELF" "$s/btm.bin" --output count; d_btm=$last_per; c_btm=$(split_core ntrace)
 FRESH="$s/out.pcs" row "decode N-Trace HTM -> PC list, a new file" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output pcs -o "$s/out.pcs"; d_pcs=$last_per
 row "decode N-Trace HTM -> PC list, overwriting the last one" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output pcs -o "$s/out.pcs"
+# With --jobs 2 a PC list goes to a file in place: each batch's text at
+# its offset, from the thread that formats it (docs/parallel.md).  The
+# check below compares the last of these with the capture's PC list.
+FRESH="$s/out.pcs" row "decode N-Trace HTM -> PC list, --jobs 2, a new file" "$N" "$RV" decode $HTM --jobs 2 --elf "$ELF" "$s/htm.bin" --output pcs -o "$s/out.pcs"
+row "decode N-Trace HTM -> PC list, --jobs 2, overwriting the last one" "$N" "$RV" decode $HTM --jobs 2 --elf "$ELF" "$s/htm.bin" --output pcs -o "$s/out.pcs"
 FRESH="$s/out.insn" row "decode N-Trace HTM -> instruction listing, a new file" "$N" "$RV" decode $HTM --elf "$ELF" "$s/htm.bin" --output insn -o "$s/out.insn"; d_insn=$last_per
 # The same written to /dev/null: the process's own speed, without the
 # kernel's cost of a new file's pages (a few hundred MB/s on a VM).

@@ -136,13 +136,16 @@ unsigned rvt_out_jobs_launched(const struct rvt_out_jobs *j);
  * how many batches' texts the workers wrote out (whichever thread
  * finishes a batch when every one before it is written writes it); and
  * how many batches were written out while they were formatted, by either
- * thread (a batch at the head goes out in pieces as its text grows).
- * All 0 before the workers start. */
+ * thread (a batch at the head goes out in pieces as its text grows); and
+ * how many a PC list wrote where they go in the file, each as it was
+ * formatted, whatever was written before it (a regular file or
+ * /dev/null; docs/parallel.md).  All 0 before the workers start. */
 struct rvt_out_jobs_stats {
     uint64_t batches, evicted, probes, probes_won_by_evicting;
     uint64_t written_directly;
     uint64_t written_by_workers;
     uint64_t written_while_formatted;
+    uint64_t written_in_place;
 };
 void rvt_out_jobs_stats(const struct rvt_out_jobs *j, struct rvt_out_jobs_stats *st);
 /* After the decode: formats and writes what is in flight, stops the

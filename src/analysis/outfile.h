@@ -9,6 +9,7 @@
  * back at the end. */
 #ifndef RVT_AN_OUTFILE_H
 #define RVT_AN_OUTFILE_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,10 @@ struct an_outfile {
     bool no_reserve;     /* reserving failed once: not tried again */
     uint64_t written;    /* bytes given to write */
     int64_t reserved_to; /* file offset the reservation reaches */
+    int at_fd;           /* positional writes' descriptor (an_outfile_positional_begin), else -1 */
+    /* errno of the first write that failed, on whichever thread (errno is
+     * per thread; the message is made on the calling one) */
+    _Atomic int write_errno;
 };
 
 void an_outfile_init(struct an_outfile *w, FILE *f);
@@ -37,6 +42,26 @@ void an_outfile_init(struct an_outfile *w, FILE *f);
 size_t an_outfile_aligned(struct an_outfile *w, size_t len);
 /* fwrite with space reserved ahead; <0 on a write error. */
 int an_outfile_write(struct an_outfile *w, const void *text, size_t len);
+/* Positional writes: a text whose place in the output is known before
+ * the text before it is written (a PC list's batch on a thread: its lines
+ * have one width) goes straight there from any thread, and no thread
+ * keeps it waiting for its turn.  Only where a write at an offset is what
+ * the reader gets: a regular file not opened for appending (O_APPEND
+ * would put every write at the end) and not also stderr (whose messages
+ * would land where the position stood), or /dev/null, which keeps
+ * nothing.  Flushes the stream; *at: the offset the next text goes at.
+ * -1: the stream takes only writes in order (a pipe, a terminal). */
+int an_outfile_positional_begin(struct an_outfile *w, uint64_t *at);
+/* Write text at offset `at` (any thread, at the same time as others);
+ * <0 on a write error (errno set). */
+int an_outfile_pwrite(struct an_outfile *w, const void *text, size_t len, uint64_t at);
+/* Reserve the file system's space for the bytes up to offset `end`
+ * ahead of the writes, as an_outfile_write does (one thread). */
+void an_outfile_reserve(struct an_outfile *w, uint64_t end);
+/* The positional writes are over and the text ends at offset `end`: the
+ * stream writes on from there (and a file written over is cut there:
+ * rvt_output_file_close).  <0 if the position cannot be set. */
+int an_outfile_positional_end(struct an_outfile *w, uint64_t end);
 /* Gives back the space reserved beyond the file's end (after the last
  * write; the stream is flushed first).  <0 if the flush failed. */
 int an_outfile_finish(struct an_outfile *w);

@@ -146,6 +146,22 @@ void rvt_outj_write(struct rvt_output *o, const char *text, size_t len);
  * the writing turn: nothing else writes the output or its own formatter's
  * text meanwhile. */
 int rvt_outj_write_quiet(struct rvt_output *o, const char *text, size_t len);
+/* A PC list written where each batch's text goes (outfile.h, positional
+ * writes), from any thread: its lines have one width, so a batch's place
+ * is the instructions before it times *line_bytes from *at.  -1: the kind
+ * is not a PC list, or the output takes only writes in order.  The
+ * output's own formatter's text goes out first. */
+int rvt_outj_positional_begin(struct rvt_output *o, uint64_t *at, size_t *line_bytes);
+/* Write text at offset `at` (any thread); -RVT_ERR_IO on a write error
+ * (the caller gives it: rvt_outj_set_error). */
+int rvt_outj_pwrite(struct rvt_output *o, const char *text, size_t len, uint64_t at);
+/* The file system's space reserved up to offset `end` (calling thread). */
+void rvt_outj_reserve(struct rvt_output *o, uint64_t end);
+/* The positional writes are over; the text ends at `end`. */
+void rvt_outj_positional_end(struct rvt_output *o, uint64_t end);
+/* A formatter's text so far (rvt_outj_fmt_clear_text empties it). */
+const char *rvt_outj_fmt_text(const struct rvt_out_fmt *f, size_t *len);
+
 /* Set the output's error (the first one stays), e.g. a formatter's. */
 void rvt_outj_set_error(struct rvt_output *o, int err);
 

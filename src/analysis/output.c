@@ -463,6 +463,12 @@ static inline void pc_window(struct rvt_out_fmt *o, uint64_t addr, const bool rv
     o->mid = o->hi_text >> 48 | lo << 16; /* upper digits 6-7 + lower digits 0-5 */
 }
 
+/* A PC list's line: "0x", the PC's digits (xlen / 4) and a newline. */
+static inline size_t pc_line_bytes(bool rv32)
+{
+    return rv32 ? 11 : 19;
+}
+
 /* The PC list's lines of k instructions from addr up to end (rvc: bit i
  * set if instruction i is 16-bit): "0x%016" PRIX64 "\n" (RV64) or
  * "0x%08" PRIX64 "\n" (RV32).  A line is three stores: "0x" and the first
@@ -817,7 +823,7 @@ static inline int expand(struct rvt_out_fmt *o, uint64_t first, uint64_t ninsns,
             addr = (addr + 2 * (uint64_t)rvt_block_hw_offset(bi, k)) & mask;
         } else {
             const uint64_t end = k == bi->ninsns ? bi->next : addr + 2 * (uint64_t)rvt_block_hw_offset(bi, k);
-            const size_t bytes = (size_t)k * (rv32 ? 11 : 19);
+            const size_t bytes = (size_t)k * pc_line_bytes(rv32);
             out_reserve(o, bytes + 1);
             struct run_slot *r = &o->runs[(size_t)(((addr >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - RUN_SLOTS_LOG2))];
             if (r->start == addr && r->k == k) {
@@ -1203,7 +1209,9 @@ int rvt_out_finish(struct rvt_output *o)
         o->err = -RVT_ERR_IO;
     /* (errno is per thread: a threaded decode's JSON Lines are written on
      * another one, rvt_out_jobs) */
-    const int write_errno = o->an ? an_out_write_errno(o->an) : 0;
+    int write_errno = o->an ? an_out_write_errno(o->an) : 0;
+    if (!write_errno)
+        write_errno = atomic_load(&o->file.write_errno);
     if (o->err == -RVT_ERR_IO && write_errno)
         errno = write_errno;
     return o->err;
@@ -1491,6 +1499,39 @@ int rvt_outj_write_quiet(struct rvt_output *o, const char *text, size_t len)
     if (an_outfile_write(&o->file, text, len) < 0)
         rc = -RVT_ERR_IO;
     return rc;
+}
+
+int rvt_outj_positional_begin(struct rvt_output *o, uint64_t *at, size_t *line_bytes)
+{
+    if (o->cfg.kind != RVT_OUT_PCS)
+        return -1;
+    rvt_outj_write(o, NULL, 0); /* (what the output's own formatter holds goes first) */
+    if (o->err || an_outfile_positional_begin(&o->file, at) < 0)
+        return -1;
+    *line_bytes = pc_line_bytes(o->cfg.xlen == 32);
+    return 0;
+}
+
+int rvt_outj_pwrite(struct rvt_output *o, const char *text, size_t len, uint64_t at)
+{
+    return an_outfile_pwrite(&o->file, text, len, at) < 0 ? -RVT_ERR_IO : 0;
+}
+
+void rvt_outj_reserve(struct rvt_output *o, uint64_t end)
+{
+    an_outfile_reserve(&o->file, end);
+}
+
+void rvt_outj_positional_end(struct rvt_output *o, uint64_t end)
+{
+    if (an_outfile_positional_end(&o->file, end) < 0)
+        rvt_outj_set_error(o, -RVT_ERR_IO);
+}
+
+const char *rvt_outj_fmt_text(const struct rvt_out_fmt *f, size_t *len)
+{
+    *len = f->len;
+    return f->buf;
 }
 
 void rvt_outj_set_error(struct rvt_output *o, int err)

@@ -104,7 +104,8 @@ struct slot {
      * many ns (what the slot's next batch is measured by) */
     bool evict, by_worker, evicted;
     uint64_t evict_ns;
-    bool direct; /* written as formatted (help_or_wait): no text */
+    bool direct; /* written as formatted (help_or_wait, a positional batch): no text */
+    uint64_t at, at_end; /* positional: the offset its text goes at, and where it ended */
     /* formatted: */
     char *text;
     size_t tlen, tcap;
@@ -120,6 +121,12 @@ struct rvt_out_jobs {
     enum rvt_outj_mode mode;
     bool pcs;  /* a PC list: notes have no text, blocks are runs */
     bool insn; /* a listing: blocks are runs and RVT_OUTJ_ entries (outjobs.h) */
+    /* A PC list to a file or /dev/null: each batch's text written where
+     * it goes as it is made (positional; decided at the first batch):
+     * the offset of the next batch's, a line's bytes, the end so far. */
+    bool positional, positional_asked;
+    uint64_t at_next, at_end;
+    size_t line_bytes;
     size_t batch_entries;
     uint64_t batch_insns;
     unsigned nworkers;
@@ -187,6 +194,7 @@ struct rvt_out_jobs {
     uint64_t direct; /* batches this thread formatted straight into the output (help_or_wait) */
     uint64_t by_workers; /* batches whose text a worker wrote (drain, spill_text) */
     uint64_t spilled;    /* batches written out while they were formatted (spill_text) */
+    uint64_t in_place;   /* batches written where they go (positional) */
     uint64_t fill_t0;
     bool prev_by_worker, prev_evicted;
     uint64_t prev_evict_ns;
@@ -328,6 +336,43 @@ static int spill_text(void *ctx, const char *text, size_t len)
     return 1;
 }
 
+/* A positional batch's text so far, written where it goes. */
+struct place {
+    struct rvt_output *o;
+    uint64_t at;
+    int err;
+};
+static int write_at(void *ctx, const char *text, size_t len)
+{
+    struct place *c = ctx;
+    if (!c->err)
+        c->err = rvt_outj_pwrite(c->o, text, len, c->at);
+    c->at += len;
+    return 1;
+}
+
+/* Format a positional batch with f (its text restarted), writing it at
+ * its place as it grows: it goes out of the formatter's buffer while that
+ * is in this core's cache, and no thread waits for its turn to write or
+ * keeps text for it.  Keeping a batch's text until the batches before it
+ * are written is what bounded `pcs --jobs 2` (the same decode with the
+ * text thrown away was 1.84-1.94x one thread; bench/RESULTS.md, "What the
+ * lead's sixteenth round changed").  Its error and end: drain. */
+static void format_positional(struct rvt_out_jobs *j, struct slot *s, struct rvt_out_fmt *f)
+{
+    struct place c = {j->o, s->at, 0};
+    rvt_outj_fmt_spill(f, j->spill_step, write_at, &c);
+    replay(s, f);
+    rvt_outj_fmt_spill(f, 0, NULL, NULL);
+    size_t len;
+    const char *text = rvt_outj_fmt_text(f, &len);
+    (void)write_at(&c, text, len);
+    rvt_outj_fmt_clear_text(f);
+    s->err = c.err ? c.err : rvt_outj_fmt_error(f);
+    s->at_end = c.at;
+    s->direct = true;
+}
+
 /* Format batch s, at place seq of the output, with formatter `me` (worker
  * or calling thread; no lock held), into buffer sp (take_buffer).  Returns
  * false if its text is left to drain; true if it has been written: this
@@ -345,6 +390,10 @@ static bool format_batch(struct rvt_out_jobs *j, struct slot *s, unsigned me, st
 {
     struct rvt_out_fmt *f = j->fmt[me];
     rvt_outj_fmt_restart(f);
+    if (j->positional) {
+        format_positional(j, s, f);
+        return false;
+    }
     /* Into sp, the buffer this formatter's text went out from last: its
      * lines are still in this core's cache.  The formatter keeps its own
      * buffer meanwhile, untouched, and takes it back below.  (Swapping
@@ -459,7 +508,7 @@ static void *worker(void *arg)
             struct slot *s = slot_of(j, j->claim_seq++);
             s->state = S_BUSY;
             const uint64_t seq = j->claim_seq - 1;
-            const struct spare sp = take_buffer(j, me);
+            const struct spare sp = j->positional ? (struct spare){NULL, 0} : take_buffer(j, me);
             pthread_mutex_unlock(&j->mu);
             int err = 0;
             const bool written = format_batch(j, s, me, sp, seq, &err);
@@ -542,6 +591,13 @@ static void drain(struct rvt_out_jobs *j, unsigned me)
         if (!caller && !worker_may_write(j, s))
             break;
         const bool worker_writes = !caller && !s->direct;
+        if (j->positional) { /* (written where it goes already) */
+            if (s->err && !j->write_err)
+                j->write_err = s->err;
+            if (s->at_end > j->at_end)
+                j->at_end = s->at_end;
+            j->in_place++;
+        }
         pthread_mutex_unlock(&j->mu);
         int werr = 0;
         if (worker_writes) {
@@ -581,7 +637,7 @@ static void help_or_wait(struct rvt_out_jobs *j)
          * where this thread formats most batches: `insn --jobs 2` 0.96 s
          * instead of 1.07 (one thread 0.84); elsewhere the same
          * (bench/RESULTS.md, "What the lead's nineteenth round changed"). */
-        if (j->write_seq + 1 == j->claim_seq) {
+        if (j->write_seq + 1 == j->claim_seq && !j->positional) {
             pthread_mutex_unlock(&j->mu);
             replay(s, rvt_outj_serial_fmt(j->o));
             s->direct = true;
@@ -592,7 +648,7 @@ static void help_or_wait(struct rvt_out_jobs *j)
             return;
         }
         const uint64_t seq = j->claim_seq - 1;
-        const struct spare sp = take_buffer(j, j->nworkers);
+        const struct spare sp = j->positional ? (struct spare){NULL, 0} : take_buffer(j, j->nworkers);
         pthread_mutex_unlock(&j->mu);
         int err_unused = 0; /* (the calling thread's errors are the output's already) */
         const bool written = format_batch(j, s, j->nworkers, sp, seq, &err_unused);
@@ -678,6 +734,16 @@ static void submit(struct rvt_out_jobs *j)
         j->tally.blocks += j->tally.ends[e];
     rvt_outj_account_counts(j->o, &j->tally);
     j->insns_done += j->tally.insns;
+    if (j->pcs && !j->positional_asked) { /* (the output's own sink has written its last) */
+        j->positional_asked = true;
+        j->positional = rvt_outj_positional_begin(j->o, &j->at_next, &j->line_bytes) == 0;
+        j->at_end = j->at_next;
+    }
+    if (j->positional) {
+        s->at = j->at_next;
+        j->at_next += j->line_bytes * j->tally.insns;
+        rvt_outj_reserve(j->o, j->at_next);
+    }
     s->evict = rvt_evict_policy_next(&j->evict, now_ns() - j->fill_t0, j->tally.insns, j->prev_by_worker,
                                      j->prev_evicted, j->prev_evict_ns);
     memset(&j->tally, 0, sizeof j->tally);
@@ -1155,7 +1221,7 @@ void rvt_out_jobs_stats(const struct rvt_out_jobs *j, struct rvt_out_jobs_stats 
     *st = (struct rvt_out_jobs_stats){0};
     if (j && j->mode != RVT_OUTJ_SERIAL)
         *st = (struct rvt_out_jobs_stats){j->evict.batches, j->evict.evicted, j->evict.probes, j->evict.won_evict,
-                                          j->direct, j->by_workers, j->spilled};
+                                          j->direct, j->by_workers, j->spilled, j->in_place};
 }
 
 unsigned rvt_out_jobs_launched(const struct rvt_out_jobs *j)
@@ -1210,6 +1276,10 @@ int rvt_out_jobs_finish(struct rvt_out_jobs *j)
     }
     pthread_mutex_unlock(&j->mu);
     stop(j);
+    if (j->positional) { /* (the output goes on after the text, and a file written over is cut there) */
+        rvt_outj_set_error(j->o, j->write_err);
+        rvt_outj_positional_end(j->o, j->at_end);
+    }
     rvt_outj_set_error(j->o, j->err);
     return j->err;
 }

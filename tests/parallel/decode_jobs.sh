@@ -345,6 +345,77 @@ for k in pcs insn blocks "insn --dwarf $T/bzip2.debug"; do
 done
 rm -f "$T/h8.bin"
 
+# A PC list to a regular file or /dev/null is written in place: each
+# batch's text at its offset (its lines have one width), by the thread
+# that formats it, as it grows, whatever is written before it.  Only where
+# a write at an offset is what the reader gets: not to a pipe, not to a
+# file opened for appending (every write would go to its end), not to a
+# file that is stderr too (its messages would land where the position
+# stood).  The workers from the first block, batches of 512 blocks,
+# pieces of 1 KiB, so that many batches are written out of order.
+inplace() { sed -n 's/.* \([0-9]*\) written in place.*/\1/p' "$T/a.err"; }
+pcsjobs() { RVT_JOBS_STATS=1 RVT_JOBS_LAZY=0 RVT_JOBS_MIN_LEFT=0 RVT_JOBS_BATCH=512 RVT_JOBS_SPILL=1024 "$RV" decode $NT --elf "$T/bzip2" "$@" --output pcs --jobs 2; }
+for trace in h.bin hd.bin hc.bin; do
+    # shellcheck disable=SC2086
+    "$RV" decode $NT --elf "$T/bzip2" "$T/$trace" --output pcs > "$T/s.out" 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
+    [ -s "$T/s.out" ] || bad "$trace: the serial PC list is empty"
+    want=$(cksum < "$T/s.out")
+    # where | what the reader gets | written in place?
+    for where in new over stdout append pipe; do
+        rm -f "$T/o.pcs"
+        case $where in
+            new) pcsjobs "$T/$trace" -o "$T/o.pcs" 2> "$T/a.err"; rc=$? ;;
+            over) # (a longer file: what is left of it is cut off)
+                head -c $(( $(stat -c %s "$T/s.out") + 100000 )) /dev/urandom > "$T/o.pcs"
+                pcsjobs "$T/$trace" -o "$T/o.pcs" 2> "$T/a.err"; rc=$? ;;
+            stdout) pcsjobs "$T/$trace" > "$T/o.pcs" 2> "$T/a.err"; rc=$? ;;
+            append) echo "already here" > "$T/o.pcs"; pcsjobs "$T/$trace" >> "$T/o.pcs" 2> "$T/a.err"; rc=$? ;;
+            pipe) pcsjobs "$T/$trace" 2> "$T/a.err" | cat > "$T/o.pcs"; rc=${PIPESTATUS[0]} ;;
+        esac
+        grep -v -- '--jobs: ' "$T/a.err" > "$T/p.err"; echo "exit $rc" >> "$T/p.err"
+        got=$(if [ $where = append ]; then tail -n +2 "$T/o.pcs"; else cat "$T/o.pcs"; fi | cksum)
+        n=$(inplace)
+        case $where in append|pipe) placed=$([ "${n:-x}" = 0 ] && echo y) ;; *) placed=$([ "${n:-0}" -gt 1 ] && echo y) ;; esac
+        [ "$got" = "$want" ] && cmp -s "$T/s.err" "$T/p.err" && [ "$placed" = y ] && ok ||
+            bad "$trace --output pcs --jobs 2 ($where): expected the serial text, stderr and exit status, written in place: ${n:-no} batches ($got / $want) $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
+        [ $where != append ] || [ "$(head -1 "$T/o.pcs")" = "already here" ] || bad "$trace --output pcs --jobs 2 >>: the file's first line was overwritten"
+    done
+    # stdout and stderr the same file: not in place (a message would land
+    # where the position stood, and the text written over it): the same
+    # bytes as the serial decode's, the last message last (the lines fall
+    # in another order: the serial decode's messages come between its
+    # buffered writes, the threaded one's between batches).
+    # shellcheck disable=SC2086
+    "$RV" decode $NT --elf "$T/bzip2" "$T/$trace" --output pcs > "$T/s.out" 2>&1
+    # shellcheck disable=SC2086
+    RVT_JOBS_LAZY=0 RVT_JOBS_MIN_LEFT=0 RVT_JOBS_BATCH=512 RVT_JOBS_SPILL=1024 "$RV" decode $NT --elf "$T/bzip2" "$T/$trace" --output pcs --jobs 2 > "$T/o.pcs" 2>&1
+    [ "$(stat -c %s "$T/s.out")" = "$(stat -c %s "$T/o.pcs")" ] && [ "$(tail -1 "$T/s.out")" = "$(tail -1 "$T/o.pcs")" ] && ok ||
+        bad "$trace --output pcs --jobs 2 > file 2>&1: expected the serial decode's bytes and last message"
+    # /dev/null: the same stderr and exit status
+    pcsjobs "$T/$trace" -o /dev/null 2> "$T/a.err"; rc=$?
+    grep -v -- '--jobs: ' "$T/a.err" > "$T/p.err"; echo "exit $rc" >> "$T/p.err"
+    # shellcheck disable=SC2086
+    "$RV" decode $NT --elf "$T/bzip2" "$T/$trace" --output pcs > /dev/null 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
+    n=$(inplace)
+    cmp -s "$T/s.err" "$T/p.err" && [ "${n:-0}" -gt 1 ] && ok ||
+        bad "$trace --output pcs --jobs 2 -o /dev/null: expected the serial stderr and exit status, written in place: ${n:-no} batches $(diff "$T/s.err" "$T/p.err" | head -3 | tr '\n' ' ')"
+done
+# A write that fails in place (the file size limit, EFBIG; SIGXFSZ
+# ignored): the serial decode's message and exit status, and the text
+# before the limit.  The worker writes every batch (RVT_JOBS_HELP=0): the
+# message's errno is that of a write on another thread.
+lim_kb=4096
+# shellcheck disable=SC2086
+(trap '' XFSZ; ulimit -f $lim_kb; exec "$RV" decode $NT --elf "$T/bzip2" "$T/h.bin" --output pcs -o "$T/lim.pcs") 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
+mv "$T/lim.pcs" "$T/s.out"
+# shellcheck disable=SC2086
+(trap '' XFSZ; ulimit -f $lim_kb; RVT_JOBS_HELP=0 RVT_JOBS_STATS=1 RVT_JOBS_LAZY=0 RVT_JOBS_MIN_LEFT=0 RVT_JOBS_BATCH=512 RVT_JOBS_SPILL=1024 exec "$RV" decode $NT --elf "$T/bzip2" "$T/h.bin" --output pcs -o "$T/lim.pcs" --jobs 2) 2> "$T/a.err"; rc=$?
+grep -v -- '--jobs: ' "$T/a.err" > "$T/p.err"; echo "exit $rc" >> "$T/p.err"
+n=$(inplace)
+grep -q "exit [1-9]" "$T/s.err" && cmp -s "$T/s.err" "$T/p.err" && [ "${n:-0}" -gt 1 ] && [ "$(stat -c %s "$T/lim.pcs")" -le $((lim_kb * 1024)) ] &&
+    cmp -s "$T/lim.pcs" <(head -c "$(stat -c %s "$T/lim.pcs")" "$T/s.out") && ok ||
+    bad "--output pcs --jobs 2 past the file size limit: expected the serial message and exit status: $(diff "$T/s.err" "$T/p.err" | head -4 | tr '\n' ' ') (${n:-no} batches in place)"
+
 # The analysis kinds and jsonl stay on the calling thread whatever --jobs
 # says: no output thread, the decode not in pieces (a second thread cost
 # them more than it gave; docs/parallel.md).

@@ -318,9 +318,9 @@ int cmd_decode(int argc, char **argv)
             fprintf(stderr,
                     "rvtrace decode: --jobs: %u output threads started, %" PRIu64 " batches, %" PRIu64
                     " evicted, %" PRIu64 " probes, %" PRIu64 " won by evicting, %" PRIu64 " written directly, %" PRIu64
-                    " written by workers, %" PRIu64 " written while formatted\n",
+                    " written by workers, %" PRIu64 " written while formatted, %" PRIu64 " written in place\n",
                     rvt_out_jobs_launched(jobs), ost.batches, ost.evicted, ost.probes, ost.probes_won_by_evicting,
-                    ost.written_directly, ost.written_by_workers, ost.written_while_formatted);
+                    ost.written_directly, ost.written_by_workers, ost.written_while_formatted, ost.written_in_place);
         }
     }
     int frc = rvt_out_finish(out);
