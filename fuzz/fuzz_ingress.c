@@ -164,14 +164,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 struct rvt_ing_rec a, b;
                 int ka, kb;
                 /* reader 1's records by batches (as encode takes them),
-                 * every third time one by one, mixed */
+                 * every third time one by one, mixed; or all in short
+                 * (as encode takes them for E-Trace and CDL) */
+                const bool shorts = size > 2 && data[2] & 8;
                 const bool batches = size > 2 && data[2] & 1;
                 const struct rvt_ing_rec *batch = NULL;
                 size_t nbatch = 0;
+                struct rvt_ing_short_batch sb = {0};
+                size_t sat = 0, sfull = 0;
                 unsigned turn = 0;
                 for (int i = 0;; i++) {
                     ka = rvt_ing_next(r[0], &a);
-                    if (nbatch) {
+                    kb = 0;
+                    if (shorts && sat == sb.n && (kb = rvt_ing_next_short(r[1], &sb)) > 0) {
+                        if (!sb.n)
+                            abort();
+                        sat = sfull = 0;
+                    }
+                    if (shorts && sat < sb.n) {
+                        rvt_ing_short_rec(&sb, sat++, &sfull, &b);
+                        kb = 1;
+                    } else if (shorts) { /* (the end or error: kb) */
+                    } else if (nbatch) {
                         b = *batch++;
                         nbatch--;
                         kb = 1;

@@ -150,6 +150,13 @@ struct rvt_codec {
      * rvt_encode_stream hands it whole batches and the record it stops at
      * to enc_put. */
     size_t (*enc_put_plain)(void *enc, const struct rvt_ing_rec *rs, size_t n);
+    /* Optional: the same over records in short (a reader's
+     * rvt_ing_short_batch): takes from the front of f[0..n) the records
+     * rvt_ing_fast_rec(&f[i], priv, context) that enc_put_plain would
+     * take, stopping at the first whose len is 0 (a full record);
+     * returns how many.  rvt_encode_stream makes the record it stops at
+     * and gives it to enc_put. */
+    size_t (*enc_put_short)(void *enc, const struct rvt_ing_fast *f, size_t n, uint8_t priv, uint64_t context);
 };
 
 /* All families, NULL-terminated. */

@@ -20,6 +20,7 @@
 #include "rvtrace/image.h"
 #include "rvtrace/isa.h"
 #include <stdbool.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -287,6 +288,71 @@ int rvt_ing_next_batch(struct rvt_ing_reader *r, const struct rvt_ing_rec **recs
 /* Whether r hands out more than one record at a time (rvt_ing_next is as
  * good for the others). */
 bool rvt_ing_has_batches(const struct rvt_ing_reader *r);
+
+/* A record of one plain instruction in short, as the text readers' fast
+ * step makes most of theirs: no flags, the instruction's address, its
+ * itype and its size; priv and context those of its batch
+ * (struct rvt_ing_short_batch); zeros elsewhere. */
+struct rvt_ing_fast {
+    uint64_t iaddr;
+    uint8_t itype;
+    uint8_t len; /* the instruction's bytes: 2 or 4; 0: not a short record */
+};
+
+/* The record a short one stands for: f's fields, priv and context, zeros
+ * elsewhere. */
+static inline void rvt_ing_fast_rec(const struct rvt_ing_fast *f, uint8_t priv, uint64_t context,
+                                    struct rvt_ing_rec *out)
+{
+    /* Field by field: compilers clear a whole struct with `rep stos`,
+     * which costs more than the rest of the step.  Every field: */
+    _Static_assert(sizeof *out == 88 && offsetof(struct rvt_ing_rec, dtype) == 84,
+                   "struct rvt_ing_rec changed: set its new fields here");
+    out->iaddr = f->iaddr;
+    out->tval = 0;
+    out->context = context;
+    out->time = out->rd_value = out->mem_addr = out->mem_value = out->mem_operand = 0;
+    out->iretire = f->len / 2u;
+    out->cause = 0;
+    out->flags = 0;
+    out->itype = f->itype;
+    out->ilastsize = (uint8_t)(f->len >> 2); /* 2 bytes: 0, 4 bytes: 1 */
+    out->priv = priv;
+    out->ctype = out->rd = out->mem_size = out->tp_type = 0;
+    out->hart = 0;
+    out->dtype = 0;
+}
+
+/* The next records at once, most of them in short, as a text reader
+ * parses them (rvt_ing_next_short): record i is
+ * rvt_ing_fast_rec(&fast[i], priv, context) if fast[i].len, else the next
+ * of full[] (in order: the k-th record whose len is 0 is full[k]).  An
+ * encoder takes the short ones without their 88-byte records being made
+ * (rvt_codec.enc_put_short). */
+struct rvt_ing_short_batch {
+    const struct rvt_ing_fast *fast;
+    size_t n;
+    const struct rvt_ing_rec *full;
+    uint8_t priv;
+    uint64_t context;
+};
+/* 1 = b->n >= 1 records, valid until the next call on r; 0 = end; < 0 =
+ * error (rvt_ing_error).  The same records as rvt_ing_next gives, and the
+ * two may be mixed: in short from the readers rvt_ing_has_short names
+ * (the PC-list and PC INSN readers on several threads), one at a time, a
+ * full one, from the others. */
+int rvt_ing_next_short(struct rvt_ing_reader *r, struct rvt_ing_short_batch *b);
+bool rvt_ing_has_short(const struct rvt_ing_reader *r);
+/* Record i of b, taken in order: *full counts its full records before i
+ * (0 for the first). */
+static inline void rvt_ing_short_rec(const struct rvt_ing_short_batch *b, size_t i, size_t *full,
+                                     struct rvt_ing_rec *out)
+{
+    if (b->fast[i].len)
+        rvt_ing_fast_rec(&b->fast[i], b->priv, b->context, out);
+    else
+        *out = b->full[(*full)++];
+}
 /* xlen of the stream (from header, image or config). */
 unsigned rvt_ing_xlen(const struct rvt_ing_reader *r);
 enum rvt_ing_format rvt_ing_reader_format(const struct rvt_ing_reader *r);

@@ -291,6 +291,7 @@ int cdl_enc_put(struct cdl_enc *e, const struct rvt_ing_rec *r);
 /* A run of plain one-instruction records from the front of rs[0..n): how
  * many it took (the rest go to cdl_enc_put, as rvt_encode_stream does). */
 size_t cdl_enc_put_plain(struct cdl_enc *e, const struct rvt_ing_rec *rs, size_t n);
+size_t cdl_enc_put_short(struct cdl_enc *e, const struct rvt_ing_fast *fs, size_t n, uint8_t priv, uint64_t context);
 int cdl_enc_finish(struct cdl_enc *e);
 void cdl_enc_stats(const struct cdl_enc *e, struct rvt_codec_stats *st);
 const char *cdl_enc_error(const struct cdl_enc *e);

@@ -298,6 +298,11 @@ static size_t enc_put_plain(void *enc, const struct rvt_ing_rec *rs, size_t n)
 {
     return cdl_enc_put_plain(enc, rs, n);
 }
+
+static size_t enc_put_short(void *enc, const struct rvt_ing_fast *f, size_t n, uint8_t priv, uint64_t context)
+{
+    return cdl_enc_put_short(enc, f, n, priv, context);
+}
 static int enc_finish(void *enc)
 {
     return cdl_enc_finish(enc);
@@ -402,6 +407,7 @@ const struct rvt_codec rvt_codec_cdl = {
     .enc_error = enc_error,
     .enc_free = enc_free,
     .enc_put_plain = enc_put_plain,
+    .enc_put_short = enc_put_short,
     .dec_new = dec_new,
     .dec_run = dec_run,
     .dec_run_segment = dec_run_segment,

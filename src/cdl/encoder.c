@@ -542,8 +542,14 @@ static int nonseq_of(unsigned it)
  * record it stops at goes to cdl_enc_put with the encoder as the records
  * one by one leave it.  Returns how many records it took from the front
  * of rs[0..n).  (The bytes equal those of the records one by one:
- * tests/cdl/test_nybble_runs.c.) */
-size_t cdl_enc_put_plain(struct cdl_enc *e, const struct rvt_ing_rec *rs, size_t n)
+ * tests/cdl/test_nybble_runs.c.)  cdl_enc_put_plain and cdl_enc_put_short
+ * (records in short): one loop, made for each (`shorts`) where it is
+ * inlined. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t plain_run(struct cdl_enc *e, const bool shorts, const struct rvt_ing_rec *rs,
+                               const struct rvt_ing_fast *fs, size_t n, uint8_t priv, uint64_t context)
 {
     /* (A sync mark due -- the start, after a stop or a loss -- goes out
      * before a record becomes pending: none is due here.  A loss may be,
@@ -558,11 +564,27 @@ size_t cdl_enc_put_plain(struct cdl_enc *e, const struct rvt_ing_rec *rs, size_t
     unsigned it = e->pend.itype; /* the pending record's, whose cycle the next one sends */
     size_t i = 0;
     for (; i < n; i++) {
-        const struct rvt_ing_rec *r = &rs[i];
         /* (no flags: qualified, no data or notify; a trap's cycles are
          * more than one) */
-        if (r->flags || r->ilastsize > 3 || r->iretire != 1u << r->ilastsize || r->itype == RVT_ITYPE_EXCEPTION ||
-            r->itype == RVT_ITYPE_INTERRUPT)
+        uint64_t iaddr;
+        unsigned itype;
+        if (shorts) {
+            /* (rvt_ing_fast_rec: no flags, iretire len / 2, ilastsize
+             * len / 4) */
+            const struct rvt_ing_fast *f = &fs[i];
+            const unsigned ilastsize = f->len >> 2;
+            if (ilastsize > 3 || f->len >> 1 != 1u << ilastsize)
+                break;
+            iaddr = f->iaddr;
+            itype = f->itype;
+        } else {
+            const struct rvt_ing_rec *r = &rs[i];
+            if (r->flags || r->ilastsize > 3 || r->iretire != 1u << r->ilastsize)
+                break;
+            iaddr = r->iaddr;
+            itype = r->itype;
+        }
+        if (itype == RVT_ITYPE_EXCEPTION || itype == RVT_ITYPE_INTERRUPT)
             break;
         if (e->after_nonseq && interval && e->since_sync >= interval)
             break; /* periodic_mark's sync mark */
@@ -579,7 +601,7 @@ size_t cdl_enc_put_plain(struct cdl_enc *e, const struct rvt_ing_rec *rs, size_t
             pk.nonseq = (int8_t)nonseq;
             bool uninferable = nonseq == CDL_NS_TRAPRET || (nonseq == CDL_NS_JUMP && uninferable_itype(it));
             pk.has_pc = e->cfg.pc_mode == CDL_PC_ALL || uninferable;
-            pk.pc = r->iaddr;
+            pk.pc = iaddr;
             if (pk.has_pc && !cdl_pc_fits(pk.pc, fmt))
                 break; /* (put_pc's error) */
             pk.seq = (uint8_t)e->unreported;
@@ -587,16 +609,31 @@ size_t cdl_enc_put_plain(struct cdl_enc *e, const struct rvt_ing_rec *rs, size_t
             (void)compress(e, &pk);
         }
         e->after_nonseq = nonseq >= 0;
-        it = r->itype;
+        it = itype;
     }
     /* cdl_enc_put: each record pending in turn */
     if (i) {
         e->done_insns += i;
         e->records += i;
         e->insns += i;
-        e->pend = rs[i - 1];
+        if (shorts)
+            rvt_ing_fast_rec(&fs[i - 1], priv, context, &e->pend);
+        else
+            e->pend = rs[i - 1];
     }
     return i;
+}
+
+size_t cdl_enc_put_plain(struct cdl_enc *e, const struct rvt_ing_rec *rs, size_t n)
+{
+    return plain_run(e, false, rs, NULL, n, 0, 0);
+}
+
+/* The same over records in short (CDL carries no privilege or context:
+ * the pending record keeps them). */
+size_t cdl_enc_put_short(struct cdl_enc *e, const struct rvt_ing_fast *fs, size_t n, uint8_t priv, uint64_t context)
+{
+    return plain_run(e, true, NULL, fs, n, priv, context);
 }
 
 int cdl_enc_finish(struct cdl_enc *e)

@@ -88,6 +88,11 @@ static size_t enc_put_plain(void *enc, const struct rvt_ing_rec *rs, size_t n)
     return et_enc_put_plain(enc, rs, n);
 }
 
+static size_t enc_put_short(void *enc, const struct rvt_ing_fast *f, size_t n, uint8_t priv, uint64_t context)
+{
+    return et_enc_put_short(enc, f, n, priv, context);
+}
+
 static int enc_finish(void *enc)
 {
     return et_enc_finish(enc);
@@ -304,6 +309,7 @@ const struct rvt_codec rvt_codec_etrace = {
     .enc_new = enc_new,
     .enc_put = enc_put,
     .enc_put_plain = enc_put_plain,
+    .enc_put_short = enc_put_short,
     .enc_finish = enc_finish,
     .enc_stats = enc_stats,
     .enc_error = enc_error,

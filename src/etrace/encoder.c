@@ -23,6 +23,7 @@
 #include "etrace/encoder.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1406,11 +1407,51 @@ static unsigned quiet_branch_max(const struct et_params *p)
 
 /* A record's own fields as a quiet one has them: no flags, instructions of
  * at most 4 bytes, the privilege and context of the one before, itype 0
- * or a conditional branch up to branch_max. */
-static inline bool quiet_fields(const struct rvt_ing_rec *r, uint8_t priv, uint64_t ctx, unsigned branch_max)
+ * or a conditional branch up to a branch_max.  flags, itype, ilastsize and
+ * priv lie in one 8-byte word of the record, compared at once under a
+ * mask (itype below 8 there, then looked up in `itypes`): field by field
+ * the run loop took 24 host instructions a record for these checks. */
+#define QUIET_WORD (offsetof(struct rvt_ing_rec, flags))
+_Static_assert(offsetof(struct rvt_ing_rec, itype) < QUIET_WORD + 8 &&
+                   offsetof(struct rvt_ing_rec, ilastsize) < QUIET_WORD + 8 &&
+                   offsetof(struct rvt_ing_rec, priv) < QUIET_WORD + 8 && QUIET_WORD + 8 <= sizeof(struct rvt_ing_rec),
+               "flags, itype, ilastsize and priv lie in one 8-byte word of a record");
+struct quiet_check {
+    uint64_t mask, want; /* the word at QUIET_WORD */
+    uint32_t itypes;     /* bit t: itype t may end a quiet record */
+};
+
+static inline struct quiet_check quiet_check_of(uint8_t priv, unsigned branch_max)
 {
-    return !r->flags && r->ilastsize <= 1 && r->priv == priv && r->context == ctx &&
-           (r->itype == RVT_ITYPE_NONE || (r->itype >= RVT_ITYPE_NOT_TAKEN && r->itype <= branch_max));
+#define QUIET_AT(field) (offsetof(struct rvt_ing_rec, field) - QUIET_WORD)
+    uint8_t m[8] = {0}, w[8] = {0}; /* (bytes, as the word lies in memory) */
+    memset(m + QUIET_AT(flags), 0xff, sizeof(uint16_t));
+    m[QUIET_AT(itype)] = 0xf8;     /* itype < 8 */
+    m[QUIET_AT(ilastsize)] = 0xfe; /* ilastsize <= 1 */
+    m[QUIET_AT(priv)] = 0xff;
+    w[QUIET_AT(priv)] = priv;
+#undef QUIET_AT
+    struct quiet_check q;
+    memcpy(&q.mask, m, 8);
+    memcpy(&q.want, w, 8);
+    q.itypes = 1u << RVT_ITYPE_NONE;
+    for (unsigned t = RVT_ITYPE_NOT_TAKEN; t <= branch_max; t++)
+        q.itypes |= 1u << t;
+    return q;
+}
+
+static inline bool quiet_fields(const struct rvt_ing_rec *r, const struct quiet_check *q, uint64_t ctx)
+{
+    uint64_t word;
+    memcpy(&word, (const char *)r + QUIET_WORD, 8);
+    return (word & q->mask) == q->want && (q->itypes >> r->itype & 1) && r->context == ctx;
+}
+
+/* ... and one instruction: iretire its size (1 << ilastsize, ilastsize 0
+ * or 1 here). */
+static inline bool quiet_record(const struct rvt_ing_rec *r, const struct quiet_check *q, uint64_t ctx)
+{
+    return quiet_fields(r, q, ctx) && r->iretire == r->ilastsize + 1u;
 }
 
 /* The instruction a quiet record may follow, the window's last (stepped
@@ -1437,6 +1478,19 @@ static const struct ent *quiet_window(const struct et_encoder *e)
     return c;
 }
 
+/* The records of a run: full ones (rs), or short ones (fs: a reader's
+ * rvt_ing_short_batch, whose priv and context the caller found equal to
+ * the instruction's before).  Record i as et_enc_put would see it. */
+static inline const struct rvt_ing_rec *run_rec(const bool shorts, const struct rvt_ing_rec *rs,
+                                                const struct rvt_ing_fast *fs, size_t i, const struct ent *c,
+                                                struct rvt_ing_rec *tmp)
+{
+    if (!shorts)
+        return &rs[i];
+    rvt_ing_fast_rec(&fs[i], c->priv, c->context, tmp);
+    return tmp;
+}
+
 /* Runs of plain records: each one instruction (iretire the size of its
  * last), no flags, the privilege and context of the instruction before,
  * itype 0 or (without branch prediction) a conditional branch.  Such a
@@ -1455,16 +1509,18 @@ static const struct ent *quiet_window(const struct et_encoder *e)
  * encoder as the records one by one leave it, and is sent whatever is due
  * there.  Returns how many records it took from the front of rs[0..n).
  * (The packets equal those of the records one by one:
- * tests/etrace/test_et_gen.c compares them on every option set.) */
-size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size_t n)
+ * tests/etrace/test_et_gen.c compares them on every option set.)
+ * et_enc_put_plain and et_enc_put_short: one loop, made for each
+ * (`shorts`: fs, else rs) where it is inlined. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t plain_run(struct et_encoder *e, const struct ent *c, const bool shorts,
+                               const struct rvt_ing_rec *rs, const struct rvt_ing_fast *fs, size_t n)
 {
     const struct et_params *p = &e->p;
-    const struct ent *c = quiet_window(e);
-    if (!c)
-        return 0;
-    const unsigned branch_max = quiet_branch_max(p);
-    const uint8_t priv = c->priv;
-    const uint64_t ctx = c->context;
+    const struct quiet_check q = quiet_check_of(c->priv, quiet_branch_max(p));
+    const uint64_t ctx = c->context, addr_bad = e->addr_bad;
     /* the record before the next one (c first) */
     uint64_t at = c->addr, lo = c->rec_lo, hi = c->rec_hi, next = c->next;
     unsigned itype = c->itype;
@@ -1473,50 +1529,91 @@ size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size
     uint64_t stop_at = UINT64_MAX;
     if (p->disambiguate && itype == RVT_ITYPE_NONE)
         stop_at = e->win_full ? 0 : seen_from(e, at);
-    /* the range of code run that win_add extended last (the current
-     * implicit-return tag; NULL: none known) */
+    /* The range of code run that win_add extended last (the current
+     * implicit-return tag; NULL: none known), its bounds held in locals
+     * while the run extends it and stored back before anything else reads
+     * it (win_add, add_branch, the run's end). */
     struct win_range *last = NULL;
+    uint64_t last_lo = 0, last_hi = 0;
     size_t i = 0;
     for (; i < n; i++) {
-        const struct rvt_ing_rec *r = &rs[i];
-        if (!quiet_fields(r, priv, ctx, branch_max) || r->iretire != 1u << r->ilastsize || (r->iaddr & e->addr_bad))
-            break;
-        /* step() for the record before, with r next */
-        if (itype == RVT_ITYPE_NONE) {
-            /* r follows it; its range to the code run; r does not
-             * re-enter that code (else a packet is due) */
-            if (r->iaddr != next || r->iaddr >= stop_at)
+        /* record i: quiet (quiet_record), its address, itype and the
+         * address after it */
+        uint64_t iaddr, after;
+        unsigned it;
+        if (shorts) {
+            /* (rvt_ing_fast_rec: no flags, iretire len / 2, ilastsize
+             * len / 4, the batch's priv and context) */
+            const struct rvt_ing_fast *f = &fs[i];
+            const unsigned iretire = f->len >> 1;
+            it = f->itype;
+            iaddr = f->iaddr;
+            if (iretire - 1u > 1u || it >= 8 || !(q.itypes >> it & 1) || (iaddr & addr_bad))
                 break;
-            if (last && lo <= last->hi + 4 && hi + 4 >= last->lo) {
-                /* (win_add's extension of the last range, inline) */
-                if (lo < last->lo)
-                    last->lo = lo;
-                if (hi > last->hi)
-                    last->hi = hi;
+            after = iaddr + 2u * (uint64_t)iretire;
+        } else {
+            const struct rvt_ing_rec *r = &rs[i];
+            if (!quiet_record(r, &q, ctx) || (r->iaddr & addr_bad))
+                break;
+            iaddr = r->iaddr;
+            it = r->itype;
+            after = rvt_ing_next_addr(r);
+        }
+        /* step() for the record before, with this one next */
+        if (itype == RVT_ITYPE_NONE) {
+            /* it follows the one before; that one's range to the code
+             * run; it does not re-enter that code (else a packet is due) */
+            if (iaddr != next || iaddr >= stop_at)
+                break;
+            if (last && at <= last_hi + 4 && at + 4 >= last_lo) {
+                /* (win_add's extension of the last range, inline; with
+                 * `last` known, the record before is one instruction:
+                 * lo = hi = at) */
+                if (at > last_hi)
+                    last_hi = at;
+                else if (at < last_lo)
+                    last_lo = at;
             } else {
+                if (last) {
+                    last->lo = last_lo;
+                    last->hi = last_hi;
+                }
                 win_add(e, lo, hi);
+                last = e->win_full ? NULL : &e->seen[e->nwin_r - 1];
+                if (last) {
+                    last_lo = last->lo;
+                    last_hi = last->hi;
+                }
                 if (e->win_full && p->disambiguate)
                     break; /* (the general path's step adds it again: no change) */
-                last = e->win_full ? NULL : &e->seen[e->nwin_r - 1];
             }
         } else {
             /* a branch: a 31st would fill the map (a packet) */
             if (e->branches >= 30)
                 break;
+            if (last) {
+                last->lo = last_lo;
+                last->hi = last_hi;
+            }
             add_branch(e, at, itype == RVT_ITYPE_TAKEN);
             last = NULL;
-            /* The ranges start afresh: a sequential run from r only adds
-             * ranges below where it is, which it cannot re-enter. */
+            /* The ranges start afresh: a sequential run from here only
+             * adds ranges below where it is, which it cannot re-enter. */
             stop_at = UINT64_MAX;
         }
-        at = lo = hi = r->iaddr;
-        next = rvt_ing_next_addr(r);
-        itype = r->itype;
+        at = lo = hi = iaddr;
+        next = after;
+        itype = it;
+    }
+    if (last) {
+        last->lo = last_lo;
+        last->hi = last_hi;
     }
     if (!i)
         return 0;
     /* The window the records one by one leave: [.., stepped, unstepped]. */
     struct ent *w = e->win;
+    struct rvt_ing_rec tmp;
     if (i == 1) { /* [b, c stepped, rs[0]] */
         w[0] = w[1];
         w[1] = w[2];
@@ -1526,14 +1623,29 @@ size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size
             w[0] = w[2];
             w[0].updiscon = w[0].misret = false;
         } else {
-            plain_ent(&w[0], &rs[i - 3]);
+            plain_ent(&w[0], run_rec(shorts, rs, fs, i - 3, c, &tmp));
         }
-        plain_ent(&w[1], &rs[i - 2]);
+        plain_ent(&w[1], run_rec(shorts, rs, fs, i - 2, c, &tmp));
     }
-    plain_ent(&w[2], &rs[i - 1]);
+    plain_ent(&w[2], run_rec(shorts, rs, fs, i - 1, c, &tmp));
     e->records += i;
     e->last_ctx = ctx;
     return i;
+}
+
+size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size_t n)
+{
+    const struct ent *c = quiet_window(e);
+    return c ? plain_run(e, c, false, rs, NULL, n) : 0;
+}
+
+/* The same over records in short, which carry the priv and context of
+ * their batch: a run only if those are the instruction's before. */
+size_t et_enc_put_short(struct et_encoder *e, const struct rvt_ing_fast *fs, size_t n, uint8_t priv,
+                        uint64_t context)
+{
+    const struct ent *c = quiet_window(e);
+    return c && c->priv == priv && c->context == context ? plain_run(e, c, true, NULL, fs, n) : 0;
 }
 
 /* One quiet record (et_enc_put's first try): a one-instruction record is
@@ -1554,7 +1666,8 @@ static bool put_quiet(struct et_encoder *e, const struct rvt_ing_rec *r)
     if (!c)
         return false;
     const struct et_params *p = &e->p;
-    if (!quiet_fields(r, c->priv, c->context, quiet_branch_max(p)))
+    const struct quiet_check q = quiet_check_of(c->priv, quiet_branch_max(p));
+    if (!quiet_fields(r, &q, c->context))
         return false;
     const uint64_t last = rvt_ing_last_addr(r);
     if ((r->iaddr | last) & e->addr_bad)

@@ -12,6 +12,8 @@ int et_enc_put(struct et_encoder *e, const struct rvt_ing_rec *r);
 /* The records at the front of rs[0..n) that need nothing of the encoder
  * but the same as one by one (encoder.c); returns how many it took. */
 size_t et_enc_put_plain(struct et_encoder *e, const struct rvt_ing_rec *rs, size_t n);
+size_t et_enc_put_short(struct et_encoder *e, const struct rvt_ing_fast *fs, size_t n, uint8_t priv,
+                        uint64_t context);
 int et_enc_finish(struct et_encoder *e);
 const char *et_enc_error(const struct et_encoder *e);
 void et_enc_stats(const struct et_encoder *e, struct rvt_codec_stats *st);

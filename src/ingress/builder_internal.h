@@ -98,14 +98,6 @@ static inline struct decoded *rvt_ing_builder_dc(const struct rvt_ing_builder *b
     return &b->dcache[rvt_ing_dc_index(pc)];
 }
 
-/* What a record of the fast step (below) holds besides what every one
- * holds (the priv and context it was given; zeros elsewhere). */
-struct rvt_ing_fast {
-    uint64_t iaddr;
-    uint8_t itype;
-    uint8_t len; /* the instruction's bytes: 2 or 4 */
-};
-
 /* The fast step: rvt_ing_builder_insn(b, pc, bits, priv, context, NULL)
  * in the common case, the record it retires described in *f
  * (rvt_ing_fast_rec makes it) instead of emitted: the held instruction is
@@ -183,29 +175,6 @@ static inline void rvt_ing_run_end(struct rvt_ing_builder *b, const struct rvt_i
     b->held = &b->dinsn[r->held_dc - b->dcache];
     b->held_dc = r->held_dc;
     b->fast = r->fast;
-}
-
-/* The fast step's record: f's fields, priv and context, zeros elsewhere. */
-static inline void rvt_ing_fast_rec(const struct rvt_ing_fast *f, uint8_t priv, uint64_t context,
-                                    struct rvt_ing_rec *out)
-{
-    /* Field by field: compilers clear a whole struct with `rep stos`,
-     * which costs more than the rest of the step.  Every field: */
-    _Static_assert(sizeof *out == 88 && offsetof(struct rvt_ing_rec, dtype) == 84,
-                   "struct rvt_ing_rec changed: set its new fields here");
-    out->iaddr = f->iaddr;
-    out->tval = 0;
-    out->context = context;
-    out->time = out->rd_value = out->mem_addr = out->mem_value = out->mem_operand = 0;
-    out->iretire = f->len / 2u;
-    out->cause = 0;
-    out->flags = 0;
-    out->itype = f->itype;
-    out->ilastsize = (uint8_t)(f->len >> 2); /* 2 bytes: 0, 4 bytes: 1 */
-    out->priv = priv;
-    out->ctype = out->rd = out->mem_size = out->tp_type = 0;
-    out->hart = 0;
-    out->dtype = 0;
 }
 
 /* rvt_ing_fast_rec into an *out that holds one of its records already

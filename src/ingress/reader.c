@@ -26,8 +26,30 @@ struct rvt_ing_reader {
     bool select_hart;
     uint16_t hart;
     rvt_ing_batch_fn batch;     /* optional: records in place (rvt_ing_next_batch) */
+    rvt_ing_short_fn shorts;    /* optional: records in short (rvt_ing_next_short) */
     struct rvt_ing_rec one;     /* rvt_ing_next_batch's record from a reader without batches */
 };
+
+void rvt_ing_reader_set_short(struct rvt_ing_reader *r, rvt_ing_short_fn fn)
+{
+    r->shorts = fn;
+}
+
+bool rvt_ing_has_short(const struct rvt_ing_reader *r)
+{
+    return r->shorts && !r->select_hart;
+}
+
+int rvt_ing_next_short(struct rvt_ing_reader *r, struct rvt_ing_short_batch *b)
+{
+    if (r->shorts && !r->select_hart)
+        return r->shorts(r->self, b);
+    /* (the others: a record at a time, as a full one) */
+    static const struct rvt_ing_fast full_one = {0, 0, 0};
+    int rc = rvt_ing_next(r, &r->one);
+    *b = (struct rvt_ing_short_batch){&full_one, rc > 0, &r->one, 0, 0};
+    return rc;
+}
 
 void rvt_ing_reader_set_batch(struct rvt_ing_reader *r, rvt_ing_batch_fn fn)
 {

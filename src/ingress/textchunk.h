@@ -47,6 +47,9 @@ struct rvt_trace_file *rvt_text_map_input(FILE *f, size_t *start);
  * rvt_ing_next_batch (see ingress.h). */
 typedef int (*rvt_ing_batch_fn)(void *self, const struct rvt_ing_rec **recs, size_t *n);
 void rvt_ing_reader_set_batch(struct rvt_ing_reader *r, rvt_ing_batch_fn fn);
+/* ... and the threaded text reader in short, as parsed (rvt_ing_next_short). */
+typedef int (*rvt_ing_short_fn)(void *self, struct rvt_ing_short_batch *b);
+void rvt_ing_reader_set_short(struct rvt_ing_reader *r, rvt_ing_short_fn fn);
 
 /* What a text reader was opened with, taken from it. */
 struct rvt_text_input {

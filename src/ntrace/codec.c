@@ -306,6 +306,11 @@ static size_t enc_put_plain(void *enc, const struct rvt_ing_rec *rs, size_t n)
 {
     return nt_enc_put_plain(enc, rs, n);
 }
+
+static size_t enc_put_short(void *enc, const struct rvt_ing_fast *f, size_t n, uint8_t priv, uint64_t context)
+{
+    return nt_enc_put_short(enc, f, n, priv, context);
+}
 static int enc_finish(void *enc)
 {
     return nt_enc_finish(enc);
@@ -429,4 +434,5 @@ const struct rvt_codec rvt_codec_ntrace = {
                  "--sync-period N (every N instruction halfwords) or --sync-msgs N (every N messages)",
     .traced = traced,
     .enc_put_plain = enc_put_plain,
+    .enc_put_short = enc_put_short,
 };

@@ -500,8 +500,14 @@ static void update_quiet(struct nt_encoder *e)
  * nothing (no event, resync, sync due, privilege or context change),
  * I-CNT and the halfwords since the sync count it, a branch shifts its
  * outcome into HIST, and nothing else changes.  Returns how many it took;
- * the next record, if any, needs the general path. */
-size_t nt_enc_put_plain(struct nt_encoder *e, const struct rvt_ing_rec *rs, size_t n)
+ * the next record, if any, needs the general path.  nt_enc_put_plain and
+ * nt_enc_put_short (records in short): one loop, made for each (`shorts`)
+ * where it is inlined. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t plain_run(struct nt_encoder *e, const bool shorts, const struct rvt_ing_rec *rs,
+                               const struct rvt_ing_fast *fs, size_t n)
 {
     if (!e->quiet)
         return 0;
@@ -514,11 +520,21 @@ size_t nt_enc_put_plain(struct nt_encoder *e, const struct rvt_ing_rec *rs, size
     uint64_t icnt = e->icnt, since = e->since_sync_hw, hist = e->hist;
     size_t i = 0;
     for (; i < n; i++) {
-        const struct rvt_ing_rec *r = &rs[i];
-        const uint32_t ir = r->iretire;
-        const unsigned it = r->itype;
-        if (r->flags != 0 || ir != 1u << r->ilastsize || r->priv != priv || r->context != ctx ||
-            icnt + ir >= icnt_full || since >= period)
+        uint32_t ir;
+        unsigned it;
+        if (shorts) { /* (rvt_ing_fast_rec: no flags, iretire len / 2, ilastsize len / 4) */
+            ir = fs[i].len >> 1;
+            it = fs[i].itype;
+            if (ir != 1u << (fs[i].len >> 2))
+                break;
+        } else {
+            const struct rvt_ing_rec *r = &rs[i];
+            ir = r->iretire;
+            it = r->itype;
+            if (r->flags != 0 || ir != 1u << r->ilastsize || r->priv != priv || r->context != ctx)
+                break;
+        }
+        if (icnt + ir >= icnt_full || since >= period)
             break;
         if (it != RVT_ITYPE_NONE) {
             if (it < RVT_ITYPE_NOT_TAKEN || it > branch_max)
@@ -541,6 +557,18 @@ size_t nt_enc_put_plain(struct nt_encoder *e, const struct rvt_ing_rec *rs, size
         e->fresh = false;
     }
     return i;
+}
+
+size_t nt_enc_put_plain(struct nt_encoder *e, const struct rvt_ing_rec *rs, size_t n)
+{
+    return plain_run(e, false, rs, NULL, n);
+}
+
+/* The same over records in short, which carry the privilege and context
+ * of their batch: a run only if those are the encoder's. */
+size_t nt_enc_put_short(struct nt_encoder *e, const struct rvt_ing_fast *fs, size_t n, uint8_t priv, uint64_t context)
+{
+    return priv == e->priv && context == e->context ? plain_run(e, true, NULL, fs, n) : 0;
 }
 
 int nt_enc_put(struct nt_encoder *e, const struct rvt_ing_rec *r)

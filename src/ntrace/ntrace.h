@@ -252,6 +252,7 @@ int nt_enc_put(struct nt_encoder *e, const struct rvt_ing_rec *r);
  * and only count (no message, nothing pending): taken as nt_enc_put would
  * take them; returns how many. */
 size_t nt_enc_put_plain(struct nt_encoder *e, const struct rvt_ing_rec *rs, size_t n);
+size_t nt_enc_put_short(struct nt_encoder *e, const struct rvt_ing_fast *fs, size_t n, uint8_t priv, uint64_t context);
 /* For the tests: every record through the general path, the reference
  * the fast paths (nt_enc_put's and nt_enc_put_plain) must match. */
 void nt_enc_general_only(struct nt_encoder *e);

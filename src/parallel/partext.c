@@ -379,12 +379,10 @@ static __attribute__((noinline)) int pt_next_chunk(struct partext *a, struct rvt
     }
 }
 
-/* The next of cur's records (up to its warning) at once, made into the
- * batch array: a short record writes only what differs from the one
- * there before it. */
-static int pt_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
+/* Records in cur to hand out (a->pos < a->end): 1; else the next chunk
+ * (or the warning, end, error: <= 0). */
+static int pt_more(struct partext *a)
 {
-    struct partext *a = self;
     if (a->pos >= a->end) {
         struct rvt_ing_rec one;
         int rc = pt_next_chunk(a, &one); /* the next chunk (or warning, end, error), and its first record */
@@ -394,6 +392,18 @@ static int pt_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
         if (!a->cur->c.recs[--a->pos].len)
             a->fpos--;
     }
+    return 1;
+}
+
+/* The next of cur's records (up to its warning) at once, made into the
+ * batch array: a short record writes only what differs from the one
+ * there before it. */
+static int pt_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
+{
+    struct partext *a = self;
+    const int rc = pt_more(a);
+    if (rc <= 0)
+        return rc;
     const struct rvt_text_chunk *c = &a->cur->c;
     const size_t k = a->end - a->pos < RVT_TEXT_BATCH ? a->end - a->pos : RVT_TEXT_BATCH;
     const struct rvt_ing_fast *f = &c->recs[a->pos];
@@ -408,6 +418,26 @@ static int pt_batch(void *self, const struct rvt_ing_rec **recs, size_t *n)
     a->pos += k;
     *recs = b->rec;
     *n = k;
+    return 1;
+}
+
+/* The rest of cur's records (up to its warning) as the parsers left them,
+ * in short (rvt_ing_next_short): no record made or copied. */
+static int pt_short(void *self, struct rvt_ing_short_batch *b)
+{
+    struct partext *a = self;
+    const int rc = pt_more(a);
+    if (rc <= 0)
+        return rc;
+    const struct rvt_text_chunk *c = &a->cur->c;
+    *b = (struct rvt_ing_short_batch){&c->recs[a->pos], a->end - a->pos, c->full ? c->full + a->fpos : NULL,
+                                      RVT_TEXT_PRIV, RVT_TEXT_CONTEXT};
+    /* (Up to a warning, the records after it follow: where their full ones
+     * start.  At the chunk's end the next chunk starts afresh.) */
+    if (a->end < c->n)
+        for (size_t i = a->pos; i < a->end; i++)
+            a->fpos += !c->recs[i].len;
+    a->pos = a->end;
     return 1;
 }
 
@@ -515,6 +545,7 @@ int rvt_ing_text_jobs(struct rvt_ing_reader **out, struct rvt_ing_reader *in, un
         return rvt_fail(d, RVT_ERR_NOMEM, "text read on threads: out of memory");
     }
     rvt_ing_reader_set_batch(r, pt_batch);
+    rvt_ing_reader_set_short(r, pt_short);
     unsigned started = 0;
     for (; started + 1 < jobs; started++) {
         struct worker_arg *w = malloc(sizeof *w);

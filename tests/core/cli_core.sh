@@ -49,14 +49,18 @@ expect_ok "$RV" --help
 for c in encode decode dump verify check convert info; do expect_ok "$RV" "$c" --help; done
 
 # encode --jobs N (text parsed on N threads, other input read ahead on a
-# thread): the same bytes as one thread for every family, from a PC list,
-# from PC INSN text and from the native format; a bad line fails the same way
+# thread): the same bytes and statistics (-v: records, instructions,
+# packets) as one thread for every family, from a PC list, from PC INSN
+# text and from the native format; a bad line fails the same way
+stats() { sed 's/, [0-9.]* M instructions\/s//' "$T/err"; }
 while IFS='|' read -r name opts; do
     for in in "$P" "$T/t1.pi" "$T/t1.ing"; do
-        expect_ok "$RV" encode $opts --elf "$E" --input "$in" -o "$T/j1.bin"
+        expect_ok "$RV" encode -v $opts --elf "$E" --input "$in" -o "$T/j1.bin"
+        stats > "$T/j1.stats"
         for j in 2 4; do
-            expect_ok "$RV" encode $opts --elf "$E" --input "$in" --jobs $j -o "$T/j2.bin"
+            expect_ok "$RV" encode -v $opts --elf "$E" --input "$in" --jobs $j -o "$T/j2.bin"
             cmp -s "$T/j1.bin" "$T/j2.bin" && ok || bad "encode --jobs $j differs: $name, $in"
+            stats | cmp -s "$T/j1.stats" - && ok || bad "encode --jobs $j statistics differ: $name, $in: $(stats)"
         done
     done
 done < "$D/../../bench/families.txt"
@@ -66,12 +70,22 @@ expect_err "cut.txt: line 101"
 # bytes written before it are one thread's.  Chunks are 128 KiB: the PC
 # INSN text (2.6 MB) has about 20; line 60000 is in a later chunk than
 # line 100.
+# E-Trace takes most records in short from the threads (enc_put_short),
+# N-Trace as whole records.
 same_as_serial() { # name input [encode options...]
     local name=$1 in=$2; shift 2
-    "$RV" encode --format ntrace "$@" --elf "$E" --input "$in" -o "$T/s1.bin" > /dev/null 2> "$T/s1.err"; local k1=$?
+    for fmt in ntrace etrace; do
+        same_as_serial_fmt "$name, $fmt" "$in" --format $fmt "$@"
+    done
+}
+same_as_serial_fmt() { # name input [encode options...]
+    local name=$1 in=$2; shift 2
+    "$RV" encode -v "$@" --elf "$E" --input "$in" -o "$T/s1.bin" > /dev/null 2> "$T/s1.err"; local k1=$?
+    sed -i 's/, [0-9.]* M instructions\/s//' "$T/s1.err"
     for j in 2 3 4; do
-        "$RV" encode --format ntrace "$@" --elf "$E" --input "$in" --jobs $j -o "$T/s2.bin" > /dev/null 2> "$T/s2.err"
+        "$RV" encode -v "$@" --elf "$E" --input "$in" --jobs $j -o "$T/s2.bin" > /dev/null 2> "$T/s2.err"
         local k2=$?
+        sed -i 's/, [0-9.]* M instructions\/s//' "$T/s2.err"
         [ $k1 = $k2 ] && cmp -s "$T/s1.err" "$T/s2.err" && cmp -s "$T/s1.bin" "$T/s2.bin" && ok ||
             bad "encode --jobs $j, $name: exit $k2 '$(cat "$T/s2.err")', one thread: exit $k1 '$(cat "$T/s1.err")'"
     done

@@ -384,11 +384,36 @@ static int next_mixed(struct rvt_ing_reader *r, struct mixed *m, struct rvt_ing_
     return 1;
 }
 
+/* r's next record, taken from batches in short (rvt_ing_next_short, as
+ * encode takes them for E-Trace) but after each batch one by one
+ * (rvt_ing_next): the two mixed, as they may be. */
+struct in_short {
+    struct rvt_ing_short_batch b;
+    size_t at, full;
+    bool one;
+};
+
+static int next_short(struct rvt_ing_reader *r, struct in_short *m, struct rvt_ing_rec *rec)
+{
+    if (m->at == m->b.n) {
+        if ((m->one = !m->one))
+            return rvt_ing_next(r, rec);
+        const int k = rvt_ing_next_short(r, &m->b);
+        if (k <= 0)
+            return k;
+        CHECK(m->b.n > 0);
+        m->at = m->full = 0; /* (a new batch) */
+    }
+    rvt_ing_short_rec(&m->b, m->at++, &m->full, rec);
+    return 1;
+}
+
 /* Every record, the end or error and the warnings of `path`, read serially
  * (jobs 0) or on `jobs` threads in chunks of `chunk` bytes; one by one, or
- * (mixed) by batches and one by one (next_mixed). */
+ * (mixed) by batches and one by one (next_mixed), or (shorts) in short and
+ * one by one (next_short). */
 static int read_jobs(const char *path, enum rvt_ing_format fmt, const struct rvt_image *img, enum rvt_ecall_mode em,
-                     unsigned jobs, size_t chunk, bool mixed, struct seen *out, char *err, size_t errlen)
+                     unsigned jobs, size_t chunk, bool mixed, bool shorts, struct seen *out, char *err, size_t errlen)
 {
     struct rvt_ing_reader_config rc = {.size = sizeof rc, .format = fmt, .image = img, .xlen = img ? 0 : 64,
                                        .ecall_mode = em, .warn = note_warn, .warn_ctx = out};
@@ -406,7 +431,8 @@ static int read_jobs(const char *path, enum rvt_ing_format fmt, const struct rvt
     }
     struct rvt_ing_rec rec;
     struct mixed m = {0};
-    while ((k = mixed ? next_mixed(r, &m, &rec) : rvt_ing_next(r, &rec)) > 0)
+    struct in_short sm = {0};
+    while ((k = shorts ? next_short(r, &sm, &rec) : mixed ? next_mixed(r, &m, &rec) : rvt_ing_next(r, &rec)) > 0)
         keep(&out->r, &rec);
     if (k < 0) {
         snprintf(err, errlen, "%s", rvt_ing_error(r));
@@ -430,7 +456,8 @@ static void same_seen(const struct seen *got, int kg, const char *eg, const stru
 
 /* The same records, end, message and warnings from every cut of the text
  * into chunks (of `chunks`, 0 ends the list) on 2, 3 and 4 threads (on 3
- * taken by batches and one by one), and from the serial reader by batches. */
+ * taken by batches and one by one, on 4 in short and one by one), and from
+ * the serial reader by batches and in short. */
 static void jobs_same(const char *what, const char *path, enum rvt_ing_format fmt, const struct rvt_image *img,
                       enum rvt_ecall_mode em, const size_t *chunks)
 {
@@ -438,11 +465,15 @@ static void jobs_same(const char *what, const char *path, enum rvt_ing_format fm
     char ew[512], eg[512], how[128];
     memset(&want.warn, 0, sizeof want.warn);
     want.r.n = 0;
-    int kw = read_jobs(path, fmt, img, em, 0, 0, false, &want, ew, sizeof ew); /* (as the environment says) */
+    int kw = read_jobs(path, fmt, img, em, 0, 0, false, false, &want, ew, sizeof ew); /* (as the environment says) */
     memset(&got.warn, 0, sizeof got.warn);
     got.r.n = 0;
-    int kg = read_jobs(path, fmt, img, em, 0, 0, true, &got, eg, sizeof eg);
+    int kg = read_jobs(path, fmt, img, em, 0, 0, true, false, &got, eg, sizeof eg);
     same_seen(&got, kg, eg, &want, kw, ew, what, "serial, by batches");
+    memset(&got.warn, 0, sizeof got.warn);
+    got.r.n = 0;
+    kg = read_jobs(path, fmt, img, em, 0, 0, false, true, &got, eg, sizeof eg);
+    same_seen(&got, kg, eg, &want, kw, ew, what, "serial, in short (a record at a time)");
     /* the usual lines parsed by SSE2 alone, where the machine has AVX2
      * (as the environment says, otherwise: test_textread_read says sse2) */
     const char *simd = getenv("RVT_TEXT_SIMD");
@@ -452,7 +483,7 @@ static void jobs_same(const char *what, const char *path, enum rvt_ing_format fm
     setenv("RVT_TEXT_SIMD", simd && !strcmp(simd, "sse2") ? "any" : "sse2", 1);
     memset(&got.warn, 0, sizeof got.warn);
     got.r.n = 0;
-    kg = read_jobs(path, fmt, img, em, 0, 0, true, &got, eg, sizeof eg);
+    kg = read_jobs(path, fmt, img, em, 0, 0, true, false, &got, eg, sizeof eg);
     same_seen(&got, kg, eg, &want, kw, ew, what, "serial, by batches, the other SIMD parse");
     if (simd)
         setenv("RVT_TEXT_SIMD", simd_was, 1);
@@ -470,8 +501,9 @@ static void jobs_same(const char *what, const char *path, enum rvt_ing_format fm
             for (unsigned jobs = 2; jobs <= 4; jobs++) {
                 memset(&got.warn, 0, sizeof got.warn);
                 got.r.n = 0;
-                kg = read_jobs(path, fmt, img, em, jobs, *c, jobs == 3, &got, eg, sizeof eg);
-                snprintf(how, sizeof how, "%s, jobs %u, chunks of %zu", map ? "mapped" : "read", jobs, *c);
+                kg = read_jobs(path, fmt, img, em, jobs, *c, jobs == 3, jobs == 4, &got, eg, sizeof eg);
+                snprintf(how, sizeof how, "%s, jobs %u%s, chunks of %zu", map ? "mapped" : "read", jobs,
+                         jobs == 3 ? " (by batches)" : jobs == 4 ? " (in short)" : "", *c);
                 same_seen(&got, kg, eg, &want, kw, ew, what, how);
             }
     }

@@ -1,6 +1,7 @@
 /* Round-trip helpers (see rt.h). */
 #include "rt.h"
 #include "etrace/encoder.h"
+#include "testlib.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ void *rt_config(const char *const *opts, unsigned xlen, const struct rvt_image *
     return cfg;
 }
 
-static int encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned runs, bool general,
+static int encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned runs, bool general, bool shorts,
                   struct rt_result *res, char *err, size_t errlen)
 {
     const struct rvt_codec *c = &rvt_codec_etrace;
@@ -49,8 +50,30 @@ static int encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned 
      * `runs` records (a pseudo-random length from the seed), the record
      * it stops at to enc_put */
     uint64_t rnd = runs * 0x9e3779b97f4a7c15ull + 1;
+    /* shorts: as rvt_encode_stream feeds a reader's short batches: the
+     * records that can be put in short (with the priv and context of the
+     * batch's first record) through enc_put_short, the others, and the
+     * one it stops at, to enc_put */
+    struct rvt_ing_fast *fs = shorts ? malloc((n ? n : 1) * sizeof *fs) : NULL;
+    uint8_t priv = 0;
+    uint64_t context = 0;
     for (size_t i = 0, end = 0; i < n; i++) {
-        if (runs) {
+        if (runs && shorts) {
+            if (i >= end) {
+                rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+                end = i + 1 + (size_t)((rnd >> 33) % runs);
+                if (end > n)
+                    end = n;
+                priv = recs[i].priv;
+                context = recs[i].context;
+                for (size_t k = i; k < end; k++)
+                    fs[k] = rvt_test_in_short(&recs[k], priv, context);
+            }
+            if (fs[i].len && (i += c->enc_put_short(enc, fs + i, end - i, priv, context)) == end) {
+                i--; /* (the batch taken: the next one) */
+                continue;
+            }
+        } else if (runs) {
             if (i >= end) {
                 rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
                 end = i + 1 + (size_t)((rnd >> 33) % runs);
@@ -67,9 +90,11 @@ static int encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned 
                      c->enc_error(enc));
             c->enc_free(enc);
             rvt_membuf_free(&m);
+            free(fs);
             return -1;
         }
     }
+    free(fs);
     if (c->enc_finish(enc) < 0) {
         snprintf(err, errlen, "finish: %s", c->enc_error(enc));
         c->enc_free(enc);
@@ -87,19 +112,25 @@ static int encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned 
 
 int rt_encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_result *res, char *err, size_t errlen)
 {
-    return encode(cfg, recs, n, 0, false, res, err, errlen);
+    return encode(cfg, recs, n, 0, false, false, res, err, errlen);
 }
 
 int rt_encode_runs(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned runs, struct rt_result *res, char *err,
                    size_t errlen)
 {
-    return encode(cfg, recs, n, runs, false, res, err, errlen);
+    return encode(cfg, recs, n, runs, false, false, res, err, errlen);
 }
 
 int rt_encode_general(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_result *res, char *err,
                       size_t errlen)
 {
-    return encode(cfg, recs, n, 0, true, res, err, errlen);
+    return encode(cfg, recs, n, 0, true, false, res, err, errlen);
+}
+
+int rt_encode_shorts(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned runs, struct rt_result *res,
+                     char *err, size_t errlen)
+{
+    return encode(cfg, recs, n, runs, false, true, res, err, errlen);
 }
 
 static int on_pc(void *ctx, uint64_t pc, const struct rvt_block *b)

@@ -35,6 +35,11 @@ int rt_encode(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_res
  * rvt_encode_stream feeds it, in batches of 1 to runs records. */
 int rt_encode_runs(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned runs, struct rt_result *res, char *err,
                    size_t errlen);
+/* The same through the fast path over records in short (enc_put_short),
+ * as rvt_encode_stream feeds a reader's short batches: each record that a
+ * short one with its batch's priv and context stands for in short. */
+int rt_encode_shorts(void *cfg, const struct rvt_ing_rec *recs, size_t n, unsigned runs, struct rt_result *res,
+                     char *err, size_t errlen);
 /* The same with every record through the encoder's general path (the
  * reference of its quiet paths). */
 int rt_encode_general(void *cfg, const struct rvt_ing_rec *recs, size_t n, struct rt_result *res, char *err,

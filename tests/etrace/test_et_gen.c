@@ -83,7 +83,8 @@ static const struct optset sets[] = {
  * through the spec's pipeline): the same bytes and packets.  On the
  * option set's records (blocks or one instruction each), a record at a
  * time (et_enc_put's quiet record); and on records of one instruction
- * each, by batches of runs (enc_put_plain, as text input takes it). */
+ * each, by batches of runs (enc_put_plain, as text input takes it), and
+ * the same in short (enc_put_short, as text read on threads gives it). */
 static bool same_encoding(const struct rt_result *a, const struct rt_result *ref, size_t *at)
 {
     size_t k = 0;
@@ -125,13 +126,16 @@ static void quiet_paths(const struct optset *os, unsigned xlen, unsigned seed, u
         }
     }
     const unsigned batches[] = {3, 64, 4096};
-    for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+    for (size_t b = 0; b < 2 * sizeof batches / sizeof batches[0]; b++) {
+        /* (enc_put_plain, then in short: enc_put_short) */
+        const bool shorts = b % 2;
+        const unsigned nb = batches[b / 2] + seed % (shorts ? 7 : 5);
         struct rt_result runs = {0};
-        int rc = rt_encode_runs(cfg, recs->r, recs->n, batches[b] + seed % 5, &runs, err, sizeof err);
+        int rc = (shorts ? rt_encode_shorts : rt_encode_runs)(cfg, recs->r, recs->n, nb, &runs, err, sizeof err);
         CHECK_MSG(rc == 0 && same_encoding(&runs, &ref, &at),
-                  "%s rv%u seed %u features 0x%x, batches of up to %u: enc_put_plain gives %zu bytes, %llu packets, "
+                  "%s rv%u seed %u features 0x%x, batches of up to %u: %s gives %zu bytes, %llu packets, "
                   "the general path %zu bytes, %llu packets; first difference at byte %zu%s%s",
-                  os->name, xlen, seed, features, batches[b] + seed % 5, runs.nbytes,
+                  os->name, xlen, seed, features, nb, shorts ? "enc_put_short" : "enc_put_plain", runs.nbytes,
                   (unsigned long long)runs.packets, ref.nbytes, (unsigned long long)ref.packets, at,
                   rc ? ": " : "", rc ? err : "");
         rt_free(&runs);
@@ -328,8 +332,9 @@ static void path_block(struct path *p, uint64_t pc, uint32_t n, uint8_t itype)
 
 static void plain_paths(void)
 {
-    static struct path paths[4];
-    const char *names[4] = {"fall into code run", "loop back into a run", "40 hops", "jump back into a block"};
+    static struct path paths[6];
+    const char *names[6] = {"fall into code run", "loop back into a run",     "40 hops",
+                            "jump back into a block", "privilege changed", "context changed"};
     path_run(&paths[0], 0x1000, 0x100c);
     path_run(&paths[0], 0x0ff0, 0x1014);
     path_run(&paths[1], 0x2000, 0x201c);
@@ -347,12 +352,31 @@ static void plain_paths(void)
     path_block(&paths[3], 0x5118, 2, RVT_ITYPE_JUMP_INF);
     path_block(&paths[3], 0x510c, 2, RVT_ITYPE_NOT_TAKEN);
     path_block(&paths[3], 0x5114, 2, RVT_ITYPE_NONE);
+    /* A privilege or context that changes on a plain instruction (the
+     * producer's word: no trap): in short, records carry their batch's,
+     * which a run must not take for the instruction's before. */
+    for (uint64_t k = 0; k < 24; k++) {
+        path_add(&paths[4], 0x6000 + 4 * k, RVT_ITYPE_NONE);
+        if (k >= 12)
+            paths[4].r[paths[4].n - 1].priv = RVT_PRIV_S;
+    }
+    /* (the context, not reported where it changes (ctype 0), is in the
+     * periodic syncs: one every 16 packets, an uninferable jump's each) */
+    for (uint64_t k = 0; k < 48; k++) {
+        const uint64_t pc = 0x7000 + 0x40 * k;
+        for (uint64_t i = 0; i < 4; i++)
+            path_add(&paths[5], pc + 4 * i, RVT_ITYPE_NONE);
+        path_add(&paths[5], pc + 16, RVT_ITYPE_JUMP_UNINF);
+        for (size_t i = 0; i < 5; i++)
+            paths[5].r[paths[5].n - 5 + i].context = i < 2 ? k : k + 1;
+    }
     char err[700];
-    void *cfg = rt_config(NULL, 32, NULL, err, sizeof err);
+    static const char *const ctx_opts[] = {"context_width_p", "8", "resync-max", "0", NULL};
+    void *cfg = rt_config(ctx_opts, 32, NULL, err, sizeof err);
     CHECK_MSG(cfg != NULL, "plain paths: %s", err);
     if (!cfg)
         return;
-    for (size_t t = 0; t < 4; t++) {
+    for (size_t t = 0; t < sizeof paths / sizeof paths[0]; t++) {
         const struct path *p = &paths[t];
         struct rt_result one = {0};
         CHECK_MSG(rt_encode_general(cfg, p->r, p->n, &one, err, sizeof err) == 0, "%s: %s", names[t], err);
@@ -370,6 +394,13 @@ static void plain_paths(void)
                           fast.packets == one.packets,
                       "%s, batches of up to %u: %zu bytes, %llu packets; the general path %zu, %llu", names[t], runs,
                       fast.nbytes, (unsigned long long)fast.packets, one.nbytes, (unsigned long long)one.packets);
+            rt_free(&fast);
+            rc = rt_encode_shorts(cfg, p->r, p->n, runs, &fast, err, sizeof err);
+            CHECK_MSG(rc == 0 && fast.nbytes == one.nbytes && !memcmp(fast.bytes, one.bytes, one.nbytes) &&
+                          fast.packets == one.packets,
+                      "%s, in short, batches of up to %u: %zu bytes, %llu packets; the general path %zu, %llu",
+                      names[t], runs, fast.nbytes, (unsigned long long)fast.packets, one.nbytes,
+                      (unsigned long long)one.packets);
             rt_free(&fast);
         }
         rt_free(&one);

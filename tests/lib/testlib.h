@@ -3,6 +3,8 @@
 #ifndef RVT_TESTLIB_H
 #define RVT_TESTLIB_H
 
+#include "rvtrace/ingress.h"
+
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -85,5 +87,9 @@ int rvt_test_sh(const char *fmt, ...)
 bool rvt_test_unxz(const char *rel, const char *name, char *path, size_t n);
 /* Path of the built rvtrace CLI ($RVT_BIN). */
 const char *rvt_test_cli(void);
+
+/* Record r in short (struct rvt_ing_fast), with its batch's priv and
+ * context; len 0 if it has fields a short record does not carry. */
+struct rvt_ing_fast rvt_test_in_short(const struct rvt_ing_rec *r, uint8_t priv, uint64_t context);
 
 #endif

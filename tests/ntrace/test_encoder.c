@@ -736,7 +736,10 @@ static size_t random_exec(struct rvt_ing_rec *recs, size_t cap)
 }
 
 /* how: 0 the general path alone, 1 nt_enc_put per record, 2 runs of
- * random lengths through nt_enc_put_plain. */
+ * random lengths through nt_enc_put_plain, 3 the same in short
+ * (nt_enc_put_short: the records that can be, with the privilege and
+ * context of their batch's first record), as rvt_encode_stream feeds a
+ * reader's short batches. */
 static void encode_how(struct rvt_membuf *out, struct rvt_codec_stats *st, const char *opts,
                        const struct rvt_ing_rec *recs, size_t nrec, int how)
 {
@@ -749,6 +752,7 @@ static void encode_how(struct rvt_membuf *out, struct rvt_codec_stats *st, const
     REQUIRE(nt_enc_new(&e, &c, &sink, &d) == 0);
     if (how == 0)
         nt_enc_general_only(e);
+    static struct rvt_ing_fast fs[300];
     for (size_t i = 0; i < nrec;) {
         if (how == 2) {
             size_t n = 1 + rnd() % 300;
@@ -756,6 +760,18 @@ static void encode_how(struct rvt_membuf *out, struct rvt_codec_stats *st, const
                 n = nrec - i;
             size_t k = nt_enc_put_plain(e, recs + i, n);
             CHECK(k <= n);
+            if ((i += k) == nrec)
+                break;
+        } else if (how == 3) {
+            size_t n = 1 + rnd() % 300;
+            if (n > nrec - i)
+                n = nrec - i;
+            for (size_t j = 0; j < n; j++)
+                fs[j] = rvt_test_in_short(&recs[i + j], recs[i].priv, recs[i].context);
+            size_t k = fs[0].len ? nt_enc_put_short(e, fs, n, recs[i].priv, recs[i].context) : 0;
+            CHECK(k <= n);
+            for (size_t j = 0; j < k; j++)
+                CHECK(fs[j].len != 0);
             if ((i += k) == nrec)
                 break;
         }
@@ -783,12 +799,16 @@ static void test_fast_paths(void)
         "ntrace-mode=btm,sync-period=100,context,timestamps",
     };
     enum { N = 20000 };
-    static struct rvt_ing_rec recs[N];
+    static struct rvt_ing_rec recs[N], recs0[N];
     random_exec(recs, N);
+    for (size_t i = 0; i < N; i++) {
+        recs0[i] = recs[i];
+        recs0[i].ctype = RVT_CTYPE_UNREPORTED;
+    }
     size_t plain_runs = 0;
     for (size_t o = 0; o < sizeof opts / sizeof opts[0]; o++) {
-        struct rvt_membuf ref, one, runs;
-        struct rvt_codec_stats s0, s1, s2;
+        struct rvt_membuf ref, one, runs, shorts;
+        struct rvt_codec_stats s0, s1, s2, s3;
         encode_how(&ref, &s0, opts[o], recs, N, 0);
         encode_how(&one, &s1, opts[o], recs, N, 1);
         encode_how(&runs, &s2, opts[o], recs, N, 2);
@@ -797,6 +817,16 @@ static void test_fast_paths(void)
         CHECK_MSG(runs.len == ref.len && !memcmp(runs.data, ref.data, ref.len), "%s: nt_enc_put_plain differs",
                   opts[o]);
         CHECK_MSG(!memcmp(&s0, &s1, sizeof s0) && !memcmp(&s0, &s2, sizeof s0), "%s: counts differ", opts[o]);
+        rvt_membuf_free(&ref);
+        /* In short: records of the context type a short one has (0),
+         * which the general path and the short ones must encode alike,
+         * privilege and context changes among them. */
+        encode_how(&ref, &s0, opts[o], recs0, N, 0);
+        encode_how(&shorts, &s3, opts[o], recs0, N, 3);
+        CHECK_MSG(shorts.len == ref.len && !memcmp(shorts.data, ref.data, ref.len), "%s: nt_enc_put_short differs",
+                  opts[o]);
+        CHECK_MSG(!memcmp(&s0, &s3, sizeof s0), "%s: counts differ in short", opts[o]);
+        rvt_membuf_free(&shorts);
         rvt_membuf_free(&ref);
         rvt_membuf_free(&one);
         rvt_membuf_free(&runs);

@@ -311,13 +311,21 @@ done
 # Both threads on one core: the worker gets little time, the calling
 # thread formats most batches, and those whose predecessors are all
 # written go straight into the output (no kept text): the same text.
+# (Whether the worker gets the core for all of them is the scheduler's
+# choice: it did once in about 20 runs.  The text must be the serial one
+# each time; batches written directly, in one of three tries.)
 if command -v taskset > /dev/null && taskset -c 0 true 2> /dev/null; then
     for k in pcs insn blocks; do
         s=$("$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output $k 2> /dev/null | cksum)
-        p=$(RVT_JOBS_STATS=1 taskset -c 0 "$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output $k --jobs 2 2> "$T/a.err" | cksum)
-        direct=$(sed -n 's/.* \([0-9]*\) written directly.*/\1/p' "$T/a.err")
-        [ "$s" = "$p" ] && [ "${direct:-0}" -gt 0 ] && ok ||
-            bad "--output $k --jobs 2 on one core: expected the serial text and batches written directly: $(grep -- 'output threads' "$T/a.err") ($s / $p)"
+        same=y direct=0
+        for try in 1 2 3; do
+            p=$(RVT_JOBS_STATS=1 taskset -c 0 "$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output $k --jobs 2 2> "$T/a.err" | cksum)
+            [ "$s" = "$p" ] || same=n
+            direct=$(sed -n 's/.* \([0-9]*\) written directly.*/\1/p' "$T/a.err")
+            [ "${direct:-0}" -gt 0 ] && break
+        done
+        [ $same = y ] && [ "${direct:-0}" -gt 0 ] && ok ||
+            bad "--output $k --jobs 2 on one core: expected the serial text and batches written directly: $(grep -- 'output threads' "$T/a.err") ($s / $p, $try tries)"
     done
 fi
 # A worker that finishes the batch at the head writes its text itself,
