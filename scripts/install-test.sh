@@ -8,7 +8,8 @@
 # 2. the same under DESTDIR (a staged install, as packagers make one);
 # 3. the installed rvtrace needs no library at run time and finds its QEMU
 #    plugin beside itself (../lib/rvtrace); the plugin needs no librvtrace;
-# 4. `man rvtrace` and `man librvtrace` work with MANPATH set to P/share/man.
+# 4. `man rvtrace` and `man librvtrace` work with MANPATH set to P/share/man;
+# 5. each installed header compiles in a C++ program (they say extern "C").
 # Prints one line per check and "install: N checks, F failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -83,6 +84,17 @@ man_ok() { # prefix
         MANPATH=$1/share/man man -w rvtrace | grep -q "^$1/share/man/man1/rvtrace.1"
 }
 
+# The installed headers as a C++ program includes them (they declare
+# extern "C"): every one parses, with their inline functions.
+cxx_ok() { # prefix
+    local inc=$1/include
+    [ -f "$inc/rvtrace/rvtrace.h" ] || { echo "no $inc/rvtrace/rvtrace.h"; return 1; }
+    for h in "$inc"/rvtrace/*.h; do
+        printf '#include "rvtrace/%s"\nint main() { return 0; }\n' "$(basename "$h")" > "$tmp/h.cpp"
+        clang++ -std=c++11 -Wall -Wextra -Werror -pedantic-errors -fsyntax-only -I"$inc" "$tmp/h.cpp" || return 1
+    done
+}
+
 echo "== install into a prefix"
 p=$tmp/prefix
 check "cmake --install --prefix $p" cmake --install "$build" --prefix "$p"
@@ -91,6 +103,7 @@ check "rvtrace.pc names the prefix it is in" sh -c "PKG_CONFIG_PATH='$pc' pkg-co
 check "examples with pkg-config, shared library, no LD_LIBRARY_PATH" examples "$pc" shared
 check "examples with pkg-config --static" examples "$pc" static
 check "installed rvtrace and QEMU plugin" tool_ok "$p"
+check "the installed headers compile as C++ (clang++ -std=c++11 -pedantic-errors)" cxx_ok "$p"
 check "MANPATH=$p/share/man man rvtrace, man librvtrace" man_ok "$p"
 mv "$p" "$tmp/moved"
 p=$tmp/moved

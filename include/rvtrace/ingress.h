@@ -305,9 +305,8 @@ static inline void rvt_ing_fast_rec(const struct rvt_ing_fast *f, uint8_t priv, 
                                     struct rvt_ing_rec *out)
 {
     /* Field by field: compilers clear a whole struct with `rep stos`,
-     * which costs more than the rest of the step.  Every field: */
-    _Static_assert(sizeof *out == 88 && offsetof(struct rvt_ing_rec, dtype) == 84,
-                   "struct rvt_ing_rec changed: set its new fields here");
+     * which costs more than the rest of the step.  Every field (builder.c
+     * checks that there are no others): */
     out->iaddr = f->iaddr;
     out->tval = 0;
     out->context = context;
@@ -321,6 +320,16 @@ static inline void rvt_ing_fast_rec(const struct rvt_ing_fast *f, uint8_t priv, 
     out->ctype = out->rd = out->mem_size = out->tp_type = 0;
     out->hart = 0;
     out->dtype = 0;
+}
+
+/* The halfwords the record a short one stands for retires if that is one
+ * instruction, its last (iretire == 1 << ilastsize, as a plain record
+ * has them); 0 if not. */
+static inline unsigned rvt_ing_fast_insn_hw(const struct rvt_ing_fast *f)
+{
+    /* (iretire len / 2, ilastsize len / 4: equal to 1 << ilastsize for
+     * len 2-5 and 8-9 only; a bit per len) */
+    return f->len < 16 && (0x33Cu >> f->len & 1) ? f->len / 2u : 0;
 }
 
 /* The next records at once, most of them in short, as a text reader

@@ -569,11 +569,10 @@ static inline size_t plain_run(struct cdl_enc *e, const bool shorts, const struc
         uint64_t iaddr;
         unsigned itype;
         if (shorts) {
-            /* (rvt_ing_fast_rec: no flags, iretire len / 2, ilastsize
-             * len / 4) */
+            /* (rvt_ing_fast_rec: no flags; one instruction of at most
+             * 8 halfwords) */
             const struct rvt_ing_fast *f = &fs[i];
-            const unsigned ilastsize = f->len >> 2;
-            if (ilastsize > 3 || f->len >> 1 != 1u << ilastsize)
+            if (!rvt_ing_fast_insn_hw(f))
                 break;
             iaddr = f->iaddr;
             itype = f->itype;

@@ -1542,8 +1542,9 @@ static inline size_t plain_run(struct et_encoder *e, const struct ent *c, const 
         uint64_t iaddr, after;
         unsigned it;
         if (shorts) {
-            /* (rvt_ing_fast_rec: no flags, iretire len / 2, ilastsize
-             * len / 4, the batch's priv and context) */
+            /* (rvt_ing_fast_rec: no flags, the batch's priv and context;
+             * one instruction of 1 or 2 halfwords, rvt_ing_fast_insn_hw
+             * 1 or 2: len 2-5, which is what this tests) */
             const struct rvt_ing_fast *f = &fs[i];
             const unsigned iretire = f->len >> 1;
             it = f->itype;

@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* rvt_ing_fast_rec (ingress.h, which C++ includes too) sets every field of
+ * a record by name. */
+_Static_assert(sizeof(struct rvt_ing_rec) == 88 && offsetof(struct rvt_ing_rec, dtype) == 84,
+               "struct rvt_ing_rec changed: set its new fields in rvt_ing_fast_rec");
+
 struct rvt_ing_builder *rvt_ing_builder_new(const struct rvt_ing_builder_config *cfg)
 {
     if (!cfg || cfg->size < sizeof *cfg || !cfg->emit)

@@ -522,10 +522,10 @@ static inline size_t plain_run(struct nt_encoder *e, const bool shorts, const st
     for (; i < n; i++) {
         uint32_t ir;
         unsigned it;
-        if (shorts) { /* (rvt_ing_fast_rec: no flags, iretire len / 2, ilastsize len / 4) */
-            ir = fs[i].len >> 1;
+        if (shorts) { /* (rvt_ing_fast_rec: no flags, the batch's privilege and context) */
+            ir = rvt_ing_fast_insn_hw(&fs[i]);
             it = fs[i].itype;
-            if (ir != 1u << (fs[i].len >> 2))
+            if (!ir)
                 break;
         } else {
             const struct rvt_ing_rec *r = &rs[i];

@@ -422,8 +422,30 @@ static void test_builder_ecall(void)
     free(elf);
 }
 
+/* A short record (struct rvt_ing_fast) of every len: the record it stands
+ * for, and whether that is one instruction as an encoder's run takes it
+ * (rvt_ing_fast_insn_hw against iretire == 1 << ilastsize). */
+static void test_short_records(void)
+{
+    unsigned one = 0;
+    for (unsigned len = 0; len < 256; len++) {
+        const struct rvt_ing_fast f = {0x80001000u, RVT_ITYPE_TAKEN, (uint8_t)len};
+        struct rvt_ing_rec r;
+        memset(&r, 0xa5, sizeof r);
+        rvt_ing_fast_rec(&f, RVT_PRIV_S, 7, &r);
+        CHECK(r.iaddr == f.iaddr && r.itype == f.itype && r.priv == RVT_PRIV_S && r.context == 7 && !r.flags &&
+              !r.tval && !r.time && !r.cause && !r.ctype && !r.hart && r.iretire == len / 2 && r.ilastsize == len / 4);
+        const unsigned want = r.ilastsize < 32 && r.iretire == 1u << r.ilastsize ? r.iretire : 0;
+        CHECK_MSG(rvt_ing_fast_insn_hw(&f) == want, "len %u: %u halfwords, the record says %u", len,
+                  rvt_ing_fast_insn_hw(&f), want);
+        one += want != 0;
+    }
+    CHECK_MSG(one == 6, "%u lengths make one instruction (2-5, 8-9)", one);
+}
+
 int main(void)
 {
+    test_short_records();
     test_native_roundtrip();
     test_text_readers();
     test_builder_traps();
