@@ -145,6 +145,12 @@ row "decode N-Trace HTM -> JSON Lines, /dev/null" "$N" "$RV" decode $HTM --elf "
 cmp -s "$s/out.pcs" "$s/bzip2.pcs" || echo "**the decoded PC list differs from the capture's**"
 rm -f "$s/out.pcs" "$s/out.insn"
 echo
+# The kernel's own cost of writing a PC list of this size, nothing
+# formatted (bench/writefloor.c): the floor under the file rows above.
+echo "The floor under the PC list rows to a file: the kernel's cost of writing the same $(stat -L -c %s "$s/bzip2.pcs") bytes with nothing formatted (\`bench_writefloor\`, 1 MiB writes, space reserved ahead as rvtrace does; 5 rounds; the last way waits 5 s after removing the old file, when a VM may have given the freed memory back to its host):"
+echo
+"$B/bench/bench_writefloor" "$s/floor.txt" "$(stat -L -c %s "$s/bzip2.pcs")" 5 5 | sed 's/^/- /'
+echo
 echo "Text reading in MB of text per second (wall): PC INSN $(printf '%.0f' "$(echo "$pcinsn_mb / $(best3 "$B/bench/bench_readers" "$ELF" "$s/bzip2.pcinsn" 0)" | bc -l)"), PC list $(printf '%.0f' "$(echo "$pcs_mb / $(best3 "$B/bench/bench_readers" "$ELF" "$s/bzip2.pcs" 0)" | bc -l)")."
 echo
 echo "Where a counting decode's host instructions go (self cost by source folder, same runs): N-Trace HTM ${c_htm% *}% shared core (src/flow, src/image, src/analysis), ${c_htm#* }% src/ntrace; E-Trace implicit return ${c_etir% *}% core, ${c_etir#* }% src/etrace; E-Trace defaults ${c_et% *}% core, ${c_et#* }% src/etrace; N-Trace BTM ${c_btm% *}% core, ${c_btm#* }% src/ntrace (the rest: start-up, ELF loading, libc)."
