@@ -115,11 +115,11 @@ int main(int argc, char **argv)
         return 2;
     }
     path = argv[1];
-    char *end;
+    char *end, *end_rounds = "", *end_late = "";
     total = strtoull(argv[2], &end, 10);
-    const long rounds = argc >= 4 ? strtol(argv[3], NULL, 10) : 5;
-    const long late = argc == 5 ? strtol(argv[4], NULL, 10) : 0;
-    if (*end || !total || rounds < 1 || rounds > MAX_ROUNDS || late < 0 || late > 60) {
+    const long rounds = argc >= 4 ? strtol(argv[3], &end_rounds, 10) : 5;
+    const long late = argc == 5 ? strtol(argv[4], &end_late, 10) : 0;
+    if (*end || *end_rounds || *end_late || !total || rounds < 1 || rounds > MAX_ROUNDS || late < 0 || late > 60) {
         fprintf(stderr, "bench_writefloor: BYTES must be a positive number, ROUNDS 1 to %d, SECONDS 0 to 60\n",
                 MAX_ROUNDS);
         return 2;

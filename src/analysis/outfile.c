@@ -121,7 +121,7 @@ int an_outfile_write(struct an_outfile *w, const void *text, size_t len)
     return 0;
 }
 
-int an_outfile_positional_begin(struct an_outfile *w, uint64_t *at)
+int an_outfile_positional_begin(struct an_outfile *w, uint64_t *at, bool *regular)
 {
     if (fflush(w->f) != 0)
         return -1;
@@ -145,6 +145,7 @@ int an_outfile_positional_begin(struct an_outfile *w, uint64_t *at)
     (void)regular_file(w);
     w->at_fd = fd;
     *at = (uint64_t)pos;
+    *regular = S_ISREG(st.st_mode);
     return 0;
 }
 

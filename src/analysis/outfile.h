@@ -49,9 +49,10 @@ int an_outfile_write(struct an_outfile *w, const void *text, size_t len);
  * the reader gets: a regular file not opened for appending (O_APPEND
  * would put every write at the end) and not also stderr (whose messages
  * would land where the position stood), or /dev/null, which keeps
- * nothing.  Flushes the stream; *at: the offset the next text goes at.
+ * nothing.  Flushes the stream; *at: the offset the next text goes at;
+ * *regular: whether it is a regular file (not /dev/null).
  * -1: the stream takes only writes in order (a pipe, a terminal). */
-int an_outfile_positional_begin(struct an_outfile *w, uint64_t *at);
+int an_outfile_positional_begin(struct an_outfile *w, uint64_t *at, bool *regular);
 /* Write text at offset `at` (any thread, at the same time as others);
  * <0 on a write error (errno set). */
 int an_outfile_pwrite(struct an_outfile *w, const void *text, size_t len, uint64_t at);

@@ -148,10 +148,11 @@ void rvt_outj_write(struct rvt_output *o, const char *text, size_t len);
 int rvt_outj_write_quiet(struct rvt_output *o, const char *text, size_t len);
 /* A PC list written where each batch's text goes (outfile.h, positional
  * writes), from any thread: its lines have one width, so a batch's place
- * is the instructions before it times *line_bytes from *at.  -1: the kind
+ * is the instructions before it times *line_bytes from *at; *regular:
+ * whether the output is a regular file (not /dev/null).  -1: the kind
  * is not a PC list, or the output takes only writes in order.  The
  * output's own formatter's text goes out first. */
-int rvt_outj_positional_begin(struct rvt_output *o, uint64_t *at, size_t *line_bytes);
+int rvt_outj_positional_begin(struct rvt_output *o, uint64_t *at, size_t *line_bytes, bool *regular);
 /* Write text at offset `at` (any thread); -RVT_ERR_IO on a write error
  * (the caller gives it: rvt_outj_set_error). */
 int rvt_outj_pwrite(struct rvt_output *o, const char *text, size_t len, uint64_t at);

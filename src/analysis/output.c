@@ -1501,12 +1501,12 @@ int rvt_outj_write_quiet(struct rvt_output *o, const char *text, size_t len)
     return rc;
 }
 
-int rvt_outj_positional_begin(struct rvt_output *o, uint64_t *at, size_t *line_bytes)
+int rvt_outj_positional_begin(struct rvt_output *o, uint64_t *at, size_t *line_bytes, bool *regular)
 {
     if (o->cfg.kind != RVT_OUT_PCS)
         return -1;
     rvt_outj_write(o, NULL, 0); /* (what the output's own formatter holds goes first) */
-    if (o->err || an_outfile_positional_begin(&o->file, at) < 0)
+    if (o->err || an_outfile_positional_begin(&o->file, at, regular) < 0)
         return -1;
     *line_bytes = pc_line_bytes(o->cfg.xlen == 32);
     return 0;

@@ -59,6 +59,18 @@ enum { BATCH_ENTRIES = 4096, BATCH_INSNS = 1 << 15 };
  * of N bytes (0: never; the tests).  (bench/RESULTS.md, "What the lead's
  * twenty-first round changed".) */
 #define SPILL_STEP ((size_t)256 << 10)
+/* A PC list written in place into a regular file goes out in steps of
+ * this much: in practice each batch whole at its end (32 Ki instructions
+ * are 0.6 MB of text).  A file's writes hold its inode lock, so the two
+ * threads' writes never overlap, and each write costs the file system
+ * more than its bytes (the lock, the file's size and times): in 256 KiB
+ * steps `pcs --jobs 2` of the bzip2 capture into a new file took 107-111
+ * ms, whole batches 88-94 (medians of 11 and 15 alternating rounds, the
+ * AMD VM; over an existing file 69-70 against 62-69, to /dev/null, where
+ * a write costs nothing, 38-47 against 42-50: there the step stays
+ * SPILL_STEP).  bench/RESULTS.md, "What the lead's twenty-ninth round
+ * measured".  RVT_JOBS_SPILL sets both. */
+#define POSITIONAL_FILE_STEP ((size_t)1 << 20)
 /* The workers of a PC list or listing start after this many batches'
  * worth of instructions (start_now): 0.5 M instructions, 3-8 ms of a
  * listing on one thread. */
@@ -188,6 +200,8 @@ struct rvt_out_jobs {
     bool writing;       /* a thread is writing the batches at the head (drain) */
     int write_err;      /* a worker's write failed (drain: the calling thread gives it) */
     size_t spill_step;  /* SPILL_STEP, or RVT_JOBS_SPILL */
+    size_t place_step;  /* a positional batch's steps: spill_step, or POSITIONAL_FILE_STEP into a file */
+    bool spill_set;     /* RVT_JOBS_SPILL given */
     /* the decoding thread's policy, the time it began filling the
      * current batch, and its slot's previous batch (evict.h) */
     struct rvt_evict_policy evict;
@@ -361,7 +375,7 @@ static int write_at(void *ctx, const char *text, size_t len)
 static void format_positional(struct rvt_out_jobs *j, struct slot *s, struct rvt_out_fmt *f)
 {
     struct place c = {j->o, s->at, 0};
-    rvt_outj_fmt_spill(f, j->spill_step, write_at, &c);
+    rvt_outj_fmt_spill(f, j->place_step, write_at, &c);
     replay(s, f);
     rvt_outj_fmt_spill(f, 0, NULL, NULL);
     size_t len;
@@ -736,7 +750,10 @@ static void submit(struct rvt_out_jobs *j)
     j->insns_done += j->tally.insns;
     if (j->pcs && !j->positional_asked) { /* (the output's own sink has written its last) */
         j->positional_asked = true;
-        j->positional = rvt_outj_positional_begin(j->o, &j->at_next, &j->line_bytes) == 0;
+        bool regular = false;
+        j->positional = rvt_outj_positional_begin(j->o, &j->at_next, &j->line_bytes, &regular) == 0;
+        j->place_step = regular && !j->spill_set && j->spill_step < POSITIONAL_FILE_STEP ? POSITIONAL_FILE_STEP
+                                                                                          : j->spill_step;
         j->at_end = j->at_next;
     }
     if (j->positional) {
@@ -1162,8 +1179,10 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         }
     }
     j->spill_step = SPILL_STEP;
-    if ((env = getenv("RVT_JOBS_SPILL")) != NULL && *env)
+    if ((env = getenv("RVT_JOBS_SPILL")) != NULL && *env) {
         j->spill_step = (size_t)strtoull(env, NULL, 10);
+        j->spill_set = true;
+    }
     /* RVT_JOBS_LAZY=K: the workers start after K batches' worth of
      * instructions (0: at the decode's first block or runs);
      * RVT_JOBS_MIN_LEFT=N: if N instructions are left (0: whatever is

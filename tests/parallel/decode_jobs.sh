@@ -312,18 +312,30 @@ done
 # thread formats most batches, and those whose predecessors are all
 # written go straight into the output (no kept text): the same text.
 # (Whether the worker gets the core for all of them is the scheduler's
-# choice: it did once in about 20 runs.  The text must be the serial one
-# each time; batches written directly, in one of three tries.)
+# choice: once in about 20 runs on the Intel VM, in most on the AMD VM.
+# The text must be the serial one each time; batches written directly in
+# one of three tries, unless the worker wrote every batch in all three.)
 if command -v taskset > /dev/null && taskset -c 0 true 2> /dev/null; then
     for k in pcs insn blocks; do
         s=$("$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output $k 2> /dev/null | cksum)
-        same=y direct=0
+        same=y direct=0 all_by_worker=y
         for try in 1 2 3; do
             p=$(RVT_JOBS_STATS=1 taskset -c 0 "$RV" decode $NT --elf "$T/bzip2" "$T/h8.bin" --output $k --jobs 2 2> "$T/a.err" | cksum)
             [ "$s" = "$p" ] || same=n
             direct=$(sed -n 's/.* \([0-9]*\) written directly.*/\1/p' "$T/a.err")
             [ "${direct:-0}" -gt 0 ] && break
+            read -r nb nw < <(sed -n 's/.* \([0-9]*\) batches, .* \([0-9]*\) written by workers.*/\1 \2/p' "$T/a.err")
+            [ -n "$nb" ] && [ "$nb" = "$nw" ] || all_by_worker=n
         done
+        # (A scheduler that runs the woken worker at once, as Linux 6.18's
+        # on the AMD VM did in every try, never lets the ring fill: the
+        # worker formats and writes every batch, and nothing is left for
+        # this thread to write directly.  Then only the text is checked.)
+        if [ $same = y ] && [ "${direct:-0}" = 0 ] && [ $all_by_worker = y ]; then
+            echo "note: --output $k --jobs 2 on one core: the worker wrote every batch in $try tries (nothing to write directly)"
+            ok
+            continue
+        fi
         [ $same = y ] && [ "${direct:-0}" -gt 0 ] && ok ||
             bad "--output $k --jobs 2 on one core: expected the serial text and batches written directly: $(grep -- 'output threads' "$T/a.err") ($s / $p, $try tries)"
     done
@@ -360,19 +372,22 @@ rm -f "$T/h8.bin"
 # file opened for appending (every write would go to its end), not to a
 # file that is stderr too (its messages would land where the position
 # stood).  The workers from the first block, batches of 512 blocks,
-# pieces of 1 KiB, so that many batches are written out of order.
+# pieces of 1 KiB, so that many batches are written out of order; and
+# (wholenew) a new file with the default steps, where each batch goes out
+# whole at its end (pardecode.c, POSITIONAL_FILE_STEP).
 inplace() { sed -n 's/.* \([0-9]*\) written in place.*/\1/p' "$T/a.err"; }
-pcsjobs() { RVT_JOBS_STATS=1 RVT_JOBS_LAZY=0 RVT_JOBS_MIN_LEFT=0 RVT_JOBS_BATCH=512 RVT_JOBS_SPILL=1024 "$RV" decode $NT --elf "$T/bzip2" "$@" --output pcs --jobs 2; }
+pcsjobs() { RVT_JOBS_STATS=1 RVT_JOBS_LAZY=0 RVT_JOBS_MIN_LEFT=0 RVT_JOBS_BATCH=512 RVT_JOBS_SPILL=${SPILL-1024} "$RV" decode $NT --elf "$T/bzip2" "$@" --output pcs --jobs 2; }
 for trace in h.bin hd.bin hc.bin; do
     # shellcheck disable=SC2086
     "$RV" decode $NT --elf "$T/bzip2" "$T/$trace" --output pcs > "$T/s.out" 2> "$T/s.err"; echo "exit $?" >> "$T/s.err"
     [ -s "$T/s.out" ] || bad "$trace: the serial PC list is empty"
     want=$(cksum < "$T/s.out")
     # where | what the reader gets | written in place?
-    for where in new over stdout append pipe; do
+    for where in new wholenew over stdout append pipe; do
         rm -f "$T/o.pcs"
         case $where in
             new) pcsjobs "$T/$trace" -o "$T/o.pcs" 2> "$T/a.err"; rc=$? ;;
+            wholenew) SPILL='' pcsjobs "$T/$trace" -o "$T/o.pcs" 2> "$T/a.err"; rc=$? ;;
             over) # (a longer file: what is left of it is cut off)
                 head -c $(( $(stat -c %s "$T/s.out") + 100000 )) /dev/urandom > "$T/o.pcs"
                 pcsjobs "$T/$trace" -o "$T/o.pcs" 2> "$T/a.err"; rc=$? ;;
