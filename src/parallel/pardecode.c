@@ -64,11 +64,10 @@ enum { BATCH_ENTRIES = 4096, BATCH_INSNS = 1 << 15 };
  * are 0.6 MB of text).  A file's writes hold its inode lock, so the two
  * threads' writes never overlap, and each write costs the file system
  * more than its bytes (the lock, the file's size and times): in 256 KiB
- * steps `pcs --jobs 2` of the bzip2 capture into a new file took 107-111
- * ms, whole batches 88-94 (medians of 11 and 15 alternating rounds, the
- * AMD VM; over an existing file 69-70 against 62-69, to /dev/null, where
- * a write costs nothing, 38-47 against 42-50: there the step stays
- * SPILL_STEP).  bench/RESULTS.md, "What the lead's twenty-ninth round
+ * steps `pcs --jobs 2` of the bzip2 capture into a new file took 107-116
+ * ms, whole batches 88-105 (medians of three sets of alternating rounds,
+ * the AMD VM; over an existing file no change; to /dev/null, where a
+ * write costs nothing, the step stays SPILL_STEP).  bench/RESULTS.md, "What the lead's twenty-ninth round
  * measured".  RVT_JOBS_SPILL sets both. */
 #define POSITIONAL_FILE_STEP ((size_t)1 << 20)
 /* The workers of a PC list or listing start after this many batches'
@@ -200,8 +199,7 @@ struct rvt_out_jobs {
     bool writing;       /* a thread is writing the batches at the head (drain) */
     int write_err;      /* a worker's write failed (drain: the calling thread gives it) */
     size_t spill_step;  /* SPILL_STEP, or RVT_JOBS_SPILL */
-    size_t place_step;  /* a positional batch's steps: spill_step, or POSITIONAL_FILE_STEP into a file */
-    bool spill_set;     /* RVT_JOBS_SPILL given */
+    size_t place_step;  /* a positional batch's steps: POSITIONAL_FILE_STEP into a file, else spill_step */
     /* the decoding thread's policy, the time it began filling the
      * current batch, and its slot's previous batch (evict.h) */
     struct rvt_evict_policy evict;
@@ -752,8 +750,8 @@ static void submit(struct rvt_out_jobs *j)
         j->positional_asked = true;
         bool regular = false;
         j->positional = rvt_outj_positional_begin(j->o, &j->at_next, &j->line_bytes, &regular) == 0;
-        j->place_step = regular && !j->spill_set && j->spill_step < POSITIONAL_FILE_STEP ? POSITIONAL_FILE_STEP
-                                                                                          : j->spill_step;
+        if (!regular)
+            j->place_step = j->spill_step; /* (/dev/null) */
         j->at_end = j->at_next;
     }
     if (j->positional) {
@@ -1179,10 +1177,9 @@ struct rvt_out_jobs *rvt_out_jobs_new(struct rvt_output *o, unsigned threads)
         }
     }
     j->spill_step = SPILL_STEP;
-    if ((env = getenv("RVT_JOBS_SPILL")) != NULL && *env) {
-        j->spill_step = (size_t)strtoull(env, NULL, 10);
-        j->spill_set = true;
-    }
+    j->place_step = POSITIONAL_FILE_STEP;
+    if ((env = getenv("RVT_JOBS_SPILL")) != NULL && *env)
+        j->spill_step = j->place_step = (size_t)strtoull(env, NULL, 10);
     /* RVT_JOBS_LAZY=K: the workers start after K batches' worth of
      * instructions (0: at the decode's first block or runs);
      * RVT_JOBS_MIN_LEFT=N: if N instructions are left (0: whatever is
