@@ -48,8 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             b.n = (unsigned)len * 8;
             struct et_packet kg, kf;
             bool g = et_pkt_unpack_bits(&q, ET_MSG_TE_INST, &b, &kg, &d) == 0 &&
-                     et_pkt_check_padding(&b, &kg, &d) == 0 && et_pkt_check_irdepth(&q, &kg, &d) == 0 &&
-                     (partial || et_pkt_check_compressed(&b, &kg, 0, &d) == 0) &&
+                     et_pkt_check_padding(&b, &kg, false, &d) == 0 && et_pkt_check_irdepth(&q, &kg, &d) == 0 &&
+                     (partial || et_pkt_check_compressed(&b, &kg, 0, false, &d) == 0) &&
                      (kg.format == ET_F1 || kg.format == ET_F2);
             uint8_t buf[32];
             memset(buf, 0x5a, sizeof buf); /* (it reads 32 bytes; those after the payload must not matter) */

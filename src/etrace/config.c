@@ -122,6 +122,20 @@ int et_params_check(const struct et_params *p, struct rvt_diag *d)
         (p->branch_prediction || p->jump_target_cache || p->implicit_return != ET_IR_OFF))
         return rvt_fail(d, RVT_ERR_INVAL,
                         "etrace: the 0.026 draft has no implicit return, branch prediction or jump target cache");
+    /* The draft reports "the address of taken indirect jump" always (seed
+     * 001, 2.1.2: no sequentially inferable jumps), and its te_support has
+     * fixed fields (table 6.4: encoder_mode 2 bits, no ioptions/doptions):
+     * options that would change neither the bytes nor the decode are
+     * refused, not ignored. */
+    if (p->version == ET_V0_026 && p->sijump)
+        return rvt_fail(d, RVT_ERR_INVAL,
+                        "etrace: --sijump is an E-Trace 2.0 option; the 0.026 draft reports every uninferable "
+                        "jump's target (seed 001 2.1.2)");
+    if (p->version == ET_V0_026 && (p->encoder_mode_width != 1 || p->ioptions_width != ET_IOPTIONS_WIDTH ||
+                                    p->doptions_width != ET_DOPTIONS_WIDTH))
+        return rvt_fail(d, RVT_ERR_INVAL,
+                        "etrace: encoder_mode_width, ioptions_width and doptions_width are E-Trace 2.0 support "
+                        "packet parameters; the 0.026 draft's te_support is fixed (seed 001 table 6.4)");
     if (p->version == ET_V0_026 && p->implicit_except)
         return rvt_fail(d, RVT_ERR_INVAL,
                         "etrace: --implicit-except is an E-Trace 2.0 option; the 0.026 draft has no thaddr bit "
@@ -649,6 +663,15 @@ int et_print_discovery(const struct et_params *p, FILE *out)
         /* seed 001 3.1.4 lists a few more */
         fprintf(out, "0.026 draft:\n  %-18s = %u\n  %-18s = %u\n", "rv32", p->iaddress_width_p == 32 ? 1u : 0u,
                 "notval", p->notval_p);
+    }
+    if (p->version == ET_V0_026) {
+        /* seed 001 table 6.4: the draft's te_support has fixed fields and
+         * no ioptions (what 2.0's ioptions say, the draft cannot configure) */
+        fprintf(out, "support packet (te_support, seed 001 table 6.4): msg_type 2, control_code 6 (0x34), "
+                     "support_type 4, enable 1, encoder_mode 2, qual_status 2 bits\n");
+        fprintf(out, "address: %s, field %u bits\n", p->full_address ? "full only (format 00)" : "differential or full",
+                et_addr_bits(p));
+        return 0;
     }
     fprintf(out, "support packet: encoder_mode %u bits, ioptions %u bits, doptions %u bits%s\n",
             p->encoder_mode_width, p->ioptions_width, p->doptions_width,

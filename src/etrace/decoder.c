@@ -723,7 +723,7 @@ static int retire_sync_insn(struct et_decoder *dec, const struct et_packet *k, u
         return dfail(dec, offset,
                      "%s packet with branch 0 (a taken branch) at 0x%" PRIx64
                      ", which is not a branch (branch is 1 for any other instruction)",
-                     et_pkt_name(k), addr);
+                     et_pkt_name(k, dec->p.version == ET_V0_026), addr);
     if (dec->single_cf == RVT_CF_BRANCH && FL(rvt_flow_branch(dec->f, k->branch == 0)) < 0)
         return flow_fail(dec);
     dec->synced = true;
@@ -766,7 +766,7 @@ static int resolve_before_trap(struct et_decoder *dec, const struct et_packet *k
     return dfail(dec, offset,
                  "%s packet with its handler (thaddr 1) right after the uninferable jump at 0x%" PRIx64
                  ": a trap at the target of an uninferable discontinuity is reported with its EPC (thaddr 0)",
-                 et_pkt_name(k), dec->single_addr);
+                 et_pkt_name(k, dec->p.version == ET_V0_026), dec->single_addr);
 }
 
 /* Privilege levels (ingressPort.adoc, priv encoding) in the order a trap
@@ -801,7 +801,7 @@ static int check_trap_priv(struct et_decoder *dec, const struct et_packet *k, ui
         return dfail(dec, offset,
                      "%s packet reporting a trap handler in %s-mode: traps are taken in M-, S/HS- or VS-mode "
                      "(the privileged architecture has no user-mode trap handling)",
-                     et_pkt_name(k), k->privilege == 5 ? "VU" : "U");
+                     et_pkt_name(k, dec->p.version == ET_V0_026), k->privilege == 5 ? "VU" : "U");
     if (from < 0 || to < 0 || !(dec->synced || dec->trap_open) || !dec->trap_from_known)
         return 0;
     if (!handler && dec->synced && !dec->trap_open && k->privilege != dec->priv)
@@ -813,7 +813,7 @@ static int check_trap_priv(struct et_decoder *dec, const struct et_packet *k, ui
         return dfail(dec, offset,
                      "%s packet%s with privilege %u, lower than privilege %u the trap was taken from (a trap never "
                      "lowers the privilege)",
-                     et_pkt_name(k), k->format == ET_F3 && k->subformat == ET_SF_START ? " reporting a trap handler" : "",
+                     et_pkt_name(k, dec->p.version == ET_V0_026), k->format == ET_F3 && k->subformat == ET_SF_START ? " reporting a trap handler" : "",
                      k->privilege, dec->priv);
     return 0;
 }
@@ -1002,7 +1002,7 @@ static int do_address(struct et_decoder *dec, const struct et_packet *k, const s
         return dfail(dec, offset,
                      "%s packet with updiscon set, but the next packet is a %s, not a format 3 (updiscon: \"it will be "
                      "followed immediately by a format 3 te_inst\")",
-                     et_pkt_name(k), et_pkt_name(next));
+                     et_pkt_name(k, dec->p.version == ET_V0_026), et_pkt_name(next, dec->p.version == ET_V0_026));
 
     /* the reported address */
     uint64_t addr;
@@ -1295,11 +1295,11 @@ static int check_fields(struct et_decoder *dec, const struct et_packet *k, uint6
     if (k->msg == ET_MSG_TE_INST && k->format == ET_F3 && k->subformat != ET_SF_SUPPORT &&
         priv_rank(k->privilege) < 0)
         return dfail(dec, offset, "%s packet with privilege %u, a reserved code (ingressPort.adoc: 0 U, 1 S/HS, 3 M, "
-                     "4 D, 5 VU, 6 VS)", et_pkt_name(k), k->privilege);
+                     "4 D, 5 VU, 6 VS)", et_pkt_name(k, dec->p.version == ET_V0_026), k->privilege);
 ir:
     if (k->has_ir && k->irreport) {
         if (!dec->ir_on || dec->p.implicit_return == ET_IR_OFF)
-            return dfail(dec, offset, "%s packet with irreport set, but implicit return is off", et_pkt_name(k));
+            return dfail(dec, offset, "%s packet with irreport set, but implicit return is off", et_pkt_name(k, dec->p.version == ET_V0_026));
         unsigned entries = et_callstack_depth(&dec->p);
         if (dec->p.implicit_return == ET_IR_20 && k->irdepth > entries)
             return dfail(dec, offset, "irdepth %" PRIu32 " is deeper than the return stack (%u entries)",
@@ -1415,7 +1415,7 @@ static RVT_FASTRD_INLINE int process_inline(struct et_decoder *dec, const struct
     bool f3 = k->msg == ET_MSG_TE_SUPPORT || (k->format == ET_F3 && k->subformat != ET_SF_CONTEXT);
     if (dec->expect_sync && !f3) {
         dec->expect_sync = false;
-        return dfail(dec, offset, "%s packet where a format 3 packet must come (after %s)", et_pkt_name(k),
+        return dfail(dec, offset, "%s packet where a format 3 packet must come (after %s)", et_pkt_name(k, dec->p.version == ET_V0_026),
                      dec->expect_why);
     }
     dec->expect_sync = false;
@@ -1525,11 +1525,11 @@ static int unpack_frame(struct et_decoder *dec, const struct et_frame *fr, struc
 {
     int rc = et_pkt_unpack_bits(&dec->p, fr->msg, &fr->bits, k, d);
     if (rc == 0 && fr->sign_padded)
-        rc = et_pkt_check_padding(&fr->bits, k, d);
+        rc = et_pkt_check_padding(&fr->bits, k, dec->p.version == ET_V0_026, d);
     if (rc == 0)
         rc = et_pkt_check_irdepth(&dec->p, k, d);
     if (rc == 0 && !dec->p.partial_compression)
-        rc = et_pkt_check_compressed(&fr->bits, k, fr->lead_bits, d);
+        rc = et_pkt_check_compressed(&fr->bits, k, fr->lead_bits, dec->p.version == ET_V0_026, d);
     return rc;
 }
 

@@ -117,8 +117,8 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
             continue;
         }
         npk++;
-        if ((fr.sign_padded && et_pkt_check_padding(&fr.bits, &k, &fd) < 0) ||
-            (!cur.partial_compression && et_pkt_check_compressed(&fr.bits, &k, fr.lead_bits, &fd) < 0))
+        if ((fr.sign_padded && et_pkt_check_padding(&fr.bits, &k, p->version == ET_V0_026, &fd) < 0) ||
+            (!cur.partial_compression && et_pkt_check_compressed(&fr.bits, &k, fr.lead_bits, p->version == ET_V0_026, &fd) < 0))
             damage(out, fr.offset, fd.msg, d, RVT_ERR_FORMAT);
         else if (et_pkt_check_irdepth(&cur, &k, &fd) < 0)
             damage(out, fr.offset, fd.msg, d, RVT_ERR_FORMAT);
@@ -169,7 +169,7 @@ int et_dump(const struct et_params *p, const uint8_t *buf, size_t len, FILE *out
             if (fr.has_ts && n > 0)
                 snprintf(extra + n, sizeof extra - (size_t)n, " ts=0x%" PRIx64, fr.timestamp);
         }
-        fprintf(out, "0x%08" PRIx64 "  %-10s len=%-2zu%s%s%s\n", fr.offset, et_pkt_name(&k), fr.size, extra, fields,
+        fprintf(out, "0x%08" PRIx64 "  %-10s len=%-2zu%s%s%s\n", fr.offset, et_pkt_name(&k, p->version == ET_V0_026), fr.size, extra, fields,
                 absbuf);
     }
     if (nnull)

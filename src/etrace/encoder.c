@@ -628,6 +628,12 @@ static int send_branches_only(struct et_encoder *e, uint64_t time)
         k.format = ET_F1;
         k.branches = 0; /* 31 branches, no address */
         k.branch_map = e->map;
+        /* 0.026: the format code says full (00) or differential (01); an
+         * encoder "configured to only use full-address" (seed 001 table
+         * 6.2) sends no format 01, even where "the address is invalid"
+         * (table 6.1, branches = 0) */
+        if (e->p.version == ET_V0_026 && e->p.full_address)
+            k.format = ET_F0;
     }
     int rc = send(e, &k, time);
     if (rc < 0)

@@ -257,7 +257,7 @@ int et_pkt_unpack_bits(const struct et_params *p, uint8_t msg, const struct et_b
  * boundary": the received bits beyond the packet's fields (k->field_bits,
  * from et_pkt_unpack_bits) must all equal its last field bit.  Returns 0 or
  * <0 with d saying which bit differs. */
-int et_pkt_check_padding(const struct et_bits *b, const struct et_packet *k, struct rvt_diag *d);
+int et_pkt_check_padding(const struct et_bits *b, const struct et_packet *k, bool draft, struct rvt_diag *d);
 /* Unused irdepth bits (irreport not set) that are not copies of the preceding bit: message in d. */
 int et_pkt_check_irdepth(const struct et_params *p, const struct et_packet *k, struct rvt_diag *d);
 /* payload.adoc: sign-based compression "ideally will be applied to the
@@ -265,7 +265,8 @@ int et_pkt_check_irdepth(const struct et_params *p, const struct et_packet *k, s
  * than its compressed payload (sign-extended to whole bytes, after `lead`
  * bits of srcID and type field) needs is an error unless the decoder
  * accepts partly compressed packets (--partial-compression). */
-int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, unsigned lead, struct rvt_diag *d);
+int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, unsigned lead, bool draft,
+                            struct rvt_diag *d);
 /* One-pass reader for the packets most of a trace is made of: format 1
  * (a branch map, with or without an address) and format 2 of E-Trace 2.0,
  * in an encapsulation payload of whole bytes with no srcID or type bits
@@ -295,7 +296,8 @@ bool et_pkt_read_fast(const struct et_fastrd *fr, const uint8_t *payload, unsign
  * address follows, for format 1). */
 unsigned et_map_bits(const struct et_params *p, unsigned branches, bool *has_addr);
 /* Name of a packet kind ("F1", "F3.TRAP", ...). */
-const char *et_pkt_name(const struct et_packet *k);
+/* draft: the 0.026 draft's names (its format 0 is full-delta, no subformat) */
+const char *et_pkt_name(const struct et_packet *k, bool draft);
 /* One line with every present field ("format=1 branches=3 ..."). */
 int et_pkt_format_fields(const struct et_params *p, const struct et_packet *k, char *buf, size_t size);
 /* Sign-extend the address field to a 64-bit value (difference). */

@@ -383,7 +383,7 @@ int et_pkt_pack(const struct et_params *p, struct et_packet *k, uint8_t *out, si
     unsigned keep = et_bits_compressed_len(&b);
     size_t nbytes = (keep + 7) / 8;
     if (nbytes > cap)
-        return rvt_fail(d, RVT_ERR_OVERFLOW, "etrace: %s packet needs %zu bytes (limit %zu)", et_pkt_name(k),
+        return rvt_fail(d, RVT_ERR_OVERFLOW, "etrace: %s packet needs %zu bytes (limit %zu)", et_pkt_name(k, p->version == ET_V0_026),
                         nbytes, cap);
     unsigned sign = b.n ? bit_at(&b, b.n - 1) : 0;
     for (size_t i = 0; i < nbytes; i++) {
@@ -606,11 +606,12 @@ done:
      * sign-compressed packet: most likely corruption or a framing slip. */
     if (nbits >= r.pos + 8)
         return rvt_fail(d, RVT_ERR_FORMAT, "etrace: %s packet of %u bits, but its fields end at bit %u",
-                        et_pkt_name(k), nbits, r.pos);
+                        et_pkt_name(k, p->version == ET_V0_026), nbits, r.pos);
     return 0;
 }
 
-int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, unsigned lead, struct rvt_diag *d)
+int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, unsigned lead, bool draft,
+                            struct rvt_diag *d)
 {
     unsigned end = k->field_bits;
     if (end == 0 || b->n < 8 || end > ET_MAX_BITS)
@@ -630,11 +631,11 @@ int et_pkt_check_compressed(const struct et_bits *b, const struct et_packet *k, 
                         "etrace: %s packet of %u %sbytes, but its sign-compressed form has %u (an encoder "
                         "that compresses whole packets, as rvtrace and the reference model do, cannot send it; "
                         "--partial-compression accepts it)",
-                        et_pkt_name(k), have, lead ? "" : "payload ", need);
+                        et_pkt_name(k, draft), have, lead ? "" : "payload ", need);
     return 0;
 }
 
-int et_pkt_check_padding(const struct et_bits *b, const struct et_packet *k, struct rvt_diag *d)
+int et_pkt_check_padding(const struct et_bits *b, const struct et_packet *k, bool draft, struct rvt_diag *d)
 {
     unsigned end = k->field_bits;
     if (end == 0 || end >= b->n)
@@ -645,7 +646,7 @@ int et_pkt_check_padding(const struct et_bits *b, const struct et_packet *k, str
             return rvt_fail(d, RVT_ERR_FORMAT,
                             "etrace: %s packet: padding bit %u is %u, expected %u (a payload is sign-extended to "
                             "a byte boundary from its last field bit %u)",
-                            et_pkt_name(k), i, bit_at(b, i), sign, end - 1);
+                            et_pkt_name(k, draft), i, bit_at(b, i), sign, end - 1);
     return 0;
 }
 
@@ -663,7 +664,7 @@ int et_pkt_check_irdepth(const struct et_params *p, const struct et_packet *k, s
     return rvt_fail(d, RVT_ERR_FORMAT,
                     "etrace: %s packet: irdepth bits 0x%x without irreport: expected all %u (\"if "
                     "irreport is the same value as updiscon, all bits in this field will also be the same value\")",
-                    et_pkt_name(k), (unsigned)k->raw_irdepth, (unsigned)k->raw_irreport);
+                    et_pkt_name(k, p->version == ET_V0_026), (unsigned)k->raw_irdepth, (unsigned)k->raw_irreport);
 }
 
 /* ---- one-pass reader (formats 1 and 2) ------------------------------------ */
@@ -689,12 +690,14 @@ bool et_pkt_read_fast(const struct et_fastrd *fr, const uint8_t *payload, unsign
 
 /* ---- names and text -------------------------------------------------------- */
 
-const char *et_pkt_name(const struct et_packet *k)
+const char *et_pkt_name(const struct et_packet *k, bool draft)
 {
     if (k->msg == ET_MSG_TE_SUPPORT)
         return "te_support";
     switch (k->format) {
     case ET_F0:
+        if (draft)
+            return "F0";
         return k->subformat == ET_SF0_JTC ? "F0.JTC" : "F0.BPRED";
     case ET_F1:
         return "F1";

@@ -66,6 +66,41 @@ check "$R" info --format etrace --scf "$D/default/hw.scf" --ucf "$D/default/enco
 check grep -q 'iaddress_width *= 31' "$T/info.txt"
 check grep -q 'ioptions (0x0)' "$T/info.txt"
 
+# the 0.026 draft (seed 001): its te_support has fixed fields (table 6.4),
+# so info shows them and no 2.0 ioptions; E-Trace 2.0's support packet
+# widths and --sijump, which the draft cannot express, are refused; an
+# encoder "configured to only use full-address" (table 6.2) sends no format
+# 01 (diff-delta), not even the full branch map whose address is invalid
+check "$R" info --format etrace --etrace-version 0.026 > "$T/info26.txt"
+check grep -q 'encoder_mode 2, qual_status 2 bits' "$T/info26.txt"
+if grep -q 'ioptions' "$T/info26.txt"; then echo "FAIL: 0.026 info lists 2.0 ioptions" >&2; fail=1; fi
+for bad in "--sijump" "--encoder_mode_width 2" "--ioptions_width 4" "--doptions_width 4"; do
+    # shellcheck disable=SC2086 # (an option and its value)
+    out=$("$R" encode --format etrace --etrace-version 0.026 $bad --elf "$ELF" --input "$PCS" -o "$T/x.bin" 2>&1)
+    check test $? -ne 0
+    check grep -q '0.026 draft' <<< "$out"
+done
+for a in "" --full-address; do
+    # shellcheck disable=SC2086 # ("" or one option)
+    check "$R" encode --format etrace --etrace-version 0.026 --framing refraw $a --elf "$ELF" --input "$PCS" \
+        -o "$T/d26.bin"
+    # shellcheck disable=SC2086
+    check "$R" dump --format etrace --etrace-version 0.026 --framing refraw $a "$T/d26.bin" -o "$T/d26.dump"
+    # shellcheck disable=SC2086
+    check "$R" decode --format etrace --etrace-version 0.026 --framing refraw $a --elf "$ELF" "$T/d26.bin" \
+        --output pcs -o "$T/d26.pcs"
+    check cmp "$T/d26.pcs" "$PCS"
+    f1=$(grep -c '^0x[0-9a-f]*  F1 ' "$T/d26.dump")
+    full_maps=$(grep -c 'branches=0 ' "$T/d26.dump")
+    if [ -n "$a" ]; then
+        check test "$f1" -eq 0
+        check test "$full_maps" -gt 0 # (the case this checks occurs)
+        if grep -q 'F0\.' "$T/d26.dump"; then echo "FAIL: a 0.026 format 0 named as 2.0's" >&2; fail=1; fi
+    else
+        check test "$f1" -gt 0
+    fi
+done
+
 # a bad configuration file names the file and line
 printf '[Required Attributes]\niaddress_width_p = 99\n' > "$T/bad.scf"
 out=$("$R" info --format etrace --scf "$T/bad.scf" 2>&1)

@@ -37,9 +37,9 @@ static bool general(const struct et_params *p, const uint8_t *pl, unsigned len, 
     b.n = 8 * len;
     if (et_pkt_unpack_bits(p, ET_MSG_TE_INST, &b, k, &d) < 0)
         return false;
-    if (et_pkt_check_padding(&b, k, &d) < 0 || et_pkt_check_irdepth(p, k, &d) < 0)
+    if (et_pkt_check_padding(&b, k, false, &d) < 0 || et_pkt_check_irdepth(p, k, &d) < 0)
         return false;
-    if (!p->partial_compression && et_pkt_check_compressed(&b, k, 0, &d) < 0)
+    if (!p->partial_compression && et_pkt_check_compressed(&b, k, 0, false, &d) < 0)
         return false;
     return true;
 }
@@ -69,14 +69,14 @@ static bool compare(const struct et_params *p, const struct et_fastrd *fr, const
     }
     if (f)
         CHECK_MSG(memcmp(&kf, &kg, sizeof kf) == 0, "%s: the two readers read a %s packet differently", what,
-                  et_pkt_name(&kg));
+                  et_pkt_name(&kg, false));
     if (have_prev) { /* the same into the packet it read before, not cleared */
         struct et_packet kc = prev_fast;
         bool c = et_pkt_read_fast_inline(fr, buf, len, &kc, true);
         CHECK_MSG(c == f, "%s: the fast reader %s a packet into a used one", what, c ? "takes" : "leaves");
         if (c && f)
             CHECK_MSG(memcmp(&kc, &kg, sizeof kc) == 0, "%s: a %s packet read into a used one differs", what,
-                      et_pkt_name(&kg));
+                      et_pkt_name(&kg, false));
     }
     if (f) {
         prev_fast = kf;

@@ -241,7 +241,7 @@ static void run_set(const char *name, const char *const *opts, const struct rvt_
         if (i + 1 < pk.n)
             CHECK_MSG(pk.k[i + 1].format == ET_F3 &&
                           (pk.k[i + 1].subformat == ET_SF_START || pk.k[i + 1].subformat == ET_SF_TRAP),
-                      "%s: window %u: %s after the lost support packet", name, w, et_pkt_name(&pk.k[i + 1]));
+                      "%s: window %u: %s after the lost support packet", name, w, et_pkt_name(&pk.k[i + 1], false));
         /* produced: what was taken plus the packets dropped while the
          * sink refused them (at most the loss-free encode's) */
         CHECK_MSG(r2.st.packets >= pk.n && r2.st.packets <= pk.n + P, "%s: window %u: %" PRIu64
