@@ -50,13 +50,14 @@ struct rvt_out_stats {
      * with the trace offset of the first of each. */
     uint64_t by_reason[8];
     uint64_t first_offset[8];
+    uint64_t data; /* NOTE_DATA notes: a trace of data alone (no instruction flow) decodes to these */
 };
 
 /* What a decode amounts to (the CLI's exit status, docs/decoding.md). */
 enum rvt_decode_status {
     RVT_DECODE_WHOLE = 0,   /* every byte decoded: no error, no loss, no unexpected end, no limit */
     RVT_DECODE_DAMAGED = 1, /* instructions decoded, but errors, lost trace, an unexpected end or the limit */
-    RVT_DECODE_NOTHING = 3  /* no instruction decoded (empty trace, no sync point, nothing decodable) */
+    RVT_DECODE_NOTHING = 3  /* no instruction and no data decoded (empty trace, no sync point, nothing decodable) */
 };
 /* Classify a decode from its notes.  Trace switched off (filters, control)
  * and the overwritten part of a wrapped buffer are not damage. */

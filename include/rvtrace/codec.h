@@ -56,6 +56,12 @@ struct rvt_codec_stats {
      * encoded before the one it went to. */
     uint64_t misled_returns;
     uint64_t misled_at, misled_to, misled_predicted, misled_insns;
+    /* What the configuration asks the trace to carry that the input never
+     * gave it (no memory access, value or time in any record), in the
+     * family's option words, e.g. "--dbg-emit loaddata,timestamp: the
+     * records traced carry no load values, times, so the trace has none";
+     * "" when nothing. */
+    char unfed[240];
 };
 
 struct rvt_codec {
@@ -216,7 +222,8 @@ const char *rvt_codec_sync_hint(const struct rvt_codec *c);
 /* What an encode's statistics warn of, as one sentence for a "warning: "
  * prefix ("" when nothing):
  * returns sent as implicit that every decoder will follow to the wrong
- * place (misled_returns).  Returns its length (as snprintf). */
+ * place (misled_returns); options that asked for data the input did not
+ * have (unfed).  Returns its length (as snprintf). */
 int rvt_codec_stats_warning(const struct rvt_codec_stats *st, char *buf, size_t len);
 
 /* ---- pipelines: the whole encode or decode of a stream ------------------ */

@@ -370,7 +370,9 @@ int rvt_gap_is_damage(unsigned reason)
 
 enum rvt_decode_status rvt_out_status(const struct rvt_out_stats *st)
 {
-    if (st->insns == 0)
+    /* (a trace of data alone, E-Trace --data-trace only or dbg without
+     * emitpc, has no instructions: its data is what it decodes to) */
+    if (st->insns == 0 && st->data == 0)
         return RVT_DECODE_NOTHING;
     for (unsigned r = 0; r < 8; r++)
         if (st->by_reason[r] && rvt_gap_is_damage(r))
@@ -1113,6 +1115,9 @@ static void count_note(struct rvt_output *o, const struct rvt_note *n)
     }
     case RVT_NOTE_TRAP:
         o->st.traps++;
+        break;
+    case RVT_NOTE_DATA:
+        o->st.data++;
         break;
     default:
         break;

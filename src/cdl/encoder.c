@@ -66,6 +66,7 @@ struct cdl_enc {
 
     struct rvt_nyb_syncs sp;
     bool finished;
+    uint16_t seen; /* the data flags the traced records carried (RVT_ING_HAS_RD) */
 };
 
 const char *cdl_enc_error(const struct cdl_enc *e)
@@ -84,6 +85,13 @@ void cdl_enc_stats(const struct cdl_enc *e, struct rvt_codec_stats *st)
         st->lost = (e->dropped + (e->written > e->ram_nyb ? e->written - e->ram_nyb : 0) + 1) / 2 + e->image_lost;
     else /* produced but never taken by the sink (refused, or dropped after a refusal) */
         st->lost = (e->emitted - 2 * e->stream.bytes_out - (e->finished ? 0 : e->stream.nstage) + 1) / 2;
+    /* register writes asked for that no traced record carried: said
+     * (rvt_codec_stats.unfed), not left to be found out.  (Tracepoints,
+     * which only records made through the library carry, are passed
+     * through when there are any: their absence is the rule, not news.) */
+    if ((e->cfg.pack & CDL_PACK_RFW) && !(e->seen & RVT_ING_HAS_RD))
+        snprintf(st->unfed, sizeof st->unfed,
+                 "--cdl-pack rfw: the records traced carry no register writes, so the trace has none");
 }
 
 /* Nybbles of the output stream so far (what a decoder of it sees): in
@@ -497,6 +505,7 @@ int cdl_enc_put(struct cdl_enc *e, const struct rvt_ing_rec *r)
         return rc;
     if (n == 0 && r->itype != RVT_ITYPE_EXCEPTION && r->itype != RVT_ITYPE_INTERRUPT)
         return 0; /* nothing retired, nothing happened */
+    e->seen |= r->flags & RVT_ING_HAS_RD; /* (the plain runs take no record with flags) */
     e->records++;
     if (e->have_pending && (rc = finish_record(e, true, r->iaddr)) < 0)
         return rc;

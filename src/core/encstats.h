@@ -6,6 +6,8 @@
 
 #include "rvtrace/codec.h"
 
+#include <string.h>
+
 static inline void rvt_hart_stats_add(const struct rvt_codec *c, void *enc, uint64_t insns, uint64_t records,
                                       struct rvt_codec_stats *per_hart, struct rvt_codec_stats *st)
 {
@@ -28,6 +30,8 @@ static inline void rvt_hart_stats_add(const struct rvt_codec *c, void *enc, uint
         st->misled_insns = hs.misled_insns;
     }
     st->misled_returns += hs.misled_returns;
+    if (hs.unfed[0] && !st->unfed[0]) /* (every hart's encoder has the same options: the first says it) */
+        memcpy(st->unfed, hs.unfed, sizeof st->unfed);
 }
 
 #endif

@@ -163,8 +163,19 @@ out:
 
 int rvt_codec_stats_warning(const struct rvt_codec_stats *st, char *buf, size_t len)
 {
-    if (!st->misled_returns)
+    if (!st->misled_returns) {
+        if (st->unfed[0])
+            return snprintf(buf, len, "%s", st->unfed);
         return len ? (*buf = 0) : 0;
+    }
+    if (st->unfed[0]) { /* (both: each its own sentence) */
+        struct rvt_codec_stats returns_only = *st;
+        returns_only.unfed[0] = 0;
+        const int n = rvt_codec_stats_warning(&returns_only, buf, len);
+        if (n < 0 || (size_t)n >= len)
+            return n;
+        return n + snprintf(buf + n, len - (size_t)n, ".  Also %s", st->unfed);
+    }
     /* The spec's counting mode: "will work as long as programs are 'well
      * behaved' ... any program that modifies return addresses cannot be
      * traced using this mode" (N-Trace, Implicit Return). */

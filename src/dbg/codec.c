@@ -503,6 +503,13 @@ static unsigned traced(const void *cfgp)
         t |= RVT_TRACED_LOAD_VALUE | RVT_TRACED_CSR_VALUES;
     if (dbg_emits(c, DBG_TRACE_EMITSTOREDATA))
         t |= RVT_TRACED_STORE_VALUE | RVT_TRACED_CSR_VALUES;
+    /* Without emitpc no packet names an address of the code (the sync
+     * points' PC is "soon after" them only in PC packets, seed 004): the
+     * trace has no instruction flow to decode, only its data; the
+     * privilege, time and hart belong to instructions. */
+    if (!dbg_emits(c, DBG_TRACE_EMITPC))
+        t = RVT_TRACED_NO_INSNS | (t & ~(unsigned)(RVT_TRACED_PRIV | RVT_TRACED_PRIV_UMS | RVT_TRACED_TIME |
+                                                   RVT_TRACED_HART));
     return t;
 }
 

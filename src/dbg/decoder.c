@@ -1197,7 +1197,10 @@ static int apply(struct dbg_dec *dec, const struct dbg_packet *p)
             return flow_failed(dec, "change hart", rc);
         return data_note(dec, RVT_DATA_HART, dec->hart);
     case DBG_PRIV:
-        if ((in_sync || dec->st == ST_ERET || dec->st == ST_PAIR_DONE || dec->st == ST_IDLE) && (p->arg & 8))
+        /* (without emitpc no PC comes before any Privilege Level: the
+         * interrupt bit is all there is of the trap) */
+        if (dec->epc && (in_sync || dec->st == ST_ERET || dec->st == ST_PAIR_DONE || dec->st == ST_IDLE) &&
+            (p->arg & 8))
             return trace_error(dec, "Privilege Level says interrupt, but no trap's source PC came before it");
         /* Outside sync fields a Privilege Level follows a trap's source PC
          * or an xRET's PCs (with emitpc: a pair that was not an xRET or a

@@ -96,12 +96,47 @@ struct dbg_enc {
     bool have_dec_last;
     struct rvt_nyb_syncs sp;
     bool finished;
+    unsigned seen; /* the data the records carried (SEEN_*): what the emit bits had to trace */
     uint8_t plain_group[16]; /* by itype: what a plain record's group holds (dbg_enc_put_plain) */
 };
 
 const char *dbg_enc_error(const struct dbg_enc *e)
 {
     return e->diag.msg;
+}
+
+/* The data a record can carry for the emit bits (build_group). */
+enum { SEEN_LOAD = 1, SEEN_STORE = 2, SEEN_LOAD_VALUE = 4, SEEN_STORE_VALUE = 8, SEEN_TIME = 16 };
+
+/* The emit bits that asked for data no record carried: the trace has none
+ * of it, which the user is told (rvt_codec_stats.unfed), not left to find
+ * out from a trace that looks like one without those emit bits. */
+static void unfed_emits(const struct dbg_enc *e, char *buf, size_t len)
+{
+    static const struct {
+        unsigned bit, need;
+        const char *opt, *what;
+    } k[] = {
+        {DBG_TRACE_EMITLOADADDR, SEEN_LOAD, "loadaddr", "load addresses"},
+        {DBG_TRACE_EMITSTOREADDR, SEEN_STORE, "storeaddr", "store addresses"},
+        {DBG_TRACE_EMITLOADDATA, SEEN_LOAD_VALUE, "loaddata", "load values"},
+        {DBG_TRACE_EMITSTOREDATA, SEEN_STORE_VALUE, "storedata", "store values"},
+        {DBG_TRACE_EMITTIMESTAMP, SEEN_TIME, "timestamp", "times"},
+    };
+    char opts[80] = "", whats[120] = "";
+    size_t no = 0, nw = 0;
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        if (!dbg_emits(&e->cfg, k[i].bit) || (e->seen & k[i].need))
+            continue;
+        no += (size_t)snprintf(opts + no, sizeof opts - no, "%s%s", no ? "," : "", k[i].opt);
+        nw += (size_t)snprintf(whats + nw, sizeof whats - nw, "%s%s", nw ? ", " : "", k[i].what);
+    }
+    if (!no) {
+        *buf = 0;
+        return;
+    }
+    snprintf(buf, len, "--dbg-emit %s: the records traced carry no %s%s, so the trace has none", opts, whats,
+             (e->seen & (SEEN_LOAD | SEEN_STORE)) ? "" : " (rvtrace capture --mem records memory accesses)");
 }
 
 void dbg_enc_stats(const struct dbg_enc *e, struct rvt_codec_stats *st)
@@ -114,6 +149,7 @@ void dbg_enc_stats(const struct dbg_enc *e, struct rvt_codec_stats *st)
     st->lost = (e->dropped_nybbles + 1) / 2 + e->bytes_lost;
     if (!e->ram_nyb) /* nybbles that never reached the sink */
         st->lost += (e->produced - 2 * e->stream.bytes_out - (e->finished ? 0 : e->stream.nstage) + 1) / 2;
+    unfed_emits(e, st->unfed, sizeof st->unfed);
 }
 
 size_t dbg_enc_sync_points(const struct dbg_enc *e, const struct rvt_nyb_sync_point **pts)
@@ -301,6 +337,18 @@ static void build_group(struct dbg_enc *e, struct group *g, struct vstate *vs, c
     const struct dbg_cfg *c = &e->cfg;
     bool epc = dbg_emits(c, DBG_TRACE_EMITPC), ebr = dbg_emits(c, DBG_TRACE_EMITBRANCH);
     bool epriv = dbg_emits(c, DBG_TRACE_EMITPRIV);
+    /* (a record with data never goes through dbg_enc_put_plain: it has flags) */
+    if (p->flags & RVT_ING_HAS_TIME)
+        e->seen |= SEEN_TIME;
+    if (p->flags & RVT_ING_HAS_MEM)
+        e->seen |= (p->flags & RVT_ING_MEM_STORE)
+                       ? SEEN_STORE | ((p->flags & RVT_ING_HAS_MEMVAL) ? SEEN_STORE_VALUE : 0)
+                       : SEEN_LOAD | ((p->flags & RVT_ING_HAS_MEMVAL) ? SEEN_LOAD_VALUE : 0);
+    if ((p->flags & RVT_ING_HAS_RD) && !(e->seen & SEEN_LOAD_VALUE) && dbg_emits(c, DBG_TRACE_EMITLOADDATA) &&
+        is_csr(e, p)) /* (a CSR read's value is load data) */
+        e->seen |= SEEN_LOAD_VALUE;
+    if ((p->flags & RVT_ING_MEM_STORE) && (p->flags & RVT_ING_HAS_MEMVAL)) /* (a CSR write's) */
+        e->seen |= SEEN_STORE_VALUE;
 
     if (dbg_emits(c, DBG_TRACE_EMITTIMESTAMP) && (p->flags & RVT_ING_HAS_TIME) && (!vs->have_ts || p->time != vs->ts))
         g_ts(g, vs, p->time);

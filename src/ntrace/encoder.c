@@ -55,6 +55,7 @@ struct nt_encoder {
     struct rvt_diag diag;
     struct rvt_codec_stats st;
     struct rvt_bcache *bc; /* instruction counts for the stats (needs an image) */
+    bool seen_time;        /* a record had a time (--timestamps has something to send) */
 
     bool started, finished;
 
@@ -627,6 +628,7 @@ static int put_record(struct nt_encoder *e, const struct rvt_ing_rec *r)
     e->st.records++;
     e->st.insns += count_insns(e, r);
     uint64_t rtime = (r->flags & RVT_ING_HAS_TIME) ? r->time : e->ev_time;
+    e->seen_time |= (r->flags & RVT_ING_HAS_TIME) != 0; /* (plain runs take no record with flags) */
 
     if (r->flags & RVT_ING_UNQUALIFIED) {
         /* Filtered out: tracing stops after the last qualified instruction
@@ -870,6 +872,10 @@ void nt_enc_general_only(struct nt_encoder *e)
 void nt_enc_stats(const struct nt_encoder *e, struct rvt_codec_stats *st)
 {
     *st = e->st;
+    /* every TSTAMP is then 0: said (rvt_codec_stats.unfed), not left to be
+     * found out */
+    if (e->cfg.timestamps && !e->seen_time)
+        snprintf(st->unfed, sizeof st->unfed, "--timestamps: the records traced carry no times, so every TSTAMP is 0");
 }
 
 const char *nt_enc_error(const struct nt_encoder *e)

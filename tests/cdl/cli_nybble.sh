@@ -37,6 +37,29 @@ expect_ok "$RV" verify --format dbg --elf "$T/g.elf" --input "$T/g.ing" --ecall 
 expect_out "load values ([1-9][0-9]*), store values ([1-9][0-9]*), hart changes (0), privilege (20000), timestamps"
 # ...and the interrupts of that program with PC packets only (issue 9 §5)
 expect_ok "$RV" verify --format dbg --elf "$T/g.elf" --input "$T/g.ing" --ecall trap --dbg-emit pc
+# Without pc no packet names the code: the trace is its data alone, which
+# verify compares one for one and decode gives (exit 0, not "nothing"); a
+# Privilege Level's interrupt bit is then all there is of a trap
+expect_ok "$RV" verify --format dbg --elf "$T/g.elf" --input "$T/g.ing" --ecall trap --dbg-emit branch,priv,loadaddr,loaddata
+expect_out "^compared      load addresses ([1-9][0-9]*), load values ([1-9][0-9]*)$"
+expect_out "OK: the decoded accesses equal the input's"
+expect_ok "$RV" encode --format dbg --elf "$T/g.elf" --input "$T/g.ing" --ecall trap --dbg-emit priv,storeaddr -o "$T/sa.dbg"
+expect_ok "$RV" decode --format dbg --elf "$T/g.elf" "$T/sa.dbg" --dbg-emit priv,storeaddr --output jsonl
+expect_out '"data":"store addr"'
+expect_fail "$RV" verify --format dbg --elf "$T/g.elf" --input "$T/g.ing" --ecall trap --dbg-emit branch,priv
+expect_err "traces no instructions .* give --dbg-emit pc, or data to trace"
+# emit bits whose data the input lacks: said, not left to be found out
+# (a PC list has no accesses, values or times)
+expect_ok "$RV" encode --format dbg --elf "$E" --input "$P" -o "$T/all.dbg" --dbg-emit all
+expect_err "warning: --dbg-emit loadaddr,storeaddr,loaddata,storedata,timestamp: the records traced carry no load addresses, store addresses, load values, store values, times (rvtrace capture --mem records memory accesses), so the trace has none"
+expect_ok "$RV" encode --format dbg --elf "$T/g.elf" --input "$T/g.ing" --ecall trap -o "$T/g.dbg" --dbg-emit all
+if grep -q warning "$T/err"; then bad "a warning for an input with every kind of data: $(cat "$T/err")"; else ok; fi
+expect_ok "$RV" encode --format dbg --elf "$E" --input "$P" -o "$T/def.dbg"
+if grep -q warning "$T/err"; then bad "a warning for the default emit bits: $(cat "$T/err")"; else ok; fi
+expect_ok "$RV" encode --format cdl --elf "$E" --input "$P" -o "$T/rfw.cdl" --cdl-pack flow,rfw
+expect_err "warning: --cdl-pack rfw: the records traced carry no register writes, so the trace has none"
+expect_ok "$RV" encode --format cdl --elf "$T/g.elf" --input "$T/g.ing" --ecall trap -o "$T/rfw.cdl" --cdl-pack all --cdl-data wide
+if grep -q warning "$T/err"; then bad "a warning for an input with register writes: $(cat "$T/err")"; else ok; fi
 
 # encode -> decode -> the same PC list
 for f in cdl dbg; do

@@ -74,7 +74,16 @@ check "$R" verify --format etrace --data-trace only --elf "$T/p.elf" --input "$T
 check grep -q '^result  *OK: the decoded accesses equal the input' "$T/v.txt"
 check grep -q '^compared  *load addresses ([1-9][0-9]*), store addresses ([1-9][0-9]*), load values' "$T/v.txt"
 check grep -q '^decode  *[1-9][0-9]* accesses' "$T/v.txt"
-expect_err "holds no instructions, and its data filter" \
+# ... and decoded: its accesses are what it holds, so a whole one exits 0
+# (not 3, "nothing decoded") and one cut short exits 1 naming what it kept
+check "$R" encode --format etrace --data-trace only --elf "$T/p.elf" --input "$T/p.ing" -o "$T/only.bin"
+check "$R" decode --format etrace --data-trace only --elf "$T/p.elf" "$T/only.bin" --output jsonl -o "$T/only.jsonl"
+check grep -q '"data":"load addr"' "$T/only.jsonl"
+head -c $(($(stat -c %s "$T/only.bin") / 2)) "$T/only.bin" >"$T/half.bin"
+"$R" decode --format etrace --data-trace only --elf "$T/p.elf" "$T/half.bin" --output count >/dev/null 2>"$T/err"
+check test $? -eq 1
+check grep -q 'the output holds the [1-9][0-9]* data items decoded' "$T/err"
+expect_err "traces no instructions (E-Trace --data-trace only, dbg --dbg-emit without pc) and nothing verify can compare one for one: its data filter" \
     "$R" verify --format etrace --data-trace only --data-types load --elf "$T/p.elf" --input "$T/p.ing"
 check "$R" info --format etrace --data-trace on --data-types load,store >"$T/info"
 check grep -q 'traced=load,store' "$T/info"

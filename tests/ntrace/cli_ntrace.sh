@@ -61,6 +61,15 @@ cp "$V/test-NEX.bin" "$T/bad.bin"; printf '\x02' | dd of="$T/bad.bin" bs=1 seek=
 expect_fail "$RV" decode --format ntrace --elf "$E" "$T/bad.bin" --output count
 grep -q "offset 0x" "$T/err" && ok || bad "damaged trace: no offset in $(cat "$T/err")"
 
+# --timestamps on an input without times: every TSTAMP is 0, and encode
+# says so (not left to be found out); an input with times gets no warning
+expect_ok "$RV" encode --format ntrace --timestamps --elf "$E" --input "$P" -o "$T/ts.bin"
+grep -q "warning: --timestamps: the records traced carry no times, so every TSTAMP is 0" "$T/err" && ok ||
+    bad "no warning for --timestamps without times: $(cat "$T/err")"
+expect_ok "$RV" gen --seed 7 --insns 5000 --time --elf "$T/gt.elf" -o "$T/gt.ing"
+expect_ok "$RV" encode --format ntrace --timestamps --ecall trap --elf "$T/gt.elf" --input "$T/gt.ing" -o "$T/ts.bin"
+grep -q warning "$T/err" && bad "a warning for an input with times: $(cat "$T/err")" || ok
+
 # --icnt-bits above the spec's NTRACE_MAX_ICNT (22) is a named extension.
 grep -q -- "--icnt-bits.*NTRACE_MAX_ICNT = 22.*extension" "$T/help" && ok || bad "--help does not name the wider I-CNT an extension"
 "$RV" info --format ntrace --icnt-bits 32 >"$T/info" 2>&1

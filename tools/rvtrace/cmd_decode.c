@@ -19,7 +19,7 @@ static void help(const struct rvt_codec *only)
            "(cdl, dbg with PCs) decode; give --xlen 32 for RV32 then.\n\n"
            "exit status: 0 the whole trace decoded; 1 decoded with damage (errors, lost trace, an\n"
            "unexpected end, the instruction limit): stdout holds what could be decoded; 2 usage or I/O\n"
-           "error; 3 nothing decodable (empty trace, no synchronisation point, no instruction).\n"
+           "error; 3 nothing decodable (empty trace, no synchronisation point, no instruction or data).\n"
            "On a terminal the first %d damage reports are printed, otherwise the first %d; -v prints all.\n\n",
            CLI_DIAG_TTY, CLI_DIAG_PIPE);
     printf("  --wp ADDR             the trace RAM's write pointer (trRamWP, without the wrap bit), for a raw\n"
@@ -380,8 +380,12 @@ int cli_report_decode(struct cli_opts *o, struct rvt_output *out, const struct r
             fprintf(stderr, "rvtrace %s: %s: %s\n", cmd, name, what);
         return 0;
     case RVT_DECODE_DAMAGED:
-        fprintf(stderr, "rvtrace %s: %s: %s%sthe output holds the %" PRIu64 " instructions decoded\n", cmd, name, what,
-                what[0] ? "; " : "", st->insns);
+        if (st->insns || !st->data)
+            fprintf(stderr, "rvtrace %s: %s: %s%sthe output holds the %" PRIu64 " instructions decoded\n", cmd, name,
+                    what, what[0] ? "; " : "", st->insns);
+        else /* (a trace of data alone) */
+            fprintf(stderr, "rvtrace %s: %s: %s%sthe output holds the %" PRIu64 " data items decoded\n", cmd, name,
+                    what, what[0] ? "; " : "", st->data);
         if (st->by_reason[RVT_GAP_LIMIT])
             fprintf(stderr,
                     "rvtrace %s: %s: raise the limit (%s) with --max-instructions N, or --max-instructions "

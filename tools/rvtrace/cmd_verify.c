@@ -76,9 +76,12 @@ int cmd_verify(int argc, char **argv)
      * accesses are what is compared. */
     const bool no_insns = (traced & RVT_TRACED_NO_INSNS) != 0;
     if (no_insns && !(traced & ~(unsigned)RVT_TRACED_NO_INSNS)) {
-        rc = cli_fail("verify", "this trace holds no instructions, and its data filter (--data-types, "
-                                "--data-filter-range, --data-filter-address) is not one the input's accesses can be "
-                                "put through: there is nothing to compare one for one");
+        rc = cli_fail("verify", "this configuration traces no instructions (E-Trace --data-trace only, dbg "
+                                "--dbg-emit without pc) and nothing verify can compare one for one: %s",
+                      !strcmp(o.codec->name, "dbg")
+                          ? "give --dbg-emit pc, or data to trace (loadaddr, storeaddr, loaddata, storedata)"
+                          : "its data filter (--data-types, --data-filter-range, --data-filter-address) is not one "
+                            "the input's accesses can be put through");
         goto out;
     }
     struct rvt_byte_sink sink = rvt_membuf_sink(&mb);
