@@ -1,0 +1,65 @@
+#!/bin/bash
+# rvtrace's CDL and dbg traces read back by decoders written independently
+# from the seed texts alone (README.md): for every option set, the PCs those
+# decoders give are the input's, one for one.  rvtrace's own decoder is not
+# involved: this is what a user's decoder, written from seed 000 or 004,
+# makes of rvtrace's bytes.
+set -u
+export PYTHONDONTWRITEBYTECODE=1 # (nothing written into the source tree)
+RV=${RVT_BIN:?}; D=${RVT_TEST_DATA:?}; H=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+command -v xz >/dev/null || { echo "SKIP: no xz"; exit 77; }
+
+# t1 (RV32IMAC, 164,959 PCs) and prog64 (RV64, traps and interrupts, 53,831)
+cp "$D/ntrace-t1/test.elf" "$T/t1.elf"
+cp "$D/ntrace-t1/test-PCONLY.txt" "$T/t1.pcs"
+xz -dc "$D/analysis/prog64.xz" >"$T/p64"
+xz -dc "$D/analysis/prog64.ing.xz" >"$T/p64.ing"
+"$RV" convert --elf "$T/p64" --input "$T/p64.ing" --to pcinsn -o "$T/p64.ref" 2>/dev/null
+
+# one case: family, input name, expected, then the decoder's own options
+# after "--", rvtrace's encode options before it
+run() {
+    local fam=$1 in=$2 label="$1 $2 ${*:3}"
+    shift 2
+    local enc=() dec=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do enc+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    dec=("$@")
+    local elf input ref
+    if [ "$in" = t1 ]; then elf=$T/t1.elf; input=$T/t1.pcs; ref=$T/t1.pcs; else elf=$T/p64; input=$T/p64.ing; ref=$T/p64.ref; fi
+    if ! "$RV" encode --format "$fam" --elf "$elf" --input "$input" "${enc[@]}" -o "$T/t.bin" 2>"$T/err"; then
+        fail=$((fail + 1)); echo "FAIL: $label: encode: $(cat "$T/err")" >&2; return
+    fi
+    if [ "$fam" = cdl ]; then
+        python3 "$H/cdl_seed000.py" --elf "$elf" --ref "$ref" "$T/t.bin" >"$T/out" 2>&1
+        grep -q '^MATCH: all [0-9]* PCs equal' "$T/out"
+    else
+        python3 "$H/dbg_seed004.py" "$elf" "$T/t.bin" --ref "$ref" "${dec[@]}" >"$T/out" 2>&1
+        grep -q '^REF \([0-9]*\) PCs, decoded \1, common prefix \1 EXACT' "$T/out"
+    fi
+    if [ $? -eq 0 ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); echo "FAIL: $label:" >&2; head -20 "$T/out" >&2
+    fi
+}
+
+run cdl t1
+run cdl t1 --cdl-pc uninferable
+run cdl t1 --cdl-sync-interval 0
+run cdl t1 --cdl-sync-interval 16 --cdl-sync-nybbles 7
+run cdl p64
+run cdl p64 --cdl-pc uninferable
+run cdl p64 --cdl-sync-interval 5 --cdl-sync-nybbles 5
+run dbg t1
+run dbg t1 --dbg-emit pc,priv -- --emit pc,priv
+run dbg t1 --dbg-emit pc -- --emit pc
+run dbg t1 --dbg-emit pc,branch -- --emit pc,branch
+run dbg p64
+run dbg p64 --dbg-emit pc,priv -- --emit pc,priv
+
+echo "indep: $pass passed, $fail failed"
+[ $fail -eq 0 ]
