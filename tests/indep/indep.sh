@@ -1,5 +1,5 @@
 #!/bin/bash
-# rvtrace's CDL and dbg traces read back by decoders written independently
+# rvtrace's CDL, dbg and E-Trace 0.026 traces read back by decoders written independently
 # from the seed texts alone (README.md): for every option set, the PCs those
 # decoders give are the input's, one for one.  rvtrace's own decoder is not
 # involved: this is what a user's decoder, written from seed 000 or 004,
@@ -11,6 +11,7 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 command -v xz >/dev/null || { echo "SKIP: no xz"; exit 77; }
+command -v riscv64-linux-gnu-objdump >/dev/null || { echo "SKIP: no riscv64-linux-gnu-objdump"; exit 77; }
 
 # t1 (RV32IMAC, 164,959 PCs) and prog64 (RV64, traps and interrupts, 53,831)
 cp "$D/ntrace-t1/test.elf" "$T/t1.elf"
@@ -18,6 +19,7 @@ cp "$D/ntrace-t1/test-PCONLY.txt" "$T/t1.pcs"
 xz -dc "$D/analysis/prog64.xz" >"$T/p64"
 xz -dc "$D/analysis/prog64.ing.xz" >"$T/p64.ing"
 "$RV" convert --elf "$T/p64" --input "$T/p64.ing" --to pcinsn -o "$T/p64.ref" 2>/dev/null
+"$RV" convert --elf "$T/p64" --input "$T/p64.ing" --to pclist -o "$T/p64.pcs" 2>/dev/null
 
 # one case: family, input name, expected, then the decoder's own options
 # after "--", rvtrace's encode options before it
@@ -33,7 +35,11 @@ run() {
     if ! "$RV" encode --format "$fam" --elf "$elf" --input "$input" "${enc[@]}" -o "$T/t.bin" 2>"$T/err"; then
         fail=$((fail + 1)); echo "FAIL: $label: encode: $(cat "$T/err")" >&2; return
     fi
-    if [ "$fam" = cdl ]; then
+    if [ "$fam" = etrace ]; then # (the 0.026 draft in the reference flow's raw framing)
+        [ "$in" = t1 ] || ref=$T/p64.pcs # (the decoder reads a PC list)
+        python3 "$H/etrace026_seed001.py" "$T/t.bin" --elf "$elf" --pcs "$ref" "${dec[@]}" >"$T/out" 2>&1
+        grep -q '^match for \([0-9]*\) of expected \1 (decoded \1) EXACT' "$T/out"
+    elif [ "$fam" = cdl ]; then
         python3 "$H/cdl_seed000.py" --elf "$elf" --ref "$ref" "$T/t.bin" >"$T/out" 2>&1
         grep -q '^MATCH: all [0-9]* PCs equal' "$T/out"
     else
@@ -60,6 +66,16 @@ run dbg t1 --dbg-emit pc -- --emit pc
 run dbg t1 --dbg-emit pc,branch -- --emit pc,branch
 run dbg p64
 run dbg p64 --dbg-emit pc,priv -- --emit pc,priv
+
+E26=(--etrace-version 0.026 --framing refraw)
+run etrace t1 "${E26[@]}"
+run etrace t1 "${E26[@]}" --full-address -- --full-address
+run etrace t1 "${E26[@]}" --resync-max 0
+run etrace t1 "${E26[@]}" --notval_p 1 -- --notval_p 1
+run etrace t1 "${E26[@]}" --nocontext_p 0 --context_width_p 8 -- --nocontext_p 0 --context_width_p 8
+run etrace p64 "${E26[@]}"
+run etrace p64 "${E26[@]}" --full-address --resync-max 0 -- --full-address
+run etrace p64 "${E26[@]}" --notval_p 1 --disambiguate off -- --notval_p 1
 
 echo "indep: $pass passed, $fail failed"
 [ $fail -eq 0 ]
