@@ -114,6 +114,10 @@ struct rvt_codec {
     /* For messages about a trace with no synchronisation point: which
      * encoder option produces sync points ("--sync-period N ..."). */
     const char *sync_hint;
+    /* For a configuration that traces no instructions (traced():
+     * RVT_TRACED_NO_INSNS) and no data verify can compare one for one:
+     * what would make it trace something (NULL: none to say). */
+    const char *nothing_traced_hint;
     /* Framing/layout variants worth trying when the bytes do not decode
      * ("framing=refraw", ...: option=value, NULL-terminated; may be NULL):
      * rvt_decode_probe tries each with the family's defaults. */

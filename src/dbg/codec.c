@@ -539,6 +539,7 @@ const struct rvt_codec rvt_codec_dbg = {
     .dump = dump,
     .sync_hint = "dbg sync points are at every eighth of the trace buffer: --dbg-buffer BYTES (and "
                  "--dbg-tbufstart/--dbg-tbufwrite for a RAM image) must describe the buffer the trace was recorded in",
+    .nothing_traced_hint = "give --dbg-emit pc, or data to trace (loadaddr, storeaddr, loaddata, storedata)",
     .info = info,
     .traced = traced,
 };

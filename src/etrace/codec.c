@@ -327,6 +327,8 @@ const struct rvt_codec rvt_codec_etrace = {
     .idle_byte = 0x00, /* encapsulation: a zero header byte is a null (idle) packet */
     .sync_hint = "E-Trace sync packets (format 3) recur only with periodic resynchronisation: encode with "
                  "--resync-max N (every 2^(N+4) packets), not off",
+    .nothing_traced_hint = "its data filter (--data-types, --data-filter-range, --data-filter-address) is not one "
+                           "the input's accesses can be put through",
     .probe_options = g_probe_options,
     .traced = traced,
 };

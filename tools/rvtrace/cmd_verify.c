@@ -77,11 +77,9 @@ int cmd_verify(int argc, char **argv)
     const bool no_insns = (traced & RVT_TRACED_NO_INSNS) != 0;
     if (no_insns && !(traced & ~(unsigned)RVT_TRACED_NO_INSNS)) {
         rc = cli_fail("verify", "this configuration traces no instructions (E-Trace --data-trace only, dbg "
-                                "--dbg-emit without pc) and nothing verify can compare one for one: %s",
-                      !strcmp(o.codec->name, "dbg")
-                          ? "give --dbg-emit pc, or data to trace (loadaddr, storeaddr, loaddata, storedata)"
-                          : "its data filter (--data-types, --data-filter-range, --data-filter-address) is not one "
-                            "the input's accesses can be put through");
+                                "--dbg-emit without pc) and nothing verify can compare one for one%s%s",
+                      o.codec->nothing_traced_hint ? ": " : "",
+                      o.codec->nothing_traced_hint ? o.codec->nothing_traced_hint : "");
         goto out;
     }
     struct rvt_byte_sink sink = rvt_membuf_sink(&mb);
