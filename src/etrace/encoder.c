@@ -67,6 +67,13 @@ struct win_range {
     unsigned tag; /* implicit returns counted when added (the fixed irdepth tells passes apart) */
 };
 
+/* An implicit return, for report_earlier_return. */
+struct ir_ret {
+    uint32_t gen, pgen;  /* when it ran: e->gen, e->pgen */
+    uint8_t branches;    /* map bits up to its target, the target's own if a branch */
+    uint64_t target, time;
+};
+
 struct et_encoder {
     struct et_params p;
     struct et_framer fr;
@@ -101,6 +108,7 @@ struct et_encoder {
     unsigned branches;
     uint32_t map;
     bool all_correct;  /* every branch in the map was predicted correctly */
+    uint32_t miss;     /* (branch prediction) the map's mispredicted branches */
     uint64_t pbc;      /* >= 31: branch-count mode (correctly predicted branches) */
     bool bp_fail;      /* the current branch failed its prediction in branch-count mode */
 
@@ -117,12 +125,11 @@ struct et_encoder {
     bool ret_since_branch;   /* an implicit return after the last branch of this segment */
     bool pend_ret;           /* the previous instruction was a return reported explicitly with a non-empty stack */
     unsigned pend_depth;     /* its stack depth (2.0 irdepth) */
-    bool pend_conflict;      /* 2.0 cannot tell it from an earlier implicit return at the same depth */
-    uint64_t pend_conflict_target;
-    unsigned pend_conflict_depth;
-    uint32_t gen;            /* generation of depth_gen stamps (a new one after each branch/packet) */
-    uint32_t *depth_gen;
-    uint64_t *depth_target;
+    uint32_t gen;            /* a new one after each branch or packet */
+    uint32_t pgen;           /* a new one after each packet the decoder walks to */
+    /* 2.0 irdepth: the last implicit return since the last packet from
+     * each stack depth (indexed by the depth before it popped) */
+    struct ir_ret *ir_rets;
 
     struct et_bpred bp;
     struct et_jtc jtc;
@@ -189,14 +196,15 @@ static void seg_reset(struct et_encoder *e)
     e->seg_implicit = 0;
     e->ret_since_branch = false;
     e->pend_ret = false;
-    e->pend_conflict = false;
     e->gen++;
+    e->pgen++;
 }
 
 static void map_reset(struct et_encoder *e)
 {
     e->branches = 0;
     e->map = 0;
+    e->miss = 0;
     e->all_correct = true;
     e->pbc = 0;
     e->bp_fail = false;
@@ -481,7 +489,15 @@ static int send_context(struct et_encoder *e, const struct ent *c)
 
 /* ---- formats 0, 1, 2 ------------------------------------------------------------ */
 
-/* irreport/irdepth of an address packet. */
+/* irreport/irdepth of an address packet.  payload.adoc: irreport "indicates
+ * that this packet is reporting an instruction that is either: following a
+ * return because its address differs from the predicted return address
+ * ..., or the last retired before an exception, interrupt, privilege
+ * change or resync because it is necessary to report the current address
+ * stack depth".  So not a notification (2.0): decoder.adoc's notify stop
+ * does not read irdepth, and its is_implicit_return would take a return at
+ * that depth on the way for an unpredicted one.  The fixed scheme's count
+ * goes with every report (its decoder counts the returns to any stop). */
 static void set_ir(struct et_encoder *e, struct et_packet *k, enum akind kind, unsigned depth_now)
 {
     k->irreport = 0;
@@ -492,7 +508,7 @@ static void set_ir(struct et_encoder *e, struct et_packet *k, enum akind kind, u
     if (kind == AK_UPDISCON && e->pend_ret) {
         k->irreport = 1;
         k->irdepth = fixed ? e->pend_count : e->pend_depth;
-    } else if (kind != AK_UPDISCON && e->ret_since_branch) {
+    } else if (kind != AK_UPDISCON && e->ret_since_branch && (fixed || kind != AK_NOTIFY)) {
         k->irreport = 1;
         k->irdepth = fixed ? e->seg_implicit : depth_now;
     }
@@ -508,6 +524,58 @@ static int bits_len(struct et_encoder *e, struct et_packet *k, unsigned *n)
     return 0;
 }
 
+static int send_address_at(struct et_encoder *e, uint64_t addr, enum akind kind, bool updiscon, uint64_t time,
+                           unsigned depth_now);
+
+/* decoder.adoc's is_implicit_return takes the first return that the walk
+ * from the last packet meets at the packet's stack depth for the one the
+ * packet reports:
+ *     if ((te_inst.irreport != get_preceding_bit(te_inst, "irreport")) and
+ *          te_inst.irdepth == irstack_depth)
+ *       return FALSE
+ * and its stop before a format 3 tests the same depth.  So an implicit
+ * return since the last packet from that depth (recursion; a call after
+ * the return) is reported first, as a notification at its target with the
+ * branches up to there; the packet then carries the branches after.
+ * (payload.adoc's "the entry number of the return that failed" does not
+ * say which of two such returns: spec issue 254.)  A branch count (branch
+ * prediction, format 0) cannot be cut there: then only a return after the
+ * last branch is, and rvtrace's decoder applies irdepth once the packet's
+ * branches are used, which keeps the trace lossless (decoder.adoc assumes
+ * no branch predictor). */
+static int report_earlier_return(struct et_encoder *e, unsigned depth)
+{
+    const struct ir_ret r = e->ir_rets[depth];
+    const bool whole = r.gen == e->gen; /* no branch since: the notification takes them all */
+    const unsigned nb = e->branches;
+    const uint32_t map = e->map, miss = e->miss;
+    if (!whole) {
+        if (e->pbc || e->bp_fail || r.branches > nb)
+            return 0;
+        e->branches = r.branches;
+        e->map = map & (uint32_t)mask64(r.branches);
+        e->miss = miss & (uint32_t)mask64(r.branches);
+    }
+    /* what the packet after it reports */
+    const bool since = e->ret_since_branch, pend = e->pend_ret;
+    const unsigned pend_depth = e->pend_depth, pend_count = e->pend_count, seg = e->seg_implicit;
+    int rc = send_address_at(e, r.target, AK_NOTIFY, false, r.time, depth - 1);
+    if (rc < 0)
+        return rc;
+    e->ret_since_branch = since;
+    e->pend_ret = pend;
+    e->pend_depth = pend_depth;
+    e->pend_count = pend_count;
+    e->seg_implicit = seg;
+    if (!whole) {
+        e->branches = nb - r.branches;
+        e->map = map >> r.branches;
+        e->miss = miss >> r.branches;
+        e->all_correct = e->miss == 0;
+    }
+    return 0;
+}
+
 /* Report `addr` (the current instruction) with the unreported branches. */
 static int send_address_at(struct et_encoder *e, uint64_t addr, enum akind kind, bool updiscon, uint64_t time,
                            unsigned depth_now)
@@ -519,6 +587,9 @@ static int send_address_at(struct et_encoder *e, uint64_t addr, enum akind kind,
     set_ir(e, &k, kind, depth_now);
     bool v026 = e->p.version == ET_V0_026;
     int rc;
+    if (k.irreport && k.irdepth && e->ir_rets && e->p.disambiguate && e->ir_rets[k.irdepth].pgen == e->pgen &&
+        (rc = report_earlier_return(e, k.irdepth)) < 0)
+        return rc;
 
     /* The jump target cache is consulted for every reported uninferable target. */
     bool jtc_hit = false;
@@ -640,6 +711,7 @@ static int send_branches_only(struct et_encoder *e, uint64_t time)
         return rc;
     map_reset(e);
     e->gen++; /* branches reported: earlier returns can no longer be confused */
+    e->pgen++;
     e->ret_since_branch = false;
     return 0;
 }
@@ -664,6 +736,8 @@ static void add_branch(struct et_encoder *e, uint64_t addr, bool taken)
     bool pred = et_bpred_predict(&e->bp, addr);
     et_bpred_update(&e->bp, addr, taken);
     bool ok = pred == taken;
+    if (!ok && e->pbc < 31)
+        e->miss |= 1u << e->branches;
     if (e->pbc >= 31) {
         if (ok)
             e->pbc++;
@@ -923,18 +997,6 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
         return rc;
 
     if (!handled && prev_upd) {
-        if (e->pend_conflict && e->p.disambiguate) {
-            /* 2.0 irdepth cannot tell this return from an earlier implicit one
-             * at the same depth: report that earlier return's target first, as
-             * a notification (its depth is one less than the return's). */
-            bool pr = e->pend_ret;
-            unsigned pd = e->pend_depth;
-            if ((rc = send_address_at(e, e->pend_conflict_target, AK_NOTIFY, false, c->time,
-                                      e->pend_conflict_depth - 1)) < 0)
-                return rc;
-            e->pend_ret = pr;
-            e->pend_depth = pd;
-        }
         bool upd = next_is_f3(e, c, n);
         if (v026 && upd) {
             /* 0.026 has no updiscon bit: an address followed by a format 3 is
@@ -1100,9 +1162,14 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
                 rvt_cs_pop(e->cs, &tmp);
                 e->seg_implicit++;
                 e->ret_since_branch = true;
-                if (e->depth_gen) {
-                    e->depth_gen[depth] = e->gen;
-                    e->depth_target[depth] = n->addr;
+                if (e->ir_rets) {
+                    struct ir_ret *ir = &e->ir_rets[depth];
+                    ir->gen = e->gen;
+                    ir->pgen = e->pgen;
+                    ir->target = n->addr;
+                    ir->time = n->time;
+                    ir->branches = (uint8_t)(e->branches + (n->retired && (n->itype == RVT_ITYPE_TAKEN ||
+                                                                            n->itype == RVT_ITYPE_NOT_TAKEN)));
                 }
                 break;
             }
@@ -1110,11 +1177,6 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
             e->pend_ret = true;
             e->pend_depth = depth;
             e->pend_count = e->seg_implicit;
-            e->pend_conflict = !fixed && e->depth_gen && e->depth_gen[depth] == e->gen;
-            if (e->pend_conflict) {
-                e->pend_conflict_target = e->depth_target[depth];
-                e->pend_conflict_depth = depth;
-            }
             if (e->pop_explicit)
                 rvt_cs_pop(e->cs, &tmp);
             break;
@@ -1747,8 +1809,7 @@ void et_enc_free(struct et_encoder *e)
     et_bpred_free(&e->bp);
     et_jtc_free(&e->jtc);
     free(e->cs);
-    free(e->depth_gen);
-    free(e->depth_target);
+    free(e->ir_rets);
     free(e);
 }
 
@@ -1790,9 +1851,9 @@ int et_enc_new(struct et_encoder **out, const struct et_params *p, const struct 
     unsigned depth = et_callstack_depth(p);
     if (depth) {
         e->cs = malloc(sizeof *e->cs);
-        e->depth_gen = calloc(depth + 2, sizeof *e->depth_gen);
-        e->depth_target = calloc(depth + 2, sizeof *e->depth_target);
-        if (!e->cs || !e->depth_gen || !e->depth_target) {
+        if (p->implicit_return == ET_IR_20 && p->version == ET_V2_0)
+            e->ir_rets = calloc(depth + 2, sizeof *e->ir_rets);
+        if (!e->cs || (p->implicit_return == ET_IR_20 && p->version == ET_V2_0 && !e->ir_rets)) {
             et_enc_free(e);
             return rvt_fail(d, RVT_ERR_NOMEM, "out of memory");
         }
@@ -1801,6 +1862,7 @@ int et_enc_new(struct et_encoder **out, const struct et_params *p, const struct 
         e->pop_explicit = p->implicit_return == ET_IR_FIXED;
         e->ir_max = (unsigned)mask64(et_irdepth_bits(p));
         e->gen = 1;
+        e->pgen = 1;
     }
     *out = e;
     return 0;

@@ -608,8 +608,10 @@ static void implicit_return_cases(void)
 
     /* g returns elsewhere (to Y): reported with irreport; in 2.0 irdepth is
      * the stack depth at the failing return (1), but f's implicit return at
-     * the same depth with no branch in between makes that ambiguous (spec
-     * issue 254): the encoder first reports f's return target (a notify). */
+     * the same depth makes that ambiguous (spec issue 254; decoder.adoc's
+     * is_implicit_return takes f's): the encoder first reports f's return
+     * target as a notification, which carries no irreport (payload.adoc
+     * sets it only after a mispredicted return or before a format 3). */
     struct step bad[] = {{p.M0, 0, 0, 0}, {p.CF, 0, 0, 0}, {p.F0, 0, 0, 0}, {p.FR, 0, 0, 0},
                          {p.CG, 0, 0, 0}, {p.G0, 0, 0, 0}, {p.GR, 0, 0, 0}, {p.Y, 0, 0, 0},
                          {p.H, 0, 0, 0}, {p.H2 + 0, 0, 0, 0}};
@@ -623,8 +625,7 @@ static void implicit_return_cases(void)
         REQUIRE(n >= 0);
         CHECK_EQ(s.k[n].notify, 1);                 /* f's return target first */
         CHECK_EQ(s.k[n].address, (p.CG - p.M0) >> 1);
-        CHECK_EQ(s.k[n].irreport, 1);
-        CHECK_EQ(s.k[n].irdepth, 0);                /* depth after f's return */
+        CHECK_EQ(s.k[n].irreport, 0);
         int m = find(&s, (unsigned)n + 1, ET_F2, -1);
         REQUIRE(m >= 0);
         CHECK_EQ(s.k[m].address, (p.Y - p.CG) >> 1); /* then Y, g's real target */
@@ -690,6 +691,140 @@ static void implicit_return_cases(void)
     }
     done(&s);
     as_free(&p.a);
+}
+
+/* decoder.adoc walks from the last packet and takes the first return at
+ * stack depth irdepth for the one a packet with irreport reports (its
+ * is_implicit_return), branches used or not, and stops before a format 3
+ * where the depth is irdepth.  An earlier implicit return from that depth
+ * since the last packet, even with branches after it, is reported first:
+ * a notification at its target with the branches up to there.
+ *
+ *   M0: addi; CF: jal f; T1: addi; TB: bne +8; CF2: jal f; B1: bne +8;
+ *   CK: jal k; CG: jal g; X: addi; Y: addi; H: addi; H2: mret;
+ *   f: F0: addi; FR: ret; g: G0: addi; GR: ret;
+ *   k: K0: addi; KC: jal f; KR: addi; KR2: addi; ret */
+static void implicit_return_split_cases(void)
+{
+    struct as a;
+    as_init(&a, 0x9000);
+    uint64_t M0 = as_pc(&a);
+    I32(&a, enc_addi(10, 10, 1));
+    uint64_t CF = as_pc(&a);
+    I32(&a, 0);
+    uint64_t T1a = as_pc(&a);
+    I32(&a, enc_addi(10, 10, 1));
+    uint64_t TB = as_pc(&a);
+    I32(&a, enc_branch(1, 10, 11, 8));
+    uint64_t CF2 = as_pc(&a);
+    I32(&a, 0);
+    uint64_t B1 = as_pc(&a);
+    I32(&a, enc_branch(1, 10, 11, 8));
+    uint64_t CK = as_pc(&a);
+    I32(&a, 0);
+    uint64_t CG = as_pc(&a);
+    I32(&a, 0);
+    I32(&a, enc_addi(11, 11, 1)); /* X, where g returns to */
+    uint64_t Y = as_pc(&a);
+    I32(&a, enc_addi(11, 11, 1));
+    uint64_t H = as_pc(&a);
+    I32(&a, enc_addi(15, 15, 1));
+    uint64_t H2 = as_pc(&a);
+    I32(&a, ENC_MRET);
+    uint64_t F0 = as_pc(&a);
+    I32(&a, enc_addi(12, 12, 1));
+    uint64_t FR = as_pc(&a);
+    I32(&a, enc_jalr(0, RA, 0));
+    uint64_t G0 = as_pc(&a);
+    I32(&a, enc_addi(13, 13, 1));
+    uint64_t GR = as_pc(&a);
+    I32(&a, enc_jalr(0, RA, 0));
+    uint64_t K0 = as_pc(&a);
+    I32(&a, enc_addi(13, 13, 1));
+    uint64_t KC = as_pc(&a);
+    I32(&a, 0);
+    uint64_t KR = as_pc(&a);
+    I32(&a, enc_addi(14, 14, 1));
+    uint64_t KR2 = as_pc(&a);
+    I32(&a, enc_addi(14, 14, 1));
+    I32(&a, enc_jalr(0, RA, 0));
+    as_patch32(&a, CF, enc_jal(RA, (int32_t)(F0 - CF)));
+    as_patch32(&a, CF2, enc_jal(RA, (int32_t)(F0 - CF2)));
+    as_patch32(&a, CG, enc_jal(RA, (int32_t)(G0 - CG)));
+    as_patch32(&a, CK, enc_jal(RA, (int32_t)(K0 - CK)));
+    as_patch32(&a, KC, enc_jal(RA, (int32_t)(F0 - KC)));
+    const char *const ir20[] = {"implicit-return", "2.0", "return_stack_size_p", "2", NULL};
+    const char *const cc20[] = {"implicit-return", "2.0", "call_counter_size_p", "2", NULL};
+    struct scen s;
+
+    /* f returns twice at depth 1 (to T1, then to B1, a branch), a branch
+     * after each, then g's return at depth 1 goes to Y, not X: the
+     * notification reports B1 with TB's and B1's outcomes (a reported
+     * branch's own outcome comes with it); Y's packet has no branch left. */
+    struct step twice[] = {{M0, 0, 0, 0}, {CF, 0, 0, 0}, {F0, 0, 0, 0}, {FR, 0, 0, 0}, {T1a, 0, 0, 0},
+                           {TB, 0, 0, 0}, {CF2, 0, 0, 0}, {F0, 0, 0, 0}, {FR, 0, 0, 0}, {B1, 0, 0, 0},
+                           {CG, 0, 0, 0}, {G0, 0, 0, 0}, {GR, 0, 0, 0}, {Y, 0, 0, 0},   {H, 1, 2, 0}};
+    for (int v = 0; v < 2; v++) {
+        if (run(&s, v ? "implicit return 2.0 (counter): earlier return across branches"
+                      : "implicit return 2.0: earlier return across branches",
+                &a, twice, 15, v ? cc20 : ir20, 32)) {
+            int n = find(&s, 2, ET_F1, -1);
+            REQUIRE(n >= 0);
+            CHECK_EQ(s.k[n].notify, 1);
+            CHECK_EQ(s.k[n].address, (B1 - M0) >> 1);
+            CHECK_EQ(s.k[n].branches, 2);
+            CHECK_EQ(s.k[n].irreport, 0);
+            int m = find(&s, (unsigned)n + 1, ET_F2, -1);
+            REQUIRE(m == n + 1);
+            CHECK_EQ(s.k[m].address, (Y - B1) >> 1);
+            CHECK_EQ(s.k[m].irreport, 1);
+            CHECK_EQ(s.k[m].irdepth, 1);
+        }
+        done(&s);
+    }
+
+    /* f's one return goes to T1 (not a branch), two branches after it:
+     * the notification reports T1 alone, Y's packet both outcomes. */
+    struct step once[] = {{M0, 0, 0, 0}, {CF, 0, 0, 0}, {F0, 0, 0, 0}, {FR, 0, 0, 0},
+                          {T1a, 0, 0, 0}, {TB, 0, 0, 0}, {B1, 0, 0, 0}, {CG, 0, 0, 0},
+                          {G0, 0, 0, 0}, {GR, 0, 0, 0}, {Y, 0, 0, 0}, {H, 1, 2, 0}};
+    if (run(&s, "implicit return 2.0: earlier return, branches after it", &a, once, 12, ir20, 32)) {
+        int n = find(&s, 2, ET_F2, -1);
+        REQUIRE(n >= 0);
+        CHECK_EQ(s.k[n].notify, 1);
+        CHECK_EQ(s.k[n].address, (T1a - M0) >> 1);
+        CHECK_EQ(s.k[n].irreport, 0);
+        REQUIRE(n + 1 < (int)s.nk);
+        CHECK_EQ(s.k[n + 1].format, ET_F1);
+        CHECK_EQ(s.k[n + 1].branches, 2);
+        CHECK_EQ(s.k[n + 1].address, (Y - T1a) >> 1);
+        CHECK_EQ(s.k[n + 1].irreport, 1);
+        CHECK_EQ(s.k[n + 1].irdepth, 1);
+    }
+    done(&s);
+
+    /* Before a trap: the last instruction, KR, follows f's return to depth
+     * 1 inside k; f's earlier return from depth 1 in main (to T1) would be
+     * taken for an unpredicted one by decoder.adoc: T1 is reported first. */
+    struct step trap[] = {{M0, 0, 0, 0}, {CF, 0, 0, 0}, {F0, 0, 0, 0}, {FR, 0, 0, 0}, {T1a, 0, 0, 0},
+                          {TB, 0, 0, 0}, {B1, 0, 0, 0}, {CK, 0, 0, 0}, {K0, 0, 0, 0}, {KC, 0, 0, 0},
+                          {F0, 0, 0, 0}, {FR, 0, 0, 0}, {KR, 0, 0, 0}, {KR2, 1, 2, 0}, {H, 0, 0, 3},
+                          {H2, 0, 0, 3}, {KR2, 0, 0, 0}};
+    if (run(&s, "implicit return 2.0: earlier return before a trap report", &a, trap, 17, ir20, 32)) {
+        int n = find(&s, 2, ET_F2, -1);
+        REQUIRE(n >= 0);
+        CHECK_EQ(s.k[n].notify, 1);
+        CHECK_EQ(s.k[n].address, (T1a - M0) >> 1);
+        CHECK_EQ(s.k[n].irreport, 0);
+        REQUIRE(n + 1 < (int)s.nk);
+        CHECK_EQ(s.k[n + 1].format, ET_F1);
+        CHECK_EQ(s.k[n + 1].address, (KR - T1a) >> 1);
+        CHECK_EQ(s.k[n + 1].irreport, 1);
+        CHECK_EQ(s.k[n + 1].irdepth, 1);
+        CHECK_EQ(s.k[n + 1].notify, 0);
+    }
+    done(&s);
+    as_free(&a);
 }
 
 /* ---- branch prediction and the jump target cache ------------------------------------------ */
@@ -1108,6 +1243,7 @@ int main(void)
     looplabel_cases();
     status_rule_cases();
     implicit_return_cases();
+    implicit_return_split_cases();
     bpred_jtc_cases();
     trap_cases();
     updiscon_damage_cases();
