@@ -307,6 +307,11 @@ struct rvt_flow_config {
      * note reaches the sink as RVT_NOTE_ERROR, reason RVT_GAP_ERROR, its
      * text saying so. */
     bool starts_at_trace_start;
+    /* Co-routine swaps neither pop nor push the call stack (E-Trace:
+     * branchTrace.adoc's stack counts calls and returns only, and the jump
+     * classes make a swap neither).  Otherwise a swap pushes its link, and
+     * pops first with pop_on_explicit_return (N-Trace's "Pop,Push"). */
+    bool swap_keeps_stack;
 };
 
 struct rvt_flow;

@@ -69,6 +69,7 @@ static void flow_config(const void *cfg, struct rvt_flow_config *fc)
     fc->sijump = p->sijump;
     fc->sijump_no_across = true; /* the decoder applies the encoder's pair rules (no pair right after a sync) */
     fc->pop_on_explicit_return = p->implicit_return == ET_IR_FIXED;
+    fc->swap_keeps_stack = true; /* (as the encoder: branchTrace.adoc) */
 }
 
 /* ---- encoder -------------------------------------------------------------- */

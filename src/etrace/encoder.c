@@ -1142,12 +1142,11 @@ static int step(struct et_encoder *e, struct ent *prev, struct ent *c, struct en
             rvt_cs_push(e->cs, c->next);
         break;
     case RVT_ITYPE_COSWAP:
+        /* "The counter increments on calls (but not tail calls), and
+         * decrements on returns (see <<JumpClasses>> for definitions)"
+         * (branchTrace.adoc): a swap is neither (decoder.adoc's is_call,
+         * which pushes for `jalr x1, x5`, reads jalr's rd alone). */
         c->updiscon = !sij;
-        if (e->cs) {
-            if (e->pop_explicit)
-                rvt_cs_pop(e->cs, &tmp);
-            rvt_cs_push(e->cs, c->next);
-        }
         break;
     case RVT_ITYPE_RETURN: {
         uint64_t top;

@@ -783,12 +783,13 @@ void rvt_flow_set_time(struct rvt_flow *f, uint64_t time)
 /* Calls push their return address.  "Other jumps with linkage" link a
  * register that is not x1/x5 and are not calls for the implicit-return
  * stack.  An ecall treated as an uninferable call is a call (ingress itype
- * 8), so encoder and decoder push for it alike. */
+ * 8), so encoder and decoder push for it alike.  A co-routine swap pushes
+ * unless swap_keeps_stack. */
 static void push_call(struct rvt_flow *f, const struct pending *p)
 {
     bool ecall_call = (p->cf == RVT_CF_ECALL || p->cf == RVT_CF_EBREAK) &&
                       f->cfg.ecall == RVT_FLOW_ECALL_UNINFERABLE;
-    if (rvt_cf_is_call(p->cf) || ecall_call)
+    if ((rvt_cf_is_call(p->cf) && !(p->cf == RVT_CF_COSWAP && f->cfg.swap_keeps_stack)) || ecall_call)
         rvt_cs_push(&f->cs, p->next & f->mask);
 }
 
@@ -866,7 +867,7 @@ static int resolve_natural(struct rvt_flow *f, uint32_t wflags)
         if (p->sij && f->cfg.sijump && p->cf != RVT_CF_TRAPRET && p->cf != RVT_CF_RETURN) {
             f->pending = false;
             f->sijumps++;
-            if (p->cf == RVT_CF_COSWAP && f->cfg.pop_on_explicit_return) {
+            if (p->cf == RVT_CF_COSWAP && f->cfg.pop_on_explicit_return && !f->cfg.swap_keeps_stack) {
                 uint64_t ret;
                 rvt_cs_pop(&f->cs, &ret);
             }
@@ -919,7 +920,8 @@ int rvt_flow_jump(struct rvt_flow *f, uint64_t target)
         return transfer(f, end_of_cf(p->cf), target, 0);
     }
     f->pending = false;
-    if ((p->cf == RVT_CF_RETURN || p->cf == RVT_CF_COSWAP) && f->cfg.pop_on_explicit_return) {
+    if ((p->cf == RVT_CF_RETURN || (p->cf == RVT_CF_COSWAP && !f->cfg.swap_keeps_stack)) &&
+        f->cfg.pop_on_explicit_return) {
         uint64_t ret;
         rvt_cs_pop(&f->cs, &ret);
     }

@@ -1,9 +1,10 @@
 #!/bin/bash
-# rvtrace's CDL, dbg and E-Trace 0.026 traces read back by decoders written independently
-# from the seed texts alone (README.md): for every option set, the PCs those
-# decoders give are the input's, one for one.  rvtrace's own decoder is not
-# involved: this is what a user's decoder, written from seed 000 or 004,
-# makes of rvtrace's bytes.
+# rvtrace's CDL, dbg, E-Trace 0.026 and E-Trace 2.0 traces read back by decoders
+# written independently from the seed texts and the ratified E-Trace spec alone
+# (README.md): for every option set, the PCs those decoders give are the
+# input's, one for one.  rvtrace's own decoder is not involved: this is what a
+# user's decoder, written from seed 000 or 004 or from decoder.adoc, makes of
+# rvtrace's bytes.
 set -u
 export PYTHONDONTWRITEBYTECODE=1 # (nothing written into the source tree)
 RV=${RVT_BIN:?}; D=${RVT_TEST_DATA:?}; H=$(cd "$(dirname "$0")" && pwd)
@@ -20,6 +21,10 @@ xz -dc "$D/analysis/prog64.xz" >"$T/p64"
 xz -dc "$D/analysis/prog64.ing.xz" >"$T/p64.ing"
 "$RV" convert --elf "$T/p64" --input "$T/p64.ing" --to pcinsn -o "$T/p64.ref" 2>/dev/null
 "$RV" convert --elf "$T/p64" --input "$T/p64.ing" --to pclist -o "$T/p64.pcs" 2>/dev/null
+# generated programs with what those lack: co-routine swaps, x5 millicode,
+# sequentially inferable pairs, far code (g64 at the top of the address space)
+"$RV" gen --seed 1 --xlen 64 --traps --interrupts --elf "$T/g64" -o "$T/g64.ing" --pcs "$T/g64.pcs"
+"$RV" gen --seed 2 --xlen 32 --elf "$T/g32" -o "$T/g32.ing" --pcs "$T/g32.pcs"
 
 # one case: family, input name, expected, then the decoder's own options
 # after "--", rvtrace's encode options before it
@@ -31,11 +36,19 @@ run() {
     [ $# -gt 0 ] && shift
     dec=("$@")
     local elf input ref
-    if [ "$in" = t1 ]; then elf=$T/t1.elf; input=$T/t1.pcs; ref=$T/t1.pcs; else elf=$T/p64; input=$T/p64.ing; ref=$T/p64.ref; fi
-    if ! "$RV" encode --format "$fam" --elf "$elf" --input "$input" "${enc[@]}" -o "$T/t.bin" 2>"$T/err"; then
+    case $in in
+    t1) elf=$T/t1.elf; input=$T/t1.pcs; ref=$T/t1.pcs ;;
+    p64) elf=$T/p64; input=$T/p64.ing; ref=$T/p64.ref ;;
+    *) elf=$T/$in; input=$T/$in.ing; ref=$T/$in.pcs ;;
+    esac
+    if ! "$RV" encode --format "${fam%20}" --elf "$elf" --input "$input" "${enc[@]}" -o "$T/t.bin" 2>"$T/err"; then
         fail=$((fail + 1)); echo "FAIL: $label: encode: $(cat "$T/err")" >&2; return
     fi
-    if [ "$fam" = etrace ]; then # (the 0.026 draft in the reference flow's raw framing)
+    if [ "$fam" = etrace20 ]; then # (E-Trace 2.0, e-trace-encap framing)
+        [ "$in" = p64 ] && ref=$T/p64.pcs
+        python3 "$H/etrace20_decoder_adoc.py" "$T/t.bin" --elf "$elf" --pcs "$ref" "${dec[@]}" >"$T/out" 2>&1
+        grep -q '^match for \([0-9]*\) of expected \1 (decoded \1) EXACT' "$T/out"
+    elif [ "$fam" = etrace ]; then # (the 0.026 draft in the reference flow's raw framing)
         [ "$in" = t1 ] || ref=$T/p64.pcs # (the decoder reads a PC list)
         python3 "$H/etrace026_seed001.py" "$T/t.bin" --elf "$elf" --pcs "$ref" "${dec[@]}" >"$T/out" 2>&1
         grep -q '^match for \([0-9]*\) of expected \1 (decoded \1) EXACT' "$T/out"
@@ -76,6 +89,25 @@ run etrace t1 "${E26[@]}" --nocontext_p 0 --context_width_p 8 -- --nocontext_p 0
 run etrace p64 "${E26[@]}"
 run etrace p64 "${E26[@]}" --full-address --resync-max 0 -- --full-address
 run etrace p64 "${E26[@]}" --notval_p 1 --disambiguate off -- --notval_p 1
+
+# E-Trace 2.0 by a decoder transcribing decoder.adoc's pseudo-code (with
+# the jump classes' calls and returns, README.md)
+IR=(--implicit-return 2.0)
+run etrace20 t1
+run etrace20 t1 "${IR[@]}" --return_stack_size_p 2 -- "${IR[@]}" --return_stack_size_p 2
+run etrace20 t1 --sijump --branch-prediction --resync-max 4 -- --sijump --branch-prediction
+run etrace20 t1 --jump-target-cache --full-address -- --jump-target-cache --full-address
+run etrace20 p64
+run etrace20 p64 "${IR[@]}" --return_stack_size_p 3 -- "${IR[@]}" --return_stack_size_p 3
+run etrace20 p64 "${IR[@]}" --call_counter_size_p 3 --resync-max 4 -- "${IR[@]}" --call_counter_size_p 3
+run etrace20 p64 "${IR[@]}" --call_counter_size_p 2 -- "${IR[@]}" --call_counter_size_p 2
+run etrace20 p64 --implicit-except --tvec-m 0x80000100 -- --implicit-exception --tvec-m 0x80000100
+run etrace20 p64 --branch-prediction --jump-target-cache -- --branch-prediction --jump-target-cache --f0s-width 1
+run etrace20 g64 "${IR[@]}" --return_stack_size_p 3 -- "${IR[@]}" --return_stack_size_p 3
+run etrace20 g64 "${IR[@]}" --call_counter_size_p 4 --sijump --branch-prediction --resync-max 4 -- "${IR[@]}" --call_counter_size_p 4 --sijump --branch-prediction
+run etrace20 g64 --jump-target-cache --sijump -- --jump-target-cache --sijump
+run etrace20 g32 "${IR[@]}" --return_stack_size_p 1 -- "${IR[@]}" --return_stack_size_p 1
+run etrace20 g32 "${IR[@]}" --call_counter_size_p 2 --jump-target-cache -- "${IR[@]}" --call_counter_size_p 2 --jump-target-cache
 
 echo "indep: $pass passed, $fail failed"
 [ $fail -eq 0 ]
