@@ -25,6 +25,10 @@ xz -dc "$D/analysis/prog64.ing.xz" >"$T/p64.ing"
 # sequentially inferable pairs, far code (g64 at the top of the address space)
 "$RV" gen --seed 1 --xlen 64 --traps --interrupts --elf "$T/g64" -o "$T/g64.ing" --pcs "$T/g64.pcs"
 "$RV" gen --seed 2 --xlen 32 --elf "$T/g32" -o "$T/g32.ing" --pcs "$T/g32.pcs"
+# the bzip2 capture (user mode, 1,465,437 instructions)
+xz -dc "$D/real/bzip2.xz" >"$T/bz"
+xz -dc "$D/real/bzip2-9.ing.xz" >"$T/bz.ing"
+"$RV" convert --elf "$T/bz" --input "$T/bz.ing" --to pclist -o "$T/bz.pcs" 2>/dev/null
 
 # one case: family, input name, expected, then the decoder's own options
 # after "--", rvtrace's encode options before it
@@ -108,6 +112,7 @@ run etrace20 g64 "${IR[@]}" --call_counter_size_p 4 --sijump --branch-prediction
 run etrace20 g64 --jump-target-cache --sijump -- --jump-target-cache --sijump
 run etrace20 g32 "${IR[@]}" --return_stack_size_p 1 -- "${IR[@]}" --return_stack_size_p 1
 run etrace20 g32 "${IR[@]}" --call_counter_size_p 2 --jump-target-cache -- "${IR[@]}" --call_counter_size_p 2 --jump-target-cache
+run etrace20 bz "${IR[@]}" --call_counter_size_p 3 --resync-max 4 -- "${IR[@]}" --call_counter_size_p 3
 
 echo "indep: $pass passed, $fail failed"
 [ $fail -eq 0 ]
