@@ -1,10 +1,10 @@
 #!/bin/bash
-# rvtrace's CDL, dbg, E-Trace 0.026 and E-Trace 2.0 traces read back by decoders
-# written independently from the seed texts and the ratified E-Trace spec alone
+# rvtrace's CDL, dbg, E-Trace 0.026, E-Trace 2.0 and N-Trace traces read back by
+# decoders written independently from the seed texts and the ratified specs alone
 # (README.md): for every option set, the PCs those decoders give are the
 # input's, one for one.  rvtrace's own decoder is not involved: this is what a
-# user's decoder, written from seed 000 or 004 or from decoder.adoc, makes of
-# rvtrace's bytes.
+# user's decoder, written from seed 000 or 004, decoder.adoc or the N-Trace
+# spec, makes of rvtrace's bytes.
 set -u
 export PYTHONDONTWRITEBYTECODE=1 # (nothing written into the source tree)
 RV=${RVT_BIN:?}; D=${RVT_TEST_DATA:?}; H=$(cd "$(dirname "$0")" && pwd)
@@ -48,7 +48,11 @@ run() {
     if ! "$RV" encode --format "${fam%20}" --elf "$elf" --input "$input" "${enc[@]}" -o "$T/t.bin" 2>"$T/err"; then
         fail=$((fail + 1)); echo "FAIL: $label: encode: $(cat "$T/err")" >&2; return
     fi
-    if [ "$fam" = etrace20 ]; then # (E-Trace 2.0, e-trace-encap framing)
+    if [ "$fam" = ntrace ]; then
+        [ "$in" = p64 ] && ref=$T/p64.pcs
+        python3 "$H/ntrace_decoder_spec.py" "$T/t.bin" --elf "$elf" --pcs "$ref" "${dec[@]}" >"$T/out" 2>&1
+        grep -q '^match for \([0-9]*\) of expected \1 (decoded \1) EXACT' "$T/out"
+    elif [ "$fam" = etrace20 ]; then # (E-Trace 2.0, e-trace-encap framing)
         [ "$in" = p64 ] && ref=$T/p64.pcs
         python3 "$H/etrace20_decoder_adoc.py" "$T/t.bin" --elf "$elf" --pcs "$ref" "${dec[@]}" >"$T/out" 2>&1
         grep -q '^match for \([0-9]*\) of expected \1 (decoded \1) EXACT' "$T/out"
@@ -113,6 +117,24 @@ run etrace20 g64 --jump-target-cache --sijump -- --jump-target-cache --sijump
 run etrace20 g32 "${IR[@]}" --return_stack_size_p 1 -- "${IR[@]}" --return_stack_size_p 1
 run etrace20 g32 "${IR[@]}" --call_counter_size_p 2 --jump-target-cache -- "${IR[@]}" --call_counter_size_p 2 --jump-target-cache
 run etrace20 bz "${IR[@]}" --call_counter_size_p 3 --resync-max 4 -- "${IR[@]}" --call_counter_size_p 3
+
+# N-Trace 1.0 by a decoder written from the N-Trace spec and seed 003
+for m in htm btm; do
+    for in in t1 p64 g64 g32; do
+        run ntrace $in --ntrace-mode $m -- --mode $m
+        run ntrace $in --ntrace-mode $m --callstack 8 -- --mode $m --callstack 8
+    done
+done
+run ntrace p64 --ntrace-mode htm --repeat 3 --sync-period 256 --timestamps --context --src-bits 4 --src-id 3 -- \
+    --mode htm --timestamps --context --src-bits 4 --src-id 3
+run ntrace g64 --ntrace-mode htm --callstack 32 --sijump --addr-ext --icnt-bits 8 --hist-bits 8 --sync-msgs 16 --repeat 3 -- \
+    --mode htm --callstack 32 --sijump --addr-ext --icnt-bits 8 --hist-bits 8
+run ntrace g32 --ntrace-mode btm --callstack 8 --repeat 1 --icnt-bits 3 --icnt-sync --timestamps -- \
+    --mode btm --callstack 8 --icnt-bits 3 --timestamps
+run ntrace t1 --ntrace-mode htm --callstack 8 --callstack-mode count --repeat 2 --hist-bits 2 -- \
+    --mode htm --callstack 8 --callstack-mode count
+run ntrace bz --ntrace-mode htm --callstack 32 --repeat 3 --sijump --addr-ext --sync-period 4096 --timestamps --context -- \
+    --mode htm --callstack 32 --sijump --addr-ext --timestamps --context
 
 echo "indep: $pass passed, $fail failed"
 [ $fail -eq 0 ]
