@@ -214,6 +214,7 @@ struct et_denc {
     unsigned npend;
     uint32_t next_lrid;
     uint64_t packets, lost_packets;
+    uint64_t atomic_responses; /* split atomic data packets that carry a value (the value written, see et_denc_response) */
 };
 void et_denc_init(struct et_denc *e, const struct et_dparams *d);
 /* The packet(s) of one access, in stream order: *n of them (1, or 0 when

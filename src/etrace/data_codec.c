@@ -853,8 +853,15 @@ int et_denc_response(struct et_denc *e, bool flush, struct et_dpkt *k, struct rv
     /* resp: 01 XOR, 10 full, 11 differential */
     k->resp = (uint8_t)(kind == 0 ? 2 : kind);
     if (rvt_dtype_is_amo(a->dtype) || a->dtype == RVT_DTYPE_SC_FAIL) {
+        /* "Split atomic load data only": the spec means the value the
+         * atomic loaded, which the records (store data and operand, as the
+         * unified port reports an atomic) do not carry; the value written
+         * goes there, as in a unified atomic's data, and the user is told
+         * (et_enc_stats). */
         k->format = ET_DF_SPLIT_ATOMIC_DATA;
         set_data(d, k, cv, sz, false);
+        if (a->dtype != RVT_DTYPE_SC_FAIL)
+            e->atomic_responses++;
     } else {
         k->format = ET_DF_SPLIT_LOAD_DATA;
         set_data(d, k, cv, sz, true);

@@ -23,6 +23,7 @@
 #include "etrace/encoder.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,11 @@ void et_enc_stats(const struct et_encoder *e, struct rvt_codec_stats *st)
     st->bytes = e->fr.bytes;
     st->lost = e->fr.lost;
     st->records = e->records;
+    if (e->denc.atomic_responses)
+        snprintf(st->unfed, sizeof st->unfed,
+                 "--data_split_p 1: the %" PRIu64 " split atomic data packets carry the value each atomic wrote, not "
+                 "the value it loaded (the records carry store data and operand only)",
+                 e->denc.atomic_responses);
 }
 
 static void seg_reset(struct et_encoder *e)
