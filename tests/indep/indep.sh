@@ -25,6 +25,13 @@ xz -dc "$D/analysis/prog64.ing.xz" >"$T/p64.ing"
 # sequentially inferable pairs, far code (g64 at the top of the address space)
 "$RV" gen --seed 1 --xlen 64 --traps --interrupts --elf "$T/g64" -o "$T/g64.ing" --pcs "$T/g64.pcs"
 "$RV" gen --seed 2 --xlen 32 --elf "$T/g32" -o "$T/g32.ing" --pcs "$T/g32.pcs"
+# generated programs with every kind of data access (loads, stores, AMOs,
+# CSRs; t64 with traps), their accesses as the reference data model's CSV
+for spec in d64:5:64: d32:7:32: t64:9:64:--traps; do
+    IFS=: read -r n s x extra <<<"$spec"
+    "$RV" gen --seed "$s" --xlen "$x" --data $extra --insns 20000 --elf "$T/$n" -o "$T/$n.ing" --pcs "$T/$n.pcs"
+    "$RV" convert --input "$T/$n.ing" --elf "$T/$n" --to refdata -o "$T/$n.refdata"
+done
 # the bzip2 capture (user mode, 1,465,437 instructions)
 xz -dc "$D/real/bzip2.xz" >"$T/bz"
 xz -dc "$D/real/bzip2-9.ing.xz" >"$T/bz.ing"
@@ -45,10 +52,16 @@ run() {
     p64) elf=$T/p64; input=$T/p64.ing; ref=$T/p64.ref ;;
     *) elf=$T/$in; input=$T/$in.ing; ref=$T/$in.pcs ;;
     esac
-    if ! "$RV" encode --format "${fam%20}" --elf "$elf" --input "$input" "${enc[@]}" -o "$T/t.bin" 2>"$T/err"; then
+    local f=${fam%20}
+    f=${f%data}
+    if ! "$RV" encode --format "$f" --elf "$elf" --input "$input" "${enc[@]}" -o "$T/t.bin" 2>"$T/err"; then
         fail=$((fail + 1)); echo "FAIL: $label: encode: $(cat "$T/err")" >&2; return
     fi
-    if [ "$fam" = ntrace ]; then
+    if [ "$fam" = etracedata ]; then # (E-Trace 2.0 data trace, e-trace-encap framing)
+        python3 "$H/etrace_data_decoder.py" "$T/t.bin" --elf "$elf" --refdata "$T/$in.refdata" --pcs "$ref" \
+            "${dec[@]}" >"$T/out" 2>&1
+        grep -q '^match for \([0-9]*\) of expected \1 (decoded \1) EXACT' "$T/out"
+    elif [ "$fam" = ntrace ]; then
         [ "$in" = p64 ] && ref=$T/p64.pcs
         python3 "$H/ntrace_decoder_spec.py" "$T/t.bin" --elf "$elf" --pcs "$ref" "${dec[@]}" >"$T/out" 2>&1
         grep -q '^match for \([0-9]*\) of expected \1 (decoded \1) EXACT' "$T/out"
@@ -135,6 +148,22 @@ run ntrace t1 --ntrace-mode htm --callstack 8 --callstack-mode count --repeat 2 
     --mode htm --callstack 8 --callstack-mode count
 run ntrace bz --ntrace-mode htm --callstack 32 --repeat 3 --sijump --addr-ext --sync-period 4096 --timestamps --context -- \
     --mode htm --callstack 32 --sijump --addr-ext --timestamps --context
+
+# E-Trace 2.0 data trace by a decoder written from dataTracePayload.adoc,
+# alone (--data-trace only) and beside the instruction trace (on)
+run etracedata d64 --data-trace only -- --mode only
+run etracedata d64 --data-trace only --data-trim --data-compress best -- --mode only
+run etracedata d32 --data-trace only --data-compress xor -- --mode only
+run etracedata d64 --data-trace only --data-no-value -- --mode only --data-no-value
+run etracedata d32 --data-trace only --data-no-address -- --mode only --data-no-address
+run etracedata d64 --data-trace only --data-full-address --data-full-value -- --mode only
+run etracedata t64 --data-trace on -- --mode on
+run etracedata t64 --data-trace on --data-trim --data-compress best -- --mode on
+run etracedata d32 --data-trace on --data-types load,store -- --mode on --data-types load,store
+run etracedata d64 --data-trace only --data_split_p 1 --data-split-lag 2 -- \
+    --mode only --data_split_p 1 --split-atomic-diff-bits 1
+run etracedata t64 --data-trace on --data_split_p 1 --data-split-lag 2 --lrid_width_p 3 -- \
+    --mode on --data_split_p 1 --lrid_width_p 3 --split-atomic-diff-bits 1
 
 echo "indep: $pass passed, $fail failed"
 [ $fail -eq 0 ]
